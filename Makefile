@@ -1,0 +1,37 @@
+# strbpf: the user's entry point. `make demo` runs the main job, `make test` the whole suite.
+JOBS ?= $(shell nproc)
+.PHONY: all deps build debug test test-asan test-tsan demo clean format
+
+all: build
+
+deps:
+	@./scripts/setup-deps.sh
+
+build/%/build.ninja: | deps
+	cmake --preset $* >/dev/null
+
+build: deps build/release/build.ninja
+	cmake --build --preset release -j $(JOBS)
+
+debug: deps build/debug/build.ninja
+	cmake --build --preset debug -j $(JOBS)
+
+test: build
+	cd build/release && ctest -j $(JOBS) --output-on-failure --timeout 600
+
+test-asan: deps build/asan/build.ninja
+	cmake --build --preset asan -j $(JOBS)
+	cd build/asan && ctest -j $(JOBS) --output-on-failure --timeout 1200
+
+test-tsan: deps build/tsan/build.ninja
+	cmake --build --preset tsan -j $(JOBS)
+	cd build/tsan && ctest -j $(JOBS) --output-on-failure --timeout 1200
+
+demo: build
+	./scripts/demo.sh
+
+clean:
+	rm -rf build
+
+format:
+	clang-format -i $$(git ls-files '*.cpp' '*.hpp' '*.h' '*.c')

@@ -1,0 +1,106 @@
+// The live kernel as an engine (exec stage): loads one program of a BPF object with libbpf and runs it with
+// BPF_PROG_TEST_RUN, reporting what the kernel said in the same RunReport the interpreter and JIT fill.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "exec/engine.hpp"
+#include "runtime/instance.hpp"
+#include "strbpf/result.hpp"
+
+struct bpf_object;
+struct bpf_program;
+
+namespace strbpf::exec::kernel {
+
+// Ok when bpf() can load and test-run programs here; otherwise an Error saying why, e.g.
+// "the kernel engine needs bpf(): BPF_PROG_LOAD failed: Operation not permitted (run as root / CAP_BPF)".
+// Probes once (a 2-insn socket filter, loaded and test-run) and caches the answer.
+Status available();
+
+// "6.18" for Linux 6.18.44; what the unsupported-kfunc message names.
+const std::string& kernel_release();
+
+// True when the running kernel's BTF (vmlinux, then modules) has a FUNC of that name: kfuncs a program calls
+// must be there, or the program cannot load on this kernel.
+bool kernel_has_function(const std::string& name);
+
+// Names of OBJ's programs in ELF order, via libbpf (no kernel needed); empty when libbpf cannot open OBJ.
+std::vector<std::string> program_names(const std::string& obj_path);
+
+// libbpf's own messages go nowhere unless verbose (then to stderr); the kernel engine always captures them.
+void set_verbose(bool verbose);
+
+// What a run reports beyond RunReport.
+struct RunDetails {
+    std::string log;          // the verifier log of a failed load (log_level 1), and libbpf's messages
+    bool unsupported = false; // the program calls a kfunc this kernel lacks: treat as SKIP, not FAIL
+};
+
+// One-line reason from a verifier log: the kernel's last meaningful line before "processed N insns".
+// Empty when the log has none.
+std::string verifier_reason(const std::string& log);
+
+// Opens and loads OBJ's program PROG once, then runs it any number of times.
+// Global data: `globals` patches the .data/.rodata/.bss sections before load (matched by section name, as libbpf
+// names its internal maps "<obj>.data"); a later run() with different req.globals rewrites .data/.bss in place
+// and reloads the object when .rodata changes (it is frozen at load). Patches are always applied over the ELF's
+// initial bytes, never over earlier patches. Writes the program itself makes to .data/.bss persist across runs
+// until the next rewrite.
+class KernelObject {
+  public:
+    // Never null. loaded() false: error()/details() say why (unsupported() when a kfunc is missing).
+    static std::unique_ptr<KernelObject> load(const std::string& obj_path, const std::string& prog,
+                                              const std::vector<runtime::GlobalPatch>& globals = {});
+    ~KernelObject();
+    KernelObject(const KernelObject&) = delete;
+    KernelObject& operator=(const KernelObject&) = delete;
+
+    bool loaded() const { return prog_fd_ >= 0; }
+    bool unsupported() const { return details_.unsupported; }
+    const std::string& error() const { return error_; }
+    const RunDetails& details() const { return details_; }
+    int prog_fd() const { return prog_fd_; }
+    uint32_t prog_type() const { return prog_type_; }
+
+    // Runs the loaded program once (syscall programs: req.repeat times from user space). Never throws.
+    RunReport run(const RunRequest& req);
+
+  private:
+    struct GlobalMap {          // one internal (global-data) map
+        std::string name;       // libbpf's name ("kernel_g.rodata", ".data.foo")
+        std::vector<uint8_t> initial; // the ELF's bytes
+        std::vector<uint8_t> current; // what the loaded map was last given
+        bool frozen = false;    // .rodata*: read-only to programs, frozen at load
+    };
+    KernelObject() = default;
+    void close();
+    bool open_and_load(const std::vector<runtime::GlobalPatch>& globals);
+    Status apply_globals_before_load(const std::vector<runtime::GlobalPatch>& globals);
+    Status update_globals(const std::vector<runtime::GlobalPatch>& globals, bool* need_reload);
+    Result<std::vector<std::vector<uint8_t>>> global_values(const std::vector<runtime::GlobalPatch>& globals) const;
+    void run_syscall(const RunRequest& req, RunReport* report);
+    void run_packet(const RunRequest& req, bool is_packet, RunReport* report);
+
+    std::string path_;
+    std::string prog_name_;
+    std::vector<uint8_t> image_; // the ELF, with missing kfunc externs made weak (libbpf reads it in place)
+    bpf_object* obj_ = nullptr;
+    bpf_program* prog_ = nullptr;
+    int prog_fd_ = -1;
+    uint32_t prog_type_ = 0;
+    std::vector<GlobalMap> maps_;
+    std::vector<runtime::GlobalPatch> applied_; // the globals the object currently holds
+    std::string error_;
+    RunDetails details_;
+};
+
+// Loads PROG alone (other programs' autoload off), applies req.globals, runs it once with req, closes it.
+// Load failures: loaded=false and error is the kernel's one-line reason; details (optional) get the full log and
+// whether the failure is a missing kfunc (unsupported, error "kfunc X is not available in this kernel (Linux 6.18)").
+RunReport run(const std::string& obj_path, const std::string& prog, const RunRequest& req,
+              RunDetails* details = nullptr);
+
+} // namespace strbpf::exec::kernel

@@ -1,0 +1,38 @@
+// .BTF.ext parsing (loader stage): the func_info and line_info records clang emits per code section.
+// libbpf 1.1 keeps its btf_ext parser private, so this is our own, bounds-checked against the section.
+#pragma once
+#include <cstdint>
+#include <map>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "strbpf/result.hpp"
+
+struct btf;
+
+namespace strbpf::loader {
+
+struct BtfExtFunc {
+    uint32_t insn = 0; // instruction index within the section (the record's byte offset / 8)
+    uint32_t type_id = 0;
+};
+
+struct BtfExtLine {
+    uint32_t insn = 0; // instruction index within the section
+    uint32_t file_name_off = 0;
+    uint32_t line_off = 0;
+    uint32_t line_col = 0; // line << 10 | column
+};
+
+struct BtfExtSection {
+    std::vector<BtfExtFunc> funcs;
+    std::vector<BtfExtLine> lines;
+};
+
+// Records by ELF section name. Section names are resolved through the object's BTF string table.
+using BtfExt = std::map<std::string, BtfExtSection>;
+
+Result<BtfExt> parse_btf_ext(std::span<const uint8_t> data, const struct btf* btf);
+
+} // namespace strbpf::loader

@@ -1,0 +1,37 @@
+// Map specs from an object (loader stage): BTF-defined maps in .maps, then one array map per global-data section
+// (.data*, .rodata*, .bss*), in libbpf's order. Remembers where each map lives so relocations can find it.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "loader/elf_file.hpp"
+#include "loader/object_spec.hpp"
+
+struct btf;
+
+namespace strbpf::loader {
+
+struct MapOrigin {
+    size_t section = 0;  // ELF section index
+    uint64_t offset = 0; // the map's symbol offset within .maps; 0 for global data
+};
+
+class MapTable {
+  public:
+    std::vector<MapSpec> specs;
+    std::vector<MapOrigin> origins;
+
+    // Index of the .maps map at `offset` of section `shndx`, -1 when none.
+    int find_btf_map(size_t shndx, uint64_t offset) const;
+    // Index of the global-data map made from section `shndx`, -1 when none.
+    int find_data_map(size_t shndx) const;
+};
+
+// Sections libbpf turns into global-data maps.
+bool is_rodata_section(const ElfSection& s);
+bool is_data_section(const ElfSection& s);
+bool is_bss_section(const ElfSection& s);
+
+Result<MapTable> collect_maps(const ElfFile& elf, const struct btf* btf);
+
+} // namespace strbpf::loader

@@ -1,0 +1,97 @@
+// What the loader makes of a BPF ELF object (loader stage): maps, programs with their subprograms appended and
+// relocated, license, BTF. Engines consume this; nothing here points into the ELF file.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "isa/insn.hpp"
+
+struct btf;
+
+namespace strbpf::loader {
+
+// Kernel program types (enum bpf_prog_type values).
+enum class ProgType : uint32_t {
+    unspec = 0,
+    socket_filter = 1,
+    kprobe = 2,
+    sched_cls = 3,
+    sched_act = 4,
+    tracepoint = 5,
+    xdp = 6,
+    perf_event = 7,
+    raw_tracepoint = 17,
+    syscall = 31,
+};
+const char* prog_type_name(ProgType t);
+
+// Map types the loader understands (enum bpf_map_type values).
+enum MapType : uint32_t {
+    kMapHash = 1,
+    kMapArray = 2,
+    kMapPercpuHash = 5,
+    kMapPercpuArray = 6,
+    kMapLruHash = 9,
+    kMapRingbuf = 27,
+};
+
+inline constexpr uint32_t kMapFlagRdonlyProg = 1u << 7; // BPF_F_RDONLY_PROG
+inline constexpr uint32_t kMapFlagMmapable = 1u << 10;  // BPF_F_MMAPABLE
+
+struct MapSpec {
+    std::string name;    // BTF map name, or the global-data section name (".rodata", ".data.foo", ...)
+    std::string section; // ".maps" or the global-data section
+    uint32_t type = 0;
+    uint32_t key_size = 0;
+    uint32_t value_size = 0;
+    uint32_t max_entries = 0;
+    uint32_t map_flags = 0;
+    bool global_data = false; // one-entry array made from .data/.bss/.rodata*
+    bool frozen = false;      // .rodata*: frozen after load, read-only to programs (BPF_F_RDONLY_PROG)
+    std::vector<uint8_t> initial; // global data: value_size bytes (zeros for .bss)
+};
+
+struct LineInfo {
+    uint32_t insn = 0; // instruction index within ProgramSpec::insns
+    std::string file;
+    std::string source; // the source line's text
+    uint32_t line = 0;
+    uint32_t column = 0;
+};
+
+struct FuncInfo {
+    uint32_t insn = 0; // first instruction within ProgramSpec::insns
+    std::string name;
+};
+
+// Instruction encoding after loading (the kernel's pseudo forms, with indexes instead of fds):
+// - ld_imm64 src=BPF_PSEUDO_MAP_FD: imm = index into ObjectSpec::maps;
+// - ld_imm64 src=BPF_PSEUDO_MAP_VALUE: imm = map index, second slot's imm = offset into the value;
+// - ld_imm64 src=BPF_PSEUDO_FUNC: imm = relative insn offset of the callback (target = pc + imm + 1);
+// - call src=0: imm = helper id; call src=BPF_PSEUDO_CALL: imm = relative offset (target = pc + imm + 1);
+// - call src=BPF_PSEUDO_KFUNC_CALL: imm = index into ObjectSpec::kfuncs (resolved by name by the runtime).
+struct ProgramSpec {
+    std::string name;    // the function's symbol name
+    std::string section; // full SEC() name, without a leading '?'
+    ProgType type = ProgType::unspec;
+    bool autoload = true; // false for SEC("?...")
+    std::vector<isa::Insn> insns; // main function, then every subprogram it reaches
+    std::vector<FuncInfo> funcs;  // main first
+    std::vector<LineInfo> lines;  // sorted by insn
+};
+
+struct ObjectSpec {
+    std::string path;
+    std::string license;
+    std::vector<MapSpec> maps;
+    std::vector<std::string> kfuncs; // extern __ksym function names referenced by kfunc calls
+    std::vector<ProgramSpec> programs; // ELF order: by section index, then by offset
+    std::shared_ptr<struct btf> btf;   // the object's BTF (libbpf), null when absent
+
+    const ProgramSpec* find_program(const std::string& name) const;
+    int find_map(const std::string& name) const; // -1 when absent
+};
+
+} // namespace strbpf::loader

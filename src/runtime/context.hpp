@@ -1,0 +1,47 @@
+// The state of one program run that helpers and kfuncs see (runtime stage). Engines pass it to every helper and
+// kfunc as a sixth argument, so natively called code needs no thread-local state.
+#pragma once
+#include <cstdint>
+#include <cstdio>
+#include <string>
+
+#include "runtime/memory/registry.hpp"
+
+namespace strbpf::runtime {
+
+class ObjectInstance;
+
+struct RunContext {
+    RunMemory mem;
+    const ObjectInstance* instance = nullptr;
+    std::FILE* trace_out = stderr; // bpf_trace_printk
+
+    // A helper that finds a condition the kernel's verifier would have refused (until our verifier lands) ends
+    // the run: it sets abort_message and returns; the engine stops at once and reports it.
+    bool aborted = false;
+    std::string abort_message;
+    void abort(std::string msg) {
+        if (!aborted) {
+            aborted = true;
+            abort_message = std::move(msg);
+        }
+    }
+};
+
+// Every helper and kfunc has this native signature: BPF r1..r5, then the run's context. The result is R0.
+using HelperFn = uint64_t (*)(uint64_t r1, uint64_t r2, uint64_t r3, uint64_t r4, uint64_t r5, RunContext* ctx);
+
+} // namespace strbpf::runtime
+
+namespace strbpf::runtime {
+
+// The stack of one run: kMaxCallDepth frames of kStackSize bytes. Frame 0 is at the top (highest addresses);
+// frame k's r10 is bytes + (kMaxCallDepth - k) * kStackSize.
+struct alignas(64) StackArea {
+    uint8_t bytes[8 * 512];
+};
+
+// Points ctx at the instance's shared memory and registers the stack as a read-write local region.
+void prepare_run_context(RunContext& ctx, const ObjectInstance* instance, StackArea* stack);
+
+} // namespace strbpf::runtime

@@ -1,0 +1,10 @@
+// Helpers without memory arguments (runtime stage). Returns: the value; they cannot fail.
+#pragma once
+#include "runtime/context.hpp"
+
+namespace strbpf::runtime {
+uint64_t bpf_ktime_get_ns_helper(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, RunContext*);
+uint64_t bpf_ktime_get_boot_ns_helper(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, RunContext*);
+uint64_t bpf_get_prandom_u32_helper(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, RunContext*);
+uint64_t bpf_get_smp_processor_id_helper(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, RunContext*);
+} // namespace strbpf::runtime

@@ -1,0 +1,10 @@
+// Map helpers (runtime stage). Returns: lookup: value pointer or NULL; update/delete: 0 or a negative errno.
+#pragma once
+#include "runtime/context.hpp"
+
+namespace strbpf::runtime {
+uint64_t bpf_map_lookup_elem_helper(uint64_t map, uint64_t key, uint64_t, uint64_t, uint64_t, RunContext* ctx);
+uint64_t bpf_map_update_elem_helper(uint64_t map, uint64_t key, uint64_t value, uint64_t flags, uint64_t,
+                                    RunContext* ctx);
+uint64_t bpf_map_delete_elem_helper(uint64_t map, uint64_t key, uint64_t, uint64_t, uint64_t, RunContext* ctx);
+} // namespace strbpf::runtime

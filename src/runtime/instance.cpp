@@ -1,0 +1,140 @@
+// A loaded object made live (runtime stage): maps, global data, linked programs.
+#include "runtime/instance.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "runtime/helpers/helper_table.hpp"
+
+namespace strbpf::runtime {
+
+using namespace isa;
+
+Result<std::unique_ptr<ObjectInstance>> ObjectInstance::create(std::shared_ptr<const loader::ObjectSpec> spec,
+                                                               const std::vector<GlobalPatch>& globals) {
+    std::unique_ptr<ObjectInstance> inst(new ObjectInstance());
+    inst->spec_ = std::move(spec);
+    const auto& os = *inst->spec_;
+    for (const auto& ms : os.maps) {
+        auto m = create_map(ms);
+        if (!m)
+            return m.error();
+        inst->maps_.push_back(std::move(m).value());
+    }
+    for (size_t i = 0; i < os.maps.size(); i++) {
+        const auto& ms = os.maps[i];
+        Map* m = inst->maps_[i].get();
+        if (ms.global_data && !ms.initial.empty())
+            std::memcpy(m->arena(), ms.initial.data(), std::min<size_t>(ms.initial.size(), ms.value_size));
+    }
+    for (const auto& g : globals) {
+        Map* m = inst->find_map(g.map);
+        if (!m || !m->spec().global_data)
+            return make_error(fmt::format("no global data section '{}' in {}", g.map, os.path));
+        if (uint64_t(g.offset) + g.bytes.size() > m->spec().value_size)
+            return make_error(fmt::format("global data write of {} bytes at offset {} exceeds '{}' ({} bytes)",
+                                          g.bytes.size(), g.offset, g.map, m->spec().value_size));
+        std::memcpy(m->arena() + g.offset, g.bytes.data(), g.bytes.size());
+    }
+    // Register storage. Frozen read-only maps (.rodata*) are readable only; nothing else in an arena past the
+    // values is program-visible for global data (one value).
+    for (auto& m : inst->maps_) {
+        const auto& ms = m->spec();
+        const bool rdonly = ms.frozen || (ms.map_flags & loader::kMapFlagRdonlyProg);
+        const uint64_t size = ms.global_data ? ms.value_size : m->arena_size();
+        inst->registry_.add(Region{reinterpret_cast<uint64_t>(m->arena()), size,
+                                   uint8_t(rdonly ? kPermRead : kPermRW),
+                                   ms.global_data ? RegionKind::global_data : RegionKind::map, ms.name.c_str()});
+    }
+    inst->programs_.reserve(os.programs.size());
+    for (const auto& p : os.programs) {
+        LinkedProgram lp;
+        if (auto st = inst->link(p, &lp); !st) {
+            lp.insns.clear();
+            lp.link_error = st.error();
+        } else {
+            lp.linked = true;
+        }
+        inst->programs_.push_back(std::move(lp));
+    }
+    return inst;
+}
+
+Status ObjectInstance::link(const loader::ProgramSpec& prog, LinkedProgram* out) {
+    out->spec = &prog;
+    out->insns = prog.insns;
+    auto& insns = out->insns;
+    auto fail = [&](size_t pc, std::string msg) {
+        return make_error(fmt::format("program '{}': {}", prog.name, msg), -22, int64_t(pc));
+    };
+    for (size_t pc = 0; pc < insns.size(); pc++) {
+        Insn& in = insns[pc];
+        if (is_ld_imm64(in)) {
+            if (pc + 1 >= insns.size())
+                return fail(pc, fmt::format("invalid ld_imm64 at insn {}: missing second slot", pc));
+            Insn& hi = insns[pc + 1];
+            if (in.src == BPF_PSEUDO_MAP_FD || in.src == BPF_PSEUDO_MAP_VALUE) {
+                const uint32_t idx = uint32_t(in.imm);
+                if (idx >= maps_.size())
+                    return fail(pc, fmt::format("ld_imm64 at insn {} refers to map #{} of {}", pc, idx, maps_.size()));
+                Map* m = maps_[idx].get();
+                uint64_t addr = reinterpret_cast<uint64_t>(m);
+                if (in.src == BPF_PSEUDO_MAP_VALUE) {
+                    const uint32_t off = uint32_t(hi.imm);
+                    if (!m->direct_value())
+                        return fail(pc, "no direct value access support for this map type");
+                    if (off >= m->spec().value_size)
+                        return fail(pc, fmt::format("invalid access to map value pointer, value_size={} off={}",
+                                                    m->spec().value_size, off));
+                    addr = reinterpret_cast<uint64_t>(m->direct_value()) + off;
+                }
+                in.src = 0;
+                in.imm = int32_t(uint32_t(addr));
+                hi.imm = int32_t(uint32_t(addr >> 32));
+            }
+            pc++;
+            continue;
+        }
+        if (in.opcode != (BPF_JMP | BPF_CALL))
+            continue;
+        if (in.src == 0) {
+            if (!find_helper(in.imm))
+                return fail(pc, fmt::format("unknown func #{} (strbpf does not provide helper id {})", in.imm, in.imm));
+        } else if (in.src == BPF_PSEUDO_KFUNC_CALL) {
+            const uint32_t idx = uint32_t(in.imm);
+            if (idx >= spec_->kfuncs.size())
+                return fail(pc, fmt::format("kfunc call at insn {} refers to extern #{}", pc, idx));
+            const std::string& name = spec_->kfuncs[idx];
+            const int k = kfunc_index(name);
+            if (k < 0)
+                return fail(pc, fmt::format("kfunc '{}' is not provided by strbpf", name));
+            in.imm = k;
+        }
+    }
+    return ok_status();
+}
+
+Map* ObjectInstance::find_map(const std::string& name) const {
+    for (auto& m : maps_)
+        if (m->name() == name)
+            return m.get();
+    return nullptr;
+}
+
+bool ObjectInstance::is_map(uint64_t ptr) const {
+    for (auto& m : maps_)
+        if (reinterpret_cast<uint64_t>(m.get()) == ptr)
+            return true;
+    return false;
+}
+
+const LinkedProgram* ObjectInstance::find_program(const std::string& name) const {
+    for (auto& p : programs_)
+        if (p.spec->name == name)
+            return &p;
+    return nullptr;
+}
+
+} // namespace strbpf::runtime

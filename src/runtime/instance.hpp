@@ -1,0 +1,64 @@
+// A loaded object made live (runtime stage): maps created and registered, global data initialised and frozen,
+// programs linked (pseudo ld_imm64 resolved to addresses, helper ids and kfunc names checked against the tables).
+// Immutable after create(), so any number of threads may run its programs at once.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "loader/object_spec.hpp"
+#include "runtime/kfuncs/kfunc_table.hpp"
+#include "runtime/maps/map.hpp"
+#include "runtime/memory/registry.hpp"
+#include "strbpf/result.hpp"
+
+namespace strbpf::runtime {
+
+// Bytes written into a global-data map (".data", ".rodata", ".bss", ...) before the object is frozen: what
+// libbpf's bpf_map__set_initial_value() and a skeleton's rodata writes do.
+struct GlobalPatch {
+    std::string map;
+    uint32_t offset = 0;
+    std::vector<uint8_t> bytes;
+};
+
+// A program ready to execute. Encoding differs from ProgramSpec in two ways:
+// - every ld_imm64 pseudo form (map fd, map value) is replaced by a plain ld_imm64 (src=0) of the host address
+//   (a Map* for map fds, the value's address for map values);
+// - kfunc calls (src=BPF_PSEUDO_KFUNC_CALL) carry imm = index into kfunc_table().
+// Helper calls keep imm = helper id (validated against helper_table()); local calls keep their relative offsets.
+struct LinkedProgram {
+    const loader::ProgramSpec* spec = nullptr;
+    std::vector<isa::Insn> insns;
+    bool linked = false;    // false: link_error says why the program cannot be loaded (other programs still can)
+    Error link_error;
+};
+
+class ObjectInstance {
+  public:
+    static Result<std::unique_ptr<ObjectInstance>> create(std::shared_ptr<const loader::ObjectSpec> spec,
+                                                          const std::vector<GlobalPatch>& globals = {});
+
+    const loader::ObjectSpec& spec() const { return *spec_; }
+    const MemoryRegistry& registry() const { return registry_; }
+    Map* map(size_t index) const { return index < maps_.size() ? maps_[index].get() : nullptr; }
+    Map* find_map(const std::string& name) const;
+    size_t map_count() const { return maps_.size(); }
+    // True when ptr is one of this instance's Map objects (helpers validate map arguments with it).
+    bool is_map(uint64_t ptr) const;
+
+    const std::vector<LinkedProgram>& programs() const { return programs_; }
+    const LinkedProgram* find_program(const std::string& name) const;
+
+  private:
+    ObjectInstance() = default;
+    Status link(const loader::ProgramSpec& prog, LinkedProgram* out);
+
+    std::shared_ptr<const loader::ObjectSpec> spec_;
+    std::vector<std::unique_ptr<Map>> maps_;
+    MemoryRegistry registry_;
+    std::vector<LinkedProgram> programs_;
+};
+
+} // namespace strbpf::runtime

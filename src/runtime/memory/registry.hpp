@@ -1,0 +1,85 @@
+// The registry of program-visible memory (runtime stage): every byte a BPF program, helper or kfunc may touch.
+// Shared regions (map arenas, global data) live in a MemoryRegistry built once per loaded object and immutable
+// afterwards, so any number of threads may consult it; per-run regions (stack, ctx, packet) live in RunMemory.
+#pragma once
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace strbpf::runtime {
+
+enum Perm : uint8_t { kPermRead = 1, kPermWrite = 2, kPermRW = 3 };
+
+enum class RegionKind : uint8_t { stack, ctx, packet, map, global_data, other };
+const char* region_kind_name(RegionKind k);
+
+struct Region {
+    uint64_t base = 0;
+    uint64_t size = 0;
+    uint8_t perms = 0;
+    RegionKind kind = RegionKind::other;
+    const char* name = ""; // points at storage owned by the region's owner (e.g. the map's name)
+
+    bool contains(uint64_t addr, uint64_t len) const {
+        return addr >= base && len <= size && addr - base <= size - len;
+    }
+};
+
+// Addresses that the kernel's x86-64 copy_from_kernel_nofault_allowed() refuses before any read: the NULL page and
+// every address below 64 KiB, and non-canonical addresses. String kfuncs answer -ERANGE for them.
+inline bool is_forbidden_address_class(uint64_t addr) {
+    if (addr < 0x10000)
+        return true;
+    const uint64_t top = addr >> 47; // canonical: bits 63..47 all equal
+    return top != 0 && top != 0x1ffff;
+}
+
+class MemoryRegistry {
+  public:
+    // Adds a region; regions never overlap (asserted). Not thread-safe: build before running.
+    void add(const Region& r);
+    void remove(uint64_t base);
+    const Region* find(uint64_t addr) const;
+    const std::vector<Region>& regions() const { return regions_; }
+
+  private:
+    std::vector<Region> regions_; // sorted by base
+};
+
+// The memory view of one run: the object's shared registry plus this run's stack, ctx and packet.
+class RunMemory {
+  public:
+    static constexpr int kMaxLocal = 6;
+    explicit RunMemory(const MemoryRegistry* shared = nullptr) : shared_(shared) {}
+    void set_shared(const MemoryRegistry* shared) { shared_ = shared; }
+    void add_local(const Region& r);
+    void clear_local() { nlocal_ = 0; }
+
+    const Region* find(uint64_t addr) const {
+        for (int i = 0; i < nlocal_; i++)
+            if (addr - local_[i].base < local_[i].size)
+                return &local_[i];
+        return shared_ ? shared_->find(addr) : nullptr;
+    }
+    // True when [addr, addr+len) lies inside one region that grants every permission in `perms`.
+    bool check(uint64_t addr, uint64_t len, uint8_t perms) const {
+        const Region* r = find(addr);
+        return r && (r->perms & perms) == perms && r->contains(addr, len);
+    }
+    // Bytes readable from addr up to the end of its region; 0 when addr is not readable.
+    uint64_t readable_span(uint64_t addr) const {
+        const Region* r = find(addr);
+        if (!r || !(r->perms & kPermRead))
+            return 0;
+        return r->base + r->size - addr;
+    }
+
+  private:
+    const MemoryRegistry* shared_;
+    std::array<Region, kMaxLocal> local_{};
+    int nlocal_ = 0;
+};
+
+} // namespace strbpf::runtime

@@ -1,0 +1,14 @@
+# `strbpf test` over every annotated BPF test program, once per engine: the kernel's selftest format, run by
+# strbpf's own runner. The kernel engine's runs are skipped (not failed) where bpf() is not permitted.
+foreach(src ${STRBPF_TEST_PROGS})
+    get_filename_component(stem ${src} NAME_WE)
+    if(stem MATCHES "^(loader_|kernel_)")
+        continue() # inputs of unit tests, not annotated suites
+    endif()
+    set(obj ${STRBPF_PROGS_DIR}/${stem}.bpf.o)
+    foreach(engine interp kernel)
+        add_test(NAME progs.${stem}.${engine} COMMAND strbpf test ${obj} --engine ${engine})
+        set_tests_properties(progs.${stem}.${engine} PROPERTIES
+            SKIP_REGULAR_EXPRESSION "kernel engine unavailable" TIMEOUT 600)
+    endforeach()
+endforeach()

@@ -1,0 +1,68 @@
+// Shared pieces of the strbpf commands (tools stage).
+#include "cli.hpp"
+
+#include <fstream>
+#include <iterator>
+
+#include <fmt/format.h>
+
+#include "loader/loader.hpp"
+
+namespace strbpf::cli {
+
+Result<std::vector<uint8_t>> parse_hex(const std::string& hex) {
+    std::vector<uint8_t> out;
+    int nibble = -1;
+    for (size_t i = 0; i < hex.size(); i++) {
+        const char c = hex[i];
+        if (c == ' ' || c == '\n' || c == '\t' || c == ':' || c == '\r')
+            continue;
+        if (c == '0' && i + 1 < hex.size() && (hex[i + 1] == 'x' || hex[i + 1] == 'X') && nibble < 0) {
+            i++;
+            continue;
+        }
+        int v;
+        if (c >= '0' && c <= '9')
+            v = c - '0';
+        else if (c >= 'a' && c <= 'f')
+            v = c - 'a' + 10;
+        else if (c >= 'A' && c <= 'F')
+            v = c - 'A' + 10;
+        else
+            return make_error(fmt::format("invalid hex digit '{}' at position {}", c, i));
+        if (nibble < 0) {
+            nibble = v;
+        } else {
+            out.push_back(uint8_t(nibble << 4 | v));
+            nibble = -1;
+        }
+    }
+    if (nibble >= 0)
+        return make_error("odd number of hex digits");
+    return out;
+}
+
+std::string hex_string(const std::vector<uint8_t>& bytes) {
+    std::string s;
+    s.reserve(bytes.size() * 2);
+    for (uint8_t b : bytes)
+        s += fmt::format("{:02x}", b);
+    return s;
+}
+
+Result<std::vector<uint8_t>> read_file(const std::string& path) {
+    std::ifstream f(path, std::ios::binary);
+    if (!f)
+        return make_error(fmt::format("cannot open '{}'", path), -2);
+    std::vector<uint8_t> data((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+    return data;
+}
+
+Result<std::shared_ptr<const loader::ObjectSpec>> load_spec(const std::string& path) {
+    auto spec = loader::load_object_file(path);
+    if (!spec)
+        return spec.error();
+    return std::shared_ptr<const loader::ObjectSpec>(std::make_shared<loader::ObjectSpec>(std::move(spec).value()));
+}
+
+} // namespace strbpf::cli

@@ -1,0 +1,31 @@
+// Shared pieces of the strbpf commands (tools stage): exit codes, input parsing, object loading.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "exec/engine.hpp"
+#include "loader/object_spec.hpp"
+#include "strbpf/result.hpp"
+
+namespace strbpf::cli {
+
+// Exit codes: 0 all ran / passed; 1 some program rejected, failed or a test failed; 2 usage and I/O errors.
+inline constexpr int kExitOk = 0, kExitFailed = 1, kExitUsage = 2;
+
+Result<std::vector<uint8_t>> parse_hex(const std::string& hex);
+Result<std::vector<uint8_t>> read_file(const std::string& path);
+Result<std::shared_ptr<const loader::ObjectSpec>> load_spec(const std::string& path);
+std::string hex_string(const std::vector<uint8_t>& bytes);
+
+// Each command registers its subcommand and returns the function that runs it after parsing.
+using Runner = std::function<int()>;
+Runner add_run_command(CLI::App& app);
+Runner add_disasm_command(CLI::App& app);
+Runner add_test_command(CLI::App& app);
+Runner add_map_command(CLI::App& app);
+
+} // namespace strbpf::cli

@@ -1,0 +1,120 @@
+// `strbpf map dump`: the maps of an object — as loaded, or after running one program — like bpftool's
+// `map dump` (tools stage).
+#include <cstdio>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "cli.hpp"
+#include "exec/runner.hpp"
+
+namespace strbpf::cli {
+namespace {
+
+struct MapOptions {
+    std::string obj, map, prog, ctx_hex, data_hex;
+    bool json = false;
+};
+
+std::string spaced_hex(const uint8_t* p, size_t n) {
+    std::string s;
+    for (size_t i = 0; i < n; i++)
+        s += fmt::format(i ? " {:02x}" : "{:02x}", p[i]);
+    return s;
+}
+
+void dump_map(runtime::Map& m, bool json) {
+    const auto& sp = m.spec();
+    std::vector<uint8_t> key(sp.key_size), next(sp.key_size);
+    nlohmann::ordered_json entries = nlohmann::ordered_json::array();
+    if (!json)
+        std::printf("map %s: type %u key %uB value %uB max_entries %u%s\n", sp.name.c_str(), sp.type, sp.key_size,
+                    sp.value_size, sp.max_entries, sp.frozen ? " (frozen)" : "");
+    const void* prev = nullptr;
+    while (m.next_key(prev, next.data()) == 0) {
+        key = next;
+        prev = key.data();
+        const auto* v = static_cast<const uint8_t*>(m.lookup(key.data()));
+        if (!v)
+            continue;
+        if (json) {
+            entries.push_back({{"key", hex_string(key)}, {"value", hex_string({v, v + sp.value_size})}});
+        } else {
+            std::printf("key: %s  value: %s\n", spaced_hex(key.data(), key.size()).c_str(),
+                        spaced_hex(v, sp.value_size).c_str());
+        }
+    }
+    if (json) {
+        nlohmann::ordered_json j{{"map", sp.name}, {"type", sp.type}, {"key_size", sp.key_size},
+                                 {"value_size", sp.value_size}, {"max_entries", sp.max_entries},
+                                 {"entries", entries}};
+        std::printf("%s\n", j.dump().c_str());
+    }
+}
+
+int run(const MapOptions& o) {
+    auto spec = load_spec(o.obj);
+    if (!spec) {
+        std::fprintf(stderr, "strbpf map dump: %s: %s\n", o.obj.c_str(), spec.error().message.c_str());
+        return kExitUsage;
+    }
+    auto inst = runtime::ObjectInstance::create(spec.value());
+    if (!inst) {
+        std::fprintf(stderr, "strbpf map dump: %s\n", inst.error().message.c_str());
+        return kExitFailed;
+    }
+    int rc = kExitOk;
+    if (!o.prog.empty()) {
+        const runtime::LinkedProgram* lp = inst.value()->find_program(o.prog);
+        if (!lp) {
+            std::fprintf(stderr, "strbpf map dump: no program '%s' in %s\n", o.prog.c_str(), o.obj.c_str());
+            return kExitUsage;
+        }
+        exec::RunRequest req;
+        for (auto [hex, out] : {std::pair{&o.ctx_hex, &req.ctx_in}, std::pair{&o.data_hex, &req.data_in}}) {
+            auto b = parse_hex(*hex);
+            if (!b) {
+                std::fprintf(stderr, "strbpf map dump: %s\n", b.error().message.c_str());
+                return kExitUsage;
+            }
+            *out = std::move(b).value();
+        }
+        auto r = exec::run_linked(exec::EngineKind::interp, *inst.value(), *lp, req);
+        if (!r.loaded || !r.ran) {
+            std::fprintf(stderr, "strbpf map dump: %s: %s\n", o.prog.c_str(), r.error.c_str());
+            rc = kExitFailed;
+        }
+    }
+    bool found = o.map.empty();
+    for (size_t i = 0; i < inst.value()->map_count(); i++) {
+        runtime::Map* m = inst.value()->map(i);
+        if (!o.map.empty() && m->name() != o.map)
+            continue;
+        found = true;
+        dump_map(*m, o.json);
+    }
+    if (!found) {
+        std::fprintf(stderr, "strbpf map dump: no map '%s' in %s\n", o.map.c_str(), o.obj.c_str());
+        return kExitUsage;
+    }
+    return rc;
+}
+
+} // namespace
+
+Runner add_map_command(CLI::App& app) {
+    auto o = std::make_shared<MapOptions>();
+    CLI::App* c = app.add_subcommand("map", "Inspect an object's maps");
+    c->require_subcommand(1);
+    CLI::App* d = c->add_subcommand("dump", "Print every entry of the object's maps (after --run PROG on the "
+                                            "interpreter, if given)");
+    d->add_option("OBJ", o->obj, "BPF ELF object")->required()->check(CLI::ExistingFile);
+    d->add_option("--map", o->map, "only this map (global data maps are named by section: .data, .rodata, ...)");
+    d->add_option("--run", o->prog, "run this program once first");
+    d->add_option("--ctx-hex", o->ctx_hex, "ctx bytes for --run");
+    d->add_option("--data-hex", o->data_hex, "packet bytes for --run");
+    d->add_flag("--json", o->json, "one JSON object per map");
+    return [o] { return run(*o); };
+}
+
+} // namespace strbpf::cli
