@@ -19,6 +19,9 @@
 /* strbpf's own tags (the kernel's test_loader ignores them): the packet or ctx bytes a test run gets, as hex. */
 #define __data_hex(hex) __attribute__((btf_decl_tag("comment:strbpf_data_hex=" hex)))
 #define __ctx_hex(hex) __attribute__((btf_decl_tag("comment:strbpf_ctx_hex=" hex)))
+/* The expected rejection depends on facts only a verifier knows (register bounds): engines that run without
+ * strbpf's verifier report the test as skipped, with that reason. */
+#define __needs_verifier __attribute__((btf_decl_tag("comment:strbpf_needs_verifier=1")))
 
 /* errno values as the kernel returns them (include/uapi/asm-generic/errno-base.h). */
 #ifndef ENOENT

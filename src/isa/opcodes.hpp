@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <span>
+#include <vector>
 
 #include "isa/insn.hpp"
 #include "strbpf/result.hpp"
@@ -55,6 +56,7 @@ enum class Shape : uint8_t {
 };
 
 // The operation within a shape; each engine maps these to its own code.
+// clang-format off
 enum class Sem : uint8_t {
     add, sub, mul, div, sdiv, or_, and_, lsh, rsh, neg, mod, smod, xor_, mov, movsx8, movsx16, movsx32, arsh,
     le16, le32, le64, be16, be32, be64, bswap16, bswap32, bswap64,
@@ -64,6 +66,7 @@ enum class Sem : uint8_t {
     ja, jeq, jgt, jge, jset, jne, jsgt, jsge, jlt, jle, jslt, jsle,
     call, call_local, call_kfunc, exit,
 };
+// clang-format on
 
 struct OpInfo {
     Op op;
@@ -94,6 +97,12 @@ bool writes_dst(Shape s);
 std::optional<int64_t> target_pc(const OpInfo& op, const Insn& insn, size_t pc);
 // The pseudo-form name of ld_imm64 with this src ("map_fd", ...); "" for 0, nullptr when undefined.
 const char* ld_imm64_pseudo_name(uint8_t src);
+
+// A minimal valid program that executes `op` once and exits: ALU on r0 (src r1), loads from [r1+0], stores and
+// atomics to [r1+0] (src r2), jumps and local calls to the next instruction, ld_imm64 pseudo forms with imm 1,
+// helper call #0 and kfunc call #-1 (neither exists: engines must report them, not call anything). For
+// "every engine handles every opcode" tests: run it with r1 pointing at >= 8 writable bytes.
+std::vector<Insn> sample_program(const OpInfo& op);
 
 // Checks every instruction against RFC 9669: known opcode and form, registers r0..r10 (r10 never written),
 // reserved fields zero, ld_imm64 complete, every jump/call target inside the program and not inside an ld_imm64,

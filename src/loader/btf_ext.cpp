@@ -38,11 +38,11 @@ Status walk_block(std::span<const uint8_t> block, const char* what, uint32_t min
         pos += 8;
         const char* name = btf__name_by_offset(btf, name_off);
         if (!name || !*name)
-            return make_error(fmt::format(".BTF.ext {}: section name offset {:#x} is not a BTF string", what, name_off));
-        if (num == 0 || uint64_t(num) * rec_size > block.size() - pos)
             return make_error(
-                fmt::format(".BTF.ext {}: section '{}' claims {} records of {} bytes, beyond the block", what, name,
-                            num, rec_size));
+                fmt::format(".BTF.ext {}: section name offset {:#x} is not a BTF string", what, name_off));
+        if (num == 0 || uint64_t(num) * rec_size > block.size() - pos)
+            return make_error(fmt::format(".BTF.ext {}: section '{}' claims {} records of {} bytes, beyond the block",
+                                          what, name, num, rec_size));
         for (uint32_t i = 0; i < num; ++i, pos += rec_size) {
             uint32_t insn_off = read_u32(block, pos);
             if (insn_off % 8 != 0)

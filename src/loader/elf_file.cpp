@@ -13,9 +13,7 @@ namespace {
 constexpr uint16_t kEmBpf = 247; // EM_BPF
 
 // Fits [offset, offset + size) inside [0, limit) without overflowing.
-bool range_fits(uint64_t offset, uint64_t size, uint64_t limit) {
-    return offset <= limit && size <= limit - offset;
-}
+bool range_fits(uint64_t offset, uint64_t size, uint64_t limit) { return offset <= limit && size <= limit - offset; }
 
 // A NUL-terminated string at `offset` of a string table, or null when it is out of range or unterminated.
 const char* string_at(std::span<const uint8_t> table, uint64_t offset) {
@@ -39,19 +37,24 @@ Status check_ident(std::span<const uint8_t> image) {
 
 } // namespace
 
-bool ElfSection::executable() const {
-    return type == SHT_PROGBITS && (flags & SHF_EXECINSTR) != 0;
-}
+bool ElfSection::executable() const { return type == SHT_PROGBITS && (flags & SHF_EXECINSTR) != 0; }
 
 const char* reloc_type_name(uint32_t type) {
     switch (type) {
-    case kRBpfNone: return "R_BPF_NONE";
-    case kRBpf64_64: return "R_BPF_64_64";
-    case kRBpf64Abs64: return "R_BPF_64_ABS64";
-    case kRBpf64Abs32: return "R_BPF_64_ABS32";
-    case kRBpf64Nodyld32: return "R_BPF_64_NODYLD32";
-    case kRBpf64_32: return "R_BPF_64_32";
-    default: return "unknown";
+    case kRBpfNone:
+        return "R_BPF_NONE";
+    case kRBpf64_64:
+        return "R_BPF_64_64";
+    case kRBpf64Abs64:
+        return "R_BPF_64_ABS64";
+    case kRBpf64Abs32:
+        return "R_BPF_64_ABS32";
+    case kRBpf64Nodyld32:
+        return "R_BPF_64_NODYLD32";
+    case kRBpf64_32:
+        return "R_BPF_64_32";
+    default:
+        return "unknown";
     }
 }
 
@@ -85,43 +88,49 @@ Status ElfFile::read_sections() {
     size_t count = 0, strndx = 0;
     if (elf_getshdrnum(elf_, &count) != 0)
         return make_error(fmt::format("bad section header count: {}", elf_errmsg(-1)));
-    if (elf_getshdrstrndx(elf_, &strndx) != 0)
-        return make_error(fmt::format("bad section name table index: {}", elf_errmsg(-1)));
-    if (count > image_.size() / sizeof(Elf64_Shdr))
-        return make_error(fmt::format("{} section headers cannot fit in a {}-byte file", count, image_.size()));
-    if (strndx >= count)
+    Elf64_Ehdr ehdr;
+    std::memcpy(&ehdr, image_.data(), sizeof ehdr);
+    if (count == 0 || count > image_.size() / sizeof(Elf64_Shdr) ||
+        !range_fits(ehdr.e_shoff, count * sizeof(Elf64_Shdr), image_.size()))
+        return make_error(fmt::format("section header table (e_shoff {:#x}, {} entries) does not fit in the {}-byte "
+                                      "file",
+                                      ehdr.e_shoff, count ? count : ehdr.e_shnum, image_.size()));
+    if (elf_getshdrstrndx(elf_, &strndx) != 0 || strndx == 0 || strndx >= count)
         return make_error(fmt::format("section name table index {} is out of range ({} sections)", strndx, count));
     sections_.resize(count);
-    std::vector<uint32_t> name_offsets(count, 0);
+    std::vector<GElf_Shdr> headers(count);
     for (size_t i = 0; i < count; ++i) {
-        GElf_Shdr shdr;
         Elf_Scn* scn = elf_getscn(elf_, i);
-        if (!scn || !gelf_getshdr(scn, &shdr))
+        if (!scn || !gelf_getshdr(scn, &headers[i]))
             return make_error(fmt::format("section {}: unreadable header: {}", i, elf_errmsg(-1)));
+    }
+    const GElf_Shdr& names = headers[strndx];
+    if (names.sh_type != SHT_STRTAB || !range_fits(names.sh_offset, names.sh_size, image_.size()))
+        return make_error(fmt::format("section name table (section {}) is not an SHT_STRTAB inside the file", strndx));
+    std::span<const uint8_t> name_bytes(image_.data() + names.sh_offset, names.sh_size);
+    for (size_t i = 0; i < count; ++i) {
+        const GElf_Shdr& h = headers[i];
         ElfSection& s = sections_[i];
         s.index = i;
-        s.type = shdr.sh_type;
-        s.flags = shdr.sh_flags;
-        s.size = shdr.sh_size;
-        s.entsize = shdr.sh_entsize;
-        s.link = shdr.sh_link;
-        s.info = shdr.sh_info;
-        name_offsets[i] = shdr.sh_name;
-        if (s.type != SHT_NOBITS && s.type != SHT_NULL) {
-            if (!range_fits(shdr.sh_offset, shdr.sh_size, image_.size()))
-                return make_error(fmt::format("section {}: sh_offset {:#x} + sh_size {:#x} is beyond the {}-byte file",
-                                              i, shdr.sh_offset, shdr.sh_size, image_.size()));
-            s.bytes = std::span<const uint8_t>(image_.data() + shdr.sh_offset, shdr.sh_size);
-        }
-    }
-    const ElfSection& names = sections_[strndx];
-    if (names.type != SHT_STRTAB)
-        return make_error(fmt::format("section name table (section {}) is not SHT_STRTAB", strndx));
-    for (size_t i = 1; i < count; ++i) {
-        const char* name = string_at(names.bytes, name_offsets[i]);
+        s.type = h.sh_type;
+        s.flags = h.sh_flags;
+        s.size = h.sh_size;
+        s.entsize = h.sh_entsize;
+        s.link = h.sh_link;
+        s.info = h.sh_info;
+        if (i == 0)
+            continue;
+        const char* name = string_at(name_bytes, h.sh_name);
         if (!name)
-            return make_error(fmt::format("section {}: name offset {:#x} is outside the name table", i, name_offsets[i]));
-        sections_[i].name = name;
+            return make_error(fmt::format("section {}: name offset {:#x} is outside the name table", i, h.sh_name));
+        s.name = name;
+        if (s.type == SHT_NOBITS || s.type == SHT_NULL)
+            continue;
+        if (!range_fits(h.sh_offset, h.sh_size, image_.size()))
+            return make_error(fmt::format("section '{}' (index {}): sh_offset {:#x} + sh_size {:#x} is beyond the "
+                                          "{}-byte file",
+                                          s.name, i, h.sh_offset, h.sh_size, image_.size()));
+        s.bytes = std::span<const uint8_t>(image_.data() + h.sh_offset, h.sh_size);
     }
     return ok_status();
 }
@@ -154,12 +163,19 @@ Status ElfFile::read_symbols() {
             return make_error(fmt::format("section '{}': symbol {} unreadable", symtab->name, i));
         const char* name = string_at(strtab->bytes, sym.st_name);
         if (!name)
-            return make_error(fmt::format("symbol {}: name offset {:#x} is outside '{}'", i, sym.st_name, strtab->name));
+            return make_error(
+                fmt::format("symbol {}: name offset {:#x} is outside '{}'", i, sym.st_name, strtab->name));
         if (sym.st_shndx == SHN_XINDEX)
-            return make_error(fmt::format("symbol '{}': extended section indexes (SHN_XINDEX) are not supported", name));
+            return make_error(
+                fmt::format("symbol '{}': extended section indexes (SHN_XINDEX) are not supported", name));
         ElfSymbol& out = symbols_[i];
-        out = ElfSymbol{i, name, static_cast<uint8_t>(GELF_ST_TYPE(sym.st_info)),
-                        static_cast<uint8_t>(GELF_ST_BIND(sym.st_info)), sym.st_shndx, sym.st_value, sym.st_size};
+        out = ElfSymbol{i,
+                        name,
+                        static_cast<uint8_t>(GELF_ST_TYPE(sym.st_info)),
+                        static_cast<uint8_t>(GELF_ST_BIND(sym.st_info)),
+                        sym.st_shndx,
+                        sym.st_value,
+                        sym.st_size};
     }
     return ok_status();
 }
@@ -185,8 +201,8 @@ std::string ElfFile::symbol_display_name(const ElfSymbol& sym) const {
 
 Result<std::vector<ElfReloc>> ElfFile::relocations(const ElfSection& rel) const {
     if (rel.type == SHT_RELA)
-        return make_error(fmt::format("section '{}': SHT_RELA relocations are not supported (BPF uses SHT_REL)",
-                                      rel.name));
+        return make_error(
+            fmt::format("section '{}': SHT_RELA relocations are not supported (BPF uses SHT_REL)", rel.name));
     if (rel.entsize != sizeof(Elf64_Rel) || rel.size % sizeof(Elf64_Rel) != 0)
         return make_error(fmt::format("section '{}': entry size {} / section size {} is not Elf64_Rel", rel.name,
                                       rel.entsize, rel.size));
@@ -206,7 +222,8 @@ Result<std::vector<ElfReloc>> ElfFile::relocations(const ElfSection& rel) const 
         GElf_Rel r;
         if (!gelf_getrel(data, static_cast<int>(i), &r))
             return make_error(fmt::format("section '{}': relocation #{} unreadable", rel.name, i));
-        ElfReloc e{r.r_offset, static_cast<uint32_t>(GELF_R_TYPE(r.r_info)), static_cast<uint32_t>(GELF_R_SYM(r.r_info))};
+        ElfReloc e{r.r_offset, static_cast<uint32_t>(GELF_R_TYPE(r.r_info)),
+                   static_cast<uint32_t>(GELF_R_SYM(r.r_info))};
         if (e.sym == 0 || e.sym >= symbols_.size())
             return make_error(fmt::format("section '{}': relocation #{} has symbol index {} out of range ({} symbols)",
                                           rel.name, i, e.sym, symbols_.size()));

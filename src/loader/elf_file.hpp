@@ -9,6 +9,8 @@
 
 #include "strbpf/result.hpp"
 
+struct Elf; // libelf
+
 namespace strbpf::loader {
 
 struct ElfSection {
@@ -70,7 +72,7 @@ class ElfFile {
     Status read_symbols();
 
     std::vector<uint8_t> image_;
-    struct Elf* elf_ = nullptr;
+    ::Elf* elf_ = nullptr;
     std::vector<ElfSection> sections_;
     std::vector<ElfSymbol> symbols_;
 };

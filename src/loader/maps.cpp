@@ -14,9 +14,7 @@ namespace {
 constexpr uint64_t kMaxNobitsSize = 64u << 20; // .bss has no bytes in the file: cap what we allocate for it
 constexpr int kMaxTypeChain = 64;              // typedef/modifier chains longer than this are malformed
 
-bool has_prefix(std::string_view s, std::string_view p) {
-    return s.substr(0, p.size()) == p;
-}
+bool has_prefix(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
 
 bool named(const ElfSection& s, std::string_view base) {
     return s.name == base || has_prefix(s.name, std::string(base) + ".");
@@ -69,8 +67,10 @@ bool known_map_type(uint32_t t) {
     case kMapPercpuHash:
     case kMapPercpuArray:
     case kMapLruHash:
-    case kMapRingbuf: return true;
-    default: return false;
+    case kMapRingbuf:
+        return true;
+    default:
+        return false;
     }
 }
 
@@ -150,8 +150,8 @@ Status collect_btf_maps(const ElfFile& elf, const struct btf* btf, const ElfSect
         if (!sym)
             return make_error(fmt::format("map '{}': no symbol in section '.maps'", spec.name));
         if (sym->value > sec.size || def->size > sec.size - sym->value)
-            return make_error(fmt::format("map '{}': symbol offset {:#x} is beyond section '.maps'", spec.name,
-                                          sym->value));
+            return make_error(
+                fmt::format("map '{}': symbol offset {:#x} is beyond section '.maps'", spec.name, sym->value));
         STRBPF_TRY(parse_map_def(btf, def, spec));
         out.specs.push_back(std::move(spec));
         out.origins.push_back(MapOrigin{sec.index, sym->value});
@@ -184,15 +184,9 @@ Status add_data_map(const ElfSection& s, MapTable& out) {
 
 } // namespace
 
-bool is_rodata_section(const ElfSection& s) {
-    return s.type == SHT_PROGBITS && named(s, ".rodata");
-}
-bool is_data_section(const ElfSection& s) {
-    return s.type == SHT_PROGBITS && named(s, ".data");
-}
-bool is_bss_section(const ElfSection& s) {
-    return s.type == SHT_NOBITS && named(s, ".bss");
-}
+bool is_rodata_section(const ElfSection& s) { return s.type == SHT_PROGBITS && named(s, ".rodata"); }
+bool is_data_section(const ElfSection& s) { return s.type == SHT_PROGBITS && named(s, ".data"); }
+bool is_bss_section(const ElfSection& s) { return s.type == SHT_NOBITS && named(s, ".bss"); }
 
 int MapTable::find_btf_map(size_t shndx, uint64_t offset) const {
     for (size_t i = 0; i < specs.size(); ++i)

@@ -64,6 +64,7 @@ struct LineInfo {
 struct FuncInfo {
     uint32_t insn = 0; // first instruction within ProgramSpec::insns
     std::string name;
+    uint32_t type_id = 0; // BTF FUNC id from .BTF.ext func_info (in ObjectSpec::btf); 0 when absent
 };
 
 // Instruction encoding after loading (the kernel's pseudo forms, with indexes instead of fds):

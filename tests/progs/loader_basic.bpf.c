@@ -51,6 +51,12 @@ static __attribute__((noinline)) int local_helper(int x)
     return x ^ (int)bss_word;
 }
 
+/* A static subprogram placed in the program section "xdp": its callers there need no relocation. */
+static __attribute__((noinline, section("xdp"))) int xdp_local(int x)
+{
+    return x + 100;
+}
+
 static long loop_cb(__u32 index, void *ctx)
 {
     *(long *)ctx += index;
@@ -94,7 +100,7 @@ int prog_loop(void *ctx)
 {
     long sum = 0;
     bpf_loop(10, loop_cb, &sum, 0);
-    return (int)sum;
+    return xdp_local((int)sum);
 }
 
 char LICENSE[] SEC("license") = "GPL";

@@ -19,7 +19,7 @@ struct MapOptions {
 std::string spaced_hex(const uint8_t* p, size_t n) {
     std::string s;
     for (size_t i = 0; i < n; i++)
-        s += fmt::format(i ? " {:02x}" : "{:02x}", p[i]);
+        s += fmt::format("{}{:02x}", i ? " " : "", p[i]);
     return s;
 }
 

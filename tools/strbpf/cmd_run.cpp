@@ -69,6 +69,13 @@ int run(const RunOptions& o) {
 
     std::vector<std::string> progs;
     std::shared_ptr<const loader::ObjectSpec> spec;
+    // strbpf's loader vets every object first: libbpf 1.1 is not robust against corrupt ELF files.
+    auto s = load_spec(o.obj);
+    if (!s) {
+        std::fprintf(stderr, "strbpf run: %s: %s\n", o.obj.c_str(), s.error().message.c_str());
+        return kExitUsage;
+    }
+    spec = std::move(s).value();
     if (engine == exec::EngineKind::kernel) {
         if (auto st = exec::kernel::available(); !st) {
             std::fprintf(stderr, "strbpf run: %s\n", st.error().message.c_str());
@@ -85,12 +92,6 @@ int run(const RunOptions& o) {
             std::fprintf(stderr, "strbpf run: %s\n", why.c_str());
             return kExitUsage;
         }
-        auto s = load_spec(o.obj);
-        if (!s) {
-            std::fprintf(stderr, "strbpf run: %s: %s\n", o.obj.c_str(), s.error().message.c_str());
-            return kExitUsage;
-        }
-        spec = std::move(s).value();
         for (const auto& p : spec->programs)
             progs.push_back(p.name);
     }

@@ -16,7 +16,7 @@
 namespace strbpf::exec::kernel {
 namespace {
 
-constexpr uint8_t kOpCall = 0x85;  // BPF_JMP | BPF_CALL
+constexpr uint8_t kOpCall = 0x85; // BPF_JMP | BPF_CALL
 constexpr uint8_t kOpLdImm64 = 0x18;
 constexpr uint8_t kPseudoCall = 1; // BPF_PSEUDO_CALL
 constexpr uint8_t kPseudoFunc = 4; // BPF_PSEUDO_FUNC (callback address)

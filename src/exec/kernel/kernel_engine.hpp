@@ -12,6 +12,7 @@
 
 struct bpf_object;
 struct bpf_program;
+struct bpf_map;
 
 namespace strbpf::exec::kernel {
 
@@ -69,17 +70,18 @@ class KernelObject {
     RunReport run(const RunRequest& req);
 
   private:
-    struct GlobalMap {          // one internal (global-data) map
-        std::string name;       // libbpf's name ("kernel_g.rodata", ".data.foo")
+    struct GlobalMap {                // one internal (global-data) map
+        std::string name;             // libbpf's name ("kernel_g.rodata", ".data.foo")
         std::vector<uint8_t> initial; // the ELF's bytes
         std::vector<uint8_t> current; // what the loaded map was last given
-        bool frozen = false;    // .rodata*: read-only to programs, frozen at load
+        bool frozen = false;          // .rodata*: read-only to programs, frozen at load
+        bpf_map* map = nullptr;
     };
     KernelObject() = default;
     void close();
     bool open_and_load(const std::vector<runtime::GlobalPatch>& globals);
     Status apply_globals_before_load(const std::vector<runtime::GlobalPatch>& globals);
-    Status update_globals(const std::vector<runtime::GlobalPatch>& globals, bool* need_reload);
+    Status update_globals(const std::vector<runtime::GlobalPatch>& globals);
     Result<std::vector<std::vector<uint8_t>>> global_values(const std::vector<runtime::GlobalPatch>& globals) const;
     void run_syscall(const RunRequest& req, RunReport* report);
     void run_packet(const RunRequest& req, bool is_packet, RunReport* report);

@@ -1,4 +1,5 @@
-// The string helper bpf_strncmp (runtime stage). Returns: -1, 0 or +1 (sign-extended into R0).
+// The string helper bpf_strncmp (runtime stage). Returns: -1, 0 or +1 (sign-extended into R0). Until the verifier
+// lands it aborts the run (RunContext::abort, the verifier's message) on arguments the kernel would refuse to load.
 #pragma once
 #include "runtime/context.hpp"
 

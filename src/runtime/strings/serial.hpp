@@ -1,6 +1,7 @@
 // The serial reference of the kernel's string kfuncs and strncmp (runtime stage): the loops of
 // kernel-semantics.md §4.4 read byte by byte, in the kernel's order. Every vector backend must agree with these.
 #pragma once
+#include <array>
 #include <cstdint>
 
 namespace strbpf::runtime::strings {
@@ -21,7 +22,7 @@ struct Str {
 };
 
 // The kernel's tolower() (lib/ctype.c, ISO-8859-1): 'A'..'Z', 0xC0..0xD6 and 0xD8..0xDE fold by +0x20.
-extern const uint8_t kLatin1Lower[256];
+extern const std::array<uint8_t, 256> kLatin1Lower;
 inline uint8_t fold(uint8_t c) { return kLatin1Lower[c]; }
 
 namespace serial {
@@ -42,9 +43,9 @@ int cspn(Str s, Str reject);
 // Substring core of bpf_strstr (len = kMaxLen), bpf_strnstr, bpf_strcasestr, bpf_strncasestr.
 // Returns: index; -ENOENT; -EFAULT; -E2BIG.
 int nstr(Str s1, Str s2, uint64_t len, bool icase);
-// The helper's strncmp over n bytes of s1 (all readable) against s2 (NUL-terminated within s2.span):
-// -1, 0, +1 by unsigned bytes, as lib/string.c's strncmp.
-int ncmp(const uint8_t* s1, uint64_t n, Str s2);
+// The helper's strncmp over n bytes of s1 (s1.span >= n readable bytes) against s2 (NUL-terminated within
+// s2.span): -1, 0, +1 by unsigned bytes, as lib/string.c's strncmp.
+int ncmp(Str s1, uint64_t n, Str s2);
 // True when [p, p+n) contains a NUL byte.
 bool has_nul(const uint8_t* p, uint64_t n);
 } // namespace serial

@@ -1,0 +1,364 @@
+// The interpreter's dispatch loop (exec stage): one computed-goto label per row of isa/opcodes.def, its body
+// generated from the row's shape and sem; the semantics live in alu_ops.hpp, jmp_ops.hpp and atomic_ops.hpp.
+// Forms sharing an opcode byte (div/sdiv, mov/movsx, byte swaps, atomics, ld_imm64, calls) dispatch to the
+// value-0 form, which hands any other field value to L_RESOLVE; opcodes without a value-0 form go there directly.
+#include <cstring>
+
+#include "exec/interp/alu_ops.hpp"
+#include "exec/interp/atomic_ops.hpp"
+#include "exec/interp/jmp_ops.hpp"
+#include "exec/interp/machine.hpp"
+#include "isa/opcodes.hpp"
+#include "runtime/helpers/helper_table.hpp"
+#include "runtime/kfuncs/kfunc_table.hpp"
+
+namespace strbpf::exec::interp {
+namespace {
+
+// Access types named after the table's sem column (LDX/ST/STX: u8..u64; LDSX: s8..s32).
+using u8 = uint8_t;
+using u16 = uint16_t;
+using u32 = uint32_t;
+using u64 = uint64_t;
+using s8 = int8_t;
+using s16 = int16_t;
+using s32 = int32_t;
+
+template <class T> inline T load(uint64_t a) {
+    T v;
+    std::memcpy(&v, reinterpret_cast<const void*>(a), sizeof v);
+    return v;
+}
+template <class T> inline void store(uint64_t a, T v) { std::memcpy(reinterpret_cast<void*>(a), &v, sizeof v); }
+
+struct SubForm {
+    isa::Field field;
+    int32_t value;
+    const void* label;
+};
+
+struct Tables {
+    const void* by_opcode[256];
+    SubForm subs[isa::kNumOps];
+    uint16_t first[256];
+    uint16_t count[256];
+};
+
+inline int32_t field_of(isa::Field f, const isa::Insn& i) {
+    return f == isa::Field::OFF ? i.off : f == isa::Field::IMM ? i.imm : f == isa::Field::SRC ? i.src : 0;
+}
+
+// labels[k] is the handler of op_table()[k].
+Tables build_tables(const void* const* labels, const void* resolve, const void* invalid) {
+    Tables t{};
+    const auto ops = isa::op_table();
+    for (auto& p : t.by_opcode)
+        p = invalid;
+    uint16_t k = 0;
+    for (unsigned opc = 0; opc < 256; opc++) {
+        const auto forms = isa::forms_of(uint8_t(opc));
+        if (forms.empty())
+            continue;
+        t.first[opc] = k;
+        t.count[opc] = uint16_t(forms.size());
+        const void* direct = resolve;
+        for (const isa::OpInfo& f : forms) {
+            const void* label = labels[&f - ops.data()];
+            t.subs[k++] = SubForm{f.field, f.value, label};
+            if (f.field == isa::Field::NONE || f.value == 0)
+                direct = label;
+        }
+        t.by_opcode[opc] = direct;
+    }
+    return t;
+}
+
+bool refill_impl(const runtime::RunMemory& mem, CachedRegion* c, uint64_t a, uint64_t n, uint8_t need,
+                 uint8_t cacheable) {
+    const runtime::Region* r = mem.find(a);
+    if (!r || (r->perms & need) != need || !r->contains(a, n))
+        return false;
+    if ((r->perms & cacheable) == cacheable) {
+        c[1] = c[0];
+        c[0] = CachedRegion{r->base, r->size};
+    }
+    return true;
+}
+
+} // namespace
+
+bool MemCache::refill(CachedRegion* c, uint64_t a, uint64_t n, uint8_t need) {
+    return refill_impl(mem_, c, a, n, need, c == rd_ ? uint8_t(runtime::kPermRead) : uint8_t(runtime::kPermRW));
+}
+
+namespace {
+
+// ---- pieces of the generated handlers ------------------------------------------------------------------------
+#define DST reg[ip->dst]
+#define SRC reg[ip->src]
+#define DISPATCH()                                                                                                     \
+    do {                                                                                                               \
+        if (kLimit && n >= limit)                                                                                      \
+            goto L_LIMIT;                                                                                              \
+        ++n;                                                                                                           \
+        goto* tbl[ip->opcode];                                                                                         \
+    } while (0)
+#define NEXT()                                                                                                         \
+    do {                                                                                                               \
+        ++ip;                                                                                                          \
+        DISPATCH();                                                                                                    \
+    } while (0)
+#define CHECK(ok_expr, a, len, fault)                                                                                  \
+    if (!(ok_expr)) {                                                                                                  \
+        fault_addr = a;                                                                                                \
+        fault_size = len;                                                                                              \
+        goto fault;                                                                                                    \
+    }
+
+// A value-0 form hands other values of its discriminating field to the resolver.
+#define FORM_CHECK_NONE(v)
+#define FORM_CHECK_OFF(v)                                                                                              \
+    if ((v) == 0 && ip->off != 0)                                                                                      \
+        goto L_RESOLVE;
+#define FORM_CHECK_IMM(v)                                                                                              \
+    if ((v) == 0 && ip->imm != 0)                                                                                      \
+        goto L_RESOLVE;
+#define FORM_CHECK_SRC(v)                                                                                              \
+    if ((v) == 0 && ip->src != 0)                                                                                      \
+        goto L_RESOLVE;
+
+// ALU: K forms take imm sign-extended (64) or as u32 (32); 32-bit results are zero-extended by the assignment.
+#define EXEC_ALU64_K(sem)                                                                                              \
+    DST = alu::sem##_64(DST, uint64_t(int64_t(ip->imm)));                                                              \
+    NEXT();
+#define EXEC_ALU64_X(sem)                                                                                              \
+    DST = alu::sem##_64(DST, SRC);                                                                                     \
+    NEXT();
+#define EXEC_ALU32_K(sem)                                                                                              \
+    DST = alu::sem##_32(uint32_t(DST), uint32_t(ip->imm));                                                             \
+    NEXT();
+#define EXEC_ALU32_X(sem)                                                                                              \
+    DST = alu::sem##_32(uint32_t(DST), uint32_t(SRC));                                                                 \
+    NEXT();
+#define EXEC_NEG64(sem)                                                                                                \
+    DST = 0 - DST;                                                                                                     \
+    NEXT();
+#define EXEC_NEG32(sem)                                                                                                \
+    DST = uint32_t(0u - uint32_t(DST));                                                                                \
+    NEXT();
+#define EXEC_END(sem)                                                                                                  \
+    DST = alu::sem(DST);                                                                                               \
+    NEXT();
+
+// Memory: every access is checked against ctx.mem (through the cache) until the verifier proves them.
+#define EXEC_LDX(T)                                                                                                    \
+    {                                                                                                                  \
+        const uint64_t a = SRC + uint64_t(int64_t(ip->off));                                                           \
+        CHECK(mc.readable(a, sizeof(T)), a, sizeof(T), L_READ_FAULT)                                                   \
+        DST = uint64_t(load<T>(a));                                                                                    \
+    }                                                                                                                  \
+    NEXT();
+#define EXEC_LDSX(T) EXEC_LDX(T) // T is signed: the conversion to uint64_t sign-extends
+#define EXEC_ST(T)                                                                                                     \
+    {                                                                                                                  \
+        const uint64_t a = DST + uint64_t(int64_t(ip->off));                                                           \
+        CHECK(mc.writable(a, sizeof(T)), a, sizeof(T), L_WRITE_FAULT)                                                  \
+        store<T>(a, T(ip->imm));                                                                                       \
+    }                                                                                                                  \
+    NEXT();
+#define EXEC_STX(T)                                                                                                    \
+    {                                                                                                                  \
+        const uint64_t a = DST + uint64_t(int64_t(ip->off));                                                           \
+        CHECK(mc.writable(a, sizeof(T)), a, sizeof(T), L_WRITE_FAULT)                                                  \
+        store<T>(a, T(SRC));                                                                                           \
+    }                                                                                                                  \
+    NEXT();
+#define ATOMIC_add(T, a) atomic::add<T>(a, SRC)
+#define ATOMIC_or_(T, a) atomic::or_<T>(a, SRC)
+#define ATOMIC_and_(T, a) atomic::and_<T>(a, SRC)
+#define ATOMIC_xor_(T, a) atomic::xor_<T>(a, SRC)
+#define ATOMIC_fetch_add(T, a) SRC = atomic::fetch_add<T>(a, SRC)
+#define ATOMIC_fetch_or(T, a) SRC = atomic::fetch_or<T>(a, SRC)
+#define ATOMIC_fetch_and(T, a) SRC = atomic::fetch_and<T>(a, SRC)
+#define ATOMIC_fetch_xor(T, a) SRC = atomic::fetch_xor<T>(a, SRC)
+#define ATOMIC_xchg(T, a) SRC = atomic::xchg<T>(a, SRC)
+#define ATOMIC_cmpxchg(T, a) reg[0] = atomic::cmpxchg<T>(a, reg[0], SRC)
+#define EXEC_ATOMIC(T, sem)                                                                                            \
+    {                                                                                                                  \
+        const uint64_t a = DST + uint64_t(int64_t(ip->off));                                                           \
+        CHECK(mc.read_writable(a, sizeof(T)), a, sizeof(T), L_WRITE_FAULT)                                             \
+        ATOMIC_##sem(T, a);                                                                                            \
+    }                                                                                                                  \
+    NEXT();
+#define EXEC_ATOMIC_W(sem) EXEC_ATOMIC(uint32_t, sem)
+#define EXEC_ATOMIC_DW(sem) EXEC_ATOMIC(uint64_t, sem)
+
+// ld_imm64: only the plain form runs; the linker resolves pseudo forms to plain ones.
+#define EXEC_LDDW(sem) LDDW_##sem
+#define LDDW_imm                                                                                                       \
+    DST = uint64_t(uint32_t(ip->imm)) | (uint64_t(uint32_t(ip[1].imm)) << 32);                                         \
+    ++ip;                                                                                                              \
+    NEXT();
+#define LDDW_map_fd goto L_UNLINKED;
+#define LDDW_map_value goto L_UNLINKED;
+#define LDDW_btf_id goto L_UNLINKED;
+#define LDDW_func goto L_UNLINKED;
+#define LDDW_map_idx goto L_UNLINKED;
+#define LDDW_map_idx_value goto L_UNLINKED;
+#define EXEC_LD_ABS(sem) goto L_LEGACY;
+#define EXEC_LD_IND(sem) goto L_LEGACY;
+
+// Jumps: the target is relative to the next instruction, which NEXT() steps to.
+#define EXEC_JA(sem)                                                                                                   \
+    ip += ip->off;                                                                                                     \
+    NEXT();
+#define EXEC_GOTOL(sem)                                                                                                \
+    ip += ip->imm;                                                                                                     \
+    NEXT();
+#define EXEC_JMP_K(sem)                                                                                                \
+    if (jmp::sem<uint64_t>(DST, uint64_t(int64_t(ip->imm))))                                                           \
+        ip += ip->off;                                                                                                 \
+    NEXT();
+#define EXEC_JMP_X(sem)                                                                                                \
+    if (jmp::sem<uint64_t>(DST, SRC))                                                                                  \
+        ip += ip->off;                                                                                                 \
+    NEXT();
+#define EXEC_JMP32_K(sem)                                                                                              \
+    if (jmp::sem<uint32_t>(uint32_t(DST), uint32_t(ip->imm)))                                                          \
+        ip += ip->off;                                                                                                 \
+    NEXT();
+#define EXEC_JMP32_X(sem)                                                                                              \
+    if (jmp::sem<uint32_t>(uint32_t(DST), uint32_t(SRC)))                                                              \
+        ip += ip->off;                                                                                                 \
+    NEXT();
+
+// Calls: helpers and kfuncs are native functions; r1..r5 keep whatever they held (the verifier forbids reading
+// them after a call). Local calls push a frame: r6..r9 and r10 of the caller, and the return address.
+#define CALL_NATIVE()                                                                                                  \
+    reg[0] = fn(reg[1], reg[2], reg[3], reg[4], reg[5], &ctx);                                                         \
+    if (ctx.aborted)                                                                                                   \
+        goto L_ABORTED;                                                                                                \
+    mc.clear();                                                                                                        \
+    NEXT();
+#define EXEC_CALL_HELPER(sem)                                                                                          \
+    fn = runtime::helper_fn(ip->imm);                                                                                  \
+    if (!fn)                                                                                                           \
+        goto L_BAD_HELPER;                                                                                             \
+    CALL_NATIVE()
+#define EXEC_CALL_KFUNC(sem)                                                                                           \
+    {                                                                                                                  \
+        const auto kt = runtime::kfunc_table();                                                                        \
+        fn = uint32_t(ip->imm) < kt.size() ? kt[uint32_t(ip->imm)].fn : nullptr;                                       \
+    }                                                                                                                  \
+    if (!fn)                                                                                                           \
+        goto L_BAD_KFUNC;                                                                                              \
+    CALL_NATIVE()
+#define EXEC_CALL_LOCAL(sem)                                                                                           \
+    if (depth == isa::kMaxCallDepth)                                                                                   \
+        goto L_CALL_DEPTH;                                                                                             \
+    frames[depth - 1] = Frame{{reg[6], reg[7], reg[8], reg[9]}, reg[10], ip};                                          \
+    depth++;                                                                                                           \
+    reg[10] = uint64_t(top - (depth - 1) * isa::kStackSize);                                                           \
+    ip += ip->imm;                                                                                                     \
+    NEXT();
+#define EXEC_EXIT(sem)                                                                                                 \
+    if (depth == 1)                                                                                                    \
+        goto L_DONE;                                                                                                   \
+    depth--;                                                                                                           \
+    {                                                                                                                  \
+        const Frame& f = frames[depth - 1];                                                                            \
+        reg[6] = f.saved[0], reg[7] = f.saved[1], reg[8] = f.saved[2], reg[9] = f.saved[3];                            \
+        reg[10] = f.fp;                                                                                                \
+        ip = f.ret;                                                                                                    \
+    }                                                                                                                  \
+    NEXT();
+
+template <bool kLimit>
+void loop(const isa::Insn* code, uint64_t r1, uint64_t r2, runtime::RunContext& ctx, runtime::StackArea& stack,
+          [[maybe_unused]] uint64_t limit, Outcome& out) {
+    static const void* const kLabels[] = {
+#define STRBPF_OP(name, opcode, field, value, mnemonic, shape, sem) &&L_##name,
+#include "isa/opcodes.def"
+    };
+    static const Tables tables = build_tables(kLabels, &&L_RESOLVE, &&L_INVALID);
+    const void* const* const tbl = tables.by_opcode;
+
+    uint64_t reg[16] = {}; // r0..r10; 11..15 never named by a validated program
+    reg[1] = r1;
+    reg[2] = r2;
+    uint8_t* const top = stack.bytes + sizeof stack.bytes;
+    reg[10] = uint64_t(top);
+    Frame frames[isa::kMaxCallDepth];
+    int depth = 1; // frames in use; main is 1
+    MemCache mc(ctx.mem);
+    const isa::Insn* ip = code;
+    uint64_t n = 0;
+    uint64_t fault_addr = 0, fault_size = 0;
+    runtime::HelperFn fn = nullptr;
+
+    DISPATCH();
+
+#define STRBPF_OP(name, opcode, field, value, mnemonic, shape, sem)                                                    \
+    L_##name : FORM_CHECK_##field(value) EXEC_##shape(sem)
+#include "isa/opcodes.def"
+
+L_RESOLVE : {
+    const SubForm* s = tables.subs + tables.first[ip->opcode];
+    const SubForm* const e = s + tables.count[ip->opcode];
+    for (; s != e; ++s)
+        if (field_of(s->field, *ip) == s->value)
+            goto * s->label;
+    goto L_INVALID;
+}
+L_DONE:
+    out.stop = Stop::exit;
+    goto L_STOP;
+L_READ_FAULT:
+    out.stop = Stop::mem_read;
+    goto L_FAULT;
+L_WRITE_FAULT:
+    out.stop = Stop::mem_write;
+L_FAULT:
+    out.addr = fault_addr;
+    out.size = fault_size;
+    goto L_STOP;
+L_LIMIT:
+    out.stop = Stop::limit;
+    goto L_STOP;
+L_INVALID:
+    out.stop = Stop::invalid;
+    goto L_STOP;
+L_BAD_HELPER:
+    out.stop = Stop::bad_helper;
+    goto L_STOP;
+L_BAD_KFUNC:
+    out.stop = Stop::bad_kfunc;
+    goto L_STOP;
+L_ABORTED:
+    out.stop = Stop::aborted;
+    goto L_STOP;
+L_CALL_DEPTH:
+    out.stop = Stop::call_depth;
+    goto L_STOP;
+L_LEGACY:
+    out.stop = Stop::legacy_ld;
+    goto L_STOP;
+L_UNLINKED:
+    out.stop = Stop::unlinked_ld;
+L_STOP:
+    out.at = ip;
+    out.r0 = reg[0];
+    out.executed = n;
+}
+
+} // namespace
+
+void execute(const isa::Insn* insns, uint64_t r1, uint64_t r2, runtime::RunContext& ctx, runtime::StackArea& stack,
+             uint64_t insn_limit, Outcome& out) {
+    if (insn_limit > 0)
+        loop<true>(insns, r1, r2, ctx, stack, insn_limit, out);
+    else
+        loop<false>(insns, r1, r2, ctx, stack, 0, out);
+}
+
+} // namespace strbpf::exec::interp

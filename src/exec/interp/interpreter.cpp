@@ -1,0 +1,91 @@
+// The interpreter's entry points (exec stage): validation, the dispatch loop (dispatch.cpp), and the translation
+// of how a run stopped into an InterpResult with a message naming the pc.
+#include "exec/interp/interpreter.hpp"
+
+#include <fmt/format.h>
+
+#include "exec/interp/machine.hpp"
+#include "isa/opcodes.hpp"
+
+namespace strbpf::exec::interp {
+namespace {
+
+// Why an access starting at addr failed, as the end of "invalid memory read at pc 5: 8 bytes at 0x...".
+std::string describe_access(const runtime::RunMemory& mem, uint64_t addr, uint8_t need) {
+    const runtime::Region* r = mem.find(addr);
+    if (!r)
+        return "outside program-visible memory";
+    const char* kind = runtime::region_kind_name(r->kind);
+    if ((r->perms & need) != need)
+        return fmt::format("in {} region '{}', which is not {}", kind, r->name,
+                           need == runtime::kPermRead ? "readable" : "writable");
+    return fmt::format("crossing the end of {} region '{}' ({} bytes at {:#x})", kind, r->name, r->size, r->base);
+}
+
+std::string stop_message(const Outcome& o, int64_t pc, const runtime::RunContext& ctx, uint64_t limit) {
+    const isa::Insn& i = *o.at;
+    switch (o.stop) {
+    case Stop::exit:
+        return {};
+    case Stop::mem_read:
+        return fmt::format("invalid memory read at pc {}: {} bytes at {:#x} {}", pc, o.size, o.addr,
+                           describe_access(ctx.mem, o.addr, runtime::kPermRead));
+    case Stop::mem_write: {
+        const bool atomic = (i.opcode & 0xe7) == (isa::BPF_STX | isa::BPF_ATOMIC);
+        return fmt::format("invalid memory {} at pc {}: {} bytes at {:#x} {}", atomic ? "atomic access" : "write", pc,
+                           o.size, o.addr,
+                           describe_access(ctx.mem, o.addr, atomic ? runtime::kPermRW : runtime::kPermWrite));
+    }
+    case Stop::limit:
+        return fmt::format("instruction limit of {} reached at pc {}", limit, pc);
+    case Stop::invalid:
+        return fmt::format("invalid instruction at pc {} (opcode 0x{:02x})", pc, i.opcode);
+    case Stop::bad_helper:
+        return fmt::format("unknown helper #{} at pc {}: strbpf does not provide it", i.imm, pc);
+    case Stop::bad_kfunc:
+        return fmt::format("unknown kfunc index {} at pc {}", i.imm, pc);
+    case Stop::aborted:
+        return ctx.abort_message;
+    case Stop::call_depth:
+        return fmt::format("call depth exceeds {} frames at pc {}", isa::kMaxCallDepth, pc);
+    case Stop::legacy_ld:
+        return fmt::format("BPF_LD_ABS/BPF_LD_IND at pc {} are not supported", pc);
+    case Stop::unlinked_ld:
+        return fmt::format("ld_imm64 {} at pc {} was not resolved by the linker",
+                           isa::ld_imm64_pseudo_name(i.src) ? isa::ld_imm64_pseudo_name(i.src) : "?", pc);
+    }
+    return "unknown stop";
+}
+
+} // namespace
+
+InterpResult run_validated(std::span<const isa::Insn> insns, uint64_t r1, uint64_t r2, runtime::RunContext& ctx,
+                           runtime::StackArea& stack, uint64_t insn_limit) {
+    InterpResult res;
+    if (insns.empty()) {
+        res.error = "empty program";
+        return res;
+    }
+    Outcome out;
+    execute(insns.data(), r1, r2, ctx, stack, insn_limit, out);
+    res.insns_executed = out.executed;
+    res.r0 = out.r0;
+    res.pc = out.at - insns.data();
+    res.ok = out.stop == Stop::exit;
+    if (!res.ok)
+        res.error = stop_message(out, res.pc, ctx, insn_limit);
+    return res;
+}
+
+InterpResult run(std::span<const isa::Insn> insns, uint64_t r1, uint64_t r2, runtime::RunContext& ctx,
+                 runtime::StackArea& stack, uint64_t insn_limit) {
+    if (Status st = isa::validate(insns); !st.ok()) {
+        InterpResult res;
+        res.error = st.error().message;
+        res.pc = st.error().pc;
+        return res;
+    }
+    return run_validated(insns, r1, r2, ctx, stack, insn_limit);
+}
+
+} // namespace strbpf::exec::interp

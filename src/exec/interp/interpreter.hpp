@@ -1,0 +1,33 @@
+// The eBPF interpreter (exec stage): runs a linked program with the kernel's semantics (kernel/bpf/core.c
+// ___bpf_prog_run), one computed-goto dispatch generated from isa/opcodes.def over small per-class handlers.
+#pragma once
+#include <cstdint>
+#include <span>
+#include <string>
+
+#include "isa/insn.hpp"
+#include "runtime/context.hpp"
+
+namespace strbpf::exec::interp {
+
+struct InterpResult {
+    bool ok = false;
+    uint64_t r0 = 0;
+    std::string error; // set when !ok: names the pc and the cause
+    int64_t pc = -1;   // the instruction that failed (-1 when the program never started)
+    uint64_t insns_executed = 0;
+};
+
+// Runs insns (a runtime::LinkedProgram's encoding: plain ld_imm64, helper ids, kfunc table indexes, local calls
+// by relative offset) from pc 0 with r1, r2 as given and r10 = top of frame 0 of `stack`. insns are checked with
+// isa::validate() first. Every load, store and atomic is checked against ctx.mem; a helper or kfunc that calls
+// ctx.abort() ends the run with its message. insn_limit > 0 stops the run after that many instructions.
+InterpResult run(std::span<const isa::Insn> insns, uint64_t r1, uint64_t r2, runtime::RunContext& ctx,
+                 runtime::StackArea& stack, uint64_t insn_limit = 0);
+
+// run() without isa::validate(): for callers that validated the program once (e.g. at link time). Undefined
+// behaviour for a program validate() refuses (jumps out of range are not re-checked).
+InterpResult run_validated(std::span<const isa::Insn> insns, uint64_t r1, uint64_t r2, runtime::RunContext& ctx,
+                           runtime::StackArea& stack, uint64_t insn_limit = 0);
+
+} // namespace strbpf::exec::interp

@@ -1,0 +1,349 @@
+// Loads one program of a BPF object into the running kernel with libbpf and runs it with BPF_PROG_TEST_RUN
+// (exec stage, kernel engine). One KernelObject owns one bpf_object; run() wraps it for single runs.
+
+// Project headers first: linux/bpf.h (via libbpf) defines BPF_* macros that clash with isa/insn.hpp names.
+#include "exec/kernel/kernel_engine.hpp"
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <linux/bpf.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <fstream>
+#include <iterator>
+
+#include "exec/kernel/elf_kfuncs.hpp"
+#include "exec/kernel/libbpf_capture.hpp"
+
+namespace strbpf::exec::kernel {
+namespace {
+
+constexpr size_t kLogSize = 4u << 20; // the verifier rotates its log: a failed load keeps the tail
+constexpr size_t kMinPacket = 14;     // ETH_HLEN: BPF_PROG_TEST_RUN rejects shorter skb/xdp data
+constexpr size_t kDefaultPacket = 64; // TEST_DATA_LEN: what the kernel's test_loader passes
+constexpr size_t kOutSlack = 4096;    // room for programs that grow the packet
+constexpr int kENOTSUPP = 524;        // kernel-internal "operation not supported", not in userspace errno
+
+std::string run_error(int err, uint32_t type) {
+    std::string text = err == kENOTSUPP ? "not supported" : errno_text(err);
+    const char* name = libbpf_bpf_prog_type_str(static_cast<enum bpf_prog_type>(type));
+    std::string msg = "BPF_PROG_TEST_RUN failed: " + text;
+    if (err == kENOTSUPP || err == EINVAL)
+        msg += std::string(" (program type ") + (name ? name : "?") + ")";
+    return msg;
+}
+
+bool is_packet_type(uint32_t type) {
+    switch (type) {
+    case BPF_PROG_TYPE_SOCKET_FILTER:
+    case BPF_PROG_TYPE_SCHED_CLS:
+    case BPF_PROG_TYPE_SCHED_ACT:
+    case BPF_PROG_TYPE_XDP:
+    case BPF_PROG_TYPE_CGROUP_SKB:
+    case BPF_PROG_TYPE_LWT_IN:
+    case BPF_PROG_TYPE_LWT_OUT:
+    case BPF_PROG_TYPE_LWT_XMIT:
+    case BPF_PROG_TYPE_LWT_SEG6LOCAL:
+        return true;
+    default:
+        return false;
+    }
+}
+
+// libbpf names global-data maps "<obj prefix>.data" (".rodata", ".bss"), or the section name itself (at most 15
+// characters) for custom ".data.foo" sections.
+bool map_matches(const std::string& name, std::string section) {
+    if (!section.empty() && section[0] != '.')
+        section = "." + section;
+    if (name == section || (section.size() > 15 && name == section.substr(0, 15)))
+        return true;
+    return name.size() > section.size() && name.compare(name.size() - section.size(), std::string::npos, section) == 0;
+}
+
+std::string obj_name_of(const std::string& path) {
+    std::string base = path.substr(path.find_last_of('/') + 1);
+    return base.substr(0, base.find('.'));
+}
+
+bool same_globals(const std::vector<runtime::GlobalPatch>& a, const std::vector<runtime::GlobalPatch>& b) {
+    return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](const auto& x, const auto& y) {
+        return x.map == y.map && x.offset == y.offset && x.bytes == y.bytes;
+    });
+}
+
+} // namespace
+
+std::unique_ptr<KernelObject> KernelObject::load(const std::string& obj_path, const std::string& prog,
+                                                 const std::vector<runtime::GlobalPatch>& globals) {
+    std::unique_ptr<KernelObject> ko(new KernelObject());
+    ko->path_ = obj_path;
+    ko->prog_name_ = prog;
+    std::ifstream in(obj_path, std::ios::binary);
+    if (!in) {
+        ko->error_ = "cannot open " + obj_path + ": " + errno_text(errno);
+        return ko;
+    }
+    ko->image_.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    auto kfuncs = scan_kfuncs(ko->image_);
+    if (!kfuncs.ok()) {
+        ko->error_ = obj_path + ": " + kfuncs.error().message;
+        return ko;
+    }
+    auto called = kfuncs->called.find(prog);
+    if (called != kfuncs->called.end()) {
+        for (const std::string& name : called->second) {
+            if (!kernel_has_function(name)) {
+                ko->error_ = "kfunc " + name + " is not available in this kernel (Linux " + kernel_release() + ")";
+                ko->details_.unsupported = true;
+                return ko;
+            }
+        }
+    }
+    // Other programs' missing kfuncs would fail the whole object in libbpf: weak externs may stay unresolved.
+    for (const KfuncExtern& ext : kfuncs->externs) {
+        if (!ext.weak && !kernel_has_function(ext.name))
+            make_extern_weak(&ko->image_, ext);
+    }
+    ko->open_and_load(globals);
+    return ko;
+}
+
+KernelObject::~KernelObject() { close(); }
+
+void KernelObject::close() {
+    if (obj_)
+        bpf_object__close(obj_);
+    obj_ = nullptr;
+    prog_ = nullptr;
+    prog_fd_ = -1;
+    maps_.clear();
+}
+
+bool KernelObject::open_and_load(const std::vector<runtime::GlobalPatch>& globals) {
+    LibbpfCapture capture;
+    std::string obj_name = obj_name_of(path_);
+    LIBBPF_OPTS(bpf_object_open_opts, opts, .object_name = obj_name.c_str());
+    obj_ = bpf_object__open_mem(image_.data(), image_.size(), &opts);
+    if (!obj_) {
+        std::string why = capture.first_error();
+        error_ = "libbpf cannot open " + path_ + ": " + (why.empty() ? errno_text(errno) : why);
+        details_.log = capture.text();
+        return false;
+    }
+    prog_ = bpf_object__find_program_by_name(obj_, prog_name_.c_str());
+    if (!prog_) {
+        std::string names;
+        struct bpf_program* p;
+        bpf_object__for_each_program(p, obj_) names += std::string(names.empty() ? "" : ", ") + bpf_program__name(p);
+        error_ = "no program '" + prog_name_ + "' in " + path_ + " (has: " + names + ")";
+        close();
+        return false;
+    }
+    struct bpf_program* p;
+    bpf_object__for_each_program(p, obj_) bpf_program__set_autoload(p, p == prog_);
+    prog_type_ = bpf_program__type(prog_);
+    std::unique_ptr<char[]> log(new char[kLogSize]);
+    log[0] = '\0';
+    // log_level 0 with a buffer: libbpf loads without a log and, only on failure, retries with log_level 1.
+    bpf_program__set_log_buf(prog_, log.get(), kLogSize);
+    bpf_program__set_log_level(prog_, 0);
+
+    struct bpf_map* m;
+    bpf_object__for_each_map(m, obj_) {
+        size_t size = 0;
+        const void* init = bpf_map__is_internal(m) ? bpf_map__initial_value(m, &size) : nullptr;
+        if (!init)
+            continue;
+        const uint8_t* b = static_cast<const uint8_t*>(init);
+        maps_.push_back(GlobalMap{
+            bpf_map__name(m), {b, b + size}, {b, b + size}, (bpf_map__map_flags(m) & BPF_F_RDONLY_PROG) != 0, m});
+    }
+    if (Status st = apply_globals_before_load(globals); !st.ok()) {
+        error_ = st.error().message;
+        close();
+        return false;
+    }
+    int rc = bpf_object__load(obj_);
+    if (rc != 0) {
+        int err = -rc;
+        details_.log = std::string(log.get()) + capture.text();
+        error_ = verifier_reason(log.get());
+        if (error_.empty())
+            error_ = capture.first_error();
+        if (error_.empty())
+            error_ = "BPF_PROG_LOAD failed: " + errno_text(err);
+        close();
+        return false;
+    }
+    prog_fd_ = bpf_program__fd(prog_);
+    applied_ = globals;
+    error_.clear();
+    details_.log.clear();
+    return true;
+}
+
+Result<std::vector<std::vector<uint8_t>>>
+KernelObject::global_values(const std::vector<runtime::GlobalPatch>& globals) const {
+    std::vector<std::vector<uint8_t>> values;
+    for (const GlobalMap& g : maps_)
+        values.push_back(g.initial);
+    for (const runtime::GlobalPatch& patch : globals) {
+        size_t i = 0;
+        while (i < maps_.size() && maps_[i].name != patch.map)
+            i++;
+        if (i == maps_.size()) // no exact libbpf name: match by section
+            i = std::find_if(maps_.begin(), maps_.end(),
+                             [&](const GlobalMap& g) { return map_matches(g.name, patch.map); }) -
+                maps_.begin();
+        if (i == maps_.size()) {
+            std::string names;
+            for (const GlobalMap& g : maps_)
+                names += std::string(names.empty() ? "" : ", ") + g.name;
+            return make_error("global patch: no global-data map for '" + patch.map + "' in " + path_ +
+                              " (has: " + (names.empty() ? "none" : names) + ")");
+        }
+        std::vector<uint8_t>& v = values[i];
+        if (patch.offset > v.size() || patch.bytes.size() > v.size() - patch.offset)
+            return make_error("global patch for " + patch.map + " at offset " + std::to_string(patch.offset) + " (" +
+                              std::to_string(patch.bytes.size()) + " bytes) is past the map's end (" +
+                              std::to_string(v.size()) + " bytes)");
+        std::copy(patch.bytes.begin(), patch.bytes.end(), v.begin() + patch.offset);
+    }
+    return values;
+}
+
+Status KernelObject::apply_globals_before_load(const std::vector<runtime::GlobalPatch>& globals) {
+    if (globals.empty())
+        return ok_status();
+    auto values = global_values(globals);
+    if (!values.ok())
+        return values.error();
+    for (size_t i = 0; i < maps_.size(); i++) {
+        if (values.value()[i] == maps_[i].initial)
+            continue;
+        if (int rc = bpf_map__set_initial_value(maps_[i].map, values.value()[i].data(), values.value()[i].size()))
+            return make_error("cannot set the initial value of " + maps_[i].name + ": " + errno_text(-rc), rc);
+        maps_[i].current = std::move(values.value()[i]);
+    }
+    return ok_status();
+}
+
+Status KernelObject::update_globals(const std::vector<runtime::GlobalPatch>& globals) {
+    auto values = global_values(globals);
+    if (!values.ok())
+        return values.error();
+    bool reload = false;
+    for (size_t i = 0; i < maps_.size(); i++)
+        reload |= maps_[i].frozen && values.value()[i] != maps_[i].current;
+    if (reload) {
+        close();
+        if (!open_and_load(globals))
+            return make_error(error_);
+        return ok_status();
+    }
+    for (size_t i = 0; i < maps_.size(); i++) {
+        if (maps_[i].frozen)
+            continue;
+        const uint32_t key = 0;
+        if (bpf_map_update_elem(bpf_map__fd(maps_[i].map), &key, values.value()[i].data(), BPF_ANY) != 0)
+            return make_error("cannot update " + maps_[i].name + ": " + errno_text(errno), -errno);
+        maps_[i].current = std::move(values.value()[i]);
+    }
+    applied_ = globals;
+    return ok_status();
+}
+
+RunReport KernelObject::run(const RunRequest& req) {
+    RunReport report;
+    report.prog = prog_name_;
+    if (loaded() && !same_globals(req.globals, applied_)) {
+        if (Status st = update_globals(req.globals); !st.ok()) {
+            report.loaded = loaded();
+            report.error = st.error().message;
+            return report;
+        }
+    }
+    if (!loaded()) {
+        report.error = error_;
+        return report;
+    }
+    report.loaded = true;
+    if (prog_type_ == BPF_PROG_TYPE_SYSCALL)
+        run_syscall(req, &report);
+    else
+        run_packet(req, is_packet_type(prog_type_), &report);
+    report.r0 = report.retval;
+    return report;
+}
+
+// Syscall programs take only a ctx (no data, no repeat): the kernel copies the ctx back into ctx_in after the run.
+void KernelObject::run_syscall(const RunRequest& req, RunReport* report) {
+    std::vector<uint8_t> ctx = req.ctx_in;
+    uint32_t repeat = std::max<uint32_t>(1, req.repeat);
+    auto start = std::chrono::steady_clock::now();
+    for (uint32_t i = 0; i < repeat; i++) {
+        if (i > 0)
+            std::copy(req.ctx_in.begin(), req.ctx_in.end(), ctx.begin());
+        LIBBPF_OPTS(bpf_test_run_opts, opts);
+        if (!ctx.empty()) {
+            opts.ctx_in = ctx.data();
+            opts.ctx_size_in = static_cast<uint32_t>(ctx.size());
+        }
+        if (bpf_prog_test_run_opts(prog_fd_, &opts) != 0) {
+            report->error = run_error(errno, prog_type_);
+            return;
+        }
+        report->retval = opts.retval;
+    }
+    auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count();
+    report->duration_ns = static_cast<uint64_t>(ns) / repeat;
+    report->ctx_out = std::move(ctx);
+    report->ran = true;
+}
+
+// Packet programs get data_in (padded like the kernel's test_loader) and run `repeat` times in the kernel.
+void KernelObject::run_packet(const RunRequest& req, bool is_packet, RunReport* report) {
+    std::vector<uint8_t> data = req.data_in;
+    if (is_packet && data.empty())
+        data.assign(kDefaultPacket, 0);
+    if (is_packet && data.size() < kMinPacket)
+        data.resize(kMinPacket, 0);
+    std::vector<uint8_t> data_out(data.empty() ? 0 : data.size() + kOutSlack);
+    std::vector<uint8_t> ctx_out(req.ctx_in.size());
+    LIBBPF_OPTS(bpf_test_run_opts, opts, .repeat = std::max<int>(1, static_cast<int>(req.repeat)));
+    if (!data.empty()) {
+        opts.data_in = data.data();
+        opts.data_size_in = static_cast<uint32_t>(data.size());
+        opts.data_out = data_out.data();
+        opts.data_size_out = static_cast<uint32_t>(data_out.size());
+    }
+    if (!req.ctx_in.empty()) {
+        opts.ctx_in = req.ctx_in.data();
+        opts.ctx_size_in = static_cast<uint32_t>(req.ctx_in.size());
+        opts.ctx_out = ctx_out.data();
+        opts.ctx_size_out = static_cast<uint32_t>(ctx_out.size());
+    }
+    if (bpf_prog_test_run_opts(prog_fd_, &opts) != 0) {
+        report->error = run_error(errno, prog_type_);
+        return;
+    }
+    report->retval = opts.retval;
+    report->duration_ns = opts.duration;
+    data_out.resize(std::min<size_t>(opts.data_size_out, data_out.size()));
+    ctx_out.resize(std::min<size_t>(opts.ctx_size_out, ctx_out.size()));
+    report->data_out = std::move(data_out);
+    report->ctx_out = std::move(ctx_out);
+    report->ran = true;
+}
+
+RunReport run(const std::string& obj_path, const std::string& prog, const RunRequest& req, RunDetails* details) {
+    std::unique_ptr<KernelObject> ko = KernelObject::load(obj_path, prog, req.globals);
+    RunReport report = ko->run(req);
+    if (details)
+        *details = ko->details();
+    return report;
+}
+
+} // namespace strbpf::exec::kernel

@@ -1,0 +1,91 @@
+// load_object_file / load_object_memory: ELF → ObjectSpec (loader stage). Reads sections and symbols, BTF and
+// .BTF.ext, builds the maps, then links each program with its subprograms.
+#include "loader/loader.hpp"
+
+#include <bpf/btf.h>
+#include <fmt/format.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+
+#include "loader/btf_ext.hpp"
+#include "loader/elf_file.hpp"
+#include "loader/maps.hpp"
+#include "loader/programs.hpp"
+
+namespace strbpf::loader {
+namespace {
+
+constexpr uint64_t kMaxObjectSize = 1ull << 30; // refuse to read objects over 1 GiB
+
+Result<std::shared_ptr<struct btf>> load_btf(const ElfFile& elf) {
+    const ElfSection* sec = elf.find_section(".BTF");
+    if (!sec)
+        return std::shared_ptr<struct btf>();
+    if (sec->bytes.empty() || sec->size > UINT32_MAX)
+        return make_error(fmt::format("section '.BTF': bad size {}", sec->size));
+    struct btf* raw = btf__new(sec->bytes.data(), static_cast<uint32_t>(sec->size));
+    if (!raw)
+        return make_error(fmt::format("section '.BTF': libbpf rejects it ({})", std::strerror(errno)));
+    return std::shared_ptr<struct btf>(raw, btf__free);
+}
+
+std::string read_license(const ElfFile& elf) {
+    const ElfSection* sec = elf.find_section("license");
+    if (!sec || sec->bytes.empty())
+        return {};
+    const uint8_t* end = static_cast<const uint8_t*>(std::memchr(sec->bytes.data(), 0, sec->bytes.size()));
+    return std::string(sec->bytes.data(), end ? end : sec->bytes.data() + sec->bytes.size());
+}
+
+} // namespace
+
+Result<ObjectSpec> load_object_memory(std::span<const uint8_t> image, const std::string& name) {
+    auto parsed = ElfFile::parse(std::vector<uint8_t>(image.begin(), image.end()));
+    if (!parsed.ok())
+        return make_error(name + ": " + parsed.error().message, parsed.error().code);
+    const ElfFile& elf = **parsed;
+    ObjectSpec obj;
+    obj.path = name;
+    obj.license = read_license(elf);
+    auto result = [&]() -> Status {
+        auto btf = load_btf(elf);
+        STRBPF_TRY(btf);
+        obj.btf = *btf;
+        BtfExt ext;
+        if (const ElfSection* sec = elf.find_section(".BTF.ext")) {
+            auto parsed_ext = parse_btf_ext(sec->bytes, obj.btf.get());
+            STRBPF_TRY(parsed_ext);
+            ext = std::move(*parsed_ext);
+        }
+        auto maps = collect_maps(elf, obj.btf.get());
+        STRBPF_TRY(maps);
+        LinkInputs in{&elf, obj.btf.get(), &ext, &*maps};
+        STRBPF_TRY(build_programs(in, obj.programs, obj.kfuncs));
+        obj.maps = std::move(maps->specs);
+        return ok_status();
+    }();
+    if (!result.ok())
+        return make_error(name + ": " + result.error().message, result.error().code, result.error().pc);
+    return obj;
+}
+
+Result<ObjectSpec> load_object_file(const std::string& path) {
+    std::error_code ec;
+    if (!std::filesystem::exists(path, ec))
+        return make_error(fmt::format("{}: no such file", path), -ENOENT);
+    if (!std::filesystem::is_regular_file(path, ec))
+        return make_error(fmt::format("{}: not a regular file", path));
+    uintmax_t size = std::filesystem::file_size(path, ec);
+    if (ec || size > kMaxObjectSize)
+        return make_error(fmt::format("{}: cannot read an object of {} bytes", path, size));
+    std::ifstream in(path, std::ios::binary);
+    std::vector<uint8_t> bytes(static_cast<size_t>(size));
+    if (!in || !in.read(reinterpret_cast<char*>(bytes.data()), static_cast<std::streamsize>(size)))
+        return make_error(fmt::format("{}: cannot read: {}", path, std::strerror(errno)), -EIO);
+    return load_object_memory(bytes, path);
+}
+
+} // namespace strbpf::loader

@@ -1,0 +1,361 @@
+// Programs and subprograms (loader stage). Like libbpf: every GLOBAL/WEAK function outside .text is a program;
+// functions in .text and static functions anywhere are subprograms, appended after the main function in the order
+// they are first reached, with call and callback offsets rewritten to the new layout.
+#include "loader/programs.hpp"
+
+#include "loader/loader.hpp"
+
+#include <bpf/btf.h>
+#include <elf.h>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstring>
+
+namespace strbpf::loader {
+namespace {
+
+using isa::Insn;
+
+constexpr uint8_t kCallOpcode = isa::BPF_JMP | isa::BPF_CALL;
+
+struct Func {
+    size_t section = 0;
+    uint32_t start = 0; // instruction index within the section
+    uint32_t count = 0;
+    std::string name;
+    bool program = false;
+};
+
+// Every function and relocation of the object's code sections.
+class CodeIndex {
+  public:
+    Status build(const ElfFile& elf);
+    const Func* func_at(size_t section, uint64_t insn) const;
+    const ElfReloc* reloc_at(size_t section, uint32_t insn) const;
+    const std::vector<Func>& funcs() const { return funcs_; }
+
+  private:
+    Status add_function(const ElfFile& elf, const ElfSymbol& sym);
+    Status add_relocations(const ElfFile& elf, const ElfSection& rel);
+
+    std::vector<Func> funcs_; // by (section, start)
+    std::map<std::pair<size_t, uint32_t>, ElfReloc> relocs_;
+};
+
+Status CodeIndex::add_function(const ElfFile& elf, const ElfSymbol& sym) {
+    const ElfSection* sec = elf.section(sym.shndx);
+    if (!sec || !sec->executable())
+        return ok_status();
+    if (sym.value % 8 != 0 || sym.size % 8 != 0 || sym.size == 0 || sym.value > sec->size ||
+        sym.size > sec->size - sym.value)
+        return make_error(fmt::format("function '{}' in section '{}': offset {:#x} size {:#x} is not a whole number "
+                                      "of instructions inside the section ({} bytes)",
+                                      sym.name, sec->name, sym.value, sym.size, sec->size));
+    bool global = sym.bind == STB_GLOBAL || sym.bind == STB_WEAK;
+    funcs_.push_back(Func{sec->index, static_cast<uint32_t>(sym.value / 8), static_cast<uint32_t>(sym.size / 8),
+                          sym.name, global && sec->name != ".text"});
+    return ok_status();
+}
+
+Status CodeIndex::add_relocations(const ElfFile& elf, const ElfSection& rel) {
+    const ElfSection* target = elf.section(rel.info);
+    if (!target || !target->executable())
+        return ok_status(); // .rel.BTF, .rel.debug_*: not ours to apply
+    auto relocs = elf.relocations(rel);
+    STRBPF_TRY(relocs);
+    for (const ElfReloc& r : *relocs) {
+        auto key = std::make_pair(target->index, static_cast<uint32_t>(r.offset / 8));
+        if (!relocs_.emplace(key, r).second)
+            return make_error(fmt::format("section '{}': two relocations at offset {:#x}", rel.name, r.offset));
+    }
+    return ok_status();
+}
+
+Status CodeIndex::build(const ElfFile& elf) {
+    for (const ElfSection& s : elf.sections()) {
+        if (s.executable() && s.size % 8 != 0)
+            return make_error(
+                fmt::format("section '{}': size {} is not a multiple of 8 (the instruction size)", s.name, s.size));
+    }
+    for (const ElfSymbol& sym : elf.symbols())
+        if (sym.type == STT_FUNC && sym.shndx != SHN_UNDEF && sym.shndx < SHN_LORESERVE)
+            STRBPF_TRY(add_function(elf, sym));
+    std::stable_sort(funcs_.begin(), funcs_.end(), [](const Func& a, const Func& b) {
+        return a.section != b.section ? a.section < b.section : a.start < b.start;
+    });
+    for (const ElfSection& s : elf.sections())
+        if (s.type == SHT_REL || s.type == SHT_RELA) {
+            const ElfSection* target = elf.section(s.info);
+            if (s.type == SHT_RELA && target && target->executable())
+                return make_error(fmt::format("section '{}': SHT_RELA relocations are not supported", s.name));
+            if (s.type == SHT_REL)
+                STRBPF_TRY(add_relocations(elf, s));
+        }
+    return ok_status();
+}
+
+const Func* CodeIndex::func_at(size_t section, uint64_t insn) const {
+    auto it = std::lower_bound(funcs_.begin(), funcs_.end(), std::make_pair(section, insn),
+                               [](const Func& f, const std::pair<size_t, uint64_t>& k) {
+                                   return f.section != k.first ? f.section < k.first : f.start < k.second;
+                               });
+    return it != funcs_.end() && it->section == section && it->start == insn ? &*it : nullptr;
+}
+
+const ElfReloc* CodeIndex::reloc_at(size_t section, uint32_t insn) const {
+    auto it = relocs_.find({section, insn});
+    return it == relocs_.end() ? nullptr : &it->second;
+}
+
+// Builds one program: places the main function, then each subprogram it reaches, patching as it copies.
+class Linker {
+  public:
+    Linker(const LinkInputs& in, const CodeIndex& code, std::vector<std::string>& kfuncs)
+        : in_(in), code_(code), kfuncs_(kfuncs) {}
+    Result<ProgramSpec> link(const Func& main);
+
+  private:
+    struct Fixup {
+        uint32_t pos;       // the call or ld_imm64 in the output
+        const Func* target; // the function it refers to
+    };
+    Status place(const Func& f, uint32_t base);
+    Status relocate_call(const Func& f, uint32_t k, Insn& insn, uint32_t pos);
+    Status relocate_ld_imm64(const Func& f, uint32_t k, Insn* insn, uint32_t pos);
+    Status call_target(const Func& f, uint32_t k, size_t section, int64_t target, uint32_t pos);
+    Result<int32_t> kfunc_index(const ElfSymbol& sym, const Func& f, uint32_t k);
+    std::string where(const Func& f, uint32_t k) const;
+    void add_lines(const Func& f, uint32_t base);
+    Result<uint32_t> func_type_id(const Func& f) const;
+
+    const LinkInputs& in_;
+    const CodeIndex& code_;
+    std::vector<std::string>& kfuncs_;
+    ProgramSpec prog_;
+    std::vector<std::pair<const Func*, uint32_t>> placed_; // function, output position
+    std::vector<Fixup> fixups_;
+};
+
+std::string Linker::where(const Func& f, uint32_t k) const {
+    return fmt::format("section '{}' insn {} (in '{}')", in_.elf->section(f.section)->name, k, f.name);
+}
+
+Result<ProgramSpec> Linker::link(const Func& main) {
+    placed_.push_back({&main, 0});
+    for (size_t i = 0; i < placed_.size(); ++i) {
+        const Func& f = *placed_[i].first;
+        if (prog_.insns.size() + f.count > isa::kMaxInsns)
+            return make_error(
+                fmt::format("program '{}': more than {} instructions with its subprograms", main.name, isa::kMaxInsns));
+        placed_[i].second = static_cast<uint32_t>(prog_.insns.size());
+        auto type_id = func_type_id(f);
+        STRBPF_TRY(type_id);
+        prog_.funcs.push_back(FuncInfo{placed_[i].second, f.name, *type_id});
+        STRBPF_TRY(place(f, placed_[i].second));
+        add_lines(f, placed_[i].second);
+    }
+    for (const Fixup& fx : fixups_) {
+        auto it = std::find_if(placed_.begin(), placed_.end(), [&](auto& p) { return p.first == fx.target; });
+        prog_.insns[fx.pos].imm = static_cast<int32_t>(int64_t(it->second) - fx.pos - 1);
+    }
+    std::stable_sort(prog_.lines.begin(), prog_.lines.end(),
+                     [](const LineInfo& a, const LineInfo& b) { return a.insn < b.insn; });
+    prog_.name = main.name;
+    return std::move(prog_);
+}
+
+Status Linker::place(const Func& f, uint32_t base) {
+    const ElfSection& sec = *in_.elf->section(f.section);
+    size_t first = prog_.insns.size();
+    prog_.insns.resize(first + f.count);
+    std::memcpy(prog_.insns.data() + first, sec.bytes.data() + size_t(f.start) * 8, size_t(f.count) * 8);
+    for (uint32_t j = 0; j < f.count; ++j) {
+        Insn& insn = prog_.insns[base + j];
+        uint32_t k = f.start + j;
+        if (insn.opcode == kCallOpcode) {
+            STRBPF_TRY(relocate_call(f, k, insn, base + j));
+        } else if (isa::is_ld_imm64(insn)) {
+            if (j + 1 >= f.count)
+                return make_error(fmt::format("{}: ld_imm64 is cut off by the end of the function", where(f, k)));
+            if (code_.reloc_at(f.section, k + 1))
+                return make_error(fmt::format("{}: relocation on the second half of an ld_imm64", where(f, k + 1)));
+            STRBPF_TRY(relocate_ld_imm64(f, k, &insn, base + j));
+            ++j;
+        } else if (const ElfReloc* r = code_.reloc_at(f.section, k)) {
+            return make_error(fmt::format("{}: {} relocation on opcode {:#04x}, which is neither a call nor an "
+                                          "ld_imm64",
+                                          where(f, k), reloc_type_name(r->type), insn.opcode));
+        }
+    }
+    return ok_status();
+}
+
+Status Linker::relocate_call(const Func& f, uint32_t k, Insn& insn, uint32_t pos) {
+    const ElfReloc* r = code_.reloc_at(f.section, k);
+    if (!r) {
+        if (insn.src == isa::BPF_PSEUDO_CALL) // static function in the same section: imm is already pc-relative
+            return call_target(f, k, f.section, int64_t(k) + insn.imm + 1, pos);
+        if (insn.src != 0)
+            return make_error(fmt::format("{}: call with src={} has no relocation", where(f, k), int(insn.src)));
+        return ok_status(); // helper call
+    }
+    if (r->type != kRBpf64_32)
+        return make_error(fmt::format("{}: unsupported relocation type {} ({}) on a call", where(f, k),
+                                      reloc_type_name(r->type), r->type));
+    const ElfSymbol& sym = in_.elf->symbols()[r->sym];
+    if (sym.shndx == SHN_UNDEF) {
+        if (insn.src != 0 && insn.src != isa::BPF_PSEUDO_CALL)
+            return make_error(fmt::format("{}: kfunc call with src={}", where(f, k), int(insn.src)));
+        auto idx = kfunc_index(sym, f, k);
+        STRBPF_TRY(idx);
+        insn.src = isa::BPF_PSEUDO_KFUNC_CALL;
+        insn.imm = *idx;
+        return ok_status();
+    }
+    const ElfSection* target = in_.elf->section(sym.shndx);
+    if (!target || !target->executable())
+        return make_error(fmt::format("{}: call relocation against '{}', which is not in a code section", where(f, k),
+                                      in_.elf->symbol_display_name(sym)));
+    if (insn.src != isa::BPF_PSEUDO_CALL)
+        return make_error(fmt::format("{}: call to '{}' must have src={} (BPF_PSEUDO_CALL)", where(f, k),
+                                      in_.elf->symbol_display_name(sym), isa::BPF_PSEUDO_CALL));
+    if (sym.value % 8 != 0)
+        return make_error(fmt::format("{}: call relocation against '{}' at unaligned offset {:#x}", where(f, k),
+                                      sym.name, sym.value));
+    // Global function: st_value is its offset and imm = -1; static: the section symbol and imm = start - 1.
+    return call_target(f, k, target->index, int64_t(sym.value / 8) + insn.imm + 1, pos);
+}
+
+Status Linker::call_target(const Func& f, uint32_t k, size_t section, int64_t target, uint32_t pos) {
+    const Func* callee = target >= 0 ? code_.func_at(section, static_cast<uint64_t>(target)) : nullptr;
+    if (!callee)
+        return make_error(fmt::format("{}: call target insn {} of section '{}' is not the start of a function",
+                                      where(f, k), target, in_.elf->section(section)->name));
+    if (std::none_of(placed_.begin(), placed_.end(), [&](auto& p) { return p.first == callee; }))
+        placed_.push_back({callee, 0});
+    fixups_.push_back(Fixup{pos, callee});
+    return ok_status();
+}
+
+Result<int32_t> Linker::kfunc_index(const ElfSymbol& sym, const Func& f, uint32_t k) {
+    if (sym.name.empty() || (sym.bind != STB_GLOBAL && sym.bind != STB_WEAK))
+        return make_error(fmt::format("{}: call to an undefined symbol that is not a global extern", where(f, k)));
+    if (in_.btf) {
+        int32_t id = btf__find_by_name_kind(in_.btf, sym.name.c_str(), BTF_KIND_FUNC);
+        const btf_type* t = id > 0 ? btf__type_by_id(in_.btf, id) : nullptr;
+        if (!t || btf_vlen(t) != BTF_FUNC_EXTERN)
+            return make_error(fmt::format("{}: call to '{}', which has no extern BTF FUNC (declare it `extern ... "
+                                          "__ksym`)",
+                                          where(f, k), sym.name));
+    }
+    auto it = std::find(kfuncs_.begin(), kfuncs_.end(), sym.name);
+    if (it == kfuncs_.end())
+        it = kfuncs_.insert(kfuncs_.end(), sym.name);
+    return static_cast<int32_t>(it - kfuncs_.begin());
+}
+
+Status Linker::relocate_ld_imm64(const Func& f, uint32_t k, Insn* insn, uint32_t pos) {
+    const ElfReloc* r = code_.reloc_at(f.section, k);
+    if (!r)
+        return ok_status();
+    const ElfSymbol& sym = in_.elf->symbols()[r->sym];
+    std::string name = in_.elf->symbol_display_name(sym);
+    if (r->type != kRBpf64_64)
+        return make_error(fmt::format("{}: unsupported relocation type {} ({}) on ld_imm64 of '{}'", where(f, k),
+                                      reloc_type_name(r->type), r->type, name));
+    const ElfSection* sec = sym.shndx < SHN_LORESERVE ? in_.elf->section(sym.shndx) : nullptr;
+    if (sym.shndx == SHN_UNDEF || !sec)
+        return make_error(fmt::format("{}: ld_imm64 of '{}', an extern or special symbol (ksym/kconfig variables "
+                                      "are not supported)",
+                                      where(f, k), name));
+    int64_t off = int64_t(sym.value) + insn[0].imm; // named symbol: st_value; section symbol: imm holds the offset
+    if (sec->executable()) {                        // a callback's address (bpf_loop, ...)
+        if (off < 0 || off % 8 != 0)
+            return make_error(fmt::format("{}: function address of '{}' at bad offset {}", where(f, k), name, off));
+        STRBPF_TRY(call_target(f, k, sec->index, off / 8, pos));
+        insn[0].src = isa::BPF_PSEUDO_FUNC;
+        return ok_status();
+    }
+    if (int idx = in_.maps->find_btf_map(sec->index, static_cast<uint64_t>(off)); idx >= 0 && off >= 0) {
+        insn[0].src = isa::BPF_PSEUDO_MAP_FD;
+        insn[0].imm = idx;
+        return ok_status();
+    }
+    int idx = in_.maps->find_data_map(sec->index);
+    if (idx < 0)
+        return make_error(fmt::format("{}: ld_imm64 of '{}' in section '{}', which is neither code, a .maps map nor "
+                                      "global data",
+                                      where(f, k), name, sec->name));
+    if (off < 0 || uint64_t(off) > sec->size)
+        return make_error(
+            fmt::format("{}: ld_imm64 of '{}' at offset {} outside section '{}'", where(f, k), name, off, sec->name));
+    insn[0].src = isa::BPF_PSEUDO_MAP_VALUE;
+    insn[0].imm = idx;
+    insn[1].imm = static_cast<int32_t>(off);
+    return ok_status();
+}
+
+// The BTF FUNC that .BTF.ext func_info records for a function's first instruction, checked to be a FUNC.
+Result<uint32_t> Linker::func_type_id(const Func& f) const {
+    if (!in_.btf_ext || !in_.btf)
+        return 0u;
+    auto it = in_.btf_ext->find(in_.elf->section(f.section)->name);
+    if (it == in_.btf_ext->end())
+        return 0u;
+    for (const BtfExtFunc& rec : it->second.funcs) {
+        if (rec.insn != f.start)
+            continue;
+        const btf_type* t = btf__type_by_id(in_.btf, rec.type_id);
+        if (!t || !btf_is_func(t))
+            return make_error(
+                fmt::format(".BTF.ext func_info for '{}' names BTF type {}, which is not a FUNC", f.name, rec.type_id));
+        return rec.type_id;
+    }
+    return 0u;
+}
+
+void Linker::add_lines(const Func& f, uint32_t base) {
+    if (!in_.btf_ext || !in_.btf)
+        return;
+    auto it = in_.btf_ext->find(in_.elf->section(f.section)->name);
+    if (it == in_.btf_ext->end())
+        return;
+    for (const BtfExtLine& l : it->second.lines) {
+        if (l.insn < f.start || l.insn - f.start >= f.count)
+            continue;
+        const char* file = btf__name_by_offset(in_.btf, l.file_name_off);
+        const char* text = btf__name_by_offset(in_.btf, l.line_off);
+        prog_.lines.push_back(LineInfo{base + (l.insn - f.start), file ? file : "", text ? text : "", l.line_col >> 10,
+                                       l.line_col & 0x3ff});
+    }
+}
+
+} // namespace
+
+Status build_programs(const LinkInputs& in, std::vector<ProgramSpec>& programs, std::vector<std::string>& kfuncs) {
+    CodeIndex code;
+    STRBPF_TRY(code.build(*in.elf));
+    for (const Func& f : code.funcs()) {
+        if (!f.program)
+            continue;
+        std::string section = in.elf->section(f.section)->name;
+        bool autoload = true;
+        if (!section.empty() && section[0] == '?') {
+            section.erase(0, 1);
+            autoload = false;
+        }
+        ProgType type;
+        if (!prog_type_from_section(section, &type))
+            return make_error(fmt::format("program '{}': unknown program type for section '{}'", f.name, section));
+        auto prog = Linker(in, code, kfuncs).link(f);
+        STRBPF_TRY(prog);
+        prog->section = section;
+        prog->type = type;
+        prog->autoload = autoload;
+        programs.push_back(std::move(*prog));
+    }
+    return ok_status();
+}
+
+} // namespace strbpf::loader

@@ -1,0 +1,52 @@
+// The kfunc table (runtime stage): one row per kfunc with its exact kernel BTF parameter names, so the verifier's
+// __ign/__sz/__k/__str suffix rules apply to our rows as they do to vmlinux BTF.
+#include "runtime/kfuncs/kfunc_table.hpp"
+
+#include "runtime/kfuncs/string_kfuncs.hpp"
+
+namespace strbpf::runtime {
+
+namespace {
+using K = KfuncParamKind;
+constexpr KfuncParam kNone{nullptr, K::scalar, 0, false};
+constexpr KfuncParam ptr(const char* name) { return {name, K::ptr, 8, false}; }
+constexpr KfuncParam sz(const char* name) { return {name, K::scalar, 8, false}; }  // size_t
+constexpr KfuncParam chr(const char* name) { return {name, K::scalar, 1, false}; } // char (unsigned in the kernel)
+constexpr KfuncParam i32(const char* name) { return {name, K::scalar, 4, true}; }  // int
+
+// clang-format off
+const KfuncProto kKfuncs[] = {
+    {"bpf_strcmp",      kfuncs::bpf_strcmp,      2, {ptr("s1__ign"), ptr("s2__ign"), kNone, kNone, kNone}, 4, "6.17"},
+    {"bpf_strcasecmp",  kfuncs::bpf_strcasecmp,  2, {ptr("s1__ign"), ptr("s2__ign"), kNone, kNone, kNone}, 4, "6.18"},
+    {"bpf_strncasecmp", kfuncs::bpf_strncasecmp, 3, {ptr("s1__ign"), ptr("s2__ign"), sz("len"), kNone, kNone}, 4, "7.0"},
+    {"bpf_strchr",      kfuncs::bpf_strchr,      2, {ptr("s__ign"), chr("c"), kNone, kNone, kNone}, 4, "6.17"},
+    {"bpf_strchrnul",   kfuncs::bpf_strchrnul,   2, {ptr("s__ign"), chr("c"), kNone, kNone, kNone}, 4, "6.17"},
+    {"bpf_strnchr",     kfuncs::bpf_strnchr,     3, {ptr("s__ign"), sz("count"), chr("c"), kNone, kNone}, 4, "6.17"},
+    {"bpf_strrchr",     kfuncs::bpf_strrchr,     2, {ptr("s__ign"), i32("c"), kNone, kNone, kNone}, 4, "6.17"},
+    {"bpf_strlen",      kfuncs::bpf_strlen,      1, {ptr("s__ign"), kNone, kNone, kNone, kNone}, 4, "6.17"},
+    {"bpf_strnlen",     kfuncs::bpf_strnlen,     2, {ptr("s__ign"), sz("count"), kNone, kNone, kNone}, 4, "6.17"},
+    {"bpf_strspn",      kfuncs::bpf_strspn,      2, {ptr("s__ign"), ptr("accept__ign"), kNone, kNone, kNone}, 4, "6.17"},
+    {"bpf_strcspn",     kfuncs::bpf_strcspn,     2, {ptr("s__ign"), ptr("reject__ign"), kNone, kNone, kNone}, 4, "6.17"},
+    {"bpf_strstr",      kfuncs::bpf_strstr,      2, {ptr("s1__ign"), ptr("s2__ign"), kNone, kNone, kNone}, 4, "6.17"},
+    {"bpf_strcasestr",  kfuncs::bpf_strcasestr,  2, {ptr("s1__ign"), ptr("s2__ign"), kNone, kNone, kNone}, 4, "6.19"},
+    {"bpf_strnstr",     kfuncs::bpf_strnstr,     3, {ptr("s1__ign"), ptr("s2__ign"), sz("len"), kNone, kNone}, 4, "6.17"},
+    {"bpf_strncasestr", kfuncs::bpf_strncasestr, 3, {ptr("s1__ign"), ptr("s2__ign"), sz("len"), kNone, kNone}, 4, "6.19"},
+};
+// clang-format on
+} // namespace
+
+std::span<const KfuncProto> kfunc_table() { return kKfuncs; }
+
+int kfunc_index(std::string_view name) {
+    for (size_t i = 0; i < std::size(kKfuncs); i++)
+        if (name == kKfuncs[i].name)
+            return static_cast<int>(i);
+    return -1;
+}
+
+const KfuncProto* find_kfunc(std::string_view name) {
+    const int i = kfunc_index(name);
+    return i < 0 ? nullptr : &kKfuncs[i];
+}
+
+} // namespace strbpf::runtime

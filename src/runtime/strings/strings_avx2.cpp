@@ -1,0 +1,67 @@
+// AVX2 string kernels (runtime stage; this file alone is compiled with -mavx2 -mbmi -mbmi2 -mpopcnt and only runs
+// when CPUID reports them). vector_impl.inc holds the algorithms.
+#include <immintrin.h>
+
+#include "runtime/strings/dispatch.hpp"
+
+namespace strbpf::runtime::strings::avx2 {
+namespace {
+struct V {
+    using vec = __m256i;
+    using hit = __m256i; // 0xFF lanes
+    static constexpr uint64_t W = 32;
+    static constexpr bool kHasShuffle = true;
+
+    static vec load(const uint8_t* p) { return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)); }
+    static vec load_partial(const uint8_t* p, uint64_t n) {
+        alignas(32) uint8_t buf[32] = {};
+        __builtin_memcpy(buf, p, n); // reads exactly n bytes
+        return _mm256_load_si256(reinterpret_cast<const __m256i*>(buf));
+    }
+    static vec splat(uint8_t c) { return _mm256_set1_epi8(static_cast<char>(c)); }
+    static hit eq(vec a, vec b) { return _mm256_cmpeq_epi8(a, b); }
+    static hit eq0(vec a) { return _mm256_cmpeq_epi8(a, _mm256_setzero_si256()); }
+    static hit hor(hit a, hit b) { return _mm256_or_si256(a, b); }
+    static hit hnot(hit a) { return _mm256_xor_si256(a, _mm256_set1_epi8(-1)); }
+    static bool any(hit h) { return !_mm256_testz_si256(h, h); }
+    static uint64_t bits(hit h) { return static_cast<uint32_t>(_mm256_movemask_epi8(h)); }
+    static hit cmp_stop(vec a, vec b) { return eq0(_mm256_min_epu8(a, _mm256_cmpeq_epi8(a, b))); }
+    static hit le_u(vec a, vec b) { return _mm256_cmpeq_epi8(_mm256_min_epu8(a, b), a); }
+    static vec fold(vec v) {
+        const hit u1 = le_u(_mm256_sub_epi8(v, splat(0x41)), splat(25));
+        const hit u2 = _mm256_andnot_si256(eq(v, splat(0xD7)), le_u(_mm256_sub_epi8(v, splat(0xC0)), splat(30)));
+        return _mm256_or_si256(v, _mm256_and_si256(_mm256_or_si256(u1, u2), splat(0x20)));
+    }
+
+    struct SetTables {
+        vec lo, hi;
+    };
+    static SetTables set_tables(const uint8_t* lo, const uint8_t* hi) {
+        return {_mm256_broadcastsi128_si256(_mm_load_si128(reinterpret_cast<const __m128i*>(lo))),
+                _mm256_broadcastsi128_si256(_mm_load_si128(reinterpret_cast<const __m128i*>(hi)))};
+    }
+    // The set's bit for each lane's byte, 0 when the byte is not a member.
+    static vec set_bits(vec v, const SetTables& t) {
+        const vec nib = splat(0x0F);
+        const vec l = _mm256_and_si256(v, nib);
+        const vec h = _mm256_and_si256(_mm256_srli_epi16(v, 4), nib);
+        const vec row = _mm256_blendv_epi8(_mm256_shuffle_epi8(t.lo, l), _mm256_shuffle_epi8(t.hi, l), v);
+        const vec bit =
+            _mm256_shuffle_epi8(_mm256_setr_epi8(1, 2, 4, 8, 16, 32, 64, -128, 1, 2, 4, 8, 16, 32, 64, -128, 1, 2, 4, 8,
+                                                 16, 32, 64, -128, 1, 2, 4, 8, 16, 32, 64, -128),
+                                h);
+        return _mm256_and_si256(row, bit);
+    }
+    static hit not_in_set(vec v, const SetTables& t) { return eq0(set_bits(v, t)); }
+    static hit in_set(vec v, const SetTables& t) { return hnot(eq0(set_bits(v, t))); }
+};
+} // namespace
+} // namespace strbpf::runtime::strings::avx2
+
+#define STRBPF_STRINGS_NS avx2
+#include "runtime/strings/vector_impl.inc"
+#undef STRBPF_STRINGS_NS
+
+namespace strbpf::runtime::strings {
+const StringOps kAvx2Ops = avx2::make_ops<avx2::V>("avx2");
+} // namespace strbpf::runtime::strings

@@ -1,0 +1,18 @@
+/* A BTF-defined map of a type the loader does not support (BPF_MAP_TYPE_STACK_TRACE = 7). */
+#include <linux/bpf.h>
+#include <bpf/bpf_helpers.h>
+
+struct {
+    __uint(type, BPF_MAP_TYPE_STACK_TRACE);
+    __uint(max_entries, 4);
+    __uint(key_size, 4);
+    __uint(value_size, 8);
+} stacks SEC(".maps");
+
+SEC("syscall")
+int uses_stacks(void *ctx)
+{
+    return bpf_map_lookup_elem(&stacks, &(int){0}) != 0;
+}
+
+char LICENSE[] SEC("license") = "GPL";

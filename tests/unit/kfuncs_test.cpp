@@ -1,0 +1,174 @@
+// Tests of the string kfunc wrappers, their table rows and the bpf_strncmp helper (runtime stage): address classes
+// (-ERANGE / -EFAULT), lazy reads and read order, R0 widths, and the helper's verifier-style aborts.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <string>
+
+#include "runtime/helpers/string_helpers.hpp"
+#include "runtime/kfuncs/kfunc_table.hpp"
+#include "runtime/kfuncs/string_kfuncs.hpp"
+#include "runtime/strings/dispatch.hpp"
+
+namespace strbpf::runtime {
+namespace {
+
+constexpr uint64_t kRange = 0xFFFFFFDE, kFault = 0xFFFFFFF2, kNoEnt = 0xFFFFFFFE, kBig = 0xFFFFFFF9;
+constexpr uint64_t kMinus1 = 0xFFFFFFFF; // a kfunc's int -1: R0 = (u64)(u32)-1
+
+// A run with one read-write .data-like region and one read-only .rodata-like region.
+struct Fixture : ::testing::Test {
+    alignas(64) char data[64] = "hello world";
+    alignas(64) char rodata[64] = "hello";
+    RunContext ctx;
+    void SetUp() override {
+        ctx.mem.add_local(Region{addr(data), sizeof data, kPermRW, RegionKind::global_data, ".data"});
+        ctx.mem.add_local(Region{addr(rodata), sizeof rodata, kPermRead, RegionKind::global_data, ".rodata"});
+    }
+    static uint64_t addr(const void* p) { return reinterpret_cast<uint64_t>(p); }
+    uint64_t call(HelperFn f, uint64_t a, uint64_t b = 0, uint64_t c = 0) { return f(a, b, c, 0, 0, &ctx); }
+};
+
+using KfuncsTest = Fixture;
+
+TEST_F(KfuncsTest, ResultsAreZeroExtended32BitInts) {
+    EXPECT_EQ(call(kfuncs::bpf_strlen, addr(data)), 11u);
+    EXPECT_EQ(call(kfuncs::bpf_strcmp, addr(data), addr(rodata)), 1u);
+    EXPECT_EQ(call(kfuncs::bpf_strcmp, addr(rodata), addr(data)), kMinus1);
+    EXPECT_EQ(call(kfuncs::bpf_strchr, addr(data), 'x'), kNoEnt);
+    EXPECT_EQ(call(kfuncs::bpf_strstr, addr(data), addr(rodata)), 0u);
+    EXPECT_EQ(call(kfuncs::bpf_strnstr, addr(data), addr(rodata), 4), kNoEnt);
+    EXPECT_EQ(call(kfuncs::bpf_strcasestr, addr(data), addr("WORLD")), kFault); // host literal: not BPF memory
+}
+
+TEST_F(KfuncsTest, ScalarArgumentsUseTheirCWidth) {
+    EXPECT_EQ(call(kfuncs::bpf_strchr, addr(data), 0xABCD00 | 'w'), 6u);        // char: low 8 bits
+    EXPECT_EQ(call(kfuncs::bpf_strnchr, addr(data), 12, 0x100), 11u);           // (char)0x100 == 0: the NUL
+    EXPECT_EQ(call(kfuncs::bpf_strrchr, addr(data), 0x1'0000'006Cull), 9u);     // int: low 32 bits ('l')
+    EXPECT_EQ(call(kfuncs::bpf_strrchr, addr(data), 0xFFFFFFFFull), kNoEnt);    // (int)-1 never matches
+    EXPECT_EQ(call(kfuncs::bpf_strchr, addr(data), 0xFFFFFFFFFFFFFF6Cull), 2u); // sign-extended 'l'
+    EXPECT_EQ(call(kfuncs::bpf_strnlen, addr(data), 1ull << 32), 11u);          // size_t: all 64 bits
+    EXPECT_EQ(call(kfuncs::bpf_strncasecmp, addr(data), addr(rodata), 1ull << 32), 1u);
+}
+
+TEST_F(KfuncsTest, AddressClasses) {
+    const uint64_t forbidden[] = {0, 1, 0xFFFF, 0x0000800000000000ull, 0x7FFF'0000'0000'0000ull};
+    const uint64_t faulting[] = {0x10000, ~0ull, 0xFFFF800000000000ull, 0x00007FFFFFFFF000ull};
+    for (uint64_t bad : forbidden) {
+        SCOPED_TRACE(bad);
+        EXPECT_EQ(call(kfuncs::bpf_strlen, bad), kRange);
+        EXPECT_EQ(call(kfuncs::bpf_strnlen, bad, 0), kRange); // checked even when nothing would be read
+        EXPECT_EQ(call(kfuncs::bpf_strcmp, bad, addr(data)), kRange);
+        EXPECT_EQ(call(kfuncs::bpf_strcmp, addr(data), bad), kRange);
+        EXPECT_EQ(call(kfuncs::bpf_strstr, addr(data), bad), kRange);
+        EXPECT_EQ(call(kfuncs::bpf_strspn, addr(data), bad), kRange);
+        EXPECT_EQ(call(kfuncs::bpf_strncasestr, bad, addr(rodata), 0), kRange);
+    }
+    for (uint64_t bad : faulting) {
+        SCOPED_TRACE(bad);
+        EXPECT_EQ(call(kfuncs::bpf_strlen, bad), kFault);
+        EXPECT_EQ(call(kfuncs::bpf_strcmp, bad, addr(data)), kFault);
+        EXPECT_EQ(call(kfuncs::bpf_strcmp, addr(data), bad), kFault);
+        EXPECT_EQ(call(kfuncs::bpf_strcspn, bad, addr(rodata)), kFault);
+    }
+    // -ERANGE wins over -EFAULT whichever argument holds it: all pointers are classified before any read.
+    EXPECT_EQ(call(kfuncs::bpf_strcmp, 0x10000, 0), kRange);
+    EXPECT_EQ(call(kfuncs::bpf_strcmp, 0, 0x10000), kRange);
+}
+
+TEST_F(KfuncsTest, LazyReadsAndReadOrder) {
+    const uint64_t empty = addr(data) + 11, unmapped = 0x10000;
+    EXPECT_EQ(call(kfuncs::bpf_strstr, unmapped, empty), 0u);                // empty s2: s1 never read
+    EXPECT_EQ(call(kfuncs::bpf_strstr, empty, unmapped), kFault);            // s2[0] is read first
+    EXPECT_EQ(call(kfuncs::bpf_strnstr, unmapped, addr(rodata), 0), kNoEnt); // len 0: s1 never read
+    EXPECT_EQ(call(kfuncs::bpf_strspn, empty, unmapped), 0u);                // empty s: accept never read
+    EXPECT_EQ(call(kfuncs::bpf_strspn, addr(data), unmapped), kFault);
+    EXPECT_EQ(call(kfuncs::bpf_strnlen, unmapped, 0), 0u);
+    EXPECT_EQ(call(kfuncs::bpf_strnchr, unmapped, 0, 'a'), kNoEnt);
+    EXPECT_EQ(call(kfuncs::bpf_strncasecmp, unmapped, unmapped, 0), 0u);
+    // A string running off the end of its region faults where the byte loop would.
+    std::memset(data, 'a', sizeof data);
+    EXPECT_EQ(call(kfuncs::bpf_strlen, addr(data)), kFault);
+    EXPECT_EQ(call(kfuncs::bpf_strnlen, addr(data), 64), 64u);
+    EXPECT_EQ(call(kfuncs::bpf_strchr, addr(data), 'b'), kFault);
+    EXPECT_EQ(call(kfuncs::bpf_strchr, addr(data) + 60, 'a'), 0u);
+    EXPECT_EQ(call(kfuncs::bpf_strcmp, addr(data), addr(data)), kFault);
+    EXPECT_EQ(call(kfuncs::bpf_strrchr, addr(data), 'a'), kFault);
+}
+
+TEST_F(KfuncsTest, EveryBackendThroughTheWrappers) {
+    const auto before = strings::current_backend();
+    for (strings::Backend b : strings::available_backends()) {
+        ASSERT_TRUE(strings::set_backend(b));
+        EXPECT_EQ(call(kfuncs::bpf_strspn, addr(data), addr(rodata)), 5u) << backend_name(b);
+        EXPECT_EQ(call(kfuncs::bpf_strcasecmp, addr(data), addr(rodata)), 1u);
+        EXPECT_EQ(call(kfuncs::bpf_strchrnul, addr(data), 'x'), 11u);
+    }
+    ASSERT_TRUE(strings::set_backend(before));
+}
+
+TEST(KfuncTable, RowsCarryTheKernelsBtfNames) {
+    EXPECT_EQ(kfunc_table().size(), 15u);
+    const KfuncProto* p = find_kfunc("bpf_strnchr");
+    ASSERT_NE(p, nullptr);
+    EXPECT_EQ(p->nparams, 3);
+    EXPECT_STREQ(p->params[0].name, "s__ign");
+    EXPECT_STREQ(p->params[1].name, "count");
+    EXPECT_EQ(p->params[1].size, 8);
+    EXPECT_STREQ(p->params[2].name, "c");
+    EXPECT_EQ(p->params[2].size, 1);
+    EXPECT_EQ(p->ret_size, 4);
+    const KfuncProto* r = find_kfunc("bpf_strrchr");
+    ASSERT_NE(r, nullptr);
+    EXPECT_EQ(r->params[1].size, 4);
+    EXPECT_TRUE(r->params[1].is_signed);
+    EXPECT_STREQ(find_kfunc("bpf_strspn")->params[1].name, "accept__ign");
+    EXPECT_STREQ(find_kfunc("bpf_strcspn")->params[1].name, "reject__ign");
+    EXPECT_STREQ(find_kfunc("bpf_strcasecmp")->since, "6.18");
+    EXPECT_STREQ(find_kfunc("bpf_strcasestr")->since, "6.19");
+    EXPECT_STREQ(find_kfunc("bpf_strncasecmp")->since, "7.0");
+    EXPECT_EQ(find_kfunc("bpf_strncmp"), nullptr); // the helper, not a kfunc
+    EXPECT_EQ(kfunc_index("bpf_strcmp"), 0);
+    for (const KfuncProto& k : kfunc_table())
+        for (int i = 0; i < k.nparams; i++) {
+            if (k.params[i].kind == KfuncParamKind::ptr) {
+                EXPECT_TRUE(std::string(k.params[i].name).ends_with("__ign")) << k.name;
+            }
+        }
+}
+
+using StrncmpHelperTest = Fixture;
+
+TEST_F(StrncmpHelperTest, ReturnsSignExtendedMinusOneZeroOne) {
+    EXPECT_EQ(call(bpf_strncmp_helper, addr(data), 8, addr(rodata)), 1u); // ' ' > NUL
+    EXPECT_EQ(call(bpf_strncmp_helper, addr(data), 5, addr(rodata)), 0u);
+    data[1] = 'a';
+    EXPECT_EQ(call(bpf_strncmp_helper, addr(data), 8, addr(rodata)), ~0ull); // R0 = (s64)-1
+    data[1] = char(0xE9);
+    EXPECT_EQ(call(bpf_strncmp_helper, addr(data), 8, addr(rodata)), 1u); // unsigned bytes
+    data[0] = 0;
+    EXPECT_EQ(call(bpf_strncmp_helper, addr(data), 0x1'0000'0008ull, addr(rodata)), ~0ull); // s1_sz is a u32
+    EXPECT_FALSE(ctx.aborted);
+}
+
+TEST_F(StrncmpHelperTest, AbortsWithTheVerifiersWords) {
+    auto expect_abort = [&](uint64_t s1, uint64_t sz, uint64_t s2, const std::string& msg) {
+        ctx.aborted = false;
+        ctx.abort_message.clear();
+        EXPECT_EQ(call(bpf_strncmp_helper, s1, sz, s2), 0u);
+        EXPECT_TRUE(ctx.aborted);
+        EXPECT_EQ(ctx.abort_message, msg);
+    };
+    expect_abort(addr(data), 0, addr(rodata), "R2 invalid zero-sized read: u64=[0,0]");
+    expect_abort(addr(data), 8, addr(data), "R3 does not point to a readonly map'");
+    expect_abort(addr(data), 8, 0x10000, "R3 type=scalar expected=map_value");
+    expect_abort(addr(data) + 60, 8, addr(rodata), "invalid access to map value, value_size=64 off=60 size=8");
+    expect_abort(0, 8, addr(rodata),
+                 "R1 type=scalar expected=fp, pkt, pkt_meta, map_key, map_value, mem, ringbuf_mem, buf, trusted_ptr_");
+    std::memset(rodata, '1', sizeof rodata);
+    expect_abort(addr(data), 8, addr(rodata), "string is not zero-terminated");
+    expect_abort(addr(data), 8, addr(rodata) + 63, "string is not zero-terminated");
+}
+
+} // namespace
+} // namespace strbpf::runtime

@@ -1,0 +1,382 @@
+// Tests of the string kernels (runtime stage): hand-computed kernel answers for the serial reference, then every
+// vector backend against serial on edge lengths, every alignment, strings ending exactly at a guard page, high
+// bytes, random 3-letter strings and all 256x256 case-folding pairs.
+#include <gtest/gtest.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cctype>
+#include <cstring>
+#include <functional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "runtime/strings/dispatch.hpp"
+
+namespace strbpf::runtime::strings {
+namespace {
+
+constexpr int kENOENTv = -kENOENT, kE2BIGv = -kE2BIG, kEFAULTv = -kEFAULT;
+constexpr uint64_t kSizeMax = ~uint64_t{0};
+
+// A read-write area whose last byte is followed by a PROT_NONE guard page (and preceded by one): any read past the
+// span we hand out crashes the test.
+class Guarded {
+  public:
+    explicit Guarded(size_t size) {
+        const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+        rounded_ = (size + page - 1) / page * page;
+        total_ = rounded_ + 2 * page;
+        void* m = mmap(nullptr, total_, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (m == MAP_FAILED)
+            std::abort();
+        map_ = static_cast<uint8_t*>(m);
+        if (mprotect(map_ + page, rounded_, PROT_READ | PROT_WRITE) != 0)
+            std::abort();
+        end_ = map_ + page + rounded_;
+    }
+    ~Guarded() { munmap(map_, total_); }
+    Guarded(const Guarded&) = delete;
+    Guarded& operator=(const Guarded&) = delete;
+
+    // Places bytes so that `slack` junk bytes follow them before the guard page; the span covers bytes + slack.
+    Str place(const std::string& bytes, size_t slack, uint8_t junk = 0x5A) {
+        uint8_t* p = end_ - slack - bytes.size();
+        std::memcpy(p, bytes.data(), bytes.size());
+        std::memset(p + bytes.size(), junk, slack);
+        return Str{p, bytes.size() + slack};
+    }
+    size_t capacity() const { return rounded_; }
+
+  private:
+    uint8_t* map_ = nullptr;
+    uint8_t* end_ = nullptr;
+    size_t rounded_ = 0, total_ = 0;
+};
+
+std::vector<const StringOps*> vector_backends() {
+    std::vector<const StringOps*> out;
+    for (Backend b : available_backends())
+        if (b != Backend::serial)
+            out.push_back(backend_ops(b));
+    return out;
+}
+
+// Runs f on serial and on every vector backend; every backend must give serial's answer.
+void agree(const std::string& what, const std::function<int(const StringOps&)>& f) {
+    const int want = f(kSerialOps);
+    for (const StringOps* o : vector_backends())
+        ASSERT_EQ(f(*o), want) << o->name << ": " << what;
+}
+
+// Every kernel, with a spread of limits and characters, on the pair (a, b).
+void agree_all(Str a, Str b, const std::string& tag, bool with_span_ops = true) {
+    const uint64_t la = a.span, lb = b.span;
+    const uint64_t limits[] = {0,  1,      2,     lb ? lb - 1 : 0, lb,    lb + 1,  la ? la - 1 : 0,
+                               la, la + 1, 65535, 65536,           65537, kSizeMax};
+    const int chars[] = {'a', 'b', 'c', 0, 0xE9, 0xC9, -1, 256, 0x161};
+    for (uint64_t lim : limits) {
+        const std::string t = tag + " lim=" + std::to_string(lim);
+        agree("cmp " + t, [&](const StringOps& o) { return o.cmp(a, b, lim, false); });
+        agree("casecmp " + t, [&](const StringOps& o) { return o.cmp(a, b, lim, true); });
+        agree("nlen " + t, [&](const StringOps& o) { return o.nlen(a, lim); });
+        agree("nstr " + t, [&](const StringOps& o) { return o.nstr(a, b, lim, false); });
+        agree("ncasestr " + t, [&](const StringOps& o) { return o.nstr(a, b, lim, true); });
+        for (int c : chars)
+            agree("nchr " + t + " c=" + std::to_string(c),
+                  [&](const StringOps& o) { return o.nchr(a, lim, static_cast<uint8_t>(c)); });
+    }
+    for (int c : chars) {
+        const std::string t = tag + " c=" + std::to_string(c);
+        agree("chrnul " + t, [&](const StringOps& o) { return o.chrnul(a, static_cast<uint8_t>(c)); });
+        agree("rchr " + t, [&](const StringOps& o) { return o.rchr(a, c); });
+    }
+    if (with_span_ops) {
+        agree("spn " + tag, [&](const StringOps& o) { return o.spn(a, b); });
+        agree("cspn " + tag, [&](const StringOps& o) { return o.cspn(a, b); });
+    }
+    const uint64_t n = la < 4096 ? la + 1 : 4096;
+    for (uint64_t k = 0; k <= n; k = k < 70 ? k + 1 : k * 2)
+        if (k <= la && b.span && b.p) {
+            // ncmp needs a terminated s2; give it a copy of b's prefix up to its first NUL, or skip.
+            if (!kSerialOps.has_nul(b.p, b.span))
+                break;
+            agree("ncmp " + tag + " n=" + std::to_string(k), [&](const StringOps& o) { return o.ncmp(a, k, b); });
+        }
+    agree("has_nul a " + tag, [&](const StringOps& o) { return int(o.has_nul(a.p, a.span)); });
+}
+
+std::string text(size_t n, uint32_t seed, const char* alphabet = "abc") {
+    std::mt19937 rng(seed);
+    const size_t k = std::strlen(alphabet);
+    std::string s(n, 'a');
+    for (auto& c : s)
+        c = alphabet[rng() % k];
+    return s;
+}
+
+Str lit(const char* s) { return Str{reinterpret_cast<const uint8_t*>(s), std::strlen(s) + 1}; }
+
+// --- the truth itself: hand-computed kernel answers -----------------------------------------------------------
+
+TEST(StringsSerial, WorkedExamples) { // kernel-semantics.md §4.5 and the selftest table §6.2
+    const Str s = lit("hello world");
+    for (const StringOps* o : [] {
+             auto v = vector_backends();
+             v.insert(v.begin(), &kSerialOps);
+             return v;
+         }()) {
+        SCOPED_TRACE(o->name);
+        EXPECT_EQ(o->cmp(s, lit("hello world"), kMaxLen, false), 0);
+        EXPECT_EQ(o->cmp(s, lit("hello"), kMaxLen, false), 1);
+        EXPECT_EQ(o->cmp(s, lit("HELLO world"), kMaxLen, true), 0);
+        EXPECT_EQ(o->cmp(s, lit("HELLO"), kMaxLen, true), 1);
+        EXPECT_EQ(o->cmp(s, lit("hello world!"), 11, true), 0);
+        EXPECT_EQ(o->cmp(s, lit("hello!"), 6, true), -1);
+        EXPECT_EQ(o->cmp(s, lit("abc"), 3, true), 1);
+        EXPECT_EQ(o->nchr(s, kMaxLen, 'e'), 1);
+        EXPECT_EQ(o->nchr(s, kMaxLen, 0), 11);
+        EXPECT_EQ(o->nchr(s, kMaxLen, 'x'), kENOENTv);
+        EXPECT_EQ(o->chrnul(s, 'x'), 11);
+        EXPECT_EQ(o->nchr(s, 5, 'w'), kENOENTv);
+        EXPECT_EQ(o->nchr(s, 12, 0), 11);
+        EXPECT_EQ(o->rchr(s, 'l'), 9);
+        EXPECT_EQ(o->rchr(s, 0), 11);
+        EXPECT_EQ(o->rchr(s, 'x'), kENOENTv);
+        EXPECT_EQ(o->nlen(s, kMaxLen), 11);
+        EXPECT_EQ(o->nlen(s, 12), 11);
+        EXPECT_EQ(o->spn(s, lit("ehlo")), 5);
+        EXPECT_EQ(o->cspn(s, lit("lo")), 2);
+        EXPECT_EQ(o->nstr(s, lit("world"), kMaxLen, false), 6);
+        EXPECT_EQ(o->nstr(s, lit("woRLD"), kMaxLen, true), 6);
+        EXPECT_EQ(o->nstr(s, lit("hi"), kMaxLen, false), kENOENTv);
+        EXPECT_EQ(o->nstr(s, lit(""), kMaxLen, false), 0);
+        EXPECT_EQ(o->nstr(lit(""), lit(""), 0, false), 0);
+        EXPECT_EQ(o->nstr(s, lit("hello"), 5, false), 0);
+        EXPECT_EQ(o->nstr(s, lit("heLLO"), 6, true), 0);
+        EXPECT_EQ(o->nstr(s, lit("hi"), 10, false), kENOENTv);
+        EXPECT_EQ(o->nstr(s, lit("hello"), 4, false), kENOENTv);
+        EXPECT_EQ(o->nstr(lit(""), lit("a"), 0, false), kENOENTv);
+        EXPECT_EQ(o->nstr(s, lit(""), 1, false), 0);
+        EXPECT_EQ(o->nstr(lit("openat"), lit("open"), 4, false), 0); // the Aug-2025 suffix-match fix
+    }
+}
+
+TEST(StringsSerial, WordAtATimeCases) { // kernel-semantics.md §8.4
+    const char* aligned = "0123456789abcdef0123456789ABCDEF";
+    const std::string unaligned = std::string("_") + aligned;
+    const uint8_t scan_order[] = {'a', 'H', 0, 'H', 'x', 'x', 'x', 'x'};
+    const uint8_t order1[] = {'a', 'b', 0, 'x', 'x', 'x', 'x', 'x'};
+    const uint8_t order2[] = {'a', 'b', 0, 'y', 'y', 'y', 'y', 'y'};
+    const Str al = lit(aligned), un1 = lit(unaligned.c_str() + 1), so{scan_order, 8}, c1{order1, 8}, c2{order2, 8};
+    auto all = vector_backends();
+    all.insert(all.begin(), &kSerialOps);
+    for (const StringOps* o : all) {
+        SCOPED_TRACE(o->name);
+        EXPECT_EQ(o->nchr(al, 32, 'E'), 30);
+        EXPECT_EQ(o->nchr(so, 8, 'H'), 1);
+        EXPECT_EQ(o->nchr(so, 8, 'x'), kENOENTv);
+        EXPECT_EQ(o->chrnul(so, 'x'), 2);
+        EXPECT_EQ(o->rchr(so, 'H'), 1);
+        EXPECT_EQ(o->nlen(so, 8), 2);
+        EXPECT_EQ(o->nlen(al, kMaxLen), 32);
+        EXPECT_EQ(o->cmp(al, un1, kMaxLen, false), 0);
+        EXPECT_EQ(o->cmp(c1, c2, kMaxLen, false), 0);
+        EXPECT_EQ(o->cmp(al, lit("0123456789abcdef1123456789abcdef"), kMaxLen, false), -1);
+        EXPECT_EQ(o->spn(al, lit("0123456789abcdefABCDEF")), 32);
+        EXPECT_EQ(o->spn(lit("xx"), so), 0);
+        EXPECT_EQ(o->cspn(un1, lit("E")), 30);
+        EXPECT_EQ(o->nstr(al, lit("0123456789ABCDEF"), kMaxLen, false), 16);
+        EXPECT_EQ(o->nstr(un1, lit("0123456789ABCDEF"), kMaxLen, false), 16);
+        EXPECT_EQ(o->nstr(al, lit("F0123456789ABCDEF"), kMaxLen, true), 15);
+        EXPECT_EQ(o->nstr(al, lit("0123456789abcdef"), 16, false), 0);
+        EXPECT_EQ(o->nstr(al, lit("0123456789abcdef0"), 16, false), kENOENTv);
+        EXPECT_EQ(o->nstr(c1, c2, 8, false), 0);
+    }
+}
+
+TEST(StringsSerial, TooLongAndFaults) { // string_kfuncs_failure2 (long_str = 65537 'a', no NUL) and span ends
+    Guarded g(70000), g2(4096);
+    const Str lng = g.place(std::string(65537, 'a'), 0);
+    auto all = vector_backends();
+    all.insert(all.begin(), &kSerialOps);
+    for (const StringOps* o : all) {
+        SCOPED_TRACE(o->name);
+        EXPECT_EQ(o->cmp(lng, lng, kMaxLen, false), kE2BIGv);
+        EXPECT_EQ(o->cmp(lng, lng, kMaxLen, true), kE2BIGv);
+        EXPECT_EQ(o->cmp(lng, lng, 65537, true), kE2BIGv);
+        EXPECT_EQ(o->cmp(lng, lng, 65536, false), kE2BIGv); // len == M exactly still -E2BIG
+        EXPECT_EQ(o->cmp(lng, lng, 65535, false), 0);
+        EXPECT_EQ(o->cmp(lng, lng, kSizeMax, true), kE2BIGv);
+        EXPECT_EQ(o->nchr(lng, kMaxLen, 'b'), kE2BIGv);
+        EXPECT_EQ(o->chrnul(lng, 'b'), kE2BIGv);
+        EXPECT_EQ(o->nchr(lng, 65537, 'b'), kE2BIGv);
+        EXPECT_EQ(o->nchr(lng, 65535, 'b'), kENOENTv);
+        EXPECT_EQ(o->rchr(lng, 'a'), kE2BIGv); // even though matches were seen
+        EXPECT_EQ(o->nlen(lng, kMaxLen), kE2BIGv);
+        EXPECT_EQ(o->nlen(lng, 65537), kE2BIGv);
+        EXPECT_EQ(o->nlen(lng, 65535), 65535);
+        EXPECT_EQ(o->spn(lng, lit("a")), kE2BIGv);
+        EXPECT_EQ(o->spn(lit("b"), lng), kE2BIGv);
+        EXPECT_EQ(o->spn(lit("a"), lng), 1); // 'a' found in the unterminated accept, then s's NUL
+        EXPECT_EQ(o->cspn(lng, lit("b")), kE2BIGv);
+        EXPECT_EQ(o->cspn(lit("b"), lng), kE2BIGv);
+        EXPECT_EQ(o->cspn(lit("a"), lng), 0);
+        EXPECT_EQ(o->nstr(lng, lit("hello"), kMaxLen, false), kE2BIGv);
+        EXPECT_EQ(o->nstr(lng, lit("hello"), kMaxLen, true), kE2BIGv);
+        EXPECT_EQ(o->nstr(lng, lit("hello"), 65537, false), kE2BIGv);
+        EXPECT_EQ(o->nstr(lng, lit("hello"), 65537, true), kE2BIGv);
+        EXPECT_EQ(o->nstr(lng, lit("ab"), kMaxLen, false), kENOENTv); // the partial match at 65535 reaches len
+        // A string running into its region's end faults at the first unreadable byte.
+        const Str ab = g2.place("ab", 0);
+        EXPECT_EQ(o->nlen(ab, kMaxLen), kEFAULTv);
+        EXPECT_EQ(o->nlen(ab, 2), 2);
+        EXPECT_EQ(o->cmp(ab, lit("abc"), kMaxLen, false), kEFAULTv);
+        EXPECT_EQ(o->cmp(ab, lit("ax"), kMaxLen, false), -1);
+        EXPECT_EQ(o->nstr(lit("xxabyy"), ab, kMaxLen, false), kEFAULTv); // full match, then s2[2] faults
+        EXPECT_EQ(o->nstr(lit("xxayy"), ab, kMaxLen, false), kENOENTv);
+        EXPECT_EQ(o->nstr(Str{nullptr, 0}, lit(""), kMaxLen, false), 0); // lazy: s1 never read
+        EXPECT_EQ(o->spn(lit(""), Str{nullptr, 0}), 0);
+        EXPECT_EQ(o->spn(lit("x"), Str{nullptr, 0}), kEFAULTv);
+        EXPECT_EQ(o->spn(lit("x"), ab), kEFAULTv); // 'x' not in "ab" and the accept scan runs off its region
+        EXPECT_EQ(o->spn(lit("ba"), ab), 2);
+    }
+}
+
+TEST(StringsSerial, Latin1Folding) {
+    for (int c = 0; c < 256; c++) {
+        const bool latin1_upper = c >= 0xC0 && c <= 0xDE && c != 0xD7;
+        if (c < 0x80)
+            EXPECT_EQ(kLatin1Lower[c], std::tolower(c)) << c; // ASCII agrees with libc's "C" locale
+        else
+            EXPECT_EQ(kLatin1Lower[c], latin1_upper ? c + 0x20 : c) << c; // libc's "C" locale leaves these alone
+    }
+    // Unsigned order after folding: 0xC9 (É) folds to 0xE9 (é); 0xD7 (×) and 0xDF (ß) stay.
+    const uint8_t e_acute[] = {0xC9, 0}, e_small[] = {0xE9, 0}, times[] = {0xD7, 0}, times_low[] = {0xF7, 0};
+    EXPECT_EQ(serial::cmp(Str{e_acute, 2}, Str{e_small, 2}, kMaxLen, true), 0);
+    EXPECT_EQ(serial::cmp(Str{times, 2}, Str{times_low, 2}, kMaxLen, true), -1);
+    EXPECT_EQ(serial::cmp(Str{e_small, 2}, lit("z"), kMaxLen, false), 1); // 0xE9 > 'z': bytes are unsigned
+}
+
+// --- every backend against serial -----------------------------------------------------------------------------
+
+TEST(StringsBackends, AllCaseFoldingPairs) {
+    Guarded g1(4096), g2(4096);
+    for (size_t prefix : {size_t{0}, size_t{5}, size_t{70}}) {
+        const std::string pre(prefix, 'Q');
+        for (int x = 1; x < 256; x++)
+            for (int y = 0; y < 256; y++) {
+                const Str a = g1.place(pre + char(x) + "k" + '\0', 0);
+                const Str b = g2.place(pre + char(y) + "K" + '\0', 0);
+                const int want = serial::cmp(a, b, kMaxLen, true);
+                const uint8_t fx = kLatin1Lower[x], fy = kLatin1Lower[y];
+                ASSERT_EQ(want, fx == fy ? 0 : (fx < fy ? -1 : 1));
+                for (const StringOps* o : vector_backends()) {
+                    ASSERT_EQ(o->cmp(a, b, kMaxLen, true), want) << o->name << " " << x << " " << y;
+                    ASSERT_EQ(o->nstr(a, Str{b.p + prefix, 3}, kMaxLen, true),
+                              serial::nstr(a, Str{b.p + prefix, 3}, kMaxLen, true))
+                        << o->name << " " << x << " " << y;
+                }
+            }
+    }
+}
+
+TEST(StringsBackends, EveryAlignmentAndEdgeLength) {
+    Guarded ga(70000), gb(70000);
+    const size_t lengths[] = {0, 1, 2, 15, 16, 17, 31, 32, 33, 63, 64, 65, 127, 128, 129, 4095, 4096};
+    for (size_t len : lengths)
+        for (size_t align = 0; align < 64; align++) {
+            const std::string s = text(len, uint32_t(len * 64 + align));
+            const std::string tag = "len=" + std::to_string(len) + " align=" + std::to_string(align);
+            // Terminated, with junk after the NUL, placed so that the string starts at `align` mod 64.
+            const size_t slack = 64 + (64 + align - (len + 1 + 64) % 64) % 64;
+            const Str a = ga.place(s + '\0', slack - 64 + 1);
+            const Str b = gb.place(text(len % 7, uint32_t(align)) + '\0', align);
+            agree_all(a, b, "term " + tag);
+            // Unterminated, ending exactly at the guard page; the pattern/accept string too.
+            const Str u = ga.place(s, 0);
+            const Str ub = gb.place(s.substr(len / 2, 3), 0);
+            agree_all(u, b, "unterm " + tag);
+            agree_all(a, ub, "unterm-b " + tag);
+        }
+}
+
+TEST(StringsBackends, BigLengths) {
+    Guarded ga(140000), gb(140000);
+    for (size_t len : {65535, 65536, 65537, 131072})
+        for (size_t delta : {0, 1, 31, 63}) {
+            const std::string s = text(len + delta, uint32_t(len + delta));
+            const std::string tag = "len=" + std::to_string(len + delta);
+            const Str b = gb.place("ab\0", 5);
+            agree_all(ga.place(s + '\0', 0), b, "term " + tag);
+            agree_all(ga.place(s, 0), b, "unterm " + tag);
+            agree_all(ga.place(std::string(len + delta, 'a'), 0), b, "a* " + tag);
+            agree_all(ga.place(std::string(len + delta, 'a') + "b", 0), b, "a*b " + tag);
+            agree_all(ga.place(std::string(len + delta, 'a'), 0), gb.place(std::string(70, 'a'), 0), "a* a* " + tag,
+                      false);
+        }
+}
+
+TEST(StringsBackends, HighBytes) {
+    Guarded ga(8192), gb(8192);
+    for (uint32_t seed = 0; seed < 300; seed++) {
+        std::mt19937 rng(seed);
+        std::string s(rng() % 200, 'a'), t(rng() % 6 + 1, 'a');
+        for (auto& c : s)
+            c = char(rng() % 4 == 0 ? 0x80 + rng() % 128 : "aAéÉ\xC9\xE9\xFF\x80"[rng() % 8]);
+        for (auto& c : t)
+            c = char("aA\xC9\xE9\xFF\x80"[rng() % 6]);
+        const std::string tag = "seed=" + std::to_string(seed);
+        agree_all(ga.place(s + '\0', seed % 70), gb.place(t + '\0', seed % 3), tag);
+        agree_all(ga.place(s, 0), gb.place(t, 0), "unterm " + tag);
+    }
+}
+
+TEST(StringsBackends, RandomThreeLetterStrings) {
+    Guarded ga(8192), gb(8192);
+    for (uint32_t seed = 0; seed < 3000; seed++) {
+        std::mt19937 rng(seed * 7919u + 1);
+        const size_t n1 = rng() % (seed % 10 == 0 ? 300 : 70), n2 = rng() % 6;
+        std::string s = text(n1, seed), t = text(n2, seed ^ 0x5555u, seed % 3 ? "abc" : "aB");
+        if (seed % 5 == 0 && n1 > 4) // plant the pattern
+            s.replace(rng() % (n1 - 3), std::min(t.size(), size_t{3}), t.substr(0, 3));
+        const std::string tag = "seed=" + std::to_string(seed);
+        const bool term1 = rng() % 4 != 0, term2 = rng() % 4 != 0;
+        const Str a = ga.place(term1 ? s + '\0' : s, term1 ? rng() % 80 : 0, uint8_t("abc\0"[rng() % 4]));
+        const Str b = gb.place(term2 ? t + '\0' : t, term2 ? rng() % 80 : 0);
+        agree_all(a, b, tag);
+    }
+}
+
+TEST(StringsBackends, SubstringAtTheKMaxLenEdge) {
+    Guarded ga(140000), gb(4096);
+    for (size_t len : {65533, 65534, 65535, 65536, 65537})
+        for (const char* pat : {"ab", "aab", "b", "ba", "aaab", "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaab"}) {
+            const std::string s = std::string(len, 'a') + "b";
+            const Str b = gb.place(std::string(pat) + '\0', 0);
+            for (uint64_t lim : {uint64_t{65534}, uint64_t{65535}, kMaxLen, uint64_t{65537}, uint64_t{65538}, kSizeMax})
+                for (bool icase : {false, true}) {
+                    const std::string tag =
+                        "len=" + std::to_string(len) + " pat=" + pat + " lim=" + std::to_string(lim);
+                    const Str a1 = ga.place(s + '\0', 0), a2 = ga.place(s, 0);
+                    agree("nstr term " + tag, [&](const StringOps& o) { return o.nstr(a1, b, lim, icase); });
+                    agree("nstr unterm " + tag, [&](const StringOps& o) { return o.nstr(a2, b, lim, icase); });
+                }
+        }
+}
+
+TEST(StringsDispatch, BackendsSelectable) {
+    const auto avail = available_backends();
+    ASSERT_GE(avail.size(), 2u);
+    const Backend before = current_backend();
+    for (Backend b : avail) {
+        ASSERT_TRUE(set_backend(b));
+        EXPECT_EQ(current_backend(), b);
+        EXPECT_STREQ(ops().name, backend_name(b));
+    }
+    ASSERT_TRUE(set_backend(before));
+}
+
+} // namespace
+} // namespace strbpf::runtime::strings

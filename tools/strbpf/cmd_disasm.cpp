@@ -1,0 +1,86 @@
+// `strbpf disasm`: each program as loaded (subprograms appended, relocations applied) in bpftool's syntax, with
+// the source lines BTF line info gives (tools stage).
+#include <cstdio>
+
+#include <fmt/format.h>
+
+#include "cli.hpp"
+#include "isa/disasm.hpp"
+#include "isa/opcodes.hpp"
+#include "runtime/helpers/helper_table.hpp"
+
+namespace strbpf::cli {
+namespace {
+
+struct DisasmOptions {
+    std::string obj, prog;
+    bool no_source = false;
+};
+
+void print_program(const loader::ObjectSpec& spec, const loader::ProgramSpec& p, bool source) {
+    std::printf("%s: SEC(\"%s\") %s, %zu insns\n", p.name.c_str(), p.section.c_str(), loader::prog_type_name(p.type),
+                p.insns.size());
+    isa::CallNameFn names = [&](uint8_t src, int32_t imm) -> std::string {
+        if (src == 0) {
+            const runtime::HelperProto* h = runtime::find_helper(imm);
+            return h ? h->name : "";
+        }
+        if (src == isa::BPF_PSEUDO_KFUNC_CALL && imm >= 0 && size_t(imm) < spec.kfuncs.size())
+            return spec.kfuncs[size_t(imm)];
+        return "";
+    };
+    size_t li = 0, fi = 0;
+    for (size_t pc = 0; pc < p.insns.size(); pc++) {
+        while (fi < p.funcs.size() && p.funcs[fi].insn <= pc) {
+            if (p.funcs[fi].insn == pc && (fi > 0 || pc > 0))
+                std::printf("%s:\n", p.funcs[fi].name.c_str());
+            fi++;
+        }
+        while (li < p.lines.size() && p.lines[li].insn <= pc) {
+            const auto& l = p.lines[li];
+            if (source && l.insn == pc && !l.source.empty()) {
+                const std::string file = l.file.substr(l.file.find_last_of('/') + 1);
+                std::printf("; %s @ %s:%u\n", l.source.c_str(), file.c_str(), l.line);
+            }
+            li++;
+        }
+        std::printf("%5zu: (%02x) %s\n", pc, p.insns[pc].opcode, isa::disasm_insn(p.insns, pc, names).c_str());
+        if (isa::is_ld_imm64(p.insns[pc]))
+            pc++;
+    }
+}
+
+int run(const DisasmOptions& o) {
+    auto spec = load_spec(o.obj);
+    if (!spec) {
+        std::fprintf(stderr, "strbpf disasm: %s: %s\n", o.obj.c_str(), spec.error().message.c_str());
+        return kExitUsage;
+    }
+    bool found = false;
+    for (const auto& p : spec.value()->programs) {
+        if (!o.prog.empty() && p.name != o.prog)
+            continue;
+        if (found)
+            std::printf("\n");
+        found = true;
+        print_program(*spec.value(), p, !o.no_source);
+    }
+    if (!found) {
+        std::fprintf(stderr, "strbpf disasm: no program '%s' in %s\n", o.prog.c_str(), o.obj.c_str());
+        return kExitUsage;
+    }
+    return kExitOk;
+}
+
+} // namespace
+
+Runner add_disasm_command(CLI::App& app) {
+    auto o = std::make_shared<DisasmOptions>();
+    CLI::App* c = app.add_subcommand("disasm", "Disassemble an object's programs as loaded, with source lines");
+    c->add_option("OBJ", o->obj, "BPF ELF object")->required()->check(CLI::ExistingFile);
+    c->add_option("--prog", o->prog, "only this program");
+    c->add_flag("--no-source", o->no_source, "omit the source lines from BTF line info");
+    return [o] { return run(*o); };
+}
+
+} // namespace strbpf::cli
