@@ -16,6 +16,14 @@ struct RunContext {
     const ObjectInstance* instance = nullptr;
     std::FILE* trace_out = stderr; // bpf_trace_printk
 
+    // Set by the engine that runs the program: calls a BPF callback (the value an ld_imm64 BPF_PSEUDO_FUNC
+    // produced in that engine) with r1..r5 and returns its r0. bpf_loop and for_each_map_elem use it. A callback
+    // failure (e.g. an invalid memory access) sets `aborted`.
+    using CallbackFn = uint64_t (*)(RunContext* ctx, uint64_t callback, uint64_t r1, uint64_t r2, uint64_t r3,
+                                    uint64_t r4, uint64_t r5);
+    CallbackFn invoke_callback = nullptr;
+    void* engine_state = nullptr; // the engine's own per-run state for invoke_callback
+
     // A helper that finds a condition the kernel's verifier would have refused (until our verifier lands) ends
     // the run: it sets abort_message and returns; the engine stops at once and reports it.
     bool aborted = false;
