@@ -1,6 +1,7 @@
 # strbpf: the user's entry point. `make demo` runs the main job, `make test` the whole suite.
 JOBS ?= $(shell nproc)
-.PHONY: all deps build debug test test-asan test-tsan demo clean format
+.PHONY: all deps build debug test test-asan test-tsan demo install clean format
+PREFIX ?= /usr/local
 
 all: build
 
@@ -26,6 +27,9 @@ test-asan: deps build/asan/build.ninja
 test-tsan: deps build/tsan/build.ninja
 	cmake --build --preset tsan -j $(JOBS)
 	cd build/tsan && ctest -j $(JOBS) --output-on-failure --timeout 1200
+
+install: build
+	cmake --install build/release --prefix $(PREFIX)
 
 demo: build
 	./scripts/demo.sh

@@ -6,7 +6,7 @@ foreach(src ${STRBPF_TEST_PROGS})
         continue() # inputs of unit tests, not annotated suites
     endif()
     set(obj ${STRBPF_PROGS_DIR}/${stem}.bpf.o)
-    foreach(engine interp kernel)
+    foreach(engine interp jit kernel)
         add_test(NAME progs.${stem}.${engine} COMMAND strbpf test ${obj} --engine ${engine})
         set_tests_properties(progs.${stem}.${engine} PROPERTIES
             SKIP_REGULAR_EXPRESSION "kernel engine unavailable" TIMEOUT 600)

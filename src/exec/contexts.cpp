@@ -1,8 +1,10 @@
-// Program-type contexts for user-space test runs (exec stage).
+// Program-type contexts for user-space test runs (exec stage), after net/bpf/test_run.c.
 #include "exec/contexts.hpp"
 
+#include <net/if.h>
 #include <sys/mman.h>
 
+#include <cstddef>
 #include <cstring>
 
 #include <fmt/format.h>
@@ -17,6 +19,8 @@ using runtime::RegionKind;
 constexpr uint32_t kXdpHeadroom = 256; // XDP_PACKET_HEADROOM
 constexpr uint32_t kMaxPacket = 65536 - kXdpHeadroom;
 constexpr uint32_t kEthHlen = 14;
+constexpr uint32_t kMaxSkbData = 4096 - 64 - 320; // PAGE_SIZE - NET_SKB_PAD - SKB_DATA_ALIGN(skb_shared_info)
+constexpr uint32_t kMaxRawTpArgs = 12;            // MAX_BPF_FUNC_ARGS
 
 // Packet memory must be addressable through the 32-bit data/data_end fields of xdp_md and __sk_buff (the
 // kernel's verifier rewrites those loads into 64-bit pointer loads; until ours does, packets live below 2 GiB).
@@ -38,64 +42,206 @@ struct XdpMd { // struct xdp_md
     uint32_t data, data_end, data_meta, ingress_ifindex, rx_queue_index, egress_ifindex;
 };
 
+struct SkBuff { // struct __sk_buff (include/uapi/linux/bpf.h)
+    uint32_t len, pkt_type, mark, queue_mapping, protocol, vlan_present, vlan_tci, vlan_proto, priority;
+    uint32_t ingress_ifindex, ifindex, tc_index, cb[5], hash, tc_classid, data, data_end, napi_id, family;
+    uint32_t remote_ip4, local_ip4, remote_ip6[4], local_ip6[4], remote_port, local_port, data_meta;
+    uint64_t flow_keys;
+    uint64_t tstamp;
+    uint32_t wire_len, gso_segs;
+    uint64_t sk;
+    uint32_t gso_size;
+    uint8_t tstamp_type;
+    uint8_t pad[3];
+    uint64_t hwtstamp;
+};
+static_assert(sizeof(SkBuff) == 192 && offsetof(SkBuff, cb) == 48 && offsetof(SkBuff, data) == 76 &&
+              offsetof(SkBuff, tstamp) == 152 && offsetof(SkBuff, gso_size) == 176 &&
+              offsetof(SkBuff, hwtstamp) == 184);
+
+// convert___skb_to_skb: only mark, priority, ingress_ifindex, ifindex, cb, tstamp, wire_len, gso_segs, gso_size
+// and hwtstamp may be set in ctx_in; anything else must be zero.
+bool skb_ctx_in_ok(const SkBuff& s) {
+    SkBuff z;
+    std::memcpy(&z, &s, sizeof z);
+    z.mark = z.priority = z.ingress_ifindex = z.ifindex = z.wire_len = z.gso_segs = z.gso_size = 0;
+    std::memset(z.cb, 0, sizeof z.cb);
+    z.tstamp = z.hwtstamp = 0;
+    static const SkBuff zero{};
+    return std::memcmp(&z, &zero, sizeof z) == 0;
+}
+
+// eth_type_trans on the loopback device, whose own and broadcast addresses are both 00:00:00:00:00:00: packet
+// type (HOST, else MULTICAST for group addresses, ff:ff:ff:ff:ff:ff included, else OTHERHOST) and protocol.
+void eth_type_trans(const uint8_t* eth, uint32_t len, SkBuff* s) {
+    static const uint8_t zero[6] = {};
+    if (std::memcmp(eth, zero, 6) != 0)
+        s->pkt_type = (eth[0] & 1) ? 2 : 3; // PACKET_MULTICAST, PACKET_OTHERHOST
+    const uint16_t proto = uint16_t(eth[12] << 8 | eth[13]);
+    if (proto >= 0x600) // ETH_P_802_3_MIN
+        s->protocol = uint32_t(eth[12] | eth[13] << 8);
+    else if (len >= kEthHlen + 2 && eth[14] == 0xff && eth[15] == 0xff)
+        s->protocol = 0x0100; // htons(ETH_P_802_3)
+    else
+        s->protocol = 0x0400; // htons(ETH_P_802_2)
+}
+
 } // namespace
 
 Status TestRunContext::build(loader::ProgType type, const RunRequest& req, runtime::RunContext& ctx, uint64_t* r1) {
     type_ = type;
     ctx_buf_ = req.ctx_in;
     *r1 = 0;
-    thread_local PacketBuffer packet;
     switch (type) {
     case ProgType::syscall:
     case ProgType::raw_tracepoint:
-        if (!req.data_in.empty())
-            return make_error(fmt::format("{} programs take no data_in (the kernel answers -EINVAL)",
-                                          loader::prog_type_name(type)));
-        if (!ctx_buf_.empty()) {
-            *r1 = reinterpret_cast<uint64_t>(ctx_buf_.data());
-            const uint8_t perms = type == ProgType::syscall ? runtime::kPermRW : runtime::kPermRead;
-            ctx.mem.add_local(Region{*r1, ctx_buf_.size(), perms, RegionKind::ctx, "ctx"});
-        }
-        return ok_status();
-    case ProgType::xdp: {
-        if (!packet.base)
-            return make_error("cannot allocate packet memory below 2 GiB");
-        if (req.data_in.size() < kEthHlen || req.data_in.size() > kMaxPacket)
-            return make_error(fmt::format("xdp test runs need {}..{} bytes of data_in (the kernel answers -EINVAL), "
-                                          "got {}", kEthHlen, kMaxPacket, req.data_in.size()));
-        data_ = packet.base + kXdpHeadroom;
-        data_len_ = uint32_t(req.data_in.size());
-        std::memcpy(data_, req.data_in.data(), data_len_);
-        XdpMd xdp{};
-        xdp.data = uint32_t(reinterpret_cast<uint64_t>(data_));
-        xdp.data_end = xdp.data + data_len_;
-        xdp.data_meta = xdp.data;
-        xdp.ingress_ifindex = 1; // loopback, as the kernel's test run reports
-        if (!ctx_buf_.empty() && ctx_buf_.size() != sizeof(XdpMd))
-            return make_error("xdp ctx_in must be a struct xdp_md (24 bytes)");
-        if (!ctx_buf_.empty()) {
-            XdpMd in;
-            std::memcpy(&in, ctx_buf_.data(), sizeof in);
-            xdp.rx_queue_index = in.rx_queue_index;
-        }
-        std::memcpy(ctx_struct_, &xdp, sizeof xdp);
-        *r1 = reinterpret_cast<uint64_t>(ctx_struct_);
-        ctx.mem.add_local(Region{*r1, sizeof xdp, runtime::kPermRead, RegionKind::ctx, "xdp_md"});
-        ctx.mem.add_local(
-            Region{reinterpret_cast<uint64_t>(data_), data_len_, runtime::kPermRW, RegionKind::packet, "packet"});
-        return ok_status();
-    }
+    case ProgType::tracepoint:
+    case ProgType::kprobe:
+        return build_args(type, req, ctx, r1);
+    case ProgType::xdp:
+        return build_xdp(req, ctx, r1);
+    case ProgType::socket_filter:
+    case ProgType::sched_cls:
+    case ProgType::sched_act:
+        return build_skb(type, req, ctx, r1);
     default:
-        return make_error(fmt::format("test runs of {} programs come with the maps-and-helpers issue",
+        return make_error(fmt::format("test runs of {} programs are not supported (the kernel answers -ENOTSUPP)",
                                       loader::prog_type_name(type)));
     }
 }
 
+// syscall: ctx_in read-write and reported back. raw_tp: up to 12 u64 arguments, read-only. tp/kprobe: the
+// kernel cannot test-run them; strbpf hands ctx_in over read-only as the tracepoint record / pt_regs bytes.
+Status TestRunContext::build_args(loader::ProgType type, const RunRequest& req, runtime::RunContext& ctx,
+                                  uint64_t* r1) {
+    if (!req.data_in.empty())
+        return make_error(fmt::format("{} programs take no data_in (the kernel answers -EINVAL)",
+                                      loader::prog_type_name(type)));
+    if (type == ProgType::raw_tracepoint && (ctx_buf_.size() > kMaxRawTpArgs * 8 || ctx_buf_.size() % 8))
+        return make_error(fmt::format("raw_tracepoint ctx_in must be at most {} u64 arguments (the kernel answers "
+                                      "-EINVAL), got {} bytes", kMaxRawTpArgs, ctx_buf_.size()));
+    if (!ctx_buf_.empty()) {
+        *r1 = reinterpret_cast<uint64_t>(ctx_buf_.data());
+        const uint8_t perms = type == ProgType::syscall ? runtime::kPermRW : runtime::kPermRead;
+        ctx.mem.add_local(Region{*r1, ctx_buf_.size(), perms, RegionKind::ctx, "ctx"});
+    }
+    return ok_status();
+}
+
+Status TestRunContext::build_xdp(const RunRequest& req, runtime::RunContext& ctx, uint64_t* r1) {
+    thread_local PacketBuffer packet;
+    if (!packet.base)
+        return make_error("cannot allocate packet memory below 2 GiB");
+    if (req.data_in.size() < kEthHlen || req.data_in.size() > kMaxPacket)
+        return make_error(fmt::format("xdp test runs need {}..{} bytes of data_in (the kernel answers -EINVAL), "
+                                      "got {}", kEthHlen, kMaxPacket, req.data_in.size()));
+    data_ = packet.base + kXdpHeadroom;
+    data_len_ = uint32_t(req.data_in.size());
+    std::memcpy(data_, req.data_in.data(), data_len_);
+    XdpMd xdp{};
+    xdp.data = uint32_t(reinterpret_cast<uint64_t>(data_));
+    xdp.data_end = xdp.data + data_len_;
+    xdp.data_meta = xdp.data;
+    xdp.ingress_ifindex = 1; // loopback, as the kernel's test run reports
+    if (!ctx_buf_.empty() && ctx_buf_.size() != sizeof(XdpMd))
+        return make_error("xdp ctx_in must be a struct xdp_md (24 bytes)");
+    if (!ctx_buf_.empty()) {
+        XdpMd in;
+        std::memcpy(&in, ctx_buf_.data(), sizeof in);
+        xdp.rx_queue_index = in.rx_queue_index;
+    }
+    std::memcpy(ctx_struct_, &xdp, sizeof xdp);
+    *r1 = reinterpret_cast<uint64_t>(ctx_struct_);
+    ctx.mem.add_local(Region{*r1, sizeof xdp, runtime::kPermRead, RegionKind::ctx, "xdp_md"});
+    ctx.mem.add_local(
+        Region{reinterpret_cast<uint64_t>(data_), data_len_, runtime::kPermRW, RegionKind::packet, "packet"});
+    return ok_status();
+}
+
+// bpf_prog_test_run_skb: the packet goes through eth_type_trans on loopback, which pulls the Ethernet header;
+// tc programs (L2) see it pushed back and get data/data_end, socket filters see len without it. After the run a
+// socket filter's data_out has the header zeroed. ctx_in (optional) sets the fields convert___skb_to_skb allows.
+Status TestRunContext::build_skb(loader::ProgType type, const RunRequest& req, runtime::RunContext& ctx,
+                                 uint64_t* r1) {
+    thread_local PacketBuffer packet;
+    if (!packet.base)
+        return make_error("cannot allocate packet memory below 2 GiB");
+    const uint32_t size = uint32_t(req.data_in.size());
+    if (req.data_in.size() < kEthHlen || req.data_in.size() > kMaxSkbData)
+        return make_error(fmt::format("skb test runs need {}..{} bytes of data_in (the kernel answers -EINVAL), got {}",
+                                      kEthHlen, kMaxSkbData, req.data_in.size()));
+    SkBuff s{};
+    if (!ctx_buf_.empty()) {
+        for (size_t i = sizeof s; i < ctx_buf_.size(); i++)
+            if (ctx_buf_[i])
+                return make_error("__sk_buff ctx_in has non-zero bytes past the struct (the kernel answers -E2BIG)");
+        std::memcpy(&s, ctx_buf_.data(), std::min(ctx_buf_.size(), sizeof s));
+        if (!skb_ctx_in_ok(s))
+            return make_error("__sk_buff ctx_in sets a field the kernel does not accept (only mark, priority, "
+                              "ingress_ifindex, ifindex, cb, tstamp, wire_len, gso_segs, gso_size, hwtstamp; "
+                              "the kernel answers -EINVAL)");
+        if (s.ifindex > 1 && !if_indextoname(s.ifindex, reinterpret_cast<char*>(ctx_struct_)))
+            return make_error(fmt::format("no network device with ifindex {} (the kernel answers -ENODEV)", s.ifindex));
+        skb_ctx_out_ = true;
+    }
+    const bool l2 = type != ProgType::socket_filter;
+    data_ = packet.base + kXdpHeadroom;
+    data_len_ = size;
+    std::memcpy(data_, req.data_in.data(), size);
+    s.ifindex = s.ifindex > 1 ? s.ifindex : 1; // loopback
+    eth_type_trans(data_, size, &s);
+    const uint32_t len = l2 ? size : size - kEthHlen;
+    if (s.wire_len != 0 && (s.wire_len < len || s.wire_len > 65536))
+        return make_error("__sk_buff wire_len is smaller than the packet or above 64 KiB (the kernel answers -EINVAL)");
+    if (s.gso_segs > 65535)
+        return make_error("__sk_buff gso_segs exceeds GSO_MAX_SEGS (the kernel answers -EINVAL)");
+    s.len = len;
+    s.wire_len = s.wire_len ? s.wire_len : len;
+    if (s.protocol == 0x0008 && size >= kEthHlen + 20) { // IPv4: the test socket takes the addresses
+        s.family = 2;
+        std::memcpy(&s.local_ip4, data_ + kEthHlen + 12, 4);
+        std::memcpy(&s.remote_ip4, data_ + kEthHlen + 16, 4);
+    } else if (s.protocol == 0xdd86) {
+        s.family = 10;
+    }
+    const uint8_t* start = l2 ? data_ : data_ + kEthHlen;
+    // Socket filters may not read data/data_end (the verifier refuses); strbpf fills them anyway for
+    // bpf_skb_load_bytes, which finds the packet through them.
+    s.data = uint32_t(reinterpret_cast<uint64_t>(start));
+    s.data_end = s.data + len;
+    s.data_meta = s.data;
+    hh_zero_ = l2 ? 0 : kEthHlen;
+    std::memcpy(ctx_struct_, &s, sizeof s);
+    *r1 = reinterpret_cast<uint64_t>(ctx_struct_);
+    ctx.mem.add_local(Region{*r1, sizeof s, runtime::kPermRW, RegionKind::ctx, "__sk_buff"});
+    ctx.mem.add_local(Region{reinterpret_cast<uint64_t>(start), len, uint8_t(l2 ? runtime::kPermRW : runtime::kPermRead),
+                             RegionKind::packet, "packet"});
+    return ok_status();
+}
+
 void TestRunContext::finish(RunReport* report) const {
-    if (data_)
+    if (data_) {
         report->data_out.assign(data_, data_ + data_len_);
+        std::memset(report->data_out.data(), 0, hh_zero_);
+    }
     if (type_ == ProgType::syscall)
         report->ctx_out = ctx_buf_;
+    if (skb_ctx_out_) { // convert_skb_to___skb over the caller's ctx_in
+        SkBuff out{}, run;
+        std::memcpy(&out, ctx_buf_.data(), std::min(ctx_buf_.size(), sizeof out));
+        std::memcpy(&run, ctx_struct_, sizeof run);
+        out.mark = run.mark;
+        out.priority = run.priority;
+        out.ingress_ifindex = run.ingress_ifindex;
+        out.ifindex = run.ifindex;
+        out.tstamp = run.tstamp;
+        std::memcpy(out.cb, run.cb, sizeof out.cb);
+        out.wire_len = run.wire_len;
+        out.gso_segs = run.gso_segs;
+        out.hwtstamp = run.hwtstamp;
+        report->ctx_out.resize(sizeof out);
+        std::memcpy(report->ctx_out.data(), &out, sizeof out);
+    }
 }
 
 } // namespace strbpf::exec

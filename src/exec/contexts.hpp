@@ -1,5 +1,9 @@
 // Program-type contexts for user-space test runs (exec stage): what the kernel's bpf_prog_test_run_* builds for
 // each program type — the ctx struct, the packet, their regions in the run's memory — and what it reports back.
+//   raw_tp: ctx_in is the u64 argument array (at most 12), read-only, no data_in (bpf_prog_test_run_raw_tp);
+//   tp, kprobe: the kernel cannot test-run them; strbpf gives ctx_in as read-only bytes the same way;
+//   socket_filter, sched_cls/sched_act: an skb built like bpf_prog_test_run_skb (see contexts.cpp);
+//   xdp: struct xdp_md over the packet; syscall: ctx_in read-write, copied back.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -23,11 +27,17 @@ class TestRunContext {
     void finish(RunReport* report) const;
 
   private:
+    Status build_args(loader::ProgType type, const RunRequest& req, runtime::RunContext& ctx, uint64_t* r1);
+    Status build_xdp(const RunRequest& req, runtime::RunContext& ctx, uint64_t* r1);
+    Status build_skb(loader::ProgType type, const RunRequest& req, runtime::RunContext& ctx, uint64_t* r1);
+
     loader::ProgType type_ = loader::ProgType::unspec;
     std::vector<uint8_t> ctx_buf_;
     alignas(8) uint8_t ctx_struct_[256] = {};
-    uint8_t* data_ = nullptr;
+    uint8_t* data_ = nullptr;  // what data_out starts with
     uint32_t data_len_ = 0;
+    bool skb_ctx_out_ = false; // skb programs given a ctx_in report the __sk_buff back
+    uint32_t hh_zero_ = 0;     // socket filters: the Ethernet header the kernel zeroes in data_out
 };
 
 } // namespace strbpf::exec

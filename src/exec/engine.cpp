@@ -8,6 +8,7 @@ const char* engine_name(EngineKind k) {
     case EngineKind::interp: return "interp";
     case EngineKind::jit: return "jit";
     case EngineKind::kernel: return "kernel";
+    case EngineKind::interp_checked: return "interp-checked";
     }
     return "?";
 }
@@ -17,6 +18,8 @@ bool parse_engine(const std::string& s, EngineKind* out) {
         *out = EngineKind::interp;
     else if (s == "jit")
         *out = EngineKind::jit;
+    else if (s == "interp-checked")
+        *out = EngineKind::interp_checked;
     else if (s == "kernel")
         *out = EngineKind::kernel;
     else

@@ -8,7 +8,9 @@
 
 namespace strbpf::exec {
 
-enum class EngineKind { interp, jit, kernel };
+// interp and jit run only programs strbpf's verifier accepted; interp_checked runs any program with every memory
+// access checked against the registry (for debugging and fuzzing); kernel is the live kernel.
+enum class EngineKind { interp, jit, kernel, interp_checked };
 const char* engine_name(EngineKind k);
 bool parse_engine(const std::string& s, EngineKind* out);
 

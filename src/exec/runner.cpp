@@ -8,6 +8,8 @@
 
 #include "exec/contexts.hpp"
 #include "exec/interp/interpreter.hpp"
+#include "exec/jit/jit.hpp"
+#include "verifier/verifier.hpp"
 
 namespace strbpf::exec {
 namespace {
@@ -20,14 +22,29 @@ RunReport failed_run(RunReport r, std::string msg) {
 
 } // namespace
 
-bool engine_available(EngineKind engine, std::string* why) {
-    if (engine == EngineKind::interp)
-        return true;
-    if (engine == EngineKind::jit) {
-        if (why)
-            *why = "the JIT engine is not available yet (see the x86-64 JIT issue); use --engine interp";
-        return false;
+Status load_check(EngineKind engine, const runtime::ObjectInstance& inst, const runtime::LinkedProgram& prog) {
+    if (!prog.linked)
+        return prog.link_error;
+    if (engine == EngineKind::interp_checked)
+        return ok_status();
+    runtime::ProgramCache& c = *prog.cache;
+    std::lock_guard<std::mutex> lock(c.mu);
+    if (!c.verified) {
+        verifier::Verdict v = verifier::verify(inst, *prog.spec);
+        c.verified = true;
+        c.accepted = v.ok;
+        c.reason = v.reason;
     }
+    if (!c.accepted)
+        return make_error(c.reason, -13);
+    return ok_status();
+}
+
+bool engine_available(EngineKind engine, std::string* why) {
+    if (engine == EngineKind::interp || engine == EngineKind::interp_checked)
+        return true;
+    if (engine == EngineKind::jit)
+        return true; // x86-64 hosts only, as strbpf itself
     if (why)
         *why = "the kernel engine is not a user-space engine";
     return false;
@@ -38,14 +55,14 @@ RunReport run_linked(EngineKind engine, const runtime::ObjectInstance& inst, con
     RunReport rep;
     rep.prog = prog.spec->name;
     rep.loaded = true;
-    if (!prog.linked) {
-        rep.loaded = false;
-        rep.error = prog.link_error.message;
-        return rep;
-    }
     std::string why;
     if (!engine_available(engine, &why))
         return failed_run(rep, why);
+    if (auto st = load_check(engine, inst, prog); !st) {
+        rep.loaded = false;
+        rep.error = st.error().message;
+        return rep;
+    }
 
     runtime::RunContext ctx;
     auto stack = std::make_unique<runtime::StackArea>();
@@ -57,10 +74,24 @@ RunReport run_linked(EngineKind engine, const runtime::ObjectInstance& inst, con
         return failed_run(rep, st.error().message);
 
     const uint32_t repeat = req.repeat == 0 ? 1 : req.repeat;
+    std::shared_ptr<const jit::CompiledProgram> jitted; // compiled once per linked program
+    if (engine == EngineKind::jit) {
+        auto compiled = jit::compile_cached(prog);
+        if (!compiled)
+            return failed_run(rep, compiled.error().message);
+        jitted = std::move(*compiled);
+    }
     interp::InterpResult res{};
     const auto t0 = std::chrono::steady_clock::now();
     for (uint32_t i = 0; i < repeat; i++) {
-        res = interp::run(prog.insns, r1, 0, ctx, *stack);
+        if (jitted) {
+            jit::JitResult j = jitted->run(r1, ctx, *stack);
+            res.ok = j.ok;
+            res.r0 = j.r0;
+            res.error = std::move(j.error);
+        } else {
+            res = interp::run_validated(prog.insns, r1, 0, ctx, *stack);
+        }
         if (!res.ok)
             break;
     }

@@ -18,6 +18,10 @@ RunReport run_linked(EngineKind engine, const runtime::ObjectInstance& inst, con
 RunReport run_fresh(EngineKind engine, std::shared_ptr<const loader::ObjectSpec> spec, const std::string& prog,
                     const RunRequest& req);
 
+// The load-time check of a user-space engine: the verifier's verdict (cached with the program) for interp and
+// jit; interp_checked verifies nothing. Error: the kernel's one-line reason.
+Status load_check(EngineKind engine, const runtime::ObjectInstance& inst, const runtime::LinkedProgram& prog);
+
 // Whether a user-space engine is built in; false with a reason for engines still to come.
 bool engine_available(EngineKind engine, std::string* why);
 

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "isa/opcodes.hpp"
 #include "runtime/helpers/helper_table.hpp"
 
 namespace strbpf::runtime {
@@ -113,6 +114,9 @@ Status ObjectInstance::link(const loader::ProgramSpec& prog, LinkedProgram* out)
             in.imm = k;
         }
     }
+    // Engines run linked programs without re-validating them.
+    if (auto st = isa::validate(insns); !st)
+        return fail(size_t(std::max<int64_t>(st.error().pc, 0)), st.error().message);
     return ok_status();
 }
 

@@ -4,6 +4,7 @@
 #pragma once
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -28,7 +29,18 @@ struct GlobalPatch {
 //   (a Map* for map fds, the value's address for map values);
 // - kfunc calls (src=BPF_PSEUDO_KFUNC_CALL) carry imm = index into kfunc_table().
 // Helper calls keep imm = helper id (validated against helper_table()); local calls keep their relative offsets.
+// What engines derive once from a linked program and keep with it: the verifier's verdict and the JIT's code.
+// Guarded by `mu`; lives as long as the program (never keyed by address, so it cannot outlive its program).
+struct ProgramCache {
+    std::mutex mu;
+    bool verified = false;       // the verifier ran
+    bool accepted = false;       // ... and accepted the program
+    std::string reason;          // ... or rejected it with this one-line reason
+    std::shared_ptr<const void> jit; // the JIT's compiled program (type known to the JIT only)
+};
+
 struct LinkedProgram {
+    std::shared_ptr<ProgramCache> cache = std::make_shared<ProgramCache>();
     const loader::ProgramSpec* spec = nullptr;
     std::vector<isa::Insn> insns;
     bool linked = false;    // false: link_error says why the program cannot be loaded (other programs still can)

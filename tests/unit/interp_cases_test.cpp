@@ -217,7 +217,7 @@ TEST_P(InterpEveryOp, IsHandled) {
         EXPECT_NE(res.error.find("unknown kfunc"), std::string::npos);
         break;
     case isa::Shape::LDDW:
-        if (op.value != 0) {
+        if (op.value != 0 && op.value != isa::BPF_PSEUDO_FUNC) {
             EXPECT_NE(res.error.find("was not resolved by the linker"), std::string::npos) << res.error;
             break;
         }
@@ -327,6 +327,19 @@ TEST(Interp, HelperAbortEndsTheRunAtTheCall) {
     ASSERT_FALSE(res.ok);
     EXPECT_EQ(res.pc, 6);
     EXPECT_NE(res.error.find("R3 does not point to a readonly map"), std::string::npos) << res.error;
+}
+
+// The callback value of ld_imm64 BPF_PSEUDO_FUNC (what bpf_loop receives) is the address of the function's first
+// instruction; ctx.invoke_callback runs it. Both are set only during the run.
+TEST(Interp, PseudoFuncLoadsTheCallbackAddress) {
+    Harness h;
+    auto prog = isa::assemble("lddw %r0, func(1)\nexit");
+    ASSERT_TRUE(prog.ok()) << prog.error().message;
+    const auto res = exec::interp::run(*prog, 0, 0, h.ctx, h.stack);
+    ASSERT_TRUE(res.ok) << res.error;
+    EXPECT_EQ(res.r0, reinterpret_cast<uint64_t>(&(*prog)[2]));
+    EXPECT_EQ(h.ctx.invoke_callback, nullptr);
+    EXPECT_EQ(h.ctx.engine_state, nullptr);
 }
 
 TEST(Interp, ValidationErrorsComeBackWithPc) {

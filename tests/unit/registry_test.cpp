@@ -49,15 +49,29 @@ TEST(Registry, RemoveForgetsRegion) {
 }
 
 TEST(Registry, ForbiddenAddressClassesMatchX86Kernel) {
-    EXPECT_TRUE(is_forbidden_address_class(0));      // NULL
-    EXPECT_TRUE(is_forbidden_address_class(1));      // (char *)1
-    EXPECT_TRUE(is_forbidden_address_class(0xffff)); // below 64 KiB
-    EXPECT_FALSE(is_forbidden_address_class(0x10000));
-    EXPECT_FALSE(is_forbidden_address_class(0x00007fffffffffffull)); // top of the canonical lower half
-    EXPECT_TRUE(is_forbidden_address_class(0x0000800000000000ull));  // non-canonical
-    EXPECT_TRUE(is_forbidden_address_class(0x8000000000000000ull));  // non-canonical
-    EXPECT_FALSE(is_forbidden_address_class(0xffff800000000000ull)); // canonical upper half
-    EXPECT_FALSE(is_forbidden_address_class(~uint64_t(0)));          // (char *)-1: a fault, not -ERANGE
+    // copy_from_kernel_nofault_allowed() on x86-64: the user half, the vsyscall page and non-canonical addresses.
+    EXPECT_TRUE(is_forbidden_address_class(0));                        // NULL
+    EXPECT_TRUE(is_forbidden_address_class(1));                        // (char *)1
+    EXPECT_TRUE(is_forbidden_address_class(0x10000));                  // any user address
+    EXPECT_TRUE(is_forbidden_address_class(0x00007fffffffffffull));    // top of the user half
+    EXPECT_TRUE(is_forbidden_address_class(0x0000800000000000ull));    // non-canonical
+    EXPECT_TRUE(is_forbidden_address_class(0x8000000000000000ull));    // non-canonical
+    EXPECT_TRUE(is_forbidden_address_class(0xffffffffff600000ull));    // vsyscall page
+    EXPECT_TRUE(is_forbidden_address_class(0xffffffffff600fffull));
+    EXPECT_FALSE(is_forbidden_address_class(0xffffffffff601000ull));
+    EXPECT_FALSE(is_forbidden_address_class(0xffff800000000000ull));   // canonical kernel half
+    EXPECT_FALSE(is_forbidden_address_class(~uint64_t(0)));            // (char *)-1: a fault, not -ERANGE
+}
+
+TEST(Registry, ProgramVisibleMemoryIsNeverRefused) {
+    alignas(8) static uint8_t a[32];
+    MemoryRegistry reg;
+    reg.add(Region{reinterpret_cast<uint64_t>(a), sizeof a, kPermRead, RegionKind::map, "m"});
+    RunMemory mem(&reg);
+    EXPECT_FALSE(mem.address_refused(reinterpret_cast<uint64_t>(a) + 31)); // a user-half host address, but ours
+    EXPECT_TRUE(mem.address_refused(reinterpret_cast<uint64_t>(a) + 32)); // just past it: user half, not ours
+    EXPECT_TRUE(mem.address_refused(0));
+    EXPECT_FALSE(mem.address_refused(~uint64_t(0)));
 }
 
 } // namespace

@@ -27,5 +27,7 @@ Runner add_run_command(CLI::App& app);
 Runner add_disasm_command(CLI::App& app);
 Runner add_test_command(CLI::App& app);
 Runner add_map_command(CLI::App& app);
+Runner add_verify_command(CLI::App& app);
+Runner add_bench_command(CLI::App& app);
 
 } // namespace strbpf::cli

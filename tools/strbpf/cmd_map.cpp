@@ -1,5 +1,5 @@
 // `strbpf map dump`: the maps of an object — as loaded, or after running one program — like bpftool's
-// `map dump` (tools stage).
+// `map dump` (tools stage). Per-CPU maps print every CPU's value; ring buffers their size and positions.
 #include <cstdio>
 
 #include <fmt/format.h>
@@ -7,6 +7,7 @@
 
 #include "cli.hpp"
 #include "exec/runner.hpp"
+#include "runtime/maps/ringbuf_map.hpp"
 
 namespace strbpf::cli {
 namespace {
@@ -23,25 +24,58 @@ std::string spaced_hex(const uint8_t* p, size_t n) {
     return s;
 }
 
+// A ring buffer has no entries to list: its size and positions, like bpftool's map show.
+void dump_ringbuf(runtime::RingbufMap& rb, bool json) {
+    const auto& sp = rb.spec();
+    const uint64_t cons = rb.query(runtime::RingbufMap::kConsPos), prod = rb.query(runtime::RingbufMap::kProdPos);
+    if (json) {
+        nlohmann::ordered_json j{{"map", sp.name}, {"type", sp.type}, {"max_entries", sp.max_entries},
+                                 {"consumer_pos", cons}, {"producer_pos", prod}, {"avail_data", prod - cons}};
+        std::printf("%s\n", j.dump().c_str());
+    } else {
+        std::printf("map %s: type %u (ringbuf) size %uB consumer_pos %llu producer_pos %llu avail %llu bytes\n",
+                    sp.name.c_str(), sp.type, sp.max_entries, (unsigned long long)cons, (unsigned long long)prod,
+                    (unsigned long long)(prod - cons));
+    }
+}
+
+// Per-CPU maps show one value per possible CPU, as `bpftool map dump` does.
 void dump_map(runtime::Map& m, bool json) {
+    if (runtime::RingbufMap* rb = m.as_ringbuf())
+        return dump_ringbuf(*rb, json);
     const auto& sp = m.spec();
-    std::vector<uint8_t> key(sp.key_size), next(sp.key_size);
+    const uint64_t stride = (uint64_t(sp.value_size) + 7) & ~uint64_t(7);
+    std::vector<uint8_t> key(sp.key_size), next(sp.key_size), value(m.syscall_value_size());
     nlohmann::ordered_json entries = nlohmann::ordered_json::array();
     if (!json)
-        std::printf("map %s: type %u key %uB value %uB max_entries %u%s\n", sp.name.c_str(), sp.type, sp.key_size,
-                    sp.value_size, sp.max_entries, sp.frozen ? " (frozen)" : "");
+        std::printf("map %s: type %u key %uB value %uB max_entries %u%s%s\n", sp.name.c_str(), sp.type, sp.key_size,
+                    sp.value_size, sp.max_entries, m.percpu() ? " (per-CPU)" : "", sp.frozen ? " (frozen)" : "");
     const void* prev = nullptr;
     while (m.next_key(prev, next.data()) == 0) {
         key = next;
         prev = key.data();
-        const auto* v = static_cast<const uint8_t*>(m.lookup(key.data()));
-        if (!v)
+        if (m.copy_value(key.data(), value.data()) != 0)
             continue;
         if (json) {
-            entries.push_back({{"key", hex_string(key)}, {"value", hex_string({v, v + sp.value_size})}});
+            nlohmann::ordered_json e{{"key", hex_string(key)}};
+            if (m.percpu()) {
+                nlohmann::ordered_json vals = nlohmann::ordered_json::array();
+                for (uint32_t c = 0; c < m.ncpus(); c++) {
+                    const uint8_t* v = value.data() + c * stride;
+                    vals.push_back({{"cpu", c}, {"value", hex_string({v, v + sp.value_size})}});
+                }
+                e["values"] = vals;
+            } else {
+                e["value"] = hex_string({value.data(), value.data() + sp.value_size});
+            }
+            entries.push_back(e);
+        } else if (m.percpu()) {
+            std::printf("key: %s\n", spaced_hex(key.data(), key.size()).c_str());
+            for (uint32_t c = 0; c < m.ncpus(); c++)
+                std::printf("  cpu %u: %s\n", c, spaced_hex(value.data() + c * stride, sp.value_size).c_str());
         } else {
             std::printf("key: %s  value: %s\n", spaced_hex(key.data(), key.size()).c_str(),
-                        spaced_hex(v, sp.value_size).c_str());
+                        spaced_hex(value.data(), sp.value_size).c_str());
         }
     }
     if (json) {

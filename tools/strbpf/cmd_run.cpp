@@ -45,7 +45,7 @@ void print_report(const exec::RunReport& r, bool json) {
 int run(const RunOptions& o) {
     exec::EngineKind engine;
     if (!exec::parse_engine(o.engine, &engine)) {
-        std::fprintf(stderr, "strbpf run: unknown engine '%s' (interp, jit or kernel)\n", o.engine.c_str());
+        std::fprintf(stderr, "strbpf run: unknown engine '%s' (interp, jit, kernel or interp-checked)\n", o.engine.c_str());
         return kExitUsage;
     }
     exec::RunRequest req;
@@ -122,7 +122,7 @@ Runner add_run_command(CLI::App& app) {
                                             "a fresh load, unless --prog)");
     c->add_option("OBJ", o->obj, "BPF ELF object (clang -target bpf)")->required()->check(CLI::ExistingFile);
     c->add_option("--prog", o->prog, "run only this program");
-    c->add_option("--engine", o->engine, "interp, jit or kernel")->capture_default_str();
+    c->add_option("--engine", o->engine, "interp, jit, kernel, or interp-checked (no verifier, every access checked)")->capture_default_str();
     auto* ci = c->add_option("--ctx-in", o->ctx_in, "file with the ctx bytes")->check(CLI::ExistingFile);
     auto* ch = c->add_option("--ctx-hex", o->ctx_hex, "ctx bytes as hex");
     ci->excludes(ch);

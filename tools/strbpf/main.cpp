@@ -19,6 +19,8 @@ int main(int argc, char** argv) {
     add(add_disasm_command);
     add(add_test_command);
     add(add_map_command);
+    add(add_verify_command);
+    add(add_bench_command);
     try {
         app.parse(argc, argv);
     } catch (const CLI::CallForHelp& e) {

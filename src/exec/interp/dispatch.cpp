@@ -202,7 +202,10 @@ namespace {
 #define LDDW_map_fd goto L_UNLINKED;
 #define LDDW_map_value goto L_UNLINKED;
 #define LDDW_btf_id goto L_UNLINKED;
-#define LDDW_func goto L_UNLINKED;
+#define LDDW_func /* the callback value: the address of the function's first instruction */                            \
+    DST = uint64_t(ip + 1 + ip->imm);                                                                                  \
+    ++ip;                                                                                                              \
+    NEXT();
 #define LDDW_map_idx goto L_UNLINKED;
 #define LDDW_map_idx_value goto L_UNLINKED;
 #define EXEC_LD_ABS(sem) goto L_LEGACY;
@@ -233,9 +236,14 @@ namespace {
     NEXT();
 
 // Calls: helpers and kfuncs are native functions; r1..r5 keep whatever they held (the verifier forbids reading
-// them after a call). Local calls push a frame: r6..r9 and r10 of the caller, and the return address.
+// them after a call). A helper may run callbacks (invoke_callback) one frame below this one; their instruction
+// count joins ours. Local calls push a frame: r6..r9 and r10 of the caller, and the return address.
 #define CALL_NATIVE()                                                                                                  \
+    st.depth = depth;                                                                                                  \
+    st.used = used0 + n;                                                                                               \
     reg[0] = fn(reg[1], reg[2], reg[3], reg[4], reg[5], &ctx);                                                         \
+    n += st.nested;                                                                                                    \
+    st.nested = 0;                                                                                                     \
     if (ctx.aborted)                                                                                                   \
         goto L_ABORTED;                                                                                                \
     mc.clear();                                                                                                        \
@@ -262,7 +270,7 @@ namespace {
     ip += ip->imm;                                                                                                     \
     NEXT();
 #define EXEC_EXIT(sem)                                                                                                 \
-    if (depth == 1)                                                                                                    \
+    if (depth == base_depth)                                                                                           \
         goto L_DONE;                                                                                                   \
     depth--;                                                                                                           \
     {                                                                                                                  \
@@ -274,8 +282,8 @@ namespace {
     NEXT();
 
 template <bool kLimit>
-void loop(const isa::Insn* code, uint64_t r1, uint64_t r2, runtime::RunContext& ctx, runtime::StackArea& stack,
-          [[maybe_unused]] uint64_t limit, Outcome& out) {
+void loop(const Entry& entry, runtime::RunContext& ctx, EngineState& st, [[maybe_unused]] uint64_t limit,
+          Outcome& out) {
     static const void* const kLabels[] = {
 #define STRBPF_OP(name, opcode, field, value, mnemonic, shape, sem) &&L_##name,
 #include "isa/opcodes.def"
@@ -284,14 +292,15 @@ void loop(const isa::Insn* code, uint64_t r1, uint64_t r2, runtime::RunContext& 
     const void* const* const tbl = tables.by_opcode;
 
     uint64_t reg[16] = {}; // r0..r10; 11..15 never named by a validated program
-    reg[1] = r1;
-    reg[2] = r2;
-    uint8_t* const top = stack.bytes + sizeof stack.bytes;
-    reg[10] = uint64_t(top);
+    std::memcpy(&reg[1], entry.args, sizeof entry.args);
+    uint8_t* const top = st.stack->bytes + sizeof st.stack->bytes;
+    const int base_depth = entry.depth; // main: 1; a callback: one below the frame of the helper's caller
+    int depth = base_depth;
+    reg[10] = uint64_t(top - (depth - 1) * isa::kStackSize);
     Frame frames[isa::kMaxCallDepth];
-    int depth = 1; // frames in use; main is 1
     MemCache mc(ctx.mem);
-    const isa::Insn* ip = code;
+    const isa::Insn* ip = entry.start;
+    const uint64_t used0 = st.used;
     uint64_t n = 0;
     uint64_t fault_addr = 0, fault_size = 0;
     runtime::HelperFn fn = nullptr;
@@ -353,12 +362,11 @@ L_STOP:
 
 } // namespace
 
-void execute(const isa::Insn* insns, uint64_t r1, uint64_t r2, runtime::RunContext& ctx, runtime::StackArea& stack,
-             uint64_t insn_limit, Outcome& out) {
-    if (insn_limit > 0)
-        loop<true>(insns, r1, r2, ctx, stack, insn_limit, out);
+void execute(const Entry& e, runtime::RunContext& ctx, EngineState& st, uint64_t limit, Outcome& out) {
+    if (limit > 0)
+        loop<true>(e, ctx, st, limit, out);
     else
-        loop<false>(insns, r1, r2, ctx, stack, 0, out);
+        loop<false>(e, ctx, st, 0, out);
 }
 
 } // namespace strbpf::exec::interp

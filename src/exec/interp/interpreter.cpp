@@ -22,8 +22,11 @@ std::string describe_access(const runtime::RunMemory& mem, uint64_t addr, uint8_
     return fmt::format("crossing the end of {} region '{}' ({} bytes at {:#x})", kind, r->name, r->size, r->base);
 }
 
-std::string stop_message(const Outcome& o, int64_t pc, const runtime::RunContext& ctx, uint64_t limit) {
+} // namespace
+
+std::string stop_message(const Outcome& o, const isa::Insn* code, const runtime::RunContext& ctx, uint64_t limit) {
     const isa::Insn& i = *o.at;
+    const int64_t pc = o.at - code;
     switch (o.stop) {
     case Stop::exit:
         return {};
@@ -57,7 +60,42 @@ std::string stop_message(const Outcome& o, int64_t pc, const runtime::RunContext
     return "unknown stop";
 }
 
-} // namespace
+uint64_t invoke_callback(runtime::RunContext* ctx, uint64_t callback, uint64_t r1, uint64_t r2, uint64_t r3,
+                         uint64_t r4, uint64_t r5) {
+    EngineState& st = *static_cast<EngineState*>(ctx->engine_state);
+    if (ctx->aborted)
+        return 0;
+    const uint64_t off = callback - reinterpret_cast<uint64_t>(st.code);
+    const uint64_t pc = off / sizeof(isa::Insn);
+    if (off % sizeof(isa::Insn) != 0 || pc >= st.size || (pc > 0 && isa::is_ld_imm64(st.code[pc - 1]))) {
+        ctx->abort(fmt::format("invalid callback {:#x}: not an instruction of this program", callback));
+        return 0;
+    }
+    if (st.depth >= isa::kMaxCallDepth) {
+        ctx->abort(fmt::format("call depth exceeds {} frames (callback at pc {})", isa::kMaxCallDepth, pc));
+        return 0;
+    }
+    const int saved_depth = st.depth;
+    const uint64_t saved_used = st.used, saved_nested = st.nested;
+    st.used = saved_used + saved_nested;
+    st.nested = 0;
+    if (st.limit && st.used >= st.limit) {
+        ctx->abort(fmt::format("instruction limit of {} reached (callback at pc {})", st.limit, pc));
+        return 0;
+    }
+    Outcome out;
+    execute(Entry{st.code + pc, {r1, r2, r3, r4, r5}, saved_depth + 1}, *ctx, st, st.limit ? st.limit - st.used : 0,
+            out);
+    st.depth = saved_depth;
+    st.used = saved_used;
+    st.nested = saved_nested + out.executed;
+    if (out.stop != Stop::exit) {
+        if (out.stop != Stop::aborted)
+            ctx->abort(stop_message(out, st.code, *ctx, st.limit));
+        return 0;
+    }
+    return out.r0;
+}
 
 InterpResult run_validated(std::span<const isa::Insn> insns, uint64_t r1, uint64_t r2, runtime::RunContext& ctx,
                            runtime::StackArea& stack, uint64_t insn_limit) {
@@ -66,14 +104,25 @@ InterpResult run_validated(std::span<const isa::Insn> insns, uint64_t r1, uint64
         res.error = "empty program";
         return res;
     }
+    EngineState st;
+    st.code = insns.data();
+    st.size = insns.size();
+    st.stack = &stack;
+    st.limit = insn_limit;
+    const auto saved_fn = ctx.invoke_callback;
+    void* const saved_state = ctx.engine_state;
+    ctx.invoke_callback = invoke_callback;
+    ctx.engine_state = &st;
     Outcome out;
-    execute(insns.data(), r1, r2, ctx, stack, insn_limit, out);
+    execute(Entry{insns.data(), {r1, r2, 0, 0, 0}, 1}, ctx, st, insn_limit, out);
+    ctx.invoke_callback = saved_fn;
+    ctx.engine_state = saved_state;
     res.insns_executed = out.executed;
     res.r0 = out.r0;
     res.pc = out.at - insns.data();
     res.ok = out.stop == Stop::exit;
     if (!res.ok)
-        res.error = stop_message(out, res.pc, ctx, insn_limit);
+        res.error = stop_message(out, insns.data(), ctx, insn_limit);
     return res;
 }
 

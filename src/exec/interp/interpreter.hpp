@@ -21,7 +21,10 @@ struct InterpResult {
 // Runs insns (a runtime::LinkedProgram's encoding: plain ld_imm64, helper ids, kfunc table indexes, local calls
 // by relative offset) from pc 0 with r1, r2 as given and r10 = top of frame 0 of `stack`. insns are checked with
 // isa::validate() first. Every load, store and atomic is checked against ctx.mem; a helper or kfunc that calls
-// ctx.abort() ends the run with its message. insn_limit > 0 stops the run after that many instructions.
+// ctx.abort() ends the run with its message. insn_limit > 0 stops the run after that many instructions (callbacks
+// included). During the run ctx.invoke_callback / ctx.engine_state are the interpreter's (a helper such as bpf_loop
+// runs a callback, whose value is what ld_imm64 BPF_PSEUDO_FUNC loaded: the address of its first instruction, one
+// frame below its caller); their previous values are restored afterwards.
 InterpResult run(std::span<const isa::Insn> insns, uint64_t r1, uint64_t r2, runtime::RunContext& ctx,
                  runtime::StackArea& stack, uint64_t insn_limit = 0);
 

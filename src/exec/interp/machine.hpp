@@ -3,6 +3,7 @@
 #pragma once
 #include <cstdint>
 #include <cstring>
+#include <string>
 
 #include "isa/insn.hpp"
 #include "runtime/context.hpp"
@@ -72,8 +73,35 @@ struct Outcome {
     uint64_t executed = 0;
 };
 
-// The dispatch loop (dispatch.cpp): runs from insns[0] until exit or a stop condition.
-void execute(const isa::Insn* insns, uint64_t r1, uint64_t r2, runtime::RunContext& ctx, runtime::StackArea& stack,
-             uint64_t insn_limit, Outcome& out);
+// Where a loop starts: pc 0 of the program (depth 1) or a callback a helper invokes one frame below its caller.
+struct Entry {
+    const isa::Insn* start;
+    uint64_t args[5]; // r1..r5
+    int depth;        // frames in use while `start` runs; r10 = top of the stack area - (depth - 1) * 512
+};
+
+// Per-run state shared by the main loop and the callbacks it runs (ctx.engine_state points at it).
+struct EngineState {
+    const isa::Insn* code = nullptr; // the program, for checking callback values
+    size_t size = 0;
+    runtime::StackArea* stack = nullptr;
+    uint64_t limit = 0;  // the run's insn_limit, 0 = none
+    int depth = 1;       // frames in use at the helper/kfunc call in progress
+    uint64_t used = 0;   // instructions executed before the loop that made that call started
+    uint64_t nested = 0; // instructions callbacks executed during that call
+};
+
+// The dispatch loop (dispatch.cpp): runs from e.start until its frame exits or a stop condition; `limit` is the
+// remaining instruction budget (0 = none). out.executed includes instructions run by callbacks.
+void execute(const Entry& e, runtime::RunContext& ctx, EngineState& st, uint64_t limit, Outcome& out);
+
+// The message for a run that stopped (interpreter.cpp); pcs count from `code`.
+std::string stop_message(const Outcome& o, const isa::Insn* code, const runtime::RunContext& ctx, uint64_t limit);
+
+// runtime::RunContext::CallbackFn of the interpreter (interpreter.cpp): runs the BPF function at `callback` (the
+// address of its first instruction, what ld_imm64 BPF_PSEUDO_FUNC loads) with r1..r5, returns its r0. A failure
+// inside the callback aborts ctx with the callback's error.
+uint64_t invoke_callback(runtime::RunContext* ctx, uint64_t callback, uint64_t r1, uint64_t r2, uint64_t r3,
+                         uint64_t r4, uint64_t r5);
 
 } // namespace strbpf::exec::interp

@@ -1,7 +1,6 @@
 // Helpers without memory arguments (runtime stage): time, randomness, CPU id.
 #include "runtime/helpers/basic_helpers.hpp"
 
-#include <sched.h>
 #include <time.h>
 
 #include <random>
@@ -25,9 +24,9 @@ uint64_t bpf_get_prandom_u32_helper(uint64_t, uint64_t, uint64_t, uint64_t, uint
     return uint32_t(rng());
 }
 
-uint64_t bpf_get_smp_processor_id_helper(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, RunContext*) {
-    const int cpu = sched_getcpu();
-    return cpu < 0 ? 0 : uint32_t(cpu);
+// The CPU the engine runs the program as (RunContext::cpu), which also selects per-CPU map values.
+uint64_t bpf_get_smp_processor_id_helper(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, RunContext* ctx) {
+    return ctx ? ctx->cpu : 0;
 }
 
 } // namespace strbpf::runtime

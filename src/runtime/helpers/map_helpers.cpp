@@ -1,13 +1,13 @@
-// Map helpers (runtime stage): bpf_map_lookup_elem, bpf_map_update_elem, bpf_map_delete_elem.
-// Until the verifier lands, map and key/value pointers are checked here and a bad one ends the run.
+// Map helpers (runtime stage): bpf_map_lookup_elem, bpf_map_update_elem, bpf_map_delete_elem, and the argument
+// checks every helper shares. Per-CPU maps give the value of the run's CPU (RunContext::cpu).
 #include "runtime/helpers/map_helpers.hpp"
 
 #include <fmt/format.h>
 
+#include "runtime/helpers/helper_checks.hpp"
 #include "runtime/instance.hpp"
 
 namespace strbpf::runtime {
-namespace {
 
 Map* checked_map(uint64_t map, RunContext* ctx, const char* helper) {
     if (!ctx->instance || !ctx->instance->is_map(map)) {
@@ -17,39 +17,57 @@ Map* checked_map(uint64_t map, RunContext* ctx, const char* helper) {
     return reinterpret_cast<Map*>(map);
 }
 
-bool checked_mem(uint64_t p, uint32_t size, RunContext* ctx, const char* what) {
-    if (ctx->mem.check(p, size, kPermRead))
+bool checked_mem(uint64_t p, uint64_t size, uint8_t perms, RunContext* ctx, const char* what, const char* helper) {
+    if (ctx->mem.check(p, size, perms))
         return true;
-    ctx->abort(fmt::format("invalid {} pointer 0x{:x}: {} bytes are not readable program memory", what, p, size));
+    ctx->abort(fmt::format("invalid {} pointer 0x{:x} in {}: {} bytes are not {} program memory", what, p, helper,
+                           size, perms & kPermWrite ? "writable" : "readable"));
     return false;
+}
+
+namespace {
+
+// The verifier refuses map helpers on ring buffers ("cannot pass map_type 27 into func ...").
+Map* checked_kv_map(uint64_t map, RunContext* ctx, const char* helper, int id) {
+    Map* m = checked_map(map, ctx, helper);
+    if (m && m->as_ringbuf()) {
+        ctx->abort(fmt::format("cannot pass map_type {} into func {}#{}", m->spec().type, helper, id));
+        return nullptr;
+    }
+    return m;
 }
 
 } // namespace
 
 uint64_t bpf_map_lookup_elem_helper(uint64_t map, uint64_t key, uint64_t, uint64_t, uint64_t, RunContext* ctx) {
-    Map* m = checked_map(map, ctx, "bpf_map_lookup_elem");
-    if (!m || !checked_mem(key, m->spec().key_size, ctx, "key"))
+    Map* m = checked_kv_map(map, ctx, "bpf_map_lookup_elem", 1);
+    if (!m || !checked_mem(key, m->spec().key_size, kPermRead, ctx, "key", "bpf_map_lookup_elem"))
         return 0;
-    return reinterpret_cast<uint64_t>(m->lookup(reinterpret_cast<const void*>(key)));
+    return reinterpret_cast<uint64_t>(m->lookup_elem(reinterpret_cast<const void*>(key), ctx->cpu));
 }
 
 uint64_t bpf_map_update_elem_helper(uint64_t map, uint64_t key, uint64_t value, uint64_t flags, uint64_t,
                                     RunContext* ctx) {
-    Map* m = checked_map(map, ctx, "bpf_map_update_elem");
-    if (!m || !checked_mem(key, m->spec().key_size, ctx, "key") ||
-        !checked_mem(value, m->spec().value_size, ctx, "value"))
+    Map* m = checked_kv_map(map, ctx, "bpf_map_update_elem", 2);
+    if (!m || !checked_mem(key, m->spec().key_size, kPermRead, ctx, "key", "bpf_map_update_elem") ||
+        !checked_mem(value, m->spec().value_size, kPermRead, ctx, "value", "bpf_map_update_elem"))
         return 0;
     if (m->spec().frozen || (m->spec().map_flags & loader::kMapFlagRdonlyProg)) {
         ctx->abort("write into map forbidden");
         return 0;
     }
-    return uint64_t(int64_t(m->update(reinterpret_cast<const void*>(key), reinterpret_cast<const void*>(value), flags)));
+    return uint64_t(int64_t(m->update_elem(reinterpret_cast<const void*>(key), reinterpret_cast<const void*>(value),
+                                           flags, ctx->cpu)));
 }
 
 uint64_t bpf_map_delete_elem_helper(uint64_t map, uint64_t key, uint64_t, uint64_t, uint64_t, RunContext* ctx) {
-    Map* m = checked_map(map, ctx, "bpf_map_delete_elem");
-    if (!m || !checked_mem(key, m->spec().key_size, ctx, "key"))
+    Map* m = checked_kv_map(map, ctx, "bpf_map_delete_elem", 3);
+    if (!m || !checked_mem(key, m->spec().key_size, kPermRead, ctx, "key", "bpf_map_delete_elem"))
         return 0;
+    if (m->spec().frozen || (m->spec().map_flags & loader::kMapFlagRdonlyProg)) {
+        ctx->abort("write into map forbidden");
+        return 0;
+    }
     return uint64_t(int64_t(m->remove(reinterpret_cast<const void*>(key))));
 }
 

@@ -1,4 +1,5 @@
-// BPF_MAP_TYPE_ARRAY (runtime stage): max_entries values of value_size bytes (8-byte aligned), u32 keys.
+// BPF_MAP_TYPE_ARRAY (runtime stage): max_entries values of value_size bytes (8-byte aligned), u32 keys, all
+// preallocated and zeroed; update copies in place, delete is -EINVAL (kernel/bpf/arraymap.c).
 // Global data (.data, .bss, .rodata*) are one-entry arrays.
 #include <cerrno>
 #include <cstring>
@@ -6,12 +7,11 @@
 #include <fmt/format.h>
 
 #include "runtime/maps/arena.hpp"
+#include "runtime/maps/array_util.hpp"
 #include "runtime/maps/map.hpp"
 
 namespace strbpf::runtime {
 namespace {
-
-constexpr uint64_t kBpfAny = 0, kBpfNoexist = 1, kBpfExist = 2;
 
 class ArrayMap final : public Map {
   public:
@@ -20,37 +20,40 @@ class ArrayMap final : public Map {
     bool ok() const { return arena_.ok(); }
 
     void* lookup(const void* key) override {
-        uint32_t idx;
-        std::memcpy(&idx, key, 4);
+        const uint32_t idx = array_index(key);
         return idx < spec_.max_entries ? arena_.data() + idx * elem_size_ : nullptr;
     }
+    // Returns: 0; -EINVAL (unknown flags, BPF_F_LOCK without a spin lock); -E2BIG (index out of range);
+    // -EEXIST (BPF_NOEXIST: every element of an array exists).
     int update(const void* key, const void* value, uint64_t flags) override {
-        if (flags > kBpfExist)
+        if ((flags & ~kBpfFLock) > kBpfExist)
             return -EINVAL;
-        uint32_t idx;
-        std::memcpy(&idx, key, 4);
+        const uint32_t idx = array_index(key);
         if (idx >= spec_.max_entries)
             return -E2BIG;
-        if (flags == kBpfNoexist)
+        if (flags & kBpfNoexist)
             return -EEXIST;
+        if (flags & kBpfFLock)
+            return -EINVAL;
         std::memcpy(arena_.data() + idx * elem_size_, value, spec_.value_size);
         return 0;
     }
     int remove(const void*) override { return -EINVAL; }
-    int next_key(const void* key, void* next) override {
-        uint32_t idx = 0;
-        if (key) {
-            std::memcpy(&idx, key, 4);
-            idx = idx >= spec_.max_entries ? 0 : idx + 1;
-        }
-        if (idx >= spec_.max_entries)
-            return -ENOENT;
-        std::memcpy(next, &idx, 4);
-        return 0;
-    }
+    int next_key(const void* key, void* next) override { return array_next_key(key, next, spec_.max_entries); }
     uint8_t* arena() override { return arena_.data(); }
     uint64_t arena_size() const override { return arena_.size(); }
+    // The kernel allows direct value access only for single-element arrays (array_map_direct_value_addr).
     uint8_t* direct_value() override { return spec_.max_entries == 1 ? arena_.data() : nullptr; }
+
+    long for_each(uint32_t, Visitor visit, void* arg) override {
+        long n = 0;
+        for (uint32_t i = 0; i < spec_.max_entries; i++) {
+            n++;
+            if (visit(&i, arena_.data() + i * elem_size_, arg))
+                break;
+        }
+        return n;
+    }
 
   private:
     uint64_t elem_size_;
@@ -59,27 +62,47 @@ class ArrayMap final : public Map {
 
 } // namespace
 
-Result<std::unique_ptr<Map>> create_map(const loader::MapSpec& spec) {
-    // Bounds like the kernel's: value_size and max_entries must be non-zero, total storage capped at 1 GiB.
+uint32_t array_index(const void* key) {
+    uint32_t idx;
+    std::memcpy(&idx, key, 4);
+    return idx;
+}
+
+// The kernel's array_map_get_next_key: an out-of-range or absent key restarts at 0; -ENOENT after the last.
+int array_next_key(const void* key, void* next, uint32_t max_entries) {
+    uint32_t idx = 0;
+    if (key) {
+        idx = array_index(key);
+        if (idx >= max_entries)
+            idx = 0;
+        else if (idx == max_entries - 1)
+            return -ENOENT;
+        else
+            idx++;
+    }
+    std::memcpy(next, &idx, 4);
+    return 0;
+}
+
+Status check_array_spec(const loader::MapSpec& spec, uint64_t bytes) {
+    // The kernel caps map storage (KMALLOC_MAX / U32_MAX elements); strbpf caps one map at 1 GiB.
     constexpr uint64_t kMaxMapBytes = 1ull << 30;
-    if (spec.max_entries == 0 || spec.value_size == 0)
-        return make_error(fmt::format("map '{}': max_entries and value_size must be non-zero", spec.name));
-    switch (spec.type) {
-    case loader::kMapArray: {
-        if (spec.key_size != 4)
-            return make_error(fmt::format("map '{}': array maps need key_size 4, got {}", spec.name, spec.key_size));
-        const uint64_t elem = (uint64_t(spec.value_size) + 7) & ~uint64_t(7);
-        if (elem * spec.max_entries > kMaxMapBytes)
-            return make_error(fmt::format("map '{}': {} x {} bytes exceeds the 1 GiB map limit", spec.name,
-                                          spec.max_entries, elem), -E2BIG);
-        auto m = std::make_unique<ArrayMap>(spec, elem);
-        if (!m->ok())
-            return make_error(fmt::format("map '{}': out of memory", spec.name), -ENOMEM);
-        return std::unique_ptr<Map>(std::move(m));
-    }
-    default:
-        return make_error(fmt::format("map '{}': map type {} is not supported yet", spec.name, spec.type), -EINVAL);
-    }
+    if (spec.key_size != 4)
+        return make_error(fmt::format("map '{}': array maps need key_size 4, got {}", spec.name, spec.key_size),
+                          -EINVAL);
+    if (bytes > kMaxMapBytes)
+        return make_error(fmt::format("map '{}': {} bytes of values exceed the 1 GiB map limit", spec.name, bytes),
+                          -E2BIG);
+    return ok_status();
+}
+
+Result<std::unique_ptr<Map>> create_array_map(const loader::MapSpec& spec) {
+    const uint64_t elem = (uint64_t(spec.value_size) + 7) & ~uint64_t(7);
+    STRBPF_TRY(check_array_spec(spec, elem * spec.max_entries));
+    auto m = std::make_unique<ArrayMap>(spec, elem);
+    if (!m->ok())
+        return make_error(fmt::format("map '{}': out of memory", spec.name), -ENOMEM);
+    return std::unique_ptr<Map>(std::move(m));
 }
 
 } // namespace strbpf::runtime

@@ -1,5 +1,6 @@
-// Map storage (runtime stage): the base class every map type implements. Each map keeps all its storage in one
-// arena that the object's MemoryRegistry knows, so program-visible map memory is one region per map.
+// Map storage (runtime stage): the base class every map type implements. Each map keeps all its program-visible
+// storage in one arena that the object's MemoryRegistry knows, so program-visible map memory is one region per map.
+// Every operation is safe to call from several threads at once (the kernel's maps are too).
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -9,6 +10,14 @@
 #include "strbpf/result.hpp"
 
 namespace strbpf::runtime {
+
+class RingbufMap;
+
+// Update flags (include/uapi/linux/bpf.h).
+inline constexpr uint64_t kBpfAny = 0, kBpfNoexist = 1, kBpfExist = 2, kBpfFLock = 4;
+
+// The number of possible CPUs (what the kernel's per-CPU maps hold one value for); at least 1.
+uint32_t possible_cpus();
 
 class Map {
   public:
@@ -20,7 +29,8 @@ class Map {
     const loader::MapSpec& spec() const { return spec_; }
     const std::string& name() const { return spec_.name; }
 
-    // The kernel's map operations; negative errno on failure. lookup returns nullptr when absent.
+    // The kernel's map operations as a program on CPU 0 sees them; negative errno on failure. lookup returns
+    // nullptr when absent.
     virtual void* lookup(const void* key) = 0;
     virtual int update(const void* key, const void* value, uint64_t flags) = 0;
     virtual int remove(const void* key) = 0;
@@ -32,11 +42,49 @@ class Map {
     // Direct value address for ld_imm64 BPF_PSEUDO_MAP_VALUE (array maps: element 0); nullptr when unsupported.
     virtual uint8_t* direct_value() { return nullptr; }
 
+    // ---- per-CPU aware operations (helpers pass RunContext::cpu; the host API uses the syscall forms) ----------
+    // Copies of each value: possible_cpus() for per-CPU maps, 1 otherwise.
+    virtual uint32_t ncpus() const { return 1; }
+    bool percpu() const { return spec_.type == loader::kMapPercpuArray || spec_.type == loader::kMapPercpuHash; }
+    // Bytes of one value as the bpf() syscall moves it: value_size, or round_up(value_size, 8) * ncpus().
+    uint64_t syscall_value_size() const {
+        return percpu() ? ((uint64_t(spec_.value_size) + 7) & ~uint64_t(7)) * ncpus() : spec_.value_size;
+    }
+    // Program view: bpf_map_lookup_elem / bpf_map_update_elem running on `cpu` (< ncpus()).
+    virtual void* lookup_elem(const void* key, uint32_t cpu) {
+        (void)cpu;
+        return lookup(key);
+    }
+    virtual int update_elem(const void* key, const void* value, uint64_t flags, uint32_t cpu) {
+        (void)cpu;
+        return update(key, value, flags);
+    }
+    // Syscall view (BPF_MAP_LOOKUP_ELEM / BPF_MAP_UPDATE_ELEM): syscall_value_size() bytes, every CPU's value.
+    // Returns: 0; -ENOENT (lookup of an absent key); update: the update errors.
+    virtual int copy_value(const void* key, void* out);
+    virtual int update_value(const void* key, const void* values, uint64_t flags) { return update(key, values, flags); }
+
+    // bpf_for_each_map_elem: calls visit(key, value of `cpu`, arg) for each element in map order until it returns
+    // non-zero. Returns the number of elements visited (the stopping one included); -EINVAL when unsupported.
+    using Visitor = uint64_t (*)(const void* key, void* value, void* arg);
+    virtual long for_each(uint32_t cpu, Visitor visit, void* arg) {
+        (void)cpu, (void)visit, (void)arg;
+        return -22;
+    }
+
+    virtual RingbufMap* as_ringbuf() { return nullptr; }
+
   protected:
     loader::MapSpec spec_;
 };
 
 // Creates a map of spec.type; -EINVAL/-E2BIG style errors for bad or unsupported specs.
 Result<std::unique_ptr<Map>> create_map(const loader::MapSpec& spec);
+
+// Per-type factories (one file per map type); they check the type's own spec rules.
+Result<std::unique_ptr<Map>> create_array_map(const loader::MapSpec& spec);
+Result<std::unique_ptr<Map>> create_percpu_array_map(const loader::MapSpec& spec);
+Result<std::unique_ptr<Map>> create_hash_map(const loader::MapSpec& spec); // hash, percpu_hash, lru_hash
+Result<std::unique_ptr<Map>> create_ringbuf_map(const loader::MapSpec& spec);
 
 } // namespace strbpf::runtime

@@ -27,13 +27,15 @@ struct Region {
     }
 };
 
-// Addresses that the kernel's x86-64 copy_from_kernel_nofault_allowed() refuses before any read: the NULL page and
-// every address below 64 KiB, and non-canonical addresses. String kfuncs answer -ERANGE for them.
+// The x86-64 kernel's copy_from_kernel_nofault_allowed() refuses, before any read, every address below
+// TASK_SIZE_MAX + PAGE_SIZE (the whole user half: NULL, (char *)1, any user pointer), the vsyscall page and
+// non-canonical addresses. String kfuncs and probe_read_kernel answer -ERANGE for them.
 inline bool is_forbidden_address_class(uint64_t addr) {
-    if (addr < 0x10000)
+    if (addr < 0x0000800000000000ull) // the user half, NULL page included
         return true;
-    const uint64_t top = addr >> 47; // canonical: bits 63..47 all equal
-    return top != 0 && top != 0x1ffff;
+    if ((addr & ~uint64_t(0xfff)) == 0xffffffffff600000ull) // the vsyscall page
+        return true;
+    return (addr >> 47) != 0x1ffff; // non-canonical (the upper half starts at 0xffff800000000000)
 }
 
 class MemoryRegistry {
@@ -68,6 +70,9 @@ class RunMemory {
         const Region* r = find(addr);
         return r && (r->perms & perms) == perms && r->contains(addr, len);
     }
+    // The kernel's -ERANGE rule for the first byte of a string or probe read: program-visible memory counts as
+    // kernel memory wherever the host placed it; any other address is judged by its x86-64 address class.
+    bool address_refused(uint64_t addr) const { return !find(addr) && is_forbidden_address_class(addr); }
     // Bytes readable from addr up to the end of its region; 0 when addr is not readable.
     uint64_t readable_span(uint64_t addr) const {
         const Region* r = find(addr);

@@ -1,0 +1,37 @@
+# Packaging for embedders: `cmake --install` puts libstrbpf (a shared library holding every stage behind the API in
+# include/strbpf), the public headers, the strbpf CLI, the BPF C test headers and a CMake package, so that
+# `find_package(strbpf)` gives `strbpf::strbpf`.
+include(GNUInstallDirs)
+include(CMakePackageConfigHelpers)
+
+file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/strbpf_shared.cpp "// libstrbpf: the stage libraries behind include/strbpf\n")
+add_library(strbpf_shared SHARED ${CMAKE_CURRENT_BINARY_DIR}/strbpf_shared.cpp)
+set_target_properties(strbpf_shared PROPERTIES OUTPUT_NAME strbpf EXPORT_NAME strbpf
+    VERSION ${PROJECT_VERSION} SOVERSION ${PROJECT_VERSION_MAJOR})
+target_link_libraries(strbpf_shared PRIVATE "$<LINK_LIBRARY:WHOLE_ARCHIVE,strbpf_api>")
+target_include_directories(strbpf_shared INTERFACE
+    $<BUILD_INTERFACE:${CMAKE_SOURCE_DIR}/include> $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
+target_compile_features(strbpf_shared INTERFACE cxx_std_20)
+add_library(strbpf::strbpf ALIAS strbpf_shared)
+
+install(TARGETS strbpf_shared EXPORT strbpfTargets
+    LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
+    ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
+install(TARGETS strbpf RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+install(FILES include/strbpf/result.hpp include/strbpf/maps.hpp include/strbpf/object.hpp
+    DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/strbpf)
+install(FILES include/bpf/strbpf_test.h include/bpf/strbpf_kfuncs.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/bpf)
+install(EXPORT strbpfTargets NAMESPACE strbpf:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/strbpf)
+configure_package_config_file(${CMAKE_SOURCE_DIR}/cmake/strbpfConfig.cmake.in
+    ${CMAKE_CURRENT_BINARY_DIR}/strbpfConfig.cmake INSTALL_DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/strbpf)
+write_basic_package_version_file(${CMAKE_CURRENT_BINARY_DIR}/strbpfConfigVersion.cmake
+    VERSION ${PROJECT_VERSION} COMPATIBILITY SameMajorVersion)
+install(FILES ${CMAKE_CURRENT_BINARY_DIR}/strbpfConfig.cmake ${CMAKE_CURRENT_BINARY_DIR}/strbpfConfigVersion.cmake
+    DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/strbpf)
+
+if(STRBPF_BUILD_TESTS)
+    add_test(NAME embed_example COMMAND ${CMAKE_COMMAND} -DBUILD_DIR=${CMAKE_BINARY_DIR}
+        -DSOURCE_DIR=${CMAKE_SOURCE_DIR} -DWORK_DIR=${CMAKE_BINARY_DIR}/embed_example -P
+        ${CMAKE_SOURCE_DIR}/cmake/embed_test.cmake)
+    set_tests_properties(embed_example PROPERTIES TIMEOUT 600 PASS_REGULAR_EXPRESSION "event: words\\[2\\] = 7")
+endif()

@@ -1,0 +1,48 @@
+// Embedding strbpf: load a BPF object, fill a map, run a program, read its ring-buffer events.
+#include <strbpf/object.hpp>
+
+#include <cstdio>
+#include <cstring>
+
+int main(int argc, char** argv) {
+    const char* path = argc > 1 ? argv[1] : "counter.bpf.o";
+    auto obj = strbpf::Object::open(path);
+    if (!obj) {
+        std::fprintf(stderr, "open: %s\n", obj.error().message.c_str());
+        return 1;
+    }
+    auto limits = obj->map("limits");
+    auto events = obj->map("events");
+    auto prog = obj->program("count_below");
+    if (!limits || !events || !prog) {
+        std::fprintf(stderr, "object lacks limits, events or count_below\n");
+        return 1;
+    }
+    const uint32_t key = 1;
+    const uint64_t limit = 10;
+    if (auto st = limits->update(key, limit); !st) {
+        std::fprintf(stderr, "update: %s\n", st.error().message.c_str());
+        return 1;
+    }
+    const uint32_t words[4] = {3, 42, 7, 10};
+    strbpf::RunOptions opts;
+    opts.ctx.resize(sizeof words);
+    std::memcpy(opts.ctx.data(), words, sizeof words);
+    auto run = prog->run(opts);
+    if (!run) {
+        std::fprintf(stderr, "run: %s\n", run.error().message.c_str());
+        return 1;
+    }
+    std::printf("retval %u\n", run->retval);
+    auto n = events->consume([](std::span<const uint8_t> rec) {
+        uint32_t ev[2];
+        std::memcpy(ev, rec.data(), sizeof ev);
+        std::printf("event: words[%u] = %u\n", ev[0], ev[1]);
+        return 0;
+    });
+    if (!n || *n != run->retval) {
+        std::fprintf(stderr, "expected %u events\n", run->retval);
+        return 1;
+    }
+    return 0;
+}

@@ -1,0 +1,80 @@
+// The x86-64 JIT (exec stage): compiles a linked program once into native code with asmjit and runs it with the
+// kernel's semantics and the kernel JIT's register mapping (arch/x86/net/bpf_jit_comp.c). Trusts the verifier:
+// loads and stores are not checked. Helpers and kfuncs are called directly (rel32) with &ctx in r9.
+#pragma once
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "exec/jit/exec_memory.hpp"
+#include "isa/insn.hpp"
+#include "runtime/context.hpp"
+#include "runtime/instance.hpp"
+#include "strbpf/result.hpp"
+
+namespace strbpf::exec::jit {
+
+struct JitResult {
+    bool ok = false;
+    uint64_t r0 = 0;
+    std::string error; // set when !ok, in the interpreter's words ("call depth exceeds 8 frames at pc 3", ...)
+};
+
+// Immutable after compile(): any number of threads may run it at once, each with its own ctx and stack.
+class CompiledProgram {
+  public:
+    // Runs from pc 0 with r1 (and r2) as given, r10 = top of frame 0 of `stack`. Sets ctx.invoke_callback and
+    // ctx.engine_state for the run (bpf_loop callbacks) and clears them afterwards.
+    JitResult run(uint64_t r1, runtime::RunContext& ctx, runtime::StackArea& stack) const {
+        return run(r1, 0, ctx, stack);
+    }
+    JitResult run(uint64_t r1, uint64_t r2, runtime::RunContext& ctx, runtime::StackArea& stack) const;
+    // Runs the BPF function a callback value names (what ld_imm64 BPF_PSEUDO_FUNC loads: the function's native
+    // entry) through ctx.invoke_callback, as a helper called from frame 0 would (the function runs in frame 1).
+    JitResult run_callback(uint64_t callback, const std::array<uint64_t, 5>& args, runtime::RunContext& ctx,
+                           runtime::StackArea& stack) const;
+
+    size_t code_size() const { return code_size_; }
+    // The generated machine code (entry trampoline first), for golden-bytes tests and disassembly.
+    std::span<const uint8_t> code() const { return {mem_.data(), code_size_}; }
+    // True when every helper and kfunc call is a rel32 call (the code landed within reach of the helpers).
+    bool direct_calls() const { return direct_calls_; }
+    size_t insn_count() const { return insns_.size(); }
+
+    // The pc of the BPF function whose native entry is `target` (a valid callback value); -1 when none is.
+    int64_t function_pc(uint64_t target) const;
+    // Offset in code() of pc 0's function entry: its prologue, or for a one-function program the entry that runs
+    // main inline (enter_main).
+    size_t main_offset() const { return size_t(main_ - reinterpret_cast<uint64_t>(mem_.data())); }
+    // Offset in code() of the native code of BPF instruction `pc`.
+    size_t insn_offset(size_t pc) const { return pc < insn_offsets_.size() ? insn_offsets_[pc] : code_size_; }
+    // The error message for a run that stopped with `status` at `pc` (see x86_64/abi.hpp ExitCode).
+    std::string stop_message(uint32_t status, int32_t pc, const runtime::RunContext& ctx) const;
+
+  private:
+    friend Result<std::unique_ptr<CompiledProgram>> compile(std::span<const isa::Insn> insns);
+    CompiledProgram() = default;
+
+    ExecMemory mem_;
+    size_t code_size_ = 0;
+    bool direct_calls_ = false;
+    uint64_t enter_ = 0;                   // native address of the entry trampoline
+    uint64_t main_ = 0;                    // native address of pc 0's function entry (or of enter_main)
+    uint64_t run_entry_ = 0;               // what run() calls: enter_, or enter_main for one-function programs
+    std::vector<std::pair<uint64_t, int64_t>> functions_; // (native entry, pc) of every BPF function, sorted
+    std::vector<isa::Insn> insns_;         // for error messages
+    std::vector<uint32_t> insn_offsets_;
+};
+
+// Validates (isa::validate) and compiles. LD_ABS/LD_IND, unknown helpers/kfuncs and unresolved ld_imm64 pseudo
+// forms compile to stubs that end the run with the interpreter's error when reached.
+Result<std::unique_ptr<CompiledProgram>> compile(std::span<const isa::Insn> insns);
+Result<std::unique_ptr<CompiledProgram>> compile(const runtime::LinkedProgram& prog);
+
+// compile(prog) once per linked program (cache.cpp): later calls with the same program return the same code.
+Result<std::shared_ptr<const CompiledProgram>> compile_cached(const runtime::LinkedProgram& prog);
+
+} // namespace strbpf::exec::jit

@@ -1,0 +1,698 @@
+// x86-64 code generation for the JIT (exec stage, JIT): one asmjit emission per BPF instruction, chosen by the
+// opcode table's shape and sem, plus the entry trampoline, function prologues/epilogues and cold error stubs.
+// The register mapping and the division and atomic sequences follow the kernel's arch/x86/net/bpf_jit_comp.c.
+//
+// Native frame of a BPF function: the entry trampoline (or the caller's `call`) pushes the return address, the
+// prologue pushes rbp rbx r13 r14 r15 (r10, r6..r9) and moves rbp (r10) 512 bytes down the StackArea; `exit`
+// pops them and returns. So rsp is 16-byte aligned inside every function body and helpers are called with a
+// plain `call rel32`. r12 holds &ctx for the whole run; r9, r10, r11 are scratch.
+#include "exec/jit/x86_64/codegen.hpp"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "exec/jit/x86_64/abi.hpp"
+#include "isa/opcodes.hpp"
+#include "runtime/helpers/helper_table.hpp"
+#include "runtime/kfuncs/kfunc_table.hpp"
+
+namespace strbpf::exec::jit::x86_64 {
+namespace {
+
+namespace x86 = asmjit::x86;
+using asmjit::imm;
+using asmjit::Label;
+using isa::Sem;
+using isa::Shape;
+using CC = x86::CondCode;
+
+// BPF r0..r10 -> native register ids: rax rdi rsi rdx rcx r8 rbx r13 r14 r15 rbp (the kernel's reg2hex).
+constexpr uint32_t kRegId[isa::kNumRegs] = {0, 7, 6, 2, 1, 8, 3, 13, 14, 15, 5};
+constexpr uint32_t kRax = 0, kRcx = 1;
+const x86::Gp kCtxReg = x86::r12;
+
+x86::Gp q(int r) { return x86::gpq(kRegId[r]); }
+x86::Gp d(int r) { return x86::gpd(kRegId[r]); }
+x86::Gp w(int r) { return x86::gpw(kRegId[r]); }
+x86::Gp b(int r) { return x86::gpb_lo(kRegId[r]); }
+x86::Gp sized(bool w64, const x86::Gp& r) { return w64 ? x86::Gp(r.r64()) : x86::Gp(r.r32()); }
+
+class FirstError : public asmjit::ErrorHandler {
+  public:
+    void handleError(asmjit::Error err, const char* message, asmjit::BaseEmitter*) override {
+        if (!error) {
+            error = err;
+            text = message;
+        }
+    }
+    asmjit::Error error = asmjit::kErrorOk;
+    std::string text;
+};
+
+bool takes_callback(int32_t helper_id) {
+    const runtime::HelperProto* p = runtime::find_helper(helper_id);
+    if (!p)
+        return false;
+    for (runtime::ArgKind k : p->args)
+        if (k == runtime::ArgKind::ptr_to_func)
+            return true;
+    return false;
+}
+
+CC jump_cond(Sem s) {
+    switch (s) {
+    case Sem::jeq: return CC::kE;
+    case Sem::jne: return CC::kNE;
+    case Sem::jgt: return CC::kA;
+    case Sem::jge: return CC::kAE;
+    case Sem::jlt: return CC::kB;
+    case Sem::jle: return CC::kBE;
+    case Sem::jsgt: return CC::kG;
+    case Sem::jsge: return CC::kGE;
+    case Sem::jslt: return CC::kL;
+    case Sem::jsle: return CC::kLE;
+    default: return CC::kNZ; // jset
+    }
+}
+
+class Gen {
+  public:
+    Gen(std::span<const isa::Insn> insns, asmjit::CodeHolder& code, const CodegenOptions& opts)
+        : insns_(insns), a_(&code), opts_(opts), co_(context_offsets()) {
+        a_.setErrorHandler(&err_);
+    }
+    Status run(Emitted* out);
+
+  private:
+    struct Stub {
+        Label label;
+        int32_t pc;
+        ExitCode code;
+    };
+
+    void find_targets();
+    void emit_enter();
+    void emit_enter_main();
+    void emit_enter_head();
+    void emit_enter_tail();
+    void prologue();
+    void epilogue();
+    void emit_insn(size_t pc, const isa::OpInfo& op, const isa::Insn& i);
+    void alu_k(bool w64, Sem s, int dst, int32_t k);
+    void alu_x(bool w64, Sem s, int dst, int src);
+    void mov_imm(int dst, uint64_t v);
+    void shift_k(bool w64, Sem s, int dst, int32_t k);
+    void shift_x(bool w64, Sem s, int dst, int src);
+    void divmod(bool w64, Sem s, int dst, int src, int32_t k);
+    void byte_swap(Sem s, int dst);
+    void load(Sem s, int dst, int src, int16_t off);
+    void store_imm(Sem s, int dst, int16_t off, int32_t k);
+    void store_reg(Sem s, int dst, int src, int16_t off);
+    void atomic(bool w64, Sem s, int dst, int src, int16_t off);
+    void atomic_loop(bool w64, Sem s, int src, const x86::Mem& mem);
+    void jump(bool w64, bool reg, Sem s, const isa::Insn& i, size_t target);
+    void call_native(uint64_t fn, bool callback_capable);
+    void call_local(size_t pc, size_t target);
+    Label stub(size_t pc, ExitCode code);
+    void emit_stubs();
+    size_t target(size_t pc, const isa::OpInfo& op) const {
+        return size_t(*isa::target_pc(op, insns_[pc], pc));
+    }
+
+    std::span<const isa::Insn> insns_;
+    x86::Assembler a_;
+    CodegenOptions opts_;
+    ContextOffsets co_;
+    FirstError err_;
+    std::vector<Label> body_;  // per pc: bound at the instruction's code (jump targets, function bodies)
+    std::vector<Label> entry_; // per pc: bound before the prologue of a function starting there
+    std::vector<Stub> stubs_;
+    Label enter_, enter_exit_, enter_main_, fail_, abort_;
+    bool single_ = false; // one BPF function: main runs inline in enter_main_ and exits straight to the caller
+};
+
+// ---- program structure ---------------------------------------------------------------------------------------
+void Gen::find_targets() {
+    const size_t n = insns_.size();
+    body_.assign(n, Label());
+    entry_.assign(n, Label());
+    auto mark_body = [&](size_t t) {
+        if (!body_[t].isValid())
+            body_[t] = a_.newLabel();
+    };
+    auto mark_function = [&](size_t t) {
+        if (!entry_[t].isValid())
+            entry_[t] = a_.newLabel();
+        mark_body(t);
+    };
+    mark_function(0);
+    for (size_t pc = 0; pc < n;) {
+        const isa::OpInfo& op = *isa::decode(insns_[pc]);
+        switch (op.shape) {
+        case Shape::JA:
+        case Shape::GOTOL:
+        case Shape::JMP_K:
+        case Shape::JMP_X:
+        case Shape::JMP32_K:
+        case Shape::JMP32_X:
+            mark_body(target(pc, op));
+            break;
+        case Shape::CALL_LOCAL:
+            mark_function(target(pc, op));
+            break;
+        case Shape::LDDW:
+            if (op.sem == Sem::func)
+                mark_function(target(pc, op));
+            break;
+        default:
+            break;
+        }
+        pc += size_t(isa::slots(op));
+    }
+}
+
+// uint64_t enter(EntryFrame* f): saves the System V callee-saved registers, loads the BPF registers from f and
+// calls f->target. Error stubs come back to enter_exit_ with rsp = RunState::entry_rsp.
+void Gen::emit_enter() {
+    a_.bind(enter_);
+    emit_enter_head();
+    a_.mov(x86::r11, x86::qword_ptr(x86::rdi, kFrameTarget));
+    a_.xor_(x86::eax, x86::eax); // r0 and r6..r9 start at 0, as in the interpreter
+    a_.xor_(x86::ebx, x86::ebx);
+    a_.xor_(x86::r13d, x86::r13d);
+    a_.xor_(x86::r14d, x86::r14d);
+    a_.xor_(x86::r15d, x86::r15d);
+    a_.mov(x86::rsi, x86::qword_ptr(x86::rdi, 8));
+    a_.mov(x86::rdx, x86::qword_ptr(x86::rdi, 16));
+    a_.mov(x86::rcx, x86::qword_ptr(x86::rdi, 24));
+    a_.mov(x86::r8, x86::qword_ptr(x86::rdi, 32));
+    a_.mov(x86::rdi, x86::qword_ptr(x86::rdi, 0));
+    a_.call(x86::r11);
+    a_.bind(enter_exit_);
+    emit_enter_tail();
+}
+
+// The first half of both entries: System V callee-saved registers, &ctx in r12, the unwind point, r10.
+void Gen::emit_enter_head() {
+    for (const x86::Gp& r : {x86::rbp, x86::rbx, x86::r12, x86::r13, x86::r14, x86::r15})
+        a_.push(r);
+    a_.sub(x86::rsp, 8); // 6 pushes + return address: realign to 16 (function bodies run 16-byte aligned)
+    a_.mov(kCtxReg, x86::qword_ptr(x86::rdi, kFrameCtx));
+    a_.mov(x86::r11, x86::qword_ptr(kCtxReg, co_.engine_state));
+    a_.mov(x86::qword_ptr(x86::r11, kStateEntryRsp), x86::rsp);
+    a_.mov(x86::rbp, x86::qword_ptr(x86::rdi, kFrameFp));
+}
+
+void Gen::emit_enter_tail() {
+    a_.add(x86::rsp, 8);
+    for (const x86::Gp& r : {x86::r15, x86::r14, x86::r13, x86::r12, x86::rbx, x86::rbp})
+        a_.pop(r);
+    a_.ret();
+}
+
+// uint64_t enter_main(EntryFrame* f) for a program of one function: main's body follows directly (no call, no
+// prologue), and its exits are emit_enter_tail(). Only r1 and r2 are taken from f; r3..r5 start at 0.
+void Gen::emit_enter_main() {
+    a_.bind(enter_main_);
+    emit_enter_head();
+    a_.sub(x86::rbp, isa::kStackSize);
+    a_.xor_(x86::eax, x86::eax);
+    a_.xor_(x86::ebx, x86::ebx);
+    a_.xor_(x86::r13d, x86::r13d);
+    a_.xor_(x86::r14d, x86::r14d);
+    a_.xor_(x86::r15d, x86::r15d);
+    a_.xor_(x86::edx, x86::edx);
+    a_.xor_(x86::ecx, x86::ecx);
+    a_.xor_(x86::r8d, x86::r8d);
+    a_.mov(x86::rsi, x86::qword_ptr(x86::rdi, 8));
+    a_.mov(x86::rdi, x86::qword_ptr(x86::rdi, 0));
+}
+
+void Gen::prologue() {
+    for (const x86::Gp& r : {x86::rbp, x86::rbx, x86::r13, x86::r14, x86::r15})
+        a_.push(r);
+    a_.sub(x86::rbp, isa::kStackSize); // this frame's r10: 512 bytes below the caller's
+}
+
+void Gen::epilogue() {
+    for (const x86::Gp& r : {x86::r15, x86::r14, x86::r13, x86::rbx, x86::rbp})
+        a_.pop(r);
+    a_.ret();
+}
+
+Status Gen::run(Emitted* out) {
+    enter_ = a_.newLabel();
+    enter_exit_ = a_.newLabel();
+    fail_ = a_.newLabel();
+    abort_ = a_.newLabel();
+    find_targets();
+    single_ = std::count_if(entry_.begin(), entry_.end(), [](const Label& l) { return l.isValid(); }) == 1;
+    emit_enter();
+    if (single_) {
+        enter_main_ = a_.newLabel();
+        emit_enter_main();
+    }
+    const isa::OpInfo* prev = nullptr;
+    out->insn_offsets.assign(insns_.size(), 0);
+    for (size_t pc = 0; pc < insns_.size();) {
+        const isa::OpInfo& op = *isa::decode(insns_[pc]);
+        if (entry_[pc].isValid() && !single_) {
+            // A function may start right after an instruction that falls through (e.g. `call local +0`).
+            if (prev && prev->shape != Shape::EXIT && prev->shape != Shape::JA && prev->shape != Shape::GOTOL)
+                a_.jmp(body_[pc]);
+            a_.bind(entry_[pc]);
+            prologue();
+        }
+        if (body_[pc].isValid())
+            a_.bind(body_[pc]);
+        out->insn_offsets[pc] = uint32_t(a_.offset());
+        if (isa::slots(op) == 2)
+            out->insn_offsets[pc + 1] = out->insn_offsets[pc];
+        emit_insn(pc, op, insns_[pc]);
+        prev = &op;
+        pc += size_t(isa::slots(op));
+    }
+    emit_stubs();
+    if (err_.error != asmjit::kErrorOk)
+        return make_error(fmt::format("JIT: asmjit: {}", err_.text));
+    out->enter = enter_;
+    out->enter_main = enter_main_;
+    out->main = entry_[0];
+    out->functions.clear();
+    out->function_pcs.clear();
+    for (size_t pc = 0; pc < entry_.size() && !single_; pc++)
+        if (entry_[pc].isValid()) {
+            out->functions.push_back(entry_[pc]);
+            out->function_pcs.push_back(int64_t(pc));
+        }
+    return ok_status();
+}
+
+// ---- ALU -----------------------------------------------------------------------------------------------------
+void Gen::alu_k(bool w64, Sem s, int dst, int32_t k) {
+    const x86::Gp D = w64 ? q(dst) : d(dst);
+    const asmjit::Imm K = w64 ? imm(int64_t(k)) : imm(k);
+    switch (s) {
+    case Sem::add: a_.add(D, K); break;
+    case Sem::sub: a_.sub(D, K); break;
+    case Sem::or_: a_.or_(D, K); break;
+    case Sem::and_: a_.and_(D, K); break;
+    case Sem::xor_: a_.xor_(D, K); break;
+    case Sem::mul: a_.imul(D, D, K); break;
+    case Sem::mov: mov_imm(dst, w64 ? uint64_t(int64_t(k)) : uint64_t(uint32_t(k))); break;
+    case Sem::lsh:
+    case Sem::rsh:
+    case Sem::arsh: shift_k(w64, s, dst, k); break;
+    case Sem::div:
+    case Sem::mod:
+    case Sem::sdiv:
+    case Sem::smod: divmod(w64, s, dst, -1, k); break;
+    default: break;
+    }
+}
+
+void Gen::alu_x(bool w64, Sem s, int dst, int src) {
+    const x86::Gp D = w64 ? q(dst) : d(dst);
+    const x86::Gp S = w64 ? q(src) : d(src);
+    switch (s) {
+    case Sem::add: a_.add(D, S); break;
+    case Sem::sub: a_.sub(D, S); break;
+    case Sem::or_: a_.or_(D, S); break;
+    case Sem::and_: a_.and_(D, S); break;
+    case Sem::xor_: a_.xor_(D, S); break;
+    case Sem::mul: a_.imul(D, S); break;
+    case Sem::mov:
+        if (!w64 || dst != src) // mov32 to itself still zero-extends
+            a_.mov(D, S);
+        break;
+    case Sem::movsx8: a_.movsx(D, b(src)); break;
+    case Sem::movsx16: a_.movsx(D, w(src)); break;
+    case Sem::movsx32: a_.movsxd(q(dst), d(src)); break;
+    case Sem::lsh:
+    case Sem::rsh:
+    case Sem::arsh: shift_x(w64, s, dst, src); break;
+    case Sem::div:
+    case Sem::mod:
+    case Sem::sdiv:
+    case Sem::smod: divmod(w64, s, dst, src, 0); break;
+    default: break;
+    }
+}
+
+// The shortest form, as the kernel's emit_mov_imm32/64: xor for 0, a zero-extending 32-bit mov for values that
+// fit in 32 bits unsigned, a sign-extended imm32 for small negatives, movabs otherwise.
+void Gen::mov_imm(int dst, uint64_t v) {
+    if (v == 0)
+        a_.xor_(d(dst), d(dst));
+    else if (v <= 0xffffffffu)
+        a_.mov(d(dst), imm(uint32_t(v)));
+    else
+        a_.mov(q(dst), imm(v));
+}
+
+void Gen::shift_k(bool w64, Sem s, int dst, int32_t k) {
+    const int n = k & (w64 ? 63 : 31);
+    const x86::Gp D = w64 ? q(dst) : d(dst);
+    if (n == 0) { // the count is masked to 0: the value stays, a 32-bit form still zero-extends
+        if (!w64)
+            a_.mov(D, D);
+        return;
+    }
+    if (s == Sem::lsh)
+        a_.shl(D, imm(n));
+    else if (s == Sem::rsh)
+        a_.shr(D, imm(n));
+    else
+        a_.sar(D, imm(n));
+}
+
+// x86 masks shift counts exactly as BPF does (mod 64, or mod 32 for 32-bit operands).
+void Gen::shift_x(bool w64, Sem s, int dst, int src) {
+    if (opts_.bmi2) {
+        const x86::Gp D = sized(w64, q(dst)), S = sized(w64, q(src));
+        if (s == Sem::lsh)
+            a_.shlx(D, D, S);
+        else if (s == Sem::rsh)
+            a_.shrx(D, D, S);
+        else
+            a_.sarx(D, D, S);
+        return;
+    }
+    auto emit = [&](const x86::Gp& v) {
+        if (s == Sem::lsh)
+            a_.shl(v, x86::cl);
+        else if (s == Sem::rsh)
+            a_.shr(v, x86::cl);
+        else
+            a_.sar(v, x86::cl);
+    };
+    if (kRegId[src] == kRcx) { // the count is already in cl (dst may be rcx too)
+        emit(sized(w64, q(dst)));
+        return;
+    }
+    a_.mov(x86::r11, x86::rcx); // r4 lives in rcx: park it while cl holds the count
+    a_.mov(x86::rcx, q(src));
+    if (kRegId[dst] == kRcx) {
+        emit(sized(w64, x86::r11));
+        a_.mov(x86::rcx, x86::r11);
+    } else {
+        emit(sized(w64, q(dst)));
+        a_.mov(x86::rcx, x86::r11);
+    }
+}
+
+// dst = dst (s)div/(s)mod divisor, with the kernel's results for a zero divisor (div 0, mod keeps dst) and for
+// INT_MIN / -1 (sdiv wraps to INT_MIN = -dst, smod 0). src < 0: the divisor is the immediate k.
+void Gen::divmod(bool w64, Sem s, int dst, int src, int32_t k) {
+    const bool is_signed = s == Sem::sdiv || s == Sem::smod;
+    const bool is_mod = s == Sem::mod || s == Sem::smod;
+    const x86::Gp D = w64 ? q(dst) : d(dst);
+    if (src < 0 && (k == 0 || (is_signed && k == -1))) { // constant divisor with a defined special result
+        if (k == 0 ? !is_mod : is_mod)
+            a_.xor_(d(dst), d(dst));
+        else if (k == 0 && !w64)
+            a_.mov(D, D); // mod by 0 keeps dst; 32-bit forms zero-extend it
+        else if (k != 0)
+            a_.neg(D);
+        return;
+    }
+    const x86::Gp R11 = sized(w64, x86::r11);
+    Label zero, minus1, done;
+    if (src < 0) {
+        a_.mov(R11, w64 ? imm(int64_t(k)) : imm(uint32_t(k)));
+    } else {
+        a_.mov(R11, w64 ? q(src) : d(src));
+        zero = a_.newLabel();
+        done = a_.newLabel();
+        a_.test(R11, R11);
+        a_.jz(zero);
+        if (is_signed) {
+            minus1 = a_.newLabel();
+            a_.cmp(R11, imm(-1));
+            a_.je(minus1);
+        }
+    }
+    a_.mov(x86::r9, x86::rax); // r0 and r3 live in rax and rdx, which (i)div uses
+    a_.mov(x86::r10, x86::rdx);
+    if (kRegId[dst] != kRax)
+        a_.mov(x86::rax, q(dst));
+    if (is_signed) {
+        if (w64)
+            a_.cqo();
+        else
+            a_.cdq();
+        a_.idiv(R11);
+    } else {
+        a_.xor_(x86::edx, x86::edx);
+        a_.div(R11);
+    }
+    a_.mov(R11, sized(w64, is_mod ? x86::rdx : x86::rax));
+    a_.mov(x86::rax, x86::r9);
+    a_.mov(x86::rdx, x86::r10);
+    a_.mov(D, R11);
+    if (src < 0)
+        return;
+    a_.jmp(done);
+    a_.bind(zero);
+    if (!is_mod)
+        a_.xor_(d(dst), d(dst));
+    else if (!w64)
+        a_.mov(D, D);
+    if (is_signed) {
+        a_.jmp(done);
+        a_.bind(minus1);
+        if (is_mod)
+            a_.xor_(d(dst), d(dst));
+        else
+            a_.neg(D);
+    }
+    a_.bind(done);
+}
+
+void Gen::byte_swap(Sem s, int dst) {
+    switch (s) {
+    case Sem::le16: a_.movzx(d(dst), w(dst)); break;
+    case Sem::le32: a_.mov(d(dst), d(dst)); break;
+    case Sem::le64: break;
+    case Sem::be16:
+    case Sem::bswap16:
+        a_.ror(w(dst), imm(8));
+        a_.movzx(d(dst), w(dst));
+        break;
+    case Sem::be32:
+    case Sem::bswap32: a_.bswap(d(dst)); break;
+    default: a_.bswap(q(dst)); break; // be64, bswap64
+    }
+}
+
+// ---- memory --------------------------------------------------------------------------------------------------
+void Gen::load(Sem s, int dst, int src, int16_t off) {
+    switch (s) {
+    case Sem::u8: a_.movzx(d(dst), x86::byte_ptr(q(src), off)); break;
+    case Sem::u16: a_.movzx(d(dst), x86::word_ptr(q(src), off)); break;
+    case Sem::u32: a_.mov(d(dst), x86::dword_ptr(q(src), off)); break;
+    case Sem::u64: a_.mov(q(dst), x86::qword_ptr(q(src), off)); break;
+    case Sem::s8: a_.movsx(q(dst), x86::byte_ptr(q(src), off)); break;
+    case Sem::s16: a_.movsx(q(dst), x86::word_ptr(q(src), off)); break;
+    default: a_.movsxd(q(dst), x86::dword_ptr(q(src), off)); break; // s32
+    }
+}
+
+void Gen::store_imm(Sem s, int dst, int16_t off, int32_t k) {
+    switch (s) {
+    case Sem::u8: a_.mov(x86::byte_ptr(q(dst), off), imm(int8_t(k))); break;
+    case Sem::u16: a_.mov(x86::word_ptr(q(dst), off), imm(int16_t(k))); break;
+    case Sem::u32: a_.mov(x86::dword_ptr(q(dst), off), imm(k)); break;
+    default: a_.mov(x86::qword_ptr(q(dst), off), imm(k)); break; // imm32 sign-extended, as BPF_ST|BPF_DW
+    }
+}
+
+void Gen::store_reg(Sem s, int dst, int src, int16_t off) {
+    switch (s) {
+    case Sem::u8: a_.mov(x86::byte_ptr(q(dst), off), b(src)); break;
+    case Sem::u16: a_.mov(x86::word_ptr(q(dst), off), w(src)); break;
+    case Sem::u32: a_.mov(x86::dword_ptr(q(dst), off), d(src)); break;
+    default: a_.mov(x86::qword_ptr(q(dst), off), q(src)); break;
+    }
+}
+
+// BPF_ATOMIC: lock-prefixed read-modify-write. 32-bit fetch results zero-extend (x86 32-bit writes do).
+void Gen::atomic(bool w64, Sem s, int dst, int src, int16_t off) {
+    const x86::Mem mem = w64 ? x86::qword_ptr(q(dst), off) : x86::dword_ptr(q(dst), off);
+    const x86::Gp S = w64 ? q(src) : d(src);
+    switch (s) {
+    case Sem::add: a_.lock().add(mem, S); break;
+    case Sem::or_: a_.lock().or_(mem, S); break;
+    case Sem::and_: a_.lock().and_(mem, S); break;
+    case Sem::xor_: a_.lock().xor_(mem, S); break;
+    case Sem::fetch_add: a_.lock().xadd(mem, S); break;
+    case Sem::xchg: a_.xchg(mem, S); break; // xchg with memory is implicitly locked
+    case Sem::cmpxchg:                      // compares with r0 (rax), which receives the old value
+        a_.lock().cmpxchg(mem, S);
+        if (!w64)
+            a_.mov(x86::eax, x86::eax);
+        break;
+    default: { // fetch_or, fetch_and, fetch_xor: a cmpxchg loop through rax
+        a_.lea(x86::r9, x86::ptr(q(dst), off));
+        atomic_loop(w64, s, src, w64 ? x86::qword_ptr(x86::r9) : x86::dword_ptr(x86::r9));
+        break;
+    }
+    }
+}
+
+void Gen::atomic_loop(bool w64, Sem s, int src, const x86::Mem& mem) {
+    const bool src_is_r0 = kRegId[src] == kRax;
+    const x86::Gp V = sized(w64, src_is_r0 ? x86::Gp(x86::r10) : q(src)); // src is r0: read r0's copy
+    a_.mov(x86::r10, x86::rax);
+    a_.mov(sized(w64, x86::rax), mem);
+    const Label again = a_.newLabel();
+    a_.bind(again);
+    a_.mov(sized(w64, x86::r11), sized(w64, x86::rax));
+    if (s == Sem::fetch_or)
+        a_.or_(sized(w64, x86::r11), V);
+    else if (s == Sem::fetch_and)
+        a_.and_(sized(w64, x86::r11), V);
+    else
+        a_.xor_(sized(w64, x86::r11), V);
+    a_.lock().cmpxchg(mem, sized(w64, x86::r11));
+    a_.jne(again);
+    if (!src_is_r0) { // src = old value, r0 restored; when src is r0 it simply keeps the old value
+        a_.mov(sized(w64, q(src)), sized(w64, x86::rax));
+        a_.mov(x86::rax, x86::r10);
+    }
+}
+
+// ---- control flow --------------------------------------------------------------------------------------------
+void Gen::jump(bool w64, bool reg, Sem s, const isa::Insn& i, size_t target) {
+    const x86::Gp D = w64 ? q(i.dst) : d(i.dst);
+    if (reg) {
+        const x86::Gp S = w64 ? q(i.src) : d(i.src);
+        if (s == Sem::jset)
+            a_.test(D, S);
+        else
+            a_.cmp(D, S);
+    } else {
+        const asmjit::Imm K = w64 ? imm(int64_t(i.imm)) : imm(i.imm);
+        if (s == Sem::jset)
+            a_.test(D, K);
+        else if (i.imm == 0 && (s == Sem::jeq || s == Sem::jne))
+            a_.test(D, D);
+        else
+            a_.cmp(D, K);
+    }
+    a_.j(jump_cond(s), body_[target]);
+}
+
+// r0 = fn(r1..r5, &ctx): the BPF argument registers already are the System V ones; the context goes in r9.
+void Gen::call_native(uint64_t fn, bool callback_capable) {
+    if (callback_capable) { // invoke_callback runs the callback one frame below this one
+        a_.mov(x86::r11, x86::qword_ptr(kCtxReg, co_.engine_state));
+        a_.mov(x86::qword_ptr(x86::r11, kStateCurFp), x86::rbp);
+    }
+    a_.mov(x86::r9, kCtxReg);
+    a_.call(imm(fn));
+    a_.cmp(x86::byte_ptr(kCtxReg, co_.aborted), imm(0));
+    a_.jne(abort_);
+}
+
+void Gen::call_local(size_t pc, size_t target) {
+    a_.mov(x86::r11, x86::qword_ptr(kCtxReg, co_.engine_state));
+    a_.cmp(x86::rbp, x86::qword_ptr(x86::r11, kStateFloor));
+    a_.jbe(stub(pc, ExitCode::call_depth));
+    a_.call(entry_[target]);
+}
+
+Label Gen::stub(size_t pc, ExitCode code) {
+    stubs_.push_back(Stub{a_.newLabel(), int32_t(pc), code});
+    return stubs_.back().label;
+}
+
+// Cold code after the program: each stub records (code, pc) in the RunState and unwinds to the entry trampoline.
+void Gen::emit_stubs() {
+    for (const Stub& s : stubs_) {
+        a_.bind(s.label);
+        a_.mov(x86::r10d, imm(s.pc));
+        a_.mov(x86::r9d, imm(uint32_t(s.code)));
+        a_.jmp(fail_);
+    }
+    a_.bind(abort_);
+    a_.mov(x86::r10d, imm(-1));
+    a_.mov(x86::r9d, imm(uint32_t(ExitCode::aborted)));
+    a_.bind(fail_);
+    a_.mov(x86::r11, x86::qword_ptr(kCtxReg, co_.engine_state));
+    a_.mov(x86::dword_ptr(x86::r11, kStateStatus), x86::r9d);
+    a_.mov(x86::dword_ptr(x86::r11, kStatePc), x86::r10d);
+    a_.mov(x86::rsp, x86::qword_ptr(x86::r11, kStateEntryRsp));
+    a_.jmp(enter_exit_);
+}
+
+void Gen::emit_insn(size_t pc, const isa::OpInfo& op, const isa::Insn& i) {
+    switch (op.shape) {
+    case Shape::ALU64_K: alu_k(true, op.sem, i.dst, i.imm); break;
+    case Shape::ALU32_K: alu_k(false, op.sem, i.dst, i.imm); break;
+    case Shape::ALU64_X: alu_x(true, op.sem, i.dst, i.src); break;
+    case Shape::ALU32_X: alu_x(false, op.sem, i.dst, i.src); break;
+    case Shape::NEG64: a_.neg(q(i.dst)); break;
+    case Shape::NEG32: a_.neg(d(i.dst)); break;
+    case Shape::END: byte_swap(op.sem, i.dst); break;
+    case Shape::LDX:
+    case Shape::LDSX: load(op.sem, i.dst, i.src, i.off); break;
+    case Shape::ST: store_imm(op.sem, i.dst, i.off, i.imm); break;
+    case Shape::STX: store_reg(op.sem, i.dst, i.src, i.off); break;
+    case Shape::ATOMIC_W: atomic(false, op.sem, i.dst, i.src, i.off); break;
+    case Shape::ATOMIC_DW: atomic(true, op.sem, i.dst, i.src, i.off); break;
+    case Shape::LDDW:
+        if (op.sem == Sem::imm)
+            mov_imm(i.dst, uint64_t(uint32_t(i.imm)) | (uint64_t(uint32_t(insns_[pc + 1].imm)) << 32));
+        else if (op.sem == Sem::func) // the callback value: the function's native entry address
+            a_.lea(q(i.dst), x86::ptr(entry_[target(pc, op)]));
+        else
+            a_.jmp(stub(pc, ExitCode::unlinked_ld));
+        break;
+    case Shape::LD_ABS:
+    case Shape::LD_IND: a_.jmp(stub(pc, ExitCode::legacy_ld)); break;
+    case Shape::JA:
+    case Shape::GOTOL: a_.jmp(body_[target(pc, op)]); break;
+    case Shape::JMP_K: jump(true, false, op.sem, i, target(pc, op)); break;
+    case Shape::JMP_X: jump(true, true, op.sem, i, target(pc, op)); break;
+    case Shape::JMP32_K: jump(false, false, op.sem, i, target(pc, op)); break;
+    case Shape::JMP32_X: jump(false, true, op.sem, i, target(pc, op)); break;
+    case Shape::CALL_HELPER: {
+        const runtime::HelperFn fn = runtime::helper_fn(i.imm);
+        if (fn)
+            call_native(reinterpret_cast<uint64_t>(fn), takes_callback(i.imm));
+        else
+            a_.jmp(stub(pc, ExitCode::bad_helper));
+        break;
+    }
+    case Shape::CALL_KFUNC: {
+        const auto table = runtime::kfunc_table();
+        const runtime::HelperFn fn = uint32_t(i.imm) < table.size() ? table[uint32_t(i.imm)].fn : nullptr;
+        if (fn)
+            call_native(reinterpret_cast<uint64_t>(fn), false);
+        else
+            a_.jmp(stub(pc, ExitCode::bad_kfunc));
+        break;
+    }
+    case Shape::CALL_LOCAL: call_local(pc, target(pc, op)); break;
+    case Shape::EXIT:
+        if (single_)
+            emit_enter_tail();
+        else
+            epilogue();
+        break;
+    }
+}
+
+} // namespace
+
+Status emit_program(std::span<const isa::Insn> insns, asmjit::CodeHolder& code, const CodegenOptions& opts,
+                    Emitted* out) {
+    if (insns.empty())
+        return make_error("empty program");
+    Gen gen(insns, code, opts);
+    return gen.run(out);
+}
+
+} // namespace strbpf::exec::jit::x86_64

@@ -1,0 +1,31 @@
+// x86-64 code generation for the JIT (exec stage, JIT): emits the entry trampoline and every BPF function of a
+// validated program into an asmjit CodeHolder. The native addresses are known only after relocation (jit.cpp).
+#pragma once
+#include <span>
+#include <vector>
+
+#include <asmjit/x86.h>
+
+#include "isa/insn.hpp"
+#include "strbpf/result.hpp"
+
+namespace strbpf::exec::jit::x86_64 {
+
+struct Emitted {
+    asmjit::Label enter;                  // the entry trampoline: uint64_t enter(EntryFrame*)
+    asmjit::Label enter_main;             // valid for a one-function program: enter with main inline
+    asmjit::Label main;                   // pc 0's function entry (not bound when enter_main is valid)
+    std::vector<asmjit::Label> functions; // every BPF function entry (pc 0, local-call and callback targets)
+    std::vector<int64_t> function_pcs;    // their pcs
+    std::vector<uint32_t> insn_offsets;   // per pc: offset of its code in .text (ld_imm64's 2nd slot: the 1st's)
+};
+
+struct CodegenOptions {
+    bool bmi2 = false; // shlx/shrx/sarx for register shifts (no need to route the count through cl)
+};
+
+// Emits `insns` (already accepted by isa::validate) into `code`, which must be initialised for x86-64.
+Status emit_program(std::span<const isa::Insn> insns, asmjit::CodeHolder& code, const CodegenOptions& opts,
+                    Emitted* out);
+
+} // namespace strbpf::exec::jit::x86_64

@@ -1,0 +1,18 @@
+// Helpers that read program memory given as (pointer, size) (runtime stage).
+// bpf_probe_read_kernel: Returns: 0; -ERANGE (NULL page, non-canonical); -EFAULT (not program-visible); dst is
+//   zeroed on failure. bpf_probe_read_kernel_str: Returns: bytes copied including the NUL (size when truncated,
+//   0 for size 0); -ERANGE; -EFAULT; dst zeroed on failure.
+// bpf_strtol / bpf_strtoul: Returns: characters consumed; -EINVAL (bad base or flags, no digits, strtoul of a
+//   negative number); -ERANGE (overflow).
+// bpf_trace_printk: Returns: bytes written; -EINVAL (format not NUL-terminated, bad conversion, > 3 arguments).
+#pragma once
+#include "runtime/context.hpp"
+
+namespace strbpf::runtime {
+uint64_t bpf_probe_read_kernel_helper(uint64_t dst, uint64_t size, uint64_t src, uint64_t, uint64_t, RunContext*);
+uint64_t bpf_probe_read_kernel_str_helper(uint64_t dst, uint64_t size, uint64_t src, uint64_t, uint64_t, RunContext*);
+uint64_t bpf_strtol_helper(uint64_t buf, uint64_t len, uint64_t flags, uint64_t res, uint64_t, RunContext*);
+uint64_t bpf_strtoul_helper(uint64_t buf, uint64_t len, uint64_t flags, uint64_t res, uint64_t, RunContext*);
+uint64_t bpf_trace_printk_helper(uint64_t fmt, uint64_t fmt_size, uint64_t a1, uint64_t a2, uint64_t a3, RunContext*);
+uint64_t bpf_get_current_pid_tgid_helper(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, RunContext*);
+} // namespace strbpf::runtime

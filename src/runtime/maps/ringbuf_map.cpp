@@ -1,0 +1,159 @@
+// BPF_MAP_TYPE_RINGBUF (runtime stage), see ringbuf_map.hpp.
+#include "runtime/maps/ringbuf_map.hpp"
+
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cerrno>
+
+#include <fmt/format.h>
+
+namespace strbpf::runtime {
+namespace {
+
+constexpr uint64_t kPage = 4096;
+constexpr uint64_t kMaxRecord = 0xffffffffu / 4; // RINGBUF_MAX_RECORD_SZ
+
+uint64_t round8(uint64_t n) { return (n + 7) & ~uint64_t(7); }
+
+// Maps one memfd twice, back to back, so the data area wraps seamlessly. nullptr on failure.
+uint8_t* map_twice(uint64_t size) {
+    const int fd = memfd_create("strbpf-ringbuf", MFD_CLOEXEC);
+    if (fd < 0)
+        return nullptr;
+    uint8_t* out = nullptr;
+    if (ftruncate(fd, off_t(size)) == 0) {
+        void* area = mmap(nullptr, 2 * size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (area != MAP_FAILED) {
+            auto* base = static_cast<uint8_t*>(area);
+            const bool ok =
+                mmap(base, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0) != MAP_FAILED &&
+                mmap(base + size, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0) != MAP_FAILED;
+            if (ok)
+                out = base;
+            else
+                munmap(area, 2 * size);
+        }
+    }
+    close(fd);
+    return out;
+}
+
+} // namespace
+
+RingbufMap::RingbufMap(const loader::MapSpec& spec) : Map(spec), size_(spec.max_entries) {
+    data_ = map_twice(size_);
+}
+
+RingbufMap::~RingbufMap() {
+    if (data_)
+        munmap(data_, 2 * size_);
+}
+
+// __bpf_ringbuf_reserve: the record fits when the producer stays less than the ring size ahead of both the
+// consumer and the oldest record not yet committed.
+void* RingbufMap::reserve(uint64_t size) {
+    if (size > kMaxRecord)
+        return nullptr;
+    const uint64_t len = round8(size + kHdrSize);
+    if (len > size_)
+        return nullptr;
+    const uint64_t cons = consumer_pos_.load(std::memory_order_acquire);
+    producer_lock_.lock();
+    uint64_t pend = pending_pos_;
+    const uint64_t prod = producer_pos_.load(std::memory_order_relaxed);
+    while (pend < prod) {
+        const uint32_t hlen = __atomic_load_n(header_at(pend), __ATOMIC_ACQUIRE);
+        if (hlen & kBusyBit)
+            break;
+        pend += round8((hlen & ~kDiscardBit) + kHdrSize);
+    }
+    pending_pos_ = pend;
+    const uint64_t new_prod = prod + len;
+    if (new_prod - cons > size_ - 1 || new_prod - pend > size_ - 1) {
+        producer_lock_.unlock();
+        return nullptr;
+    }
+    uint32_t* hdr = header_at(prod);
+    __atomic_store_n(hdr, uint32_t(size) | kBusyBit, __ATOMIC_RELAXED);
+    hdr[1] = uint32_t(((prod & (size_ - 1)) >> 12) + 2); // pg_off: pages from the ring's start, as the kernel's
+    producer_pos_.store(new_prod, std::memory_order_release);
+    producer_lock_.unlock();
+    return hdr + 2;
+}
+
+void RingbufMap::commit(void* sample, bool discard) {
+    auto* hdr = reinterpret_cast<uint32_t*>(static_cast<uint8_t*>(sample) - kHdrSize);
+    uint32_t len = __atomic_load_n(hdr, __ATOMIC_RELAXED) & ~kBusyBit;
+    if (discard)
+        len |= kDiscardBit;
+    __atomic_exchange_n(hdr, len, __ATOMIC_SEQ_CST); // pairs with the consumer's acquire load
+}
+
+bool RingbufMap::is_reserved_sample(uint64_t addr) const {
+    const auto base = reinterpret_cast<uint64_t>(data_);
+    if (addr < base + kHdrSize || addr >= base + 2 * size_ || (addr - base) % 8 != 0)
+        return false;
+    const auto* hdr = reinterpret_cast<const uint32_t*>(addr - kHdrSize);
+    return (__atomic_load_n(hdr, __ATOMIC_ACQUIRE) & kBusyBit) != 0;
+}
+
+uint64_t RingbufMap::query(uint64_t flags) const {
+    const uint64_t cons = consumer_pos_.load(std::memory_order_acquire);
+    const uint64_t prod = producer_pos_.load(std::memory_order_acquire);
+    switch (flags) {
+    case kAvailData:
+        return prod - cons;
+    case kRingSize:
+        return size_;
+    case kConsPos:
+        return cons;
+    case kProdPos:
+        return prod;
+    default:
+        return 0;
+    }
+}
+
+long RingbufMap::consume(SampleFn fn, void* arg) {
+    consumer_lock_.lock();
+    uint64_t cons = consumer_pos_.load(std::memory_order_relaxed);
+    long n = 0;
+    while (cons < producer_pos_.load(std::memory_order_acquire)) {
+        const uint32_t len = __atomic_load_n(header_at(cons), __ATOMIC_ACQUIRE);
+        if (len & kBusyBit)
+            break;
+        const uint32_t size = len & ~kDiscardBit;
+        const uint8_t* sample = reinterpret_cast<const uint8_t*>(header_at(cons)) + kHdrSize;
+        cons += round8(size + kHdrSize);
+        if (!(len & kDiscardBit)) {
+            const int err = fn(arg, sample, size);
+            if (err < 0) {
+                consumer_pos_.store(cons, std::memory_order_release);
+                consumer_lock_.unlock();
+                return err;
+            }
+            n++;
+        }
+        consumer_pos_.store(cons, std::memory_order_release);
+    }
+    consumer_lock_.unlock();
+    return n;
+}
+
+// ringbuf_map_alloc: key and value sizes 0, max_entries a power of two and a multiple of the page size.
+Result<std::unique_ptr<Map>> create_ringbuf_map(const loader::MapSpec& spec) {
+    const uint32_t n = spec.max_entries;
+    if (spec.key_size || spec.value_size || n == 0 || (n & (n - 1)) || n % kPage)
+        return make_error(fmt::format("map '{}': a ring buffer needs key and value size 0 and max_entries a power of "
+                                      "two multiple of {} (got {})", spec.name, kPage, n), -EINVAL);
+    if (n > (1u << 30))
+        return make_error(fmt::format("map '{}': ring buffer of {} bytes exceeds the 1 GiB map limit", spec.name, n),
+                          -E2BIG);
+    auto m = std::make_unique<RingbufMap>(spec);
+    if (!m->ok())
+        return make_error(fmt::format("map '{}': cannot map the ring buffer", spec.name), -ENOMEM);
+    return std::unique_ptr<Map>(std::move(m));
+}
+
+} // namespace strbpf::runtime

@@ -1,0 +1,58 @@
+// BPF_MAP_TYPE_RINGBUF (runtime stage), after kernel/bpf/ringbuf.c: a power-of-two data area mapped twice back
+// to back (so a record that wraps is still contiguous), records of an 8-byte header {len | BUSY | DISCARD, pg_off}
+// plus data rounded to 8 bytes, producers serialised by a lock, one consumer at a time (libbpf's ring_buffer).
+#pragma once
+#include <atomic>
+#include <cstdint>
+
+#include "runtime/maps/map.hpp"
+#include "runtime/maps/spin_lock.hpp"
+
+namespace strbpf::runtime {
+
+class RingbufMap final : public Map {
+  public:
+    static constexpr uint32_t kBusyBit = 1u << 31, kDiscardBit = 1u << 30, kHdrSize = 8;
+    // bpf_ringbuf_query flags
+    static constexpr uint64_t kAvailData = 0, kRingSize = 1, kConsPos = 2, kProdPos = 3;
+
+    explicit RingbufMap(const loader::MapSpec& spec);
+    ~RingbufMap() override;
+    bool ok() const { return data_ != nullptr; }
+
+    // Program side. reserve: the sample's address, or nullptr when it does not fit (size > ring, no room).
+    void* reserve(uint64_t size);
+    void commit(void* sample, bool discard);
+    // True when addr is the sample address of a record reserved and not yet committed.
+    bool is_reserved_sample(uint64_t addr) const;
+    uint64_t query(uint64_t flags) const;
+
+    // Host side: calls fn(arg, data, size) for each committed, non-discarded record in order, advancing the
+    // consumer position; stops at the first busy record or when fn returns < 0 (that value is returned).
+    // Returns: the number of records consumed, or fn's negative result.
+    using SampleFn = int (*)(void* arg, const void* data, uint32_t size);
+    long consume(SampleFn fn, void* arg);
+    uint64_t ring_size() const { return size_; }
+
+    // Programs cannot look up, update or delete ring buffer entries (-ENOTSUPP, as the kernel's ringbuf ops).
+    void* lookup(const void*) override { return nullptr; }
+    int update(const void*, const void*, uint64_t) override { return -524; }
+    int remove(const void*) override { return -524; }
+    int next_key(const void*, void*) override { return -524; }
+    uint8_t* arena() override { return data_; }
+    uint64_t arena_size() const override { return data_ ? 2 * size_ : 0; }
+    RingbufMap* as_ringbuf() override { return this; }
+
+  private:
+    uint32_t* header_at(uint64_t pos) const { return reinterpret_cast<uint32_t*>(data_ + (pos & (size_ - 1))); }
+
+    uint64_t size_;
+    uint8_t* data_ = nullptr; // 2 * size_ bytes: the same pages twice
+    SpinLock producer_lock_;
+    SpinLock consumer_lock_;
+    uint64_t pending_pos_ = 0; // under producer_lock_
+    std::atomic<uint64_t> producer_pos_{0};
+    std::atomic<uint64_t> consumer_pos_{0};
+};
+
+} // namespace strbpf::runtime

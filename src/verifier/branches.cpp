@@ -1,0 +1,308 @@
+// Conditional jumps (verifier stage): deciding branches from register bounds, refining bounds on each side,
+// null checks on *_or_null pointers (by register id) and packet ranges proven by comparisons with pkt_end.
+#include <algorithm>
+#include <fmt/format.h>
+#include <limits>
+
+#include "verifier/domain/scalar.hpp"
+#include "verifier/env.hpp"
+
+namespace strbpf::verifier {
+namespace {
+
+using isa::Sem;
+using isa::Shape;
+
+// One width's view of a scalar's bounds, as 64-bit numbers.
+struct View {
+    uint64_t umin, umax;
+    int64_t smin, smax;
+    Tnum var;
+};
+
+View view(const Reg& r, bool is32) {
+    if (is32)
+        return {r.u32min, r.u32max, r.s32min, r.s32max, tnum_subreg(r.var)};
+    return {r.umin, r.umax, r.smin, r.smax, r.var};
+}
+
+void store(Reg& r, const View& v, bool is32) {
+    if (is32) {
+        r.u32min = uint32_t(v.umin), r.u32max = uint32_t(v.umax);
+        r.s32min = int32_t(v.smin), r.s32max = int32_t(v.smax);
+        r.var = tnum_with_subreg(r.var, v.var);
+    } else {
+        r.umin = v.umin, r.umax = v.umax, r.smin = v.smin, r.smax = v.smax, r.var = v.var;
+    }
+}
+
+bool valid(const View& v) { return v.umin <= v.umax && v.smin <= v.smax && (v.var.value & v.var.mask) == 0; }
+
+// 1: always taken, 0: never, -1: unknown.
+int branch_taken(const View& a, const View& b, Sem sem) {
+    switch (sem) {
+    case Sem::jeq:
+        if (a.var.is_const() && b.var.is_const())
+            return a.var.value == b.var.value;
+        if (a.umin > b.umax || a.umax < b.umin || a.smin > b.smax || a.smax < b.smin)
+            return 0;
+        if (((a.var.value ^ b.var.value) & ~(a.var.mask | b.var.mask)) != 0)
+            return 0;
+        return -1;
+    case Sem::jne: {
+        const int t = branch_taken(a, b, Sem::jeq);
+        return t < 0 ? -1 : !t;
+    }
+    case Sem::jset:
+        if (a.var.value & b.var.value)
+            return 1;
+        if (((a.var.value | a.var.mask) & (b.var.value | b.var.mask)) == 0)
+            return 0;
+        return -1;
+    case Sem::jgt: return a.umin > b.umax ? 1 : a.umax <= b.umin ? 0 : -1;
+    case Sem::jge: return a.umin >= b.umax ? 1 : a.umax < b.umin ? 0 : -1;
+    case Sem::jlt: return a.umax < b.umin ? 1 : a.umin >= b.umax ? 0 : -1;
+    case Sem::jle: return a.umax <= b.umin ? 1 : a.umin > b.umax ? 0 : -1;
+    case Sem::jsgt: return a.smin > b.smax ? 1 : a.smax <= b.smin ? 0 : -1;
+    case Sem::jsge: return a.smin >= b.smax ? 1 : a.smax < b.smin ? 0 : -1;
+    case Sem::jslt: return a.smax < b.smin ? 1 : a.smin >= b.smax ? 0 : -1;
+    case Sem::jsle: return a.smax <= b.smin ? 1 : a.smin > b.smax ? 0 : -1;
+    default: return -1;
+    }
+}
+
+Sem negate(Sem s) {
+    switch (s) {
+    case Sem::jeq: return Sem::jne;
+    case Sem::jne: return Sem::jeq;
+    case Sem::jgt: return Sem::jle;
+    case Sem::jge: return Sem::jlt;
+    case Sem::jlt: return Sem::jge;
+    case Sem::jle: return Sem::jgt;
+    case Sem::jsgt: return Sem::jsle;
+    case Sem::jsge: return Sem::jslt;
+    case Sem::jslt: return Sem::jsge;
+    case Sem::jsle: return Sem::jsgt;
+    default: return s; // jset has no complement form: handled by the caller
+    }
+}
+
+// Learns "a SEM b" is true. width_max: the unsigned maximum of the width; smin/smax limits likewise.
+void learn(View& a, View& b, Sem sem, bool jset_false, bool is32) {
+    const int64_t kSMin = is32 ? std::numeric_limits<int32_t>::min() : std::numeric_limits<int64_t>::min();
+    const int64_t kSMax = is32 ? std::numeric_limits<int32_t>::max() : std::numeric_limits<int64_t>::max();
+    const uint64_t kUMax = is32 ? 0xffffffffull : ~0ull;
+    auto inc = [&](uint64_t v) { return v == kUMax ? v : v + 1; };
+    auto dec = [&](uint64_t v) { return v == 0 ? v : v - 1; };
+    auto sinc = [&](int64_t v) { return v == kSMax ? v : v + 1; };
+    auto sdec = [&](int64_t v) { return v == kSMin ? v : v - 1; };
+    switch (sem) {
+    case Sem::jeq:
+        a.umin = b.umin = std::max(a.umin, b.umin);
+        a.umax = b.umax = std::min(a.umax, b.umax);
+        a.smin = b.smin = std::max(a.smin, b.smin);
+        a.smax = b.smax = std::min(a.smax, b.smax);
+        a.var = b.var = tnum_intersect(a.var, b.var);
+        break;
+    case Sem::jne:
+        if (b.var.is_const()) {
+            const uint64_t k = b.var.value;
+            if (a.umin == k) a.umin = inc(a.umin);
+            if (a.umax == k) a.umax = dec(a.umax);
+            const int64_t sk = is32 ? int64_t(int32_t(uint32_t(k))) : int64_t(k);
+            if (a.smin == sk) a.smin = sinc(a.smin);
+            if (a.smax == sk) a.smax = sdec(a.smax);
+        }
+        if (a.var.is_const()) {
+            const uint64_t k = a.var.value;
+            if (b.umin == k) b.umin = inc(b.umin);
+            if (b.umax == k) b.umax = dec(b.umax);
+            const int64_t sk = is32 ? int64_t(int32_t(uint32_t(k))) : int64_t(k);
+            if (b.smin == sk) b.smin = sinc(b.smin);
+            if (b.smax == sk) b.smax = sdec(b.smax);
+        }
+        break;
+    case Sem::jset:
+        if (jset_false && b.var.is_const())
+            a.var = tnum_and(a.var, Tnum::constant(~b.var.value));
+        else if (!jset_false && b.var.is_const() && std::has_single_bit(b.var.value))
+            a.var = tnum_or(a.var, b.var);
+        break;
+    case Sem::jgt:
+        a.umin = std::max(a.umin, inc(b.umin));
+        b.umax = std::min(b.umax, dec(a.umax));
+        if (b.umin == kUMax || a.umax == 0) a.umin = kUMax, a.umax = 0; // impossible
+        break;
+    case Sem::jge:
+        a.umin = std::max(a.umin, b.umin);
+        b.umax = std::min(b.umax, a.umax);
+        break;
+    case Sem::jlt: learn(b, a, Sem::jgt, false, is32); break;
+    case Sem::jle: learn(b, a, Sem::jge, false, is32); break;
+    case Sem::jsgt:
+        a.smin = std::max(a.smin, sinc(b.smin));
+        b.smax = std::min(b.smax, sdec(a.smax));
+        if (b.smin == kSMax || a.smax == kSMin) a.smin = kSMax, a.smax = kSMin;
+        break;
+    case Sem::jsge:
+        a.smin = std::max(a.smin, b.smin);
+        b.smax = std::min(b.smax, a.smax);
+        break;
+    case Sem::jslt: learn(b, a, Sem::jsgt, false, is32); break;
+    case Sem::jsle: learn(b, a, Sem::jsge, false, is32); break;
+    default: break;
+    }
+}
+
+// Applies "dst SEM src" (truth value `truth`) to registers; false when that cannot happen.
+bool refine(Reg& d, Reg& s, Sem sem, bool truth, bool is32) {
+    View a = view(d, is32), b = view(s, is32);
+    if (sem == Sem::jset)
+        learn(a, b, sem, !truth, is32);
+    else
+        learn(a, b, truth ? sem : negate(sem), false, is32);
+    if (!valid(a) || !valid(b))
+        return false;
+    store(d, a, is32);
+    store(s, b, is32);
+    reg_sync(d);
+    reg_sync(s);
+    return reg_bounds_valid(d) && reg_bounds_valid(s);
+}
+
+template <typename Fn> void for_each_reg(State& st, Fn&& fn) {
+    for (Frame& f : st.frames) {
+        for (Reg& r : f.regs)
+            fn(r);
+        for (StackSlot& s : f.stack)
+            if (s.bytes[0] == Slot::spill || s.bytes[7] == Slot::spill)
+                fn(s.spilled);
+    }
+}
+
+// Copies a refined scalar into every register holding the same value (same id).
+void propagate_equal_scalars(State& st, const Reg& r) {
+    if (r.type != RegType::scalar || r.id == 0)
+        return;
+    for_each_reg(st, [&](Reg& o) {
+        if (o.type == RegType::scalar && o.id == r.id)
+            o = r;
+    });
+}
+
+void mark_ptr_or_null(State& st, uint32_t id, bool is_null) {
+    if (id == 0)
+        return;
+    for_each_reg(st, [&](Reg& o) {
+        if (o.maybe_null && o.id == id) {
+            if (is_null) {
+                o = reg_const(0);
+            } else {
+                o.maybe_null = false;
+            }
+        }
+    });
+}
+
+void mark_pkt_range(State& st, const Reg& p) {
+    if (p.off < 0)
+        return;
+    const uint32_t range = uint32_t(p.off);
+    for_each_reg(st, [&](Reg& o) {
+        if (o.type == p.type && o.id == p.id)
+            o.aux = std::max(o.aux, range);
+    });
+}
+
+// Packet pointer comparisons: which register gets a range in which successor.
+bool try_pkt_compare(Env& env, const isa::Insn& insn, Sem sem, State* taken) {
+    const Reg& d = env.cur.cur().regs[insn.dst];
+    const Reg& s = env.cur.cur().regs[insn.src];
+    auto limit_of = [](RegType t) { return t == RegType::packet ? RegType::packet_end : RegType::packet; };
+    bool ptr_is_dst;
+    if (d.is_pkt() && s.type == limit_of(d.type))
+        ptr_is_dst = true;
+    else if (s.is_pkt() && d.type == limit_of(s.type))
+        ptr_is_dst = false;
+    else
+        return false;
+    const Reg p = ptr_is_dst ? d : s;
+    // Normalise to "p REL limit".
+    Sem rel = sem;
+    if (!ptr_is_dst)
+        rel = sem == Sem::jgt ? Sem::jlt : sem == Sem::jlt ? Sem::jgt : sem == Sem::jge ? Sem::jle
+              : sem == Sem::jle ? Sem::jge : sem;
+    if (rel == Sem::jgt || rel == Sem::jge)
+        mark_pkt_range(env.cur, p); // fall-through: p <= limit (or <)
+    else if (rel == Sem::jlt || rel == Sem::jle)
+        mark_pkt_range(*taken, p);
+    return true;
+}
+
+bool reg_not_null(const Reg& r) {
+    return r.is_pointer() && !r.maybe_null && r.type != RegType::packet_end;
+}
+
+} // namespace
+
+bool do_cond_jump(Env& env, const isa::OpInfo& op, const isa::Insn& insn, State* branch, bool* take_jump,
+                  bool* fall_through) {
+    const bool is_x = op.shape == Shape::JMP_X || op.shape == Shape::JMP32_X;
+    const bool is32 = op.shape == Shape::JMP32_K || op.shape == Shape::JMP32_X;
+    if (!check_reg_init(env, insn.dst) || (is_x && !check_reg_init(env, insn.src)))
+        return false;
+    auto& regs = env.cur.cur().regs;
+    Reg d = regs[insn.dst];
+    Reg s = is_x ? regs[insn.src] : reg_const(is32 ? uint64_t(uint32_t(insn.imm)) : uint64_t(int64_t(insn.imm)));
+    *take_jump = *fall_through = true;
+
+    if (d.type == RegType::scalar && s.type == RegType::scalar) {
+        const int t = branch_taken(view(d, is32), view(s, is32), op.sem);
+        if (t == 1) {
+            *fall_through = false;
+            return true;
+        }
+        if (t == 0) {
+            *take_jump = false;
+            return true;
+        }
+        *branch = env.cur;
+        Reg td = d, ts = s, fd = d, fs = s;
+        *take_jump = refine(td, ts, op.sem, true, is32);
+        *fall_through = refine(fd, fs, op.sem, false, is32);
+        auto apply = [&](State& st, const Reg& nd, const Reg& ns) {
+            st.cur().regs[insn.dst] = nd;
+            propagate_equal_scalars(st, nd);
+            if (is_x) {
+                st.cur().regs[insn.src] = ns;
+                propagate_equal_scalars(st, ns);
+            }
+        };
+        if (*take_jump)
+            apply(*branch, td, ts);
+        if (*fall_through)
+            apply(env.cur, fd, fs);
+        return true;
+    }
+    // Null checks: ptr_or_null ==/!= 0.
+    const bool cmp_zero = s.is_const() && s.var.value == 0 && !is32;
+    if (cmp_zero && (op.sem == Sem::jeq || op.sem == Sem::jne)) {
+        if (d.maybe_null) {
+            *branch = env.cur;
+            const bool taken_is_null = op.sem == Sem::jeq;
+            mark_ptr_or_null(*branch, d.id, taken_is_null);
+            mark_ptr_or_null(env.cur, d.id, !taken_is_null);
+            return true;
+        }
+        if (reg_not_null(d)) {
+            (op.sem == Sem::jeq ? *take_jump : *fall_through) = false;
+            return true;
+        }
+    }
+    *branch = env.cur;
+    if (is_x && !is32)
+        try_pkt_compare(env, insn, op.sem, branch);
+    return true;
+}
+
+} // namespace strbpf::verifier

@@ -1,0 +1,365 @@
+// Calls and returns (verifier stage): helper arguments checked against the helper table's argument kinds
+// (ARG_PTR_TO_MEM, ARG_CONST_SIZE, ARG_PTR_TO_CONST_STR, ...), kfunc parameters by their BTF name suffixes,
+// bpf-to-bpf calls (static: verified in the caller's context; global: on their BTF signature) and exits.
+#include <bpf/btf.h>
+#include <cstring>
+#include <fmt/format.h>
+
+#include "runtime/helpers/helper_table.hpp"
+#include "runtime/kfuncs/kfunc_table.hpp"
+#include "verifier/domain/scalar.hpp"
+#include "verifier/env.hpp"
+
+namespace strbpf::verifier {
+
+bool has_arg_tag(const Env& env, const Subprog& sp, int i, const char* tag);
+
+namespace {
+
+using runtime::ArgKind;
+
+constexpr const char* kMemTypes = "fp, pkt, pkt_meta, map_key, map_value, mem, ringbuf_mem, buf, trusted_ptr_";
+constexpr const char* kKeyValueTypes = "fp, pkt, pkt_meta, map_key, map_value, mem, ringbuf_mem, buf";
+
+bool type_mismatch(Env& env, int regno, const char* expected) {
+    const Reg& r = env.cur.cur().regs[regno];
+    return env.fail(fmt::format("R{} type={} expected={}", regno, reg_type_name(r.type, r.maybe_null), expected));
+}
+
+bool is_mem_type(const Reg& r) {
+    return !r.maybe_null && (r.type == RegType::stack || r.type == RegType::packet || r.type == RegType::packet_meta ||
+                             r.type == RegType::map_value || r.type == RegType::mem);
+}
+
+// ARG_PTR_TO_CONST_STR (the kernel's check_reg_const_str).
+bool check_const_str(Env& env, int regno) {
+    const Reg& r = env.cur.cur().regs[regno];
+    if (r.type != RegType::map_value || r.maybe_null)
+        return type_mismatch(env, regno, "map_value");
+    const loader::MapSpec* spec = env.map_spec(r.aux);
+    runtime::Map* map = env.map(r.aux);
+    if (!spec || !spec->frozen)
+        return env.fail(fmt::format("R{} does not point to a readonly map'", regno));
+    if (!r.var.is_const())
+        return env.fail(fmt::format("R{} is not a constant address'", regno));
+    if (spec->type != loader::kMapArray)
+        return env.fail("no direct value access support for this map type");
+    if (!check_helper_mem(env, regno, uint64_t(int64_t(spec->value_size) - r.off), false, Access::helper_read))
+        return false;
+    const int64_t map_off = int64_t(r.off) + int64_t(r.var.value);
+    const uint8_t* base = map ? map->direct_value() : nullptr;
+    if (!base || spec->max_entries != 1 || map_off < 0 || map_off >= int64_t(spec->value_size))
+        return env.fail("direct value access on string failed");
+    if (!std::memchr(base + map_off, 0, size_t(spec->value_size - map_off)))
+        return env.fail("string is not zero-terminated");
+    return true;
+}
+
+// ARG_CONST_SIZE[_OR_ZERO] after a memory argument in register mem_regno.
+bool check_size_arg(Env& env, int regno, int mem_regno, bool zero_ok, Access access) {
+    const Reg& r = env.cur.cur().regs[regno];
+    if (r.type != RegType::scalar)
+        return type_mismatch(env, regno, "scalar");
+    if (r.smin < 0)
+        return env.fail(fmt::format("R{} min value is negative, either use unsigned or 'var &= const'", regno));
+    if (r.umin == 0 && !zero_ok)
+        return env.fail(fmt::format("R{} invalid zero-sized read: u64=[{},{}]", regno, int64_t(r.umin),
+                                    int64_t(r.umax)));
+    if (r.umax >= kMaxVarSiz)
+        return env.fail(
+            fmt::format("R{} unbounded memory access, use 'var &= const' or 'if (var < const)'", regno));
+    if (mem_regno < 0)
+        return true;
+    return check_helper_mem(env, mem_regno, r.umax, zero_ok, access);
+}
+
+bool check_helper_arg(Env& env, int regno, ArgKind kind, int* map_index, int* mem_regno, Access* mem_access) {
+    const Reg& r = env.cur.cur().regs[regno];
+    if (kind != ArgKind::none && !check_reg_init(env, regno))
+        return false;
+    const loader::MapSpec* map = *map_index >= 0 ? env.map_spec(uint32_t(*map_index)) : nullptr;
+    switch (kind) {
+    case ArgKind::none:
+    case ArgKind::anything: return true;
+    case ArgKind::const_map_ptr:
+        if (r.type != RegType::map_ptr)
+            return type_mismatch(env, regno, "map_ptr");
+        *map_index = int(r.aux);
+        return true;
+    case ArgKind::ptr_to_map_key:
+    case ArgKind::ptr_to_map_value:
+        if (!is_mem_type(r))
+            return type_mismatch(env, regno, kKeyValueTypes);
+        if (!map)
+            return env.fail(fmt::format("invalid map_ptr to access map->{}", kind == ArgKind::ptr_to_map_key ? "key" : "value"));
+        return check_helper_mem(env, regno, kind == ArgKind::ptr_to_map_key ? map->key_size : map->value_size, false,
+                                Access::helper_read);
+    case ArgKind::ptr_to_mem:
+    case ArgKind::ptr_to_mem_rdonly:
+    case ArgKind::ptr_to_uninit_mem:
+        if (!is_mem_type(r))
+            return type_mismatch(env, regno, kMemTypes);
+        *mem_regno = regno;
+        *mem_access = kind == ArgKind::ptr_to_mem_rdonly ? Access::helper_read : Access::helper_write;
+        return true;
+    case ArgKind::const_size:
+    case ArgKind::const_size_or_zero:
+    case ArgKind::const_alloc_size_or_zero:
+        return check_size_arg(env, regno, *mem_regno, kind != ArgKind::const_size, *mem_access);
+    case ArgKind::ptr_to_const_str: return check_const_str(env, regno);
+    case ArgKind::ptr_to_ctx:
+        if (r.type != RegType::ctx)
+            return type_mismatch(env, regno, "ctx");
+        return true;
+    case ArgKind::ptr_to_func:
+        if (r.type != RegType::func)
+            return type_mismatch(env, regno, "func");
+        return true;
+    case ArgKind::ptr_to_stack_or_null:
+        if (r.type != RegType::stack && !(r.is_const() && r.var.value == 0))
+            return type_mismatch(env, regno, "fp");
+        return true;
+    case ArgKind::ptr_to_long:
+        if (!is_mem_type(r))
+            return type_mismatch(env, regno, kMemTypes);
+        return check_helper_mem(env, regno, 8, false, Access::helper_write);
+    case ArgKind::ptr_to_ringbuf_mem:
+        if (r.type != RegType::mem)
+            return type_mismatch(env, regno, "ringbuf_mem");
+        return true;
+    }
+    return true;
+}
+
+void clobber_caller_saved(Frame& f) {
+    for (int r = 1; r <= 5; r++)
+        f.regs[r] = Reg{};
+}
+
+const btf_type* skip_mods(const btf* b, uint32_t id, uint32_t* out_id = nullptr) {
+    const btf_type* t = btf__type_by_id(b, id);
+    while (t && (btf_is_mod(t) || btf_is_typedef(t))) {
+        id = t->type;
+        t = btf__type_by_id(b, id);
+    }
+    if (out_id)
+        *out_id = id;
+    return t;
+}
+
+bool is_ctx_struct(const Env& env, const btf* b, const btf_type* pointee) {
+    if (!pointee)
+        return false;
+    const char* name = btf__name_by_offset(b, pointee->name_off);
+    if (!name)
+        return false;
+    const std::string n = name;
+    switch (env.prog.type) {
+    case loader::ProgType::xdp: return n == "xdp_md";
+    case loader::ProgType::socket_filter:
+    case loader::ProgType::sched_cls:
+    case loader::ProgType::sched_act: return n == "__sk_buff";
+    default: return false;
+    }
+}
+
+// The params of a subprogram's BTF FUNC_PROTO; count -1 without BTF.
+int btf_params_of(const Env& env, const Subprog& sp, const btf_param** params) {
+    const btf* b = env.inst.spec().btf.get();
+    if (!b || !sp.btf_type)
+        return -1;
+    const btf_type* fn = btf__type_by_id(b, sp.btf_type);
+    const btf_type* proto = fn ? btf__type_by_id(b, fn->type) : nullptr;
+    if (!proto || !btf_is_func_proto(proto))
+        return -1;
+    *params = btf_params(proto);
+    return btf_vlen(proto);
+}
+
+bool call_global(Env& env, const Subprog& sp) {
+    const btf_param* params = nullptr;
+    const int n = btf_params_of(env, sp, &params);
+    const btf* b = env.inst.spec().btf.get();
+    auto& regs = env.cur.cur().regs;
+    for (int i = 0; i < n && i < 5; i++) {
+        const int regno = i + 1;
+        const btf_type* t = skip_mods(b, params[i].type);
+        if (!check_reg_init(env, regno))
+            return false;
+        if (t && (btf_is_int(t) || btf_is_enum(t) || btf_is_enum64(t))) {
+            if (regs[regno].type != RegType::scalar)
+                return env.fail(fmt::format("R{} is not a scalar", regno));
+        } else if (t && btf_is_ptr(t) && (is_ctx_struct(env, b, skip_mods(b, t->type)) || has_arg_tag(env, sp, i, "ctx"))) {
+            if (regs[regno].type != RegType::ctx)
+                return env.fail(fmt::format("arg#{} expected pointer to ctx, but got {}", i,
+                                            reg_type_name(regs[regno].type, regs[regno].maybe_null)));
+        }
+    }
+    clobber_caller_saved(env.cur.cur());
+    regs[0] = reg_unknown();
+    env.pc++;
+    return true;
+}
+
+} // namespace
+
+bool do_helper_call(Env& env, const isa::Insn& insn) {
+    const runtime::HelperProto* proto = runtime::find_helper(insn.imm);
+    if (!proto)
+        return env.fail(fmt::format("invalid func unknown#{}", insn.imm));
+    int map_index = -1, mem_regno = -1;
+    Access mem_access = Access::helper_read;
+    // Array lookups with a constant in-range key never return NULL (the kernel knows this too).
+    bool never_null = false;
+    if (insn.imm == 1 && env.cur.cur().regs[1].type == RegType::map_ptr) {
+        const loader::MapSpec* m = env.map_spec(env.cur.cur().regs[1].aux);
+        uint64_t key = 0;
+        never_null = m && (m->type == loader::kMapArray || m->type == loader::kMapPercpuArray) && m->key_size == 4 &&
+                     stack_const(env, 2, 4, &key) && key < m->max_entries;
+    }
+    for (int i = 0; i < 5; i++) {
+        const ArgKind kind = proto->args[i];
+        if (kind == ArgKind::none)
+            break;
+        if (!check_helper_arg(env, i + 1, kind, &map_index, &mem_regno, &mem_access))
+            return false;
+        if (kind == ArgKind::const_size || kind == ArgKind::const_size_or_zero)
+            mem_regno = -1;
+    }
+    uint64_t alloc_size = 0; // ARG_CONST_ALLOC_SIZE_OR_ZERO: the size of the returned memory
+    for (int i = 0; i < 5; i++)
+        if (proto->args[i] == ArgKind::const_alloc_size_or_zero && env.cur.cur().regs[i + 1].is_const())
+            alloc_size = env.cur.cur().regs[i + 1].var.value;
+    Frame& f = env.cur.cur();
+    clobber_caller_saved(f);
+    switch (proto->ret) {
+    case runtime::RetKind::integer: f.regs[0] = reg_unknown(); break;
+    case runtime::RetKind::void_: f.regs[0] = Reg{}; break;
+    case runtime::RetKind::map_value_or_null:
+        f.regs[0] = reg_ptr(RegType::map_value, uint32_t(std::max(map_index, 0)));
+        f.regs[0].maybe_null = !never_null;
+        f.regs[0].id = never_null ? 0 : env.new_id();
+        break;
+    case runtime::RetKind::ringbuf_mem_or_null:
+        f.regs[0] = reg_ptr(RegType::mem, uint32_t(std::min<uint64_t>(alloc_size, kMaxVarSiz)));
+        f.regs[0].maybe_null = true;
+        f.regs[0].id = env.new_id();
+        break;
+    }
+    return true;
+}
+
+bool do_kfunc_call(Env& env, const isa::Insn& insn) {
+    const auto& names = env.inst.spec().kfuncs;
+    if (insn.imm < 0 || size_t(insn.imm) >= names.size())
+        return env.fail(fmt::format("kernel btf_id {} is not a function", insn.imm));
+    const runtime::KfuncProto* proto = runtime::find_kfunc(names[size_t(insn.imm)]);
+    if (!proto)
+        return env.fail(fmt::format("calling kernel function {} is not allowed", names[size_t(insn.imm)]));
+    auto& regs = env.cur.cur().regs;
+    for (int i = 0; i < proto->nparams; i++) {
+        const runtime::KfuncParam& p = proto->params[i];
+        const std::string_view name = p.name ? p.name : "";
+        const bool ign = name.size() > 5 && name.substr(name.size() - 5) == "__ign";
+        if (ign)
+            continue;
+        const int regno = i + 1;
+        if (p.kind == runtime::KfuncParamKind::scalar) {
+            if (regs[regno].type != RegType::scalar)
+                return env.fail(fmt::format("R{} is not a scalar", regno));
+        } else if (!check_reg_init(env, regno)) {
+            return false;
+        }
+    }
+    clobber_caller_saved(env.cur.cur());
+    regs[0] = reg_unknown();
+    return true;
+}
+
+bool do_local_call(Env& env, int32_t target) {
+    const int idx = env.subprog_of(target);
+    const Subprog& sp = env.subprogs[idx];
+    if (sp.global)
+        return call_global(env, sp);
+    if (env.cur.frames.size() >= size_t(isa::kMaxCallDepth))
+        return env.fail(fmt::format("the call stack of {} frames is too deep !", env.cur.frames.size() + 1));
+    Frame callee;
+    const Frame& caller = env.cur.cur();
+    for (int r = 1; r <= 5; r++)
+        callee.regs[r] = caller.regs[r];
+    callee.regs[10] = reg_ptr(RegType::stack);
+    callee.regs[10].frameno = uint8_t(env.cur.frames.size());
+    callee.callsite = env.pc;
+    callee.subprog = idx;
+    env.cur.frames.push_back(std::move(callee));
+    env.pc = target;
+    return true;
+}
+
+bool do_exit(Env& env, bool* path_done) {
+    if (!check_reg_init(env, 0))
+        return false;
+    *path_done = false;
+    if (env.cur.frames.size() == 1) {
+        *path_done = true;
+        return true;
+    }
+    Reg r0 = env.cur.cur().regs[0];
+    const int callee_no = int(env.cur.frames.size()) - 1;
+    if (r0.type == RegType::stack && r0.frameno == callee_no)
+        return env.fail("cannot return stack pointer to the caller frame");
+    const int32_t callsite = env.cur.cur().callsite;
+    env.cur.frames.pop_back();
+    Frame& caller = env.cur.cur();
+    clobber_caller_saved(caller);
+    caller.regs[0] = r0;
+    env.pc = callsite + 1;
+    return true;
+}
+
+// The "arg:<tag>" BTF decl tags on parameter I of subprogram SP (arg:ctx, arg:nonnull, ...).
+bool has_arg_tag(const Env& env, const Subprog& sp, int i, const char* tag) {
+    const btf* b = env.inst.spec().btf.get();
+    if (!b || !sp.btf_type)
+        return false;
+    const uint32_t n = btf__type_cnt(b);
+    for (uint32_t id = 1; id < n; id++) {
+        const btf_type* t = btf__type_by_id(b, id);
+        if (!t || !btf_is_decl_tag(t) || t->type != sp.btf_type || btf_decl_tag(t)->component_idx != i)
+            continue;
+        const char* name = btf__name_by_offset(b, t->name_off);
+        if (name && std::strncmp(name, "arg:", 4) == 0 && std::strcmp(name + 4, tag) == 0)
+            return true;
+    }
+    return false;
+}
+
+bool prepare_global_entry(Env& env, const Subprog& sp, State* st) {
+    st->frames.assign(1, Frame{});
+    Frame& f = st->frames[0];
+    f.regs[10] = reg_ptr(RegType::stack);
+    f.subprog = env.subprog_of(sp.start);
+    const btf_param* params = nullptr;
+    const int n = btf_params_of(env, sp, &params);
+    const btf* b = env.inst.spec().btf.get();
+    for (int i = 0; i < n && i < 5; i++) {
+        uint32_t pointee_id = 0;
+        const btf_type* t = skip_mods(b, params[i].type);
+        if (t && btf_is_ptr(t)) {
+            const btf_type* pointee = skip_mods(b, t->type, &pointee_id);
+            if (is_ctx_struct(env, b, pointee) || has_arg_tag(env, sp, i, "ctx")) {
+                f.regs[i + 1] = reg_ptr(RegType::ctx);
+            } else {
+                const int64_t size = btf__resolve_size(b, pointee_id);
+                f.regs[i + 1] = reg_ptr(RegType::mem, uint32_t(size > 0 ? size : 0));
+                f.regs[i + 1].maybe_null = !has_arg_tag(env, sp, i, "nonnull");
+                f.regs[i + 1].id = f.regs[i + 1].maybe_null ? env.new_id() : 0;
+            }
+        } else {
+            f.regs[i + 1] = reg_unknown();
+        }
+    }
+    return true;
+}
+
+} // namespace strbpf::verifier

@@ -1,0 +1,284 @@
+// Static facts before the walk (verifier stage): the program's subprograms (global ones from BTF linkage),
+// reachability ("unreachable insn %d"), prune points, and per-instruction register liveness used by pruning.
+#include <algorithm>
+#include <bpf/btf.h>
+#include <fmt/format.h>
+
+#include "verifier/env.hpp"
+
+namespace strbpf::verifier {
+namespace {
+
+using isa::Shape;
+
+bool is_global_func(const loader::ObjectSpec& obj, uint32_t type_id) {
+    if (!obj.btf || type_id == 0)
+        return false;
+    const btf_type* t = btf__type_by_id(obj.btf.get(), type_id);
+    return t && btf_is_func(t) && btf_vlen(t) == BTF_FUNC_GLOBAL;
+}
+
+void find_subprogs(Env& env) {
+    std::vector<std::pair<int32_t, const loader::FuncInfo*>> starts{{0, nullptr}};
+    for (const loader::FuncInfo& f : env.prog.funcs)
+        starts.emplace_back(int32_t(f.insn), &f);
+    for (size_t pc = 0; pc < env.insns.size(); pc++) {
+        const isa::OpInfo* op = env.ops[pc];
+        if (!op)
+            continue;
+        const bool func_ref = op->shape == Shape::LDDW && env.insns[pc].src == isa::BPF_PSEUDO_FUNC;
+        if (op->shape == Shape::CALL_LOCAL || func_ref)
+            starts.emplace_back(int32_t(pc) + env.insns[pc].imm + 1, nullptr);
+    }
+    std::stable_sort(starts.begin(), starts.end(), [](auto& a, auto& b) {
+        return a.first < b.first || (a.first == b.first && a.second && !b.second);
+    });
+    for (auto& [start, fi] : starts) {
+        if (!env.subprogs.empty() && env.subprogs.back().start == start)
+            continue;
+        Subprog sp;
+        sp.start = start;
+        if (fi) {
+            sp.name = fi->name;
+            sp.btf_type = fi->type_id;
+            sp.global = start != 0 && is_global_func(env.inst.spec(), fi->type_id);
+        }
+        env.subprogs.push_back(sp);
+    }
+    for (size_t i = 0; i < env.subprogs.size(); i++)
+        env.subprogs[i].end = i + 1 < env.subprogs.size() ? env.subprogs[i + 1].start : int32_t(env.insns.size());
+}
+
+// Successors of pc within its function (calls continue at the next insn).
+int successors(const Env& env, int32_t pc, int32_t out[2], int32_t* call_target) {
+    const isa::OpInfo* op = env.ops[pc];
+    const isa::Insn& in = env.insns[pc];
+    *call_target = -1;
+    switch (op->shape) {
+    case Shape::EXIT: return 0;
+    case Shape::JA: out[0] = pc + in.off + 1; return 1;
+    case Shape::GOTOL: out[0] = pc + in.imm + 1; return 1;
+    case Shape::JMP_K:
+    case Shape::JMP_X:
+    case Shape::JMP32_K:
+    case Shape::JMP32_X:
+        out[0] = pc + 1;
+        out[1] = pc + in.off + 1;
+        return 2;
+    case Shape::CALL_LOCAL:
+        *call_target = pc + in.imm + 1;
+        out[0] = pc + 1;
+        return 1;
+    case Shape::LDDW:
+        if (in.src == isa::BPF_PSEUDO_FUNC)
+            *call_target = pc + in.imm + 1;
+        out[0] = pc + 2;
+        return 1;
+    default: out[0] = pc + 1; return 1;
+    }
+}
+
+uint16_t bit(int r) { return uint16_t(1u << r); }
+
+void use_def(const Env& env, int32_t pc, uint16_t* use, uint16_t* def) {
+    const isa::OpInfo* op = env.ops[pc];
+    const isa::Insn& in = env.insns[pc];
+    const uint16_t d = bit(in.dst), s = bit(in.src);
+    constexpr uint16_t kArgs = 0x3e, kCallerSaved = 0x3f;
+    *use = 0, *def = 0;
+    switch (op->shape) {
+    case Shape::ALU64_K:
+    case Shape::ALU32_K: *use = op->sem == isa::Sem::mov ? 0 : d, *def = d; break;
+    case Shape::ALU64_X:
+    case Shape::ALU32_X: *use = uint16_t(s | (op->sem == isa::Sem::mov || op->sem == isa::Sem::movsx8 ||
+                                                      op->sem == isa::Sem::movsx16 || op->sem == isa::Sem::movsx32
+                                                  ? 0
+                                                  : d)),
+                         *def = d;
+        break;
+    case Shape::NEG64:
+    case Shape::NEG32:
+    case Shape::END: *use = d, *def = d; break;
+    case Shape::LDX:
+    case Shape::LDSX: *use = s, *def = d; break;
+    case Shape::ST: *use = d; break;
+    case Shape::STX: *use = uint16_t(s | d); break;
+    case Shape::ATOMIC_W:
+    case Shape::ATOMIC_DW:
+        *use = uint16_t(s | d);
+        if (in.imm == isa::BPF_CMPXCHG)
+            *use |= bit(0), *def = bit(0);
+        else if (in.imm & isa::BPF_FETCH)
+            *def = s;
+        break;
+    case Shape::LDDW: *def = d; break;
+    case Shape::LD_ABS: *use = bit(6), *def = kCallerSaved; break;
+    case Shape::LD_IND: *use = uint16_t(bit(6) | s), *def = kCallerSaved; break;
+    case Shape::JMP_K:
+    case Shape::JMP32_K: *use = d; break;
+    case Shape::JMP_X:
+    case Shape::JMP32_X: *use = uint16_t(d | s); break;
+    case Shape::CALL_HELPER:
+    case Shape::CALL_KFUNC:
+    case Shape::CALL_LOCAL: *use = kArgs, *def = kCallerSaved; break;
+    case Shape::EXIT: *use = bit(0); break;
+    default: break;
+    }
+}
+
+// Stack slots an insn reads (use) or fully overwrites (def), for accesses through r10 at a constant offset.
+// Anything that may read the stack another way (loads through other registers, calls) uses every slot.
+void stack_use_def(const Env& env, int32_t pc, uint64_t* use, uint64_t* def) {
+    const isa::OpInfo* op = env.ops[pc];
+    const isa::Insn& in = env.insns[pc];
+    *use = 0, *def = 0;
+    auto slots = [](int32_t off, int size) {
+        uint64_t m = 0;
+        for (int32_t a = off; a < off + size; a++)
+            if (a < 0 && a >= -isa::kStackSize)
+                m |= 1ull << ((-a - 1) / 8);
+        return m;
+    };
+    switch (op->shape) {
+    case Shape::LDX:
+    case Shape::LDSX: *use = in.src == 10 ? slots(in.off, isa::access_size(*op)) : ~0ull; break;
+    case Shape::ST:
+    case Shape::STX:
+        if (in.dst == 10 && isa::access_size(*op) == 8 && in.off % 8 == 0)
+            *def = slots(in.off, 8);
+        break;
+    case Shape::ATOMIC_W:
+    case Shape::ATOMIC_DW: *use = in.dst == 10 ? slots(in.off, isa::access_size(*op)) : ~0ull; break;
+    case Shape::CALL_HELPER:
+    case Shape::CALL_KFUNC:
+    case Shape::CALL_LOCAL:
+    case Shape::LD_ABS:
+    case Shape::LD_IND: *use = ~0ull; break;
+    default: break;
+    }
+}
+
+void compute_liveness(Env& env) {
+    const int32_t n = int32_t(env.insns.size());
+    env.live_in.assign(n, 0);
+    env.stack_live_in.assign(n, 0);
+    std::vector<uint16_t> use(n), def(n);
+    std::vector<uint64_t> suse(n), sdef(n);
+    for (int32_t pc = 0; pc < n; pc++)
+        if (env.ops[pc]) {
+            use_def(env, pc, &use[pc], &def[pc]);
+            stack_use_def(env, pc, &suse[pc], &sdef[pc]);
+        }
+    for (bool changed = true; changed;) {
+        changed = false;
+        for (int32_t pc = n - 1; pc >= 0; pc--) {
+            if (!env.ops[pc])
+                continue;
+            int32_t succ[2], call;
+            const int k = successors(env, pc, succ, &call);
+            uint16_t out = 0;
+            uint64_t sout = 0;
+            for (int i = 0; i < k; i++)
+                if (succ[i] >= 0 && succ[i] < n) {
+                    out |= env.live_in[succ[i]];
+                    sout |= env.stack_live_in[succ[i]];
+                }
+            const uint16_t in = uint16_t(use[pc] | (out & ~def[pc]) | bit(10));
+            const uint64_t sin = suse[pc] | (sout & ~sdef[pc]);
+            if (in != env.live_in[pc] || sin != env.stack_live_in[pc])
+                env.live_in[pc] = in, env.stack_live_in[pc] = sin, changed = true;
+        }
+    }
+}
+
+} // namespace
+
+bool check_cfg(Env& env) {
+    const int32_t n = int32_t(env.insns.size());
+    find_subprogs(env);
+    for (const Subprog& sp : env.subprogs) {
+        if (sp.start < 0 || sp.start >= n)
+            return env.fail(fmt::format("call to invalid destination"));
+        int32_t last = sp.end - 1;
+        if (last >= 1 && env.ops[last - 1] && env.ops[last - 1]->shape == Shape::LDDW)
+            last--; // never the second slot
+        const isa::OpInfo* op = env.ops[last];
+        if (!op || (op->shape != Shape::EXIT && op->shape != Shape::JA && op->shape != Shape::GOTOL)) {
+            env.fail_pc = last;
+            return env.fail("last insn is not an exit or jmp");
+        }
+    }
+    // Jumps stay inside their subprogram.
+    for (int32_t pc = 0; pc < n; pc++) {
+        if (!env.ops[pc])
+            continue;
+        int32_t succ[2], call;
+        const int k = successors(env, pc, succ, &call);
+        const Shape sh = env.ops[pc]->shape;
+        if (sh == Shape::LDDW || sh == Shape::CALL_LOCAL)
+            continue;
+        const Subprog& sp = env.subprogs[env.subprog_of(pc)];
+        for (int i = 0; i < k; i++)
+            if (succ[i] < sp.start || succ[i] >= sp.end) {
+                env.fail_pc = pc;
+                return env.fail(fmt::format("jump out of range from insn {} to {}", pc, succ[i]));
+            }
+    }
+    // Reachability from the entry, through calls and callback references.
+    std::vector<uint8_t> seen(n, 0);
+    std::vector<int32_t> work{0};
+    seen[0] = 1;
+    while (!work.empty()) {
+        const int32_t pc = work.back();
+        work.pop_back();
+        int32_t succ[3], call;
+        int k = successors(env, pc, succ, &call);
+        if (call >= 0)
+            succ[k++] = call;
+        for (int i = 0; i < k; i++)
+            if (succ[i] >= 0 && succ[i] < n && !seen[succ[i]]) {
+                seen[succ[i]] = 1;
+                work.push_back(succ[i]);
+            }
+    }
+    for (int32_t pc = 0; pc < n; pc++) {
+        if (!env.ops[pc])
+            continue; // second slot of ld_imm64
+        if (!seen[pc]) {
+            env.fail_pc = pc;
+            return env.fail(fmt::format("unreachable insn {}", pc));
+        }
+    }
+    // Prune points: jump targets, conditional jumps, calls and the insns after them.
+    env.prune_point.assign(n + 1, 0);
+    for (int32_t pc = 0; pc < n; pc++) {
+        const isa::OpInfo* op = env.ops[pc];
+        if (!op)
+            continue;
+        const isa::Insn& in = env.insns[pc];
+        switch (op->shape) {
+        case Shape::JA: env.prune_point[pc + in.off + 1] = 1; break;
+        case Shape::GOTOL: env.prune_point[pc + in.imm + 1] = 1; break;
+        case Shape::JMP_K:
+        case Shape::JMP_X:
+        case Shape::JMP32_K:
+        case Shape::JMP32_X: env.prune_point[pc] = 1; break;
+        case Shape::CALL_LOCAL: env.prune_point[pc] = 1; [[fallthrough]];
+        case Shape::CALL_HELPER:
+        case Shape::CALL_KFUNC: env.prune_point[pc + 1] = 1; break;
+        default: break;
+        }
+    }
+    compute_liveness(env);
+    return true;
+}
+
+int Env::subprog_of(int32_t pc) const {
+    int lo = 0;
+    for (int i = 0; i < int(subprogs.size()); i++)
+        if (subprogs[i].start <= pc)
+            lo = i;
+    return lo;
+}
+
+} // namespace strbpf::verifier

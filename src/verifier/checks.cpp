@@ -1,0 +1,394 @@
+// Memory access checks (verifier stage): loads, stores and helper memory arguments through every pointer kind,
+// with the kernel's bounds rules and messages: map values, the stack (spills and fills), ctx per program type,
+// packets (range proven by comparisons with pkt_end) and sized memory.
+#include <algorithm>
+#include <cstring>
+#include <fmt/format.h>
+
+#include "verifier/domain/scalar.hpp"
+#include "verifier/env.hpp"
+
+namespace strbpf::verifier {
+namespace {
+
+bool is_write(Access a) { return a == Access::write || a == Access::helper_write; }
+bool is_helper(Access a) { return a == Access::helper_read || a == Access::helper_write; }
+
+bool mem_ok(int64_t off, int64_t size, uint64_t mem_size) {
+    return off >= 0 && uint64_t(size) <= mem_size && uint64_t(off) <= mem_size - uint64_t(size);
+}
+
+enum class Region { map_value, mem };
+
+// The kernel's check_mem_region_access: fixed offset OFF plus the register's variable part.
+bool check_region(Env& env, int regno, int64_t off, int64_t size, uint64_t mem_size, Region region) {
+    const Reg& r = env.cur.cur().regs[regno];
+    auto region_msg = [&](int64_t at) {
+        if (region == Region::map_value)
+            env.note(fmt::format("invalid access to map value, value_size={} off={} size={}", mem_size, at, size));
+        else
+            env.note(fmt::format("invalid access to memory, mem_size={} off={} size={}", mem_size, at, size));
+    };
+    if (r.smin < 0 && (r.smin == std::numeric_limits<int64_t>::min() || off + r.smin != int64_t(int32_t(off + r.smin)) ||
+                       r.smin + off < 0))
+        return env.fail(fmt::format(
+            "R{} min value is negative, either use unsigned index or do a if (index >=0) check.", regno));
+    if (!mem_ok(r.smin + off, size, mem_size)) {
+        region_msg(r.smin + off);
+        return env.fail(fmt::format("R{} min value is outside of the allowed memory range", regno));
+    }
+    if (r.umax >= kMaxVarOff)
+        return env.fail(
+            fmt::format("R{} unbounded memory access, make sure to bounds check any such access", regno));
+    if (!mem_ok(int64_t(r.umax) + off, size, mem_size)) {
+        region_msg(int64_t(r.umax) + off);
+        return env.fail(fmt::format("R{} max value is outside of the allowed memory range", regno));
+    }
+    return true;
+}
+
+// Reads SIZE bytes of a frozen read-only map value at a known offset: the verifier sees .rodata constants.
+bool read_rdonly_value(Env& env, const Reg& ptr, int64_t off, int size, bool sx, Reg* out) {
+    const loader::MapSpec* spec = env.map_spec(ptr.aux);
+    runtime::Map* map = env.map(ptr.aux);
+    if (!spec || !map || !spec->frozen || !ptr.var.is_const())
+        return false;
+    const uint8_t* base = map->direct_value();
+    const int64_t at = off + int64_t(ptr.var.value);
+    if (!base || at < 0 || at + size > int64_t(spec->value_size))
+        return false;
+    uint64_t v = 0;
+    std::memcpy(&v, base + at, size_t(size));
+    *out = reg_const(v);
+    if (sx)
+        coerce_to_size_sx(*out, size);
+    return true;
+}
+
+StackSlot* stack_slot(Frame& f, int64_t byte_off, bool grow) {
+    const size_t slot = size_t((-byte_off - 1) / 8);
+    if (slot >= f.stack.size()) {
+        if (!grow)
+            return nullptr;
+        f.stack.resize(slot + 1);
+    }
+    return &f.stack[slot];
+}
+int byte_index(int64_t byte_off) { return int((byte_off % 8 + 8) % 8); }
+
+bool stack_bounds(Env& env, int regno, int64_t min_off, int64_t max_off, int size, Access access) {
+    const Reg& r = env.cur.cur().regs[regno];
+    if (min_off >= -isa::kStackSize && max_off + size <= 0 && size > 0)
+        return true;
+    const char* what = is_helper(access) ? " indirect access to" : is_write(access) ? " write to" : " read from";
+    if (r.var.is_const())
+        return env.fail(fmt::format("invalid{} stack R{} off={} size={}", what, regno, min_off, size));
+    return env.fail(fmt::format("invalid variable-offset{} stack R{} var_off={} off={} size={}", what, regno,
+                                tnum_str(r.var), r.off, size));
+}
+
+void write_stack_fixed(Frame& f, int64_t off, int size, const Reg* value, bool value_is_zero) {
+    StackSlot* s = stack_slot(f, off, true);
+    const bool aligned = off % 8 == 0;
+    if (aligned && value && (size == 8 || value->type == RegType::scalar)) {
+        s->spilled = *value;
+        if (size < 8 && value->type == RegType::scalar) {
+            const int width = 64 - std::countl_zero(value->umax);
+            if (width > size * 8)
+                s->spilled.id = 0;
+        }
+        for (int i = 0; i < 8; i++) {
+            if (i < size)
+                s->bytes[i] = Slot::spill;
+            else if (s->bytes[i] == Slot::spill)
+                s->bytes[i] = Slot::misc;
+        }
+        return;
+    }
+    const bool had_spill = std::find(s->bytes.begin(), s->bytes.end(), Slot::spill) != s->bytes.end();
+    if (had_spill)
+        for (Slot& b : s->bytes)
+            if (b == Slot::spill)
+                b = Slot::misc;
+    const Slot type = value_is_zero ? Slot::zero : Slot::misc;
+    const int first = byte_index(off);
+    for (int i = 0; i < size; i++) {
+        if (first + i < 8) {
+            s->bytes[first + i] = type;
+        } else { // crosses into the next slot up (only for unaligned wide writes)
+            StackSlot* up = stack_slot(f, off + i, true);
+            up->bytes[byte_index(off + i)] = type;
+        }
+    }
+}
+
+bool read_stack_fixed(Env& env, Frame& f, int64_t off, int size, int dst) {
+    StackSlot* s = stack_slot(f, off, false);
+    Reg result = reg_unknown();
+    const bool aligned = off % 8 == 0;
+    if (s && s->bytes[0] == Slot::spill && aligned) {
+        int spill_size = 0;
+        while (spill_size < 8 && s->bytes[spill_size] == Slot::spill)
+            spill_size++;
+        if (size == 8 && spill_size == 8) {
+            result = s->spilled;
+        } else if (s->spilled.type != RegType::scalar) {
+            return env.fail("invalid size of register fill");
+        } else if (size <= spill_size) {
+            result = s->spilled;
+            if (64 - std::countl_zero(result.umax) > size * 8)
+                result.id = 0;
+        }
+    } else if (s && std::find(s->bytes.begin(), s->bytes.end(), Slot::spill) != s->bytes.end() &&
+               s->spilled.type != RegType::scalar && byte_index(off) + size <= 8) {
+        return env.fail("invalid size of register fill");
+    } else {
+        bool all_zero = true;
+        for (int i = 0; i < size; i++) {
+            StackSlot* b = stack_slot(f, off + i, false);
+            if (!b || b->bytes[byte_index(off + i)] != Slot::zero)
+                all_zero = false;
+        }
+        if (all_zero)
+            result = reg_const(0);
+    }
+    if (dst >= 0)
+        env.cur.cur().regs[dst] = result;
+    return true;
+}
+
+bool stack_access(Env& env, int regno, int64_t off, int size, Access access, int value_regno) {
+    const Reg r = env.cur.cur().regs[regno];
+    Frame& f = env.cur.frames[r.frameno];
+    const int64_t base = off + r.off;
+    if (r.var.is_const()) {
+        const int64_t at = base + int64_t(r.var.value);
+        if (!stack_bounds(env, regno, at, at, size, access))
+            return false;
+        if (is_helper(access))
+            return true; // privileged: reading uninitialised stack is allowed
+        if (is_write(access)) {
+            const Reg* v = value_regno >= 0 ? &env.cur.cur().regs[value_regno] : nullptr;
+            const Reg imm = value_regno == -2 ? reg_const(uint64_t(int64_t(env.insns[env.pc].imm))) : Reg{};
+            if (value_regno == -2)
+                v = &imm;
+            const bool zero = v && v->is_const() && v->var.value == 0;
+            write_stack_fixed(f, at, size, v, zero);
+            return true;
+        }
+        return read_stack_fixed(env, f, at, size, value_regno);
+    }
+    const int64_t lo = base + r.smin, hi = base + r.smax;
+    if (r.smin < -isa::kStackSize * 2 || r.smax > isa::kStackSize * 2 || !stack_bounds(env, regno, lo, hi, size, access))
+        return env.failed() ? false : stack_bounds(env, regno, -1000000, 0, size, access);
+    if (is_write(access)) {
+        for (int64_t a = lo; a < hi + size; a++) {
+            StackSlot* s = stack_slot(f, a, true);
+            if (std::find(s->bytes.begin(), s->bytes.end(), Slot::spill) != s->bytes.end())
+                for (Slot& b : s->bytes)
+                    if (b == Slot::spill)
+                        b = Slot::misc;
+            s->bytes[byte_index(a)] = Slot::misc;
+        }
+    } else if (value_regno >= 0) {
+        env.cur.cur().regs[value_regno] = reg_unknown();
+    }
+    return true;
+}
+
+bool ctx_access_ok(Env& env, int32_t off, int size, bool write, RegType* field_type) {
+    *field_type = RegType::scalar;
+    using loader::ProgType;
+    switch (env.prog.type) {
+    case ProgType::syscall: return off >= 0 && off < 65535 && off % size == 0;
+    case ProgType::xdp:
+        if (write || off < 0 || off >= 24 || off % size != 0 || size != 4)
+            return false;
+        if (off == 0)
+            *field_type = RegType::packet;
+        else if (off == 4)
+            *field_type = RegType::packet_end;
+        else if (off == 8)
+            *field_type = RegType::packet_meta;
+        return true;
+    case ProgType::socket_filter:
+    case ProgType::sched_cls:
+    case ProgType::sched_act:
+        if (off < 0 || off + size > 192 || off % size != 0)
+            return false;
+        if (write)
+            return (off >= 48 && off < 68) || off == 8 || off == 12 || off == 32 || off == 36;
+        if (size == 4 && off == 76)
+            *field_type = RegType::packet;
+        else if (size == 4 && off == 80)
+            *field_type = RegType::packet_end;
+        else if (size == 4 && off == 140)
+            *field_type = RegType::packet_meta;
+        return true;
+    default: return !write && off >= 0 && off % size == 0 && off + size <= 4096;
+    }
+}
+
+bool ctx_access(Env& env, int regno, int32_t off, int size, Access access, int value_regno) {
+    const Reg& r = env.cur.cur().regs[regno];
+    if (r.off != 0)
+        return env.fail(fmt::format("dereference of modified ctx ptr R{} off={} disallowed", regno, r.off));
+    if (!r.var.is_const() || r.var.value != 0)
+        return env.fail(fmt::format("variable ctx access var_off={} disallowed", tnum_str(r.var)));
+    RegType field = RegType::scalar;
+    if (!ctx_access_ok(env, off, size, is_write(access), &field))
+        return env.fail(fmt::format("invalid bpf_context access off={} size={}", off, size));
+    if (!is_write(access) && value_regno >= 0) {
+        Reg v = field == RegType::scalar ? reg_unknown() : reg_ptr(field);
+        if (field == RegType::packet || field == RegType::packet_meta)
+            v.aux = 0; // range
+        env.cur.cur().regs[value_regno] = v;
+    }
+    return true;
+}
+
+bool packet_access(Env& env, int regno, int64_t off, int64_t size) {
+    const Reg& r = env.cur.cur().regs[regno];
+    if (r.smin < 0)
+        return env.fail(fmt::format(
+            "R{} min value is negative, either use unsigned index or do a if (index >=0) check.", regno));
+    const int64_t at = off + r.off;
+    if (!mem_ok(at, size, r.aux)) {
+        env.note(fmt::format("invalid access to packet, off={} size={}, R{}(id={},off={},r={})", at, size, regno, r.id,
+                             r.off, r.aux));
+        return env.fail(fmt::format("R{} offset is outside of the packet", regno));
+    }
+    return true;
+}
+
+} // namespace
+
+bool check_reg_init(Env& env, int regno) {
+    if (env.cur.cur().regs[regno].type == RegType::not_init)
+        return env.fail(fmt::format("R{} !read_ok", regno));
+    return true;
+}
+
+// value_regno: the register loaded into / stored from; -1 none; -2 the insn's imm (BPF_ST).
+bool check_mem_access(Env& env, int regno, int32_t insn_off, int size, Access access, int value_regno,
+                      bool sign_extend) {
+    const Reg r = env.cur.cur().regs[regno];
+    Reg* dst = (!is_write(access) && value_regno >= 0) ? &env.cur.cur().regs[value_regno] : nullptr;
+    switch (r.type) {
+    case RegType::map_value: {
+        if (r.maybe_null)
+            break;
+        const loader::MapSpec* spec = env.map_spec(r.aux);
+        const uint32_t vs = spec ? spec->value_size : 0;
+        const int64_t off = int64_t(insn_off) + r.off;
+        if (is_write(access) && spec && spec->frozen)
+            return env.fail(fmt::format("write into map forbidden, value_size={} off={} size={}", vs, off, size));
+        if (!check_region(env, regno, off, size, vs, Region::map_value))
+            return false;
+        if (dst) {
+            Reg v;
+            if (!read_rdonly_value(env, r, off, size, sign_extend, &v))
+                v = reg_unknown();
+            *dst = v;
+        }
+        break;
+    }
+    case RegType::mem: {
+        if (r.maybe_null)
+            break;
+        if (!check_region(env, regno, int64_t(insn_off) + r.off, size, r.aux, Region::mem))
+            return false;
+        if (dst)
+            *dst = reg_unknown();
+        break;
+    }
+    case RegType::stack:
+        if (!stack_access(env, regno, insn_off, size, access, value_regno))
+            return false;
+        break;
+    case RegType::ctx:
+        if (!ctx_access(env, regno, insn_off, size, access, value_regno))
+            return false;
+        dst = (dst && dst->type == RegType::scalar) ? dst : nullptr;
+        break;
+    case RegType::packet:
+    case RegType::packet_meta:
+        if (!packet_access(env, regno, insn_off, size))
+            return false;
+        if (dst)
+            *dst = reg_unknown();
+        break;
+    default: break;
+    }
+    if ((r.type == RegType::map_value || r.type == RegType::mem) && r.maybe_null)
+        return env.fail(fmt::format("R{} invalid mem access '{}'", regno, reg_type_name(r.type, true)));
+    if (r.type != RegType::map_value && r.type != RegType::mem && r.type != RegType::stack &&
+        r.type != RegType::ctx && r.type != RegType::packet && r.type != RegType::packet_meta)
+        return env.fail(fmt::format("R{} invalid mem access '{}'", regno, reg_type_name(r.type, r.maybe_null)));
+    if (dst && dst->type == RegType::scalar && size < 8) {
+        if (sign_extend)
+            coerce_to_size_sx(*dst, size);
+        else
+            coerce_to_size(*dst, size);
+    }
+    return true;
+}
+
+bool check_helper_mem(Env& env, int regno, uint64_t size, bool zero_size_allowed, Access access) {
+    const Reg& r = env.cur.cur().regs[regno];
+    if (size == 0 && zero_size_allowed)
+        return true;
+    const int64_t sz = int64_t(size);
+    switch (r.type) {
+    case RegType::stack: return stack_access(env, regno, 0, int(std::min<uint64_t>(size, 1u << 20)), access, -1);
+    case RegType::map_value: {
+        const loader::MapSpec* spec = env.map_spec(r.aux);
+        const uint32_t vs = spec ? spec->value_size : 0;
+        if (is_write(access) && spec && spec->frozen)
+            return env.fail(fmt::format("write into map forbidden, value_size={} off={} size={}", vs, r.off, sz));
+        return check_region(env, regno, r.off, sz, vs, Region::map_value);
+    }
+    case RegType::mem: return check_region(env, regno, r.off, sz, r.aux, Region::mem);
+    case RegType::packet:
+    case RegType::packet_meta: return packet_access(env, regno, 0, sz);
+    default: return env.fail(fmt::format("R{} invalid mem access '{}'", regno, reg_type_name(r.type, r.maybe_null)));
+    }
+}
+
+} // namespace strbpf::verifier
+
+namespace strbpf::verifier {
+
+bool stack_const(Env& env, int regno, int size, uint64_t* out) {
+    const Reg& r = env.cur.cur().regs[regno];
+    if (r.type != RegType::stack || !r.var.is_const())
+        return false;
+    const Frame& f = env.cur.frames[r.frameno];
+    const int64_t off = int64_t(r.off) + int64_t(r.var.value);
+    if (off < -isa::kStackSize || off + size > 0)
+        return false;
+    const size_t slot = size_t((-off - 1) / 8);
+    if (slot >= f.stack.size())
+        return false;
+    const StackSlot& s = f.stack[slot];
+    const int first = int((off % 8 + 8) % 8);
+    if (first == 0 && s.bytes[0] == Slot::spill && s.spilled.is_const()) {
+        int spill = 0;
+        while (spill < 8 && s.bytes[spill] == Slot::spill)
+            spill++;
+        if (size <= spill) {
+            *out = size == 8 ? s.spilled.var.value : s.spilled.var.value & ((1ull << (size * 8)) - 1);
+            return true;
+        }
+    }
+    for (int i = 0; i < size; i++) {
+        const int64_t a = off + i;
+        const size_t sl = size_t((-a - 1) / 8);
+        if (sl >= f.stack.size() || f.stack[sl].bytes[size_t((a % 8 + 8) % 8)] != Slot::zero)
+            return false;
+    }
+    *out = 0;
+    return true;
+}
+
+} // namespace strbpf::verifier

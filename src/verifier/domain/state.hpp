@@ -1,0 +1,88 @@
+// Abstract machine state (verifier stage): what the verifier knows about every register and stack byte at one
+// point of one path. Scalars carry a tnum and signed/unsigned 64- and 32-bit bounds; pointers carry their kind,
+// a fixed offset, a variable offset (a scalar) and kind-specific facts (map, packet range, frame).
+#pragma once
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "isa/insn.hpp"
+#include "verifier/domain/tnum.hpp"
+
+namespace strbpf::verifier {
+
+enum class RegType : uint8_t {
+    not_init,
+    scalar,
+    ctx,         // PTR_TO_CTX
+    map_ptr,     // CONST_PTR_TO_MAP
+    map_value,   // PTR_TO_MAP_VALUE (maybe_null: map_value_or_null)
+    stack,       // PTR_TO_STACK ("fp")
+    packet,      // PTR_TO_PACKET ("pkt")
+    packet_meta, // PTR_TO_PACKET_META
+    packet_end,  // PTR_TO_PACKET_END
+    mem,         // PTR_TO_MEM (size in `aux`)
+    func,        // PTR_TO_FUNC (subprogram start in `aux`)
+};
+
+struct Reg {
+    RegType type = RegType::not_init;
+    bool maybe_null = false;
+    uint8_t frameno = 0; // stack pointers: the frame they point into
+    int32_t off = 0;     // fixed offset of pointers
+    uint32_t id = 0;     // null-check / packet-range / equal-scalar identity; 0 = none
+    uint32_t aux = 0;    // map_ptr / map_value: map index; mem: size; func: insn; packet: range
+    Tnum var;            // scalars: the value; pointers: the variable part of the offset
+    int64_t smin = 0, smax = 0;
+    uint64_t umin = 0, umax = 0;
+    int32_t s32min = 0, s32max = 0;
+    uint32_t u32min = 0, u32max = 0;
+
+    bool operator==(const Reg&) const = default;
+    bool is_pointer() const { return type != RegType::not_init && type != RegType::scalar; }
+    bool is_const() const { return type == RegType::scalar && var.is_const(); }
+    bool is_pkt() const { return type == RegType::packet || type == RegType::packet_meta; }
+};
+
+// Register constructors and bound maintenance (scalar.cpp).
+Reg reg_const(uint64_t v);
+Reg reg_unknown();
+Reg reg_ptr(RegType t, uint32_t aux = 0, int32_t off = 0); // var offset 0
+void mark_unbounded(Reg& r);             // scalar, nothing known
+void mark_known(Reg& r, uint64_t v);     // scalar constant
+void set_var_off_zero(Reg& r);           // pointer with var offset 0
+void reg_sync(Reg& r);                   // reconcile tnum, 64- and 32-bit bounds
+void reg_zext32(Reg& r);                 // keep the low 32 bits (what a 32-bit op leaves in a register)
+void reg_from_u32_bounds(Reg& r);        // 64-bit bounds := the (already valid) 32-bit bounds, upper half zero
+bool reg_bounds_valid(const Reg& r);     // false when min > max somewhere (a path that cannot happen)
+void coerce_to_size(Reg& r, int bytes);  // zero-extended load / truncation of a scalar to BYTES
+void coerce_to_size_sx(Reg& r, int bytes); // sign-extended load of BYTES
+
+enum class Slot : uint8_t { invalid, misc, zero, spill };
+
+struct StackSlot {
+    std::array<Slot, 8> bytes{}; // per byte, lowest address first
+    Reg spilled;                 // valid when any byte is Slot::spill
+    bool operator==(const StackSlot&) const = default;
+};
+
+struct Frame {
+    std::array<Reg, isa::kNumRegs> regs{};
+    std::vector<StackSlot> stack; // slot i covers fp-8*(i+1) .. fp-8*i-1; grows on demand
+    int32_t callsite = -1;        // pc of the call that made this frame; -1 for the entry frame
+    int32_t subprog = 0;
+    bool operator==(const Frame&) const = default;
+};
+
+struct State {
+    std::vector<Frame> frames; // frames.back() is the current one
+    Frame& cur() { return frames.back(); }
+    const Frame& cur() const { return frames.back(); }
+};
+
+const char* reg_type_name(RegType t, bool maybe_null = false); // the kernel's reg_type_str: "map_value_or_null"
+std::string reg_str(const Reg& r);                               // the kernel's state print of one register
+std::string frame_str(const Frame& f, int frameno);              // "R0=... R1=ctx() R10=fp0 fp-8=mmmmmmmm"
+
+} // namespace strbpf::verifier

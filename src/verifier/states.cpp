@@ -1,0 +1,121 @@
+// State pruning (verifier stage): when is a new path's state no more general than one already proven safe at
+// the same instruction (so the new path can stop), and exact equality for infinite-loop detection.
+#include <algorithm>
+
+#include "verifier/env.hpp"
+
+namespace strbpf::verifier {
+namespace {
+
+struct IdMap {
+    std::vector<std::pair<uint32_t, uint32_t>> pairs;
+    // old id must correspond to one cur id, consistently in both directions.
+    bool check(uint32_t old_id, uint32_t cur_id, bool scalar) {
+        if (old_id == 0)
+            return scalar || cur_id == 0;
+        if (cur_id == 0)
+            return false;
+        for (auto& [o, c] : pairs) {
+            if (o == old_id)
+                return c == cur_id;
+            if (c == cur_id)
+                return false;
+        }
+        pairs.emplace_back(old_id, cur_id);
+        return true;
+    }
+};
+
+bool range_within(const Reg& o, const Reg& c) {
+    return o.umin <= c.umin && c.umax <= o.umax && o.smin <= c.smin && c.smax <= o.smax && o.u32min <= c.u32min &&
+           c.u32max <= o.u32max && o.s32min <= c.s32min && c.s32max <= o.s32max && o.var.contains(c.var);
+}
+
+bool regs_exact(const Reg& o, const Reg& c, IdMap& ids) {
+    Reg a = o, b = c;
+    a.id = b.id = 0;
+    return a == b && ids.check(o.id, c.id, false);
+}
+
+bool regsafe(const Reg& o, const Reg& c, IdMap& ids, bool exact) {
+    if (o.type == RegType::not_init && (!exact || c.type == RegType::not_init))
+        return true;
+    if (exact)
+        return regs_exact(o, c, ids);
+    if (o.type != c.type || o.maybe_null != c.maybe_null)
+        return false;
+    switch (o.type) {
+    case RegType::scalar: return range_within(o, c) && ids.check(o.id, c.id, true);
+    case RegType::packet:
+    case RegType::packet_meta:
+        return o.aux <= c.aux && o.off == c.off && ids.check(o.id, c.id, false) && range_within(o, c);
+    case RegType::ctx:
+    case RegType::packet_end:
+    case RegType::func: return regs_exact(o, c, ids);
+    default:
+        return o.off == c.off && o.aux == c.aux && o.frameno == c.frameno && range_within(o, c) &&
+               (!o.maybe_null || ids.check(o.id, c.id, false));
+    }
+}
+
+Slot slot_kind(const Frame& f, size_t i) {
+    return i / 8 < f.stack.size() ? f.stack[i / 8].bytes[i % 8] : Slot::invalid;
+}
+
+bool stacksafe(const Frame& o, const Frame& c, IdMap& ids, bool exact, uint64_t live) {
+    const size_t n = std::max(o.stack.size(), exact ? c.stack.size() : size_t(0)) * 8;
+    for (size_t i = 0; i < n; i++) {
+        if (!exact && !((live >> (i / 8)) & 1))
+            continue; // never read again before being overwritten
+        const Slot ok = slot_kind(o, i), ck = slot_kind(c, i);
+        if (!exact && (ok == Slot::invalid || ok == Slot::misc))
+            continue;
+        if (ok != ck)
+            return false;
+        if (i % 8 == 0 && ok == Slot::spill && !regsafe(o.stack[i / 8].spilled, c.stack[i / 8].spilled, ids, exact))
+            return false;
+    }
+    return true;
+}
+
+} // namespace
+
+bool states_equal(const Env& env, const State& old, const State& cur, int32_t pc, bool exact) {
+    if (old.frames.size() != cur.frames.size())
+        return false;
+    IdMap ids;
+    for (size_t i = 0; i < old.frames.size(); i++) {
+        const Frame& o = old.frames[i];
+        const Frame& c = cur.frames[i];
+        if (o.callsite != c.callsite)
+            return false;
+        const int32_t at = i + 1 == old.frames.size() ? pc : old.frames[i + 1].callsite + 1;
+        const uint16_t live = exact ? 0x7ff : env.live_in[at];
+        for (int r = 0; r < isa::kNumRegs; r++)
+            if ((live >> r) & 1)
+                if (!regsafe(o.regs[r], c.regs[r], ids, exact))
+                    return false;
+        if (!stacksafe(o, c, ids, exact, env.stack_live_in[at]))
+            return false;
+    }
+    return true;
+}
+
+uint64_t state_hash(const State& st) {
+    uint64_t h = 1469598103934665603ull ^ st.frames.size();
+    auto mix = [&](uint64_t v) { h = (h ^ v) * 1099511628211ull; };
+    for (const Reg& r : st.cur().regs) {
+        mix(uint64_t(r.type) | (uint64_t(r.maybe_null) << 8) | (uint64_t(r.frameno) << 16) |
+            (uint64_t(uint32_t(r.off)) << 32));
+        mix(r.aux);
+        mix(r.var.value);
+        mix(r.var.mask);
+        mix(r.umin);
+        mix(r.umax);
+        mix(uint64_t(r.smin));
+        mix(uint64_t(r.smax));
+    }
+    return h;
+}
+
+} // namespace strbpf::verifier

@@ -1,0 +1,294 @@
+// Transfer functions (verifier stage): how ALU instructions, loads, stores, atomics and ld_imm64 change the
+// abstract state, including the kernel's pointer arithmetic rules.
+#include <fmt/format.h>
+
+#include "verifier/domain/scalar.hpp"
+#include "verifier/env.hpp"
+
+namespace strbpf::verifier {
+namespace {
+
+using isa::Sem;
+using isa::Shape;
+
+const char* alu_name(Sem s) {
+    switch (s) {
+    case Sem::add: return "+=";
+    case Sem::sub: return "-=";
+    case Sem::mul: return "*=";
+    case Sem::div:
+    case Sem::sdiv: return "/=";
+    case Sem::or_: return "|=";
+    case Sem::and_: return "&=";
+    case Sem::lsh: return "<<=";
+    case Sem::rsh: return ">>=";
+    case Sem::neg: return "neg";
+    case Sem::mod:
+    case Sem::smod: return "%=";
+    case Sem::xor_: return "^=";
+    case Sem::mov: return "=";
+    case Sem::arsh: return "s>>=";
+    default: return "?";
+    }
+}
+
+// The kernel's check_reg_sane_offset.
+bool sane_offset(Env& env, const Reg& r, RegType ptr_type, bool maybe_null) {
+    const char* tn = reg_type_name(ptr_type, maybe_null);
+    const int64_t val = int64_t(r.var.value);
+    const int64_t lim = int64_t(kMaxVarOff);
+    if (r.var.is_const() && (val >= lim || val <= -lim))
+        return env.fail(fmt::format("math between {} pointer and {} is not allowed", tn, val));
+    if (r.off >= lim || r.off <= -lim)
+        return env.fail(fmt::format("{} pointer offset {} is not allowed", tn, r.off));
+    if (r.smin == std::numeric_limits<int64_t>::min())
+        return env.fail(
+            fmt::format("math between {} pointer and register with unbounded min value is not allowed", tn));
+    if (r.smin >= lim || r.smin <= -lim)
+        return env.fail(fmt::format("value {} makes {} pointer be out of bounds", r.smin, tn));
+    return true;
+}
+
+bool ptr_arith(Env& env, int dst, const Reg& ptr, const Reg& off, Sem sem, bool scalar_minus_ptr) {
+    const char* tn = reg_type_name(ptr.type, ptr.maybe_null);
+    if (ptr.maybe_null)
+        return env.fail(fmt::format("R{} pointer arithmetic on {} prohibited, null-check it first", dst, tn));
+    switch (ptr.type) {
+    case RegType::ctx:
+    case RegType::map_value:
+    case RegType::stack:
+    case RegType::packet:
+    case RegType::packet_meta:
+    case RegType::mem:
+    case RegType::func: break;
+    case RegType::map_ptr:
+        if (off.is_const() && off.var.value == 0 && sem == Sem::add)
+            break;
+        [[fallthrough]];
+    default: return env.fail(fmt::format("R{} pointer arithmetic on {} prohibited", dst, tn));
+    }
+    if (sem == Sem::and_ || sem == Sem::or_ || sem == Sem::xor_)
+        return env.fail(fmt::format("R{} bitwise operator {} on pointer prohibited", dst, alu_name(sem)));
+    if (sem != Sem::add && sem != Sem::sub)
+        return env.fail(fmt::format("R{} pointer arithmetic with {} operator prohibited", dst, alu_name(sem)));
+    if (sem == Sem::sub && scalar_minus_ptr)
+        return env.fail(fmt::format("R{} tried to subtract pointer from scalar", dst));
+    if (!sane_offset(env, off, ptr.type, false) || !sane_offset(env, ptr, ptr.type, false))
+        return false;
+    Reg out = ptr;
+    const bool known = off.is_const();
+    const int64_t k = int64_t(off.var.value);
+    int64_t fixed = 0;
+    if (known && !__builtin_add_overflow(int64_t(ptr.off), sem == Sem::add ? k : -k, &fixed) &&
+        fixed == int64_t(int32_t(fixed))) {
+        out.off = int32_t(fixed);
+    } else {
+        Reg var = ptr;
+        var.type = RegType::scalar;
+        scalar_alu64(var, off, sem);
+        out.var = var.var;
+        out.smin = var.smin, out.smax = var.smax, out.umin = var.umin, out.umax = var.umax;
+        out.s32min = var.s32min, out.s32max = var.s32max, out.u32min = var.u32min, out.u32max = var.u32max;
+        if (ptr.is_pkt()) {
+            out.id = env.new_id();
+            if (sem == Sem::add || off.smin < 0)
+                out.aux = 0;
+        }
+    }
+    if (!sane_offset(env, out, ptr.type, false))
+        return false;
+    env.cur.cur().regs[dst] = out;
+    return true;
+}
+
+bool alu_mov(Env& env, const isa::OpInfo& op, const isa::Insn& insn) {
+    auto& regs = env.cur.cur().regs;
+    const bool is64 = op.shape == Shape::ALU64_K || op.shape == Shape::ALU64_X;
+    if (op.shape == Shape::ALU64_K) {
+        regs[insn.dst] = reg_const(uint64_t(int64_t(insn.imm)));
+        return true;
+    }
+    if (op.shape == Shape::ALU32_K) {
+        regs[insn.dst] = reg_const(uint32_t(insn.imm));
+        return true;
+    }
+    Reg& src = regs[insn.src];
+    if (op.sem != Sem::mov) { // movsx
+        const int bytes = op.sem == Sem::movsx8 ? 1 : op.sem == Sem::movsx16 ? 2 : 4;
+        if (src.type != RegType::scalar)
+            return env.fail(fmt::format("R{} sign-extension part of pointer", insn.src));
+        Reg out;
+        scalar_movsx(out, src, bytes, is64);
+        regs[insn.dst] = out;
+        return true;
+    }
+    if (is64) {
+        if (src.type == RegType::scalar && !src.var.is_const() && src.id == 0)
+            src.id = env.new_id();
+        regs[insn.dst] = src;
+        return true;
+    }
+    Reg out = src;
+    if (out.type != RegType::scalar)
+        out = reg_unknown();
+    reg_zext32(out);
+    regs[insn.dst] = out;
+    return true;
+}
+
+} // namespace
+
+bool do_alu(Env& env, const isa::OpInfo& op, const isa::Insn& insn) {
+    auto& regs = env.cur.cur().regs;
+    const bool is_x = op.shape == Shape::ALU64_X || op.shape == Shape::ALU32_X;
+    const bool is64 = op.shape == Shape::ALU64_K || op.shape == Shape::ALU64_X || op.shape == Shape::NEG64 ||
+                      (op.shape == Shape::END && (op.sem == Sem::bswap16 || op.sem == Sem::bswap32 ||
+                                                  op.sem == Sem::bswap64));
+    if (is_x && !check_reg_init(env, insn.src))
+        return false;
+    const bool is_mov = op.sem == Sem::mov || op.sem == Sem::movsx8 || op.sem == Sem::movsx16 || op.sem == Sem::movsx32;
+    if (is_mov)
+        return alu_mov(env, op, insn);
+    if (!check_reg_init(env, insn.dst))
+        return false;
+    Reg& dst = regs[insn.dst];
+    if (op.shape == Shape::END) {
+        if (dst.type != RegType::scalar)
+            return env.fail(fmt::format("R{} pointer arithmetic prohibited", insn.dst));
+        scalar_bswap(dst, op.sem);
+        return true;
+    }
+    if (op.shape == Shape::NEG64 || op.shape == Shape::NEG32) {
+        if (dst.type != RegType::scalar)
+            return env.fail(fmt::format("R{} pointer arithmetic prohibited", insn.dst));
+        if (is64)
+            scalar_alu64(dst, dst, Sem::neg);
+        else
+            scalar_alu32(dst, dst, Sem::neg);
+        return true;
+    }
+    const Reg src = is_x ? regs[insn.src] : reg_const(is64 ? uint64_t(int64_t(insn.imm)) : uint32_t(insn.imm));
+    if (!is_x) {
+        const int width = is64 ? 64 : 32;
+        if ((op.sem == Sem::lsh || op.sem == Sem::rsh || op.sem == Sem::arsh) && (insn.imm < 0 || insn.imm >= width))
+            return env.fail(fmt::format("invalid shift {}", insn.imm));
+        if ((op.sem == Sem::div || op.sem == Sem::mod || op.sem == Sem::sdiv || op.sem == Sem::smod) && insn.imm == 0)
+            return env.fail("division by zero");
+    }
+    if (dst.type != RegType::scalar || src.type != RegType::scalar) {
+        if (!is64) {
+            if (op.sem == Sem::sub) {
+                regs[insn.dst] = reg_unknown();
+                reg_zext32(regs[insn.dst]);
+                return true;
+            }
+            return env.fail(fmt::format("R{} 32-bit pointer arithmetic prohibited", insn.dst));
+        }
+        if (dst.type != RegType::scalar && src.type != RegType::scalar) {
+            if (op.sem == Sem::sub) {
+                regs[insn.dst] = reg_unknown();
+                return true;
+            }
+            return env.fail(fmt::format("R{} pointer {} pointer prohibited", insn.dst, alu_name(op.sem)));
+        }
+        if (dst.type != RegType::scalar)
+            return ptr_arith(env, insn.dst, dst, src, op.sem, false);
+        return ptr_arith(env, insn.dst, src, dst, op.sem, true);
+    }
+    if (is64)
+        scalar_alu64(dst, src, op.sem);
+    else
+        scalar_alu32(dst, src, op.sem);
+    return true;
+}
+
+bool do_load_store(Env& env, const isa::OpInfo& op, const isa::Insn& insn) {
+    const int size = isa::access_size(op);
+    switch (op.shape) {
+    case Shape::LDX:
+    case Shape::LDSX:
+        if (!check_reg_init(env, insn.src))
+            return false;
+        return check_mem_access(env, insn.src, insn.off, size, Access::read, insn.dst, op.shape == Shape::LDSX);
+    case Shape::ST:
+        if (!check_reg_init(env, insn.dst))
+            return false;
+        return check_mem_access(env, insn.dst, insn.off, size, Access::write, -2);
+    case Shape::STX:
+        if (!check_reg_init(env, insn.src) || !check_reg_init(env, insn.dst))
+            return false;
+        return check_mem_access(env, insn.dst, insn.off, size, Access::write, insn.src);
+    case Shape::ATOMIC_W:
+    case Shape::ATOMIC_DW: {
+        if (!check_reg_init(env, insn.src) || !check_reg_init(env, insn.dst))
+            return false;
+        if (insn.imm == isa::BPF_CMPXCHG && !check_reg_init(env, 0))
+            return false;
+        const Reg& d = env.cur.cur().regs[insn.dst];
+        if (d.type == RegType::ctx || d.is_pkt())
+            return env.fail(fmt::format("BPF_ATOMIC stores into R{} {} is not allowed", insn.dst,
+                                        reg_type_name(d.type, d.maybe_null)));
+        if (!check_mem_access(env, insn.dst, insn.off, size, Access::read, -1) ||
+            !check_mem_access(env, insn.dst, insn.off, size, Access::write, -1))
+            return false;
+        auto& regs = env.cur.cur().regs;
+        Reg result = reg_unknown();
+        if (size < 8)
+            coerce_to_size(result, size);
+        if (insn.imm == isa::BPF_CMPXCHG)
+            regs[0] = result;
+        else if (insn.imm & isa::BPF_FETCH)
+            regs[insn.src] = result;
+        return true;
+    }
+    case Shape::LD_ABS:
+    case Shape::LD_IND: {
+        auto& regs = env.cur.cur().regs;
+        if (op.shape == Shape::LD_IND && !check_reg_init(env, insn.src))
+            return false;
+        if (regs[6].type != RegType::ctx)
+            return env.fail("at the time of BPF_LD_ABS|IND R6 != pointer to skb");
+        for (int r = 1; r <= 5; r++)
+            regs[r] = Reg{};
+        regs[0] = reg_unknown();
+        coerce_to_size(regs[0], size);
+        return true;
+    }
+    default: return env.fail("unknown insn class");
+    }
+}
+
+bool do_ld_imm64(Env& env, const isa::OpInfo& op, const isa::Insn& insn) {
+    (void)op;
+    auto& regs = env.cur.cur().regs;
+    const isa::Insn& hi = env.insns[env.pc + 1];
+    switch (insn.src) {
+    case 0:
+        regs[insn.dst] = reg_const(uint64_t(uint32_t(insn.imm)) | (uint64_t(uint32_t(hi.imm)) << 32));
+        return true;
+    case isa::BPF_PSEUDO_MAP_FD:
+    case isa::BPF_PSEUDO_MAP_IDX:
+    case isa::BPF_PSEUDO_MAP_VALUE:
+    case isa::BPF_PSEUDO_MAP_IDX_VALUE: {
+        const loader::MapSpec* spec = env.map_spec(uint32_t(insn.imm));
+        if (insn.imm < 0 || !spec)
+            return env.fail(fmt::format("fd {} is not pointing to valid bpf_map", insn.imm));
+        if (insn.src == isa::BPF_PSEUDO_MAP_FD || insn.src == isa::BPF_PSEUDO_MAP_IDX) {
+            regs[insn.dst] = reg_ptr(RegType::map_ptr, uint32_t(insn.imm));
+            return true;
+        }
+        if (spec->type != loader::kMapArray || spec->max_entries != 1)
+            return env.fail("no direct value access support for this map type");
+        if (uint32_t(hi.imm) >= spec->value_size)
+            return env.fail(fmt::format("direct value offset of {} is not allowed", uint32_t(hi.imm)));
+        regs[insn.dst] = reg_ptr(RegType::map_value, uint32_t(insn.imm), hi.imm);
+        return true;
+    }
+    case isa::BPF_PSEUDO_FUNC:
+        regs[insn.dst] = reg_ptr(RegType::func, uint32_t(env.pc + insn.imm + 1));
+        return true;
+    default: return env.fail(fmt::format("unsupported ld_imm64 pseudo form src={}", insn.src));
+    }
+}
+
+} // namespace strbpf::verifier

@@ -1,0 +1,316 @@
+// The verifier's driver (verifier stage): walks every path of the program depth-first from the entry (and from
+// each global subprogram), one abstract state at a time, saving checkpoints at prune points and cutting paths
+// that reach a checkpoint already proven safe. See src/verifier/README.md for the theory of operation.
+#include "verifier/verifier.hpp"
+
+#include <fmt/format.h>
+#include <unordered_map>
+
+#include "isa/disasm.hpp"
+#include "runtime/helpers/helper_table.hpp"
+#include "verifier/domain/scalar.hpp"
+#include "verifier/env.hpp"
+
+namespace strbpf::verifier {
+namespace {
+
+using isa::Shape;
+
+struct Pending {
+    State st;
+    int32_t pc = 0;
+    int32_t from = 0;
+    StoredState* parent = nullptr;
+};
+
+class Walker {
+  public:
+    explicit Walker(Env& env) : env_(env), explored_(env.insns.size()) {}
+
+    bool run(int32_t entry, State initial) {
+        env_.cur = std::move(initial);
+        env_.pc = entry;
+        env_.cur_parent = nullptr;
+        pending_.clear();
+        for (;;) {
+            bool path_done = false;
+            if (!step(&path_done))
+                return false;
+            if (!path_done)
+                continue;
+            finish_path();
+            if (pending_.empty())
+                return true;
+            Pending p = std::move(pending_.back());
+            pending_.pop_back();
+            env_.cur = std::move(p.st);
+            env_.pc = p.pc;
+            env_.cur_parent = p.parent;
+            if (env_.opts.log_level > 0)
+                env_.log_line(fmt::format("from {} to {}: {}", p.from, p.pc, frame_str(env_.cur.cur(), 0)));
+        }
+    }
+
+    size_t max_states_per_insn() const {
+        size_t m = 0;
+        for (const auto& l : explored_)
+            m = std::max(m, l.done.size() + l.active.size());
+        return m;
+    }
+
+  private:
+    // A path ended: checkpoints whose every path is now explored become usable for pruning.
+    void finish_path() {
+        for (StoredState* s = env_.cur_parent; s;) {
+            if (--s->branches)
+                break;
+            PcStates& at = explored_[s->pc];
+            auto [lo, hi] = at.active.equal_range(s->hash);
+            for (auto it = lo; it != hi; ++it)
+                if (it->second == s) {
+                    at.active.erase(it);
+                    break;
+                }
+            at.done.push_back(s);
+            s = s->parent;
+        }
+    }
+
+    bool push(State st, int32_t target) {
+        if (pending_.size() + 1 > size_t(kComplexityLimitJmpSeq))
+            return env_.fail(fmt::format("The sequence of {} jumps is too complex.", pending_.size() + 1));
+        if (env_.cur_parent)
+            env_.cur_parent->branches++;
+        pending_.push_back(Pending{std::move(st), target, env_.pc, env_.cur_parent});
+        return true;
+    }
+
+    // 1: pruned; 0: continue; -1: rejected.
+    int visit_state() {
+        PcStates& at = explored_[env_.pc];
+        bool add = env_.jmps_processed - env_.prev_jmps >= 2 && env_.insn_processed - env_.prev_insns >= 8;
+        const uint64_t h = state_hash(env_.cur);
+        // Checkpoints still on the current path: reaching one again unchanged is an infinite loop.
+        auto [lo, hi] = at.active.equal_range(h);
+        for (auto it = lo; it != hi; ++it) {
+            if (states_equal(env_, it->second->st, env_.cur, env_.pc, true)) {
+                const std::string src = env_.source_note(env_.pc);
+                if (!src.empty())
+                    env_.note(src);
+                env_.fail_pc = env_.pc;
+                env_.fail(fmt::format("infinite loop detected at insn {}", env_.pc));
+                return -1;
+            }
+        }
+        if (!at.active.empty() && env_.jmps_processed - env_.prev_jmps < 20 &&
+            env_.insn_processed - env_.prev_insns < 100)
+            add = false; // inside a loop: checkpoint less often
+        auto& list = at.done;
+        for (size_t i = 0; i < list.size(); i++) {
+            StoredState* sl = list[i];
+            if (states_equal(env_, sl->st, env_.cur, env_.pc, false)) {
+                sl->hit++;
+                return 1;
+            }
+            if (++sl->miss > sl->hit * 3 + 3) {
+                list.erase(list.begin() + long(i));
+                i--;
+            }
+        }
+        if (!add)
+            return 0;
+        pool_.push_back(std::make_unique<StoredState>());
+        StoredState* s = pool_.back().get();
+        s->st = env_.cur;
+        s->pc = env_.pc;
+        s->parent = env_.cur_parent;
+        s->hash = h;
+        at.active.emplace(h, s);
+        env_.cur_parent = s;
+        env_.prev_jmps = env_.jmps_processed;
+        env_.prev_insns = env_.insn_processed;
+        env_.total_states++;
+        return 0;
+    }
+
+    void log_insn() {
+        const std::string src = env_.source_note(env_.pc);
+        if (!src.empty() && src != last_src_) {
+            env_.log_line(src);
+            last_src_ = src;
+        }
+        auto names = [](uint8_t s, int32_t imm) -> std::string {
+            const runtime::HelperProto* h = s == 0 ? runtime::find_helper(imm) : nullptr;
+            return h ? h->name : "";
+        };
+        env_.log_line(fmt::format("{}: {}", env_.pc, isa::disasm_insn(env_.insns, size_t(env_.pc), names)));
+    }
+
+    bool step(bool* path_done) {
+        if (++env_.insn_processed > kComplexityLimitInsns)
+            return env_.fail(fmt::format("BPF program is too large. Processed {} insn", env_.insn_processed));
+        if (env_.prune_point[env_.pc]) {
+            const int r = visit_state();
+            if (r < 0)
+                return false;
+            if (r == 1) {
+                if (env_.opts.log_level > 0)
+                    env_.log_line(fmt::format("{}: safe", env_.pc));
+                *path_done = true;
+                return true;
+            }
+        }
+        const isa::OpInfo* op = env_.ops[env_.pc];
+        if (!op)
+            return env_.fail(fmt::format("invalid insn {}", env_.pc));
+        if (env_.opts.log_level > 0)
+            log_insn();
+        const isa::Insn& insn = env_.insns[env_.pc];
+        if (!exec(*op, insn, path_done))
+            return false;
+        if (env_.opts.log_level > 1 && !*path_done)
+            env_.log_line(fmt::format("{}: {}", env_.pc, frame_str(env_.cur.cur(), int(env_.cur.frames.size()) - 1)));
+        return true;
+    }
+
+    bool exec(const isa::OpInfo& op, const isa::Insn& insn, bool* path_done) {
+        switch (op.shape) {
+        case Shape::ALU64_K:
+        case Shape::ALU64_X:
+        case Shape::ALU32_K:
+        case Shape::ALU32_X:
+        case Shape::NEG64:
+        case Shape::NEG32:
+        case Shape::END:
+            if (!do_alu(env_, op, insn))
+                return false;
+            env_.pc++;
+            return true;
+        case Shape::LDDW:
+            if (!do_ld_imm64(env_, op, insn))
+                return false;
+            env_.pc += 2;
+            return true;
+        case Shape::JA:
+            env_.jmps_processed++;
+            env_.pc += insn.off + 1;
+            return true;
+        case Shape::GOTOL:
+            env_.jmps_processed++;
+            env_.pc += insn.imm + 1;
+            return true;
+        case Shape::JMP_K:
+        case Shape::JMP_X:
+        case Shape::JMP32_K:
+        case Shape::JMP32_X: return cond_jump(op, insn);
+        case Shape::CALL_HELPER:
+            env_.jmps_processed++;
+            if (!do_helper_call(env_, insn))
+                return false;
+            env_.pc++;
+            return true;
+        case Shape::CALL_KFUNC:
+            env_.jmps_processed++;
+            if (!do_kfunc_call(env_, insn))
+                return false;
+            env_.pc++;
+            return true;
+        case Shape::CALL_LOCAL: env_.jmps_processed++; return do_local_call(env_, env_.pc + insn.imm + 1);
+        case Shape::EXIT: env_.jmps_processed++; return do_exit(env_, path_done);
+        default:
+            if (!do_load_store(env_, op, insn))
+                return false;
+            env_.pc++;
+            return true;
+        }
+    }
+
+    bool cond_jump(const isa::OpInfo& op, const isa::Insn& insn) {
+        env_.jmps_processed++;
+        State branch;
+        bool take = false, fall = false;
+        if (!do_cond_jump(env_, op, insn, &branch, &take, &fall))
+            return false;
+        const int32_t target = env_.pc + insn.off + 1;
+        if (take && fall) {
+            if (!push(std::move(branch), target))
+                return false;
+            env_.pc++;
+        } else if (take) {
+            if (!branch.frames.empty())
+                env_.cur = std::move(branch);
+            env_.pc = target;
+        } else if (fall) {
+            env_.pc++;
+        } else {
+            // neither successor is possible: this path cannot happen
+            env_.pc++;
+            return true;
+        }
+        return true;
+    }
+
+    struct PcStates {
+        std::vector<StoredState*> done;                       // fully explored: used for pruning
+        std::unordered_multimap<uint64_t, StoredState*> active; // on the current path, by state_hash
+    };
+    Env& env_;
+    std::vector<PcStates> explored_;
+    std::vector<std::unique_ptr<StoredState>> pool_;
+    std::vector<Pending> pending_;
+    std::string last_src_;
+};
+
+State entry_state() {
+    State st;
+    st.frames.assign(1, Frame{});
+    st.frames[0].regs[1] = reg_ptr(RegType::ctx);
+    st.frames[0].regs[10] = reg_ptr(RegType::stack);
+    return st;
+}
+
+} // namespace
+
+Verdict verify(const runtime::ObjectInstance& inst, const loader::ProgramSpec& prog, const Options& opts) {
+    Verdict v;
+    Env env(inst, prog, opts);
+    if (prog.insns.empty()) {
+        v.reason = "empty program";
+        v.log = v.reason + "\n";
+        return v;
+    }
+    if (Status s = isa::validate(prog.insns); !s) {
+        v.reason = s.error().message;
+        v.pc = s.error().pc;
+        v.log = v.reason + "\n";
+        return v;
+    }
+    bool ok = check_cfg(env);
+    Walker walker(env);
+    if (ok)
+        ok = walker.run(0, entry_state());
+    for (size_t i = 1; ok && i < env.subprogs.size(); i++) {
+        const Subprog& sp = env.subprogs[i];
+        if (!sp.global)
+            continue;
+        if (opts.log_level > 0)
+            env.log_line(fmt::format("Validating {}() func#{}...", sp.name, i));
+        State st;
+        prepare_global_entry(env, sp, &st);
+        ok = walker.run(sp.start, std::move(st));
+    }
+    v.ok = ok && !env.failed();
+    v.processed_insns = env.insn_processed;
+    if (!v.ok) {
+        v.reason = env.reason;
+        v.pc = env.fail_pc;
+    }
+    env.log += fmt::format("processed {} insns (limit {}) max_states_per_insn {} total_states {} peak_states {} "
+                           "mark_read 0\n",
+                           env.insn_processed, kComplexityLimitInsns, walker.max_states_per_insn(), env.total_states,
+                           env.total_states);
+    v.log = std::move(env.log);
+    return v;
+}
+
+} // namespace strbpf::verifier

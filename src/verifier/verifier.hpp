@@ -1,0 +1,28 @@
+// The static verifier (verifier stage): proves a program safe before any engine runs it, in the manner of the
+// kernel's verifier (path-sensitive abstract interpretation), and rejects it with the kernel's one-line reason.
+#pragma once
+#include <cstdint>
+#include <string>
+
+#include "loader/object_spec.hpp"
+#include "runtime/instance.hpp"
+
+namespace strbpf::verifier {
+
+struct Options {
+    int log_level = 0; // 0: reason only; 1: the kernel's log level 1; 2: register states after every insn
+};
+
+struct Verdict {
+    bool ok = false;
+    std::string reason;   // rejection: the ONE line the kernel prints, in its words
+    int64_t pc = -1;      // where (instruction index in ProgramSpec::insns)
+    std::string log;      // the kernel's log format, with "; source @ file:line" from BTF line info
+    uint64_t processed_insns = 0;
+};
+
+// Verifies PROG (one of inst.spec().programs, pseudo forms intact) against INST's maps and the helper and kfunc
+// tables. Self-contained and reentrant: no global state; never throws for any input.
+Verdict verify(const runtime::ObjectInstance& inst, const loader::ProgramSpec& prog, const Options& opts = {});
+
+} // namespace strbpf::verifier

@@ -1,0 +1,60 @@
+/* Programs for bench/jit_bench.cpp (JIT vs interpreter): an empty program, a byte-loop strncmp over two
+ * 4095-byte strings in the ctx buffer, and a loop with and without a helper call per iteration. */
+#include <linux/bpf.h>
+#include <bpf/bpf_helpers.h>
+#include "strbpf_test.h"
+
+#define BENCH_LEN 4095
+#define LOOP_N 1000
+
+struct two_strings {
+	unsigned char a[BENCH_LEN + 1];
+	unsigned char b[BENCH_LEN + 1];
+};
+
+SEC("syscall")
+__success __retval(0)
+int jit_bench_empty(void *ctx)
+{
+	return 0;
+}
+
+/* The kernel's strncmp loop shape: one byte of each string per iteration. */
+SEC("syscall")
+int jit_bench_strncmp(struct two_strings *s)
+{
+#pragma clang loop unroll(disable)
+	for (int i = 0; i < BENCH_LEN; i++) {
+		unsigned char c1 = s->a[i], c2 = s->b[i];
+		if (c1 != c2)
+			return c1 < c2 ? -1 : 1;
+		if (!c1)
+			return 0;
+	}
+	return 0;
+}
+
+SEC("syscall")
+__success
+int jit_bench_helper_loop(void *ctx)
+{
+	__u32 s = 0;
+#pragma clang loop unroll(disable)
+	for (int i = 0; i < LOOP_N; i++)
+		s = s * 31 + i + bpf_get_smp_processor_id();
+	return s;
+}
+
+/* jit_bench_helper_loop without the helper call: the difference is the cost of LOOP_N calls. */
+SEC("syscall")
+__success
+int jit_bench_plain_loop(void *ctx)
+{
+	__u32 s = 0;
+#pragma clang loop unroll(disable)
+	for (int i = 0; i < LOOP_N; i++)
+		s = s * 31 + i;
+	return s;
+}
+
+char _license[] SEC("license") = "GPL";

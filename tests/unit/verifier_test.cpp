@@ -1,0 +1,109 @@
+// The verifier (tests): the abstract domain (tnums, bounds), and every annotated program of tests/progs — each
+// __success program verifies, each __failure program is refused with its __msg lines in the log, in order.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "exec/test_spec.hpp"
+#include "loader/loader.hpp"
+#include "runtime/instance.hpp"
+#include "verifier/domain/scalar.hpp"
+#include "verifier/domain/tnum.hpp"
+#include "verifier/verifier.hpp"
+
+namespace strbpf::verifier {
+namespace {
+
+namespace fs = std::filesystem;
+
+TEST(Tnum, RangeAndArithmetic) {
+    const Tnum r = Tnum::range(0, 255);
+    EXPECT_EQ(r.value, 0u);
+    EXPECT_EQ(r.mask, 0xffu);
+    EXPECT_TRUE(r.contains(Tnum::constant(17)));
+    EXPECT_FALSE(r.contains(Tnum::constant(256)));
+    EXPECT_EQ(tnum_add(Tnum::constant(3), Tnum::constant(4)), Tnum::constant(7));
+    EXPECT_EQ(tnum_and(Tnum::unknown(), Tnum::constant(0xf0)).mask, 0xf0u);
+    EXPECT_EQ(tnum_lsh(Tnum::range(0, 3), 2).mask, 0xcu);
+    EXPECT_EQ(tnum_mul(Tnum::constant(6), Tnum::constant(7)), Tnum::constant(42));
+    EXPECT_EQ(tnum_cast(Tnum::constant(0x1234), 1), Tnum::constant(0x34));
+}
+
+TEST(Scalar, AddKeepsBoundsAndAndMasks) {
+    Reg a = reg_unknown();
+    a.umax = 10, a.smax = 10, a.smin = 0;
+    reg_sync(a);
+    scalar_alu64(a, reg_const(5), isa::Sem::add);
+    EXPECT_EQ(a.umin, 5u);
+    EXPECT_EQ(a.umax, 15u);
+    Reg b = reg_unknown();
+    scalar_alu64(b, reg_const(7), isa::Sem::and_);
+    EXPECT_EQ(b.umax, 7u);
+    EXPECT_EQ(b.smin, 0);
+    Reg c = reg_unknown();
+    scalar_alu32(c, reg_const(1), isa::Sem::add);
+    EXPECT_LE(c.umax, 0xffffffffu); // zero-extended
+    Reg d = reg_const(uint64_t(-1));
+    coerce_to_size(d, 4);
+    EXPECT_TRUE(d.is_const());
+    EXPECT_EQ(d.var.value, 0xffffffffu);
+}
+
+// Every annotated program: strbpf's verdict matches the annotation, and a rejection's log holds the __msg lines.
+TEST(VerifierPrograms, AnnotationsHold) {
+    int checked = 0;
+    for (const auto& e : fs::directory_iterator(STRBPF_PROGS_DIR)) {
+        const std::string path = e.path().string();
+        if (!path.ends_with(".bpf.o"))
+            continue;
+        auto specs = exec::parse_test_specs(path);
+        if (!specs)
+            continue;
+        auto obj = loader::load_object_file(path);
+        ASSERT_TRUE(obj) << path;
+        auto shared = std::make_shared<const loader::ObjectSpec>(std::move(obj).value());
+        auto inst = runtime::ObjectInstance::create(shared);
+        ASSERT_TRUE(inst) << path;
+        for (const exec::TestSpec& t : specs.value()) {
+            const loader::ProgramSpec* prog = shared->find_program(t.prog);
+            if (!prog || !t.has_expect || t.auxiliary)
+                continue;
+            const Verdict v = verify(*inst.value(), *prog);
+            // Failures the kernel reports at run time (kfunc results) are __success for the verifier.
+            if (t.expect_success) {
+                EXPECT_TRUE(v.ok) << path << ":" << t.prog << ": " << v.reason;
+            } else if (!v.ok) {
+                EXPECT_EQ(exec::match_messages(t, v.log), "") << path << ":" << t.prog << "\n" << v.log;
+            } else {
+                // A rejection strbpf does not model must at least be one the loader or runtime reports.
+                const bool verifier_file = e.path().filename().string().starts_with("verifier_");
+                EXPECT_FALSE(verifier_file) << path << ":" << t.prog << " was accepted";
+            }
+            checked++;
+        }
+    }
+    EXPECT_GT(checked, 20);
+}
+
+TEST(VerifierPrograms, LogLevelsAndProcessedCount) {
+    const std::string path = std::string(STRBPF_PROGS_DIR) + "/verifier_reject.bpf.o";
+    auto obj = loader::load_object_file(path);
+    ASSERT_TRUE(obj);
+    auto shared = std::make_shared<const loader::ObjectSpec>(std::move(obj).value());
+    auto inst = runtime::ObjectInstance::create(shared);
+    ASSERT_TRUE(inst);
+    const loader::ProgramSpec* prog = shared->find_program("map_value_off_by_one");
+    ASSERT_NE(prog, nullptr);
+    const Verdict quiet = verify(*inst.value(), *prog);
+    EXPECT_FALSE(quiet.ok);
+    EXPECT_EQ(quiet.reason, "R0 min value is outside of the allowed memory range");
+    EXPECT_GE(quiet.pc, 0);
+    EXPECT_GT(quiet.processed_insns, 0u);
+    const Verdict loud = verify(*inst.value(), *prog, Options{2});
+    EXPECT_NE(loud.log.find("; "), std::string::npos) << loud.log; // source line notes
+    EXPECT_NE(loud.log.find("processed "), std::string::npos);
+    EXPECT_GT(loud.log.size(), quiet.log.size());
+}
+
+} // namespace
+} // namespace strbpf::verifier

@@ -1,0 +1,36 @@
+// What `strbpf bench` prints (tools stage): one line per measurement in the kernel bench's words, JSON lines,
+// the summary tables of ns per operation with the ratios that matter, and an SVG plot (log-log).
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "bench_scenarios.hpp"
+
+namespace strbpf::cli::bench {
+
+struct Measurement {
+    std::string bench;  // "strncmp-helper"
+    std::string engine; // interp, jit, kernel, native
+    uint32_t len = 0;
+    uint32_t producers = 1;
+    double hits_mps = 0, hits_mps_stddev = 0;
+    uint32_t samples = 0;
+    double ns_per_op() const { return hits_mps > 0 ? 1e3 / hits_mps : 0; }
+};
+
+// `strncmp-helper     len=4095  jit     hits   42.123 ± 0.101M/s (drops 0.000 ± 0.000M/s)`; with several
+// producers a `p=N` column and the per-producer rate, as the kernel's Summary line has it.
+std::string text_line(const Measurement& m, bool show_producers);
+// {"bench":..,"engine":..,"len":..,"producers":..,"hits_mps":..,"hits_mps_stddev":..,"ns_per_op":..,...}
+std::string json_line(const Measurement& m);
+
+// Markdown tables: per family, ns per operation (one producer) by length and engine, then the ratios
+// home-made/helper per engine, kernel/strbpf and strbpf/glibc; then scaling against one producer when measured.
+std::string summary(const Scenario& sc, const std::vector<Measurement>& ms, const std::vector<std::string>& engines,
+                    const std::vector<uint32_t>& lengths);
+
+// A standalone SVG: ns per operation against length (log-log), one line per bench and engine, with a legend.
+std::string svg_plot(const Scenario& sc, const std::vector<Measurement>& ms, const std::string& subtitle);
+
+} // namespace strbpf::cli::bench

@@ -1,0 +1,306 @@
+// `strbpf bench`: the kernel's strncmp and string-kfunc benchmarks rebuilt on strbpf's engines, the live kernel
+// and glibc, with every answer checked (tools stage). Prints one line per measurement like the kernel's bench,
+// then ns-per-operation tables with the ratios; --json and --plot for machines and people.
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "bench_engines.hpp"
+#include "bench_measure.hpp"
+#include "bench_report.hpp"
+#include "bench_scenarios.hpp"
+#include "cli.hpp"
+#include "exec/kernel/kernel_engine.hpp"
+
+namespace strbpf::cli {
+namespace {
+
+using namespace strbpf::cli::bench;
+
+struct BenchOptions {
+    std::string scenario, engines = "interp,jit,kernel", lengths = "1,8,32,64,128,512,2048,4095", plot,
+                          progs_dir, only;
+    double warmup = 1, duration = 5;
+    uint32_t producers = 1;
+    bool json = false, quiet = false, no_native = false;
+};
+
+// Where the build put bench/progs/*.bpf.o; without the build's definition, beside the executable's build tree.
+std::string default_progs_dir() {
+#ifdef STRBPF_BENCH_PROGS_DIR
+    return STRBPF_BENCH_PROGS_DIR;
+#else
+    char buf[4096];
+    ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+    std::string exe = n > 0 ? std::string(buf, size_t(n)) : ".";
+    return exe.substr(0, exe.find_last_of('/')) + "/../../bench/progs";
+#endif
+}
+
+std::vector<std::string> split(const std::string& s) {
+    std::vector<std::string> out;
+    std::stringstream ss(s);
+    for (std::string item; std::getline(ss, item, ',');)
+        if (!item.empty())
+            out.push_back(item);
+    return out;
+}
+
+Result<std::vector<uint32_t>> parse_lengths(const std::string& s) {
+    std::vector<uint32_t> out;
+    for (const std::string& item : split(s)) {
+        char* end = nullptr;
+        const unsigned long v = std::strtoul(item.c_str(), &end, 10);
+        if (*end || v < 1 || v > kMaxLen)
+            return make_error(fmt::format("--lengths: '{}' is not a length in 1..{}", item, kMaxLen));
+        out.push_back(uint32_t(v));
+    }
+    if (out.empty())
+        return make_error("--lengths: no length given");
+    return out;
+}
+
+std::string cpu_model() {
+    std::ifstream in("/proc/cpuinfo");
+    for (std::string line; std::getline(in, line);)
+        if (line.rfind("model name", 0) == 0)
+            return line.substr(line.find(':') + 2);
+    return "unknown CPU";
+}
+
+// The run: every (length, bench, engine, producers) measurement in turn, printed as it completes.
+class BenchRun {
+  public:
+    BenchRun(const BenchOptions& o, const Scenario& sc) : o_(o), sc_(sc) {}
+    int run();
+
+  private:
+    Status setup();
+    void measure_one(const BenchDef& def, const std::string& engine, uint32_t len, const Prepared& p);
+    Prepared prepare(const BenchDef& def, const std::string& engine, const std::shared_ptr<const Buffers>& bufs,
+                     const std::vector<runtime::GlobalPatch>& globals);
+    void note(const std::string& msg);
+    void progress(const std::string& msg);
+    void finish();
+
+    const BenchOptions& o_;
+    const Scenario& sc_;
+    std::vector<std::string> engines_;
+    std::vector<uint32_t> lengths_;
+    std::vector<const BenchDef*> benches_;
+    std::string obj_path_;
+    std::shared_ptr<const loader::ObjectSpec> spec_;
+    std::vector<Measurement> results_;
+    std::vector<std::string> notes_;
+    std::set<std::string> noted_;
+    bool failed_ = false, tty_ = false;
+    size_t done_ = 0, total_ = 0;
+};
+
+Status BenchRun::setup() {
+    for (const std::string& e : split(o_.engines)) {
+        exec::EngineKind k;
+        if (!exec::parse_engine(e, &k))
+            return make_error(fmt::format("--engine: unknown engine '{}' (interp, jit, kernel)", e));
+        engines_.push_back(exec::engine_name(k));
+    }
+    if (sc_.len_var.empty()) {
+        lengths_ = {0};
+    } else {
+        auto l = parse_lengths(o_.lengths);
+        if (!l)
+            return l.error();
+        lengths_ = std::move(*l);
+    }
+    const std::vector<std::string> only = split(o_.only);
+    for (const BenchDef& b : sc_.benches) {
+        if (b.native() && o_.no_native)
+            continue;
+        bool keep = only.empty();
+        for (const std::string& w : only)
+            keep |= b.name == w || b.name.rfind(w + "-", 0) == 0;
+        if (keep)
+            benches_.push_back(&b);
+    }
+    if (benches_.empty())
+        return make_error(fmt::format("--only '{}' selects no bench of {}", o_.only, sc_.name));
+    const std::string dir = o_.progs_dir.empty() ? default_progs_dir() : o_.progs_dir;
+    obj_path_ = dir + "/" + sc_.object;
+    if (access(obj_path_.c_str(), R_OK) != 0)
+        return make_error(fmt::format("cannot read {} (build the bench programs, or give --progs-dir)", obj_path_));
+    auto spec = load_spec(obj_path_);
+    if (!spec)
+        return make_error(fmt::format("{}: {}", obj_path_, spec.error().message));
+    spec_ = std::move(*spec);
+    if (std::find(engines_.begin(), engines_.end(), "kernel") != engines_.end()) {
+        if (auto st = exec::kernel::available(); !st) {
+            note("kernel engine unavailable, its lines are left out: " + st.error().message);
+            engines_.erase(std::find(engines_.begin(), engines_.end(), "kernel"));
+        }
+    }
+    size_t per_len = 0;
+    for (const BenchDef* b : benches_)
+        per_len += b->native() ? 1 : engines_.size();
+    total_ = per_len * lengths_.size() * (o_.producers > 1 ? 2 : 1);
+    tty_ = !o_.quiet && isatty(STDERR_FILENO);
+    return ok_status();
+}
+
+void BenchRun::note(const std::string& msg) {
+    if (noted_.insert(msg).second)
+        notes_.push_back(msg);
+}
+
+void BenchRun::progress(const std::string& msg) {
+    if (tty_)
+        std::fprintf(stderr, "\r\033[K%s", msg.c_str());
+}
+
+Prepared BenchRun::prepare(const BenchDef& def, const std::string& engine, const std::shared_ptr<const Buffers>& bufs,
+                           const std::vector<runtime::GlobalPatch>& globals) {
+    if (def.native())
+        return prepare_native(def, bufs);
+    const Expect expect = def.expect(bufs->len);
+    exec::EngineKind k;
+    exec::parse_engine(engine, &k);
+    if (k == exec::EngineKind::kernel)
+        return prepare_kernel(obj_path_, def.prog, globals, expect);
+    return prepare_user(k, spec_, def.prog, globals, expect);
+}
+
+void BenchRun::measure_one(const BenchDef& def, const std::string& engine, uint32_t len, const Prepared& p) {
+    std::vector<uint32_t> counts = {1};
+    if (o_.producers > 1)
+        counts.push_back(o_.producers);
+    for (uint32_t n : counts) {
+        const std::string what = fmt::format("[{}/{}] {} len={} {}{}", ++done_, total_, def.name, len, engine,
+                                             n > 1 ? fmt::format(" p={}", n) : "");
+        if (!p.make) {
+            if (p.skipped)
+                note(fmt::format("{} on {}: {}", def.name, engine, p.why));
+            else {
+                failed_ = true;
+                progress("");
+                std::fprintf(stderr, "strbpf bench: %s len=%u %s: %s\n", def.name.c_str(), len, engine.c_str(),
+                             p.why.c_str());
+            }
+            continue;
+        }
+        SampleOptions so{o_.warmup, o_.duration, n, std::max(0.01, p.min_batch_s)};
+        auto st = sample(p.make, so, [&](const std::string& phase) { progress(what + ": " + phase); });
+        progress("");
+        if (!st) {
+            failed_ = true;
+            std::fprintf(stderr, "strbpf bench: %s len=%u %s: %s\n", def.name.c_str(), len, engine.c_str(),
+                         st.error().message.c_str());
+            continue;
+        }
+        Measurement m{def.name, engine, len, n, st->hits_mps, st->hits_mps_stddev, st->samples};
+        results_.push_back(m);
+        std::printf("%s\n", o_.json ? json_line(m).c_str() : text_line(m, o_.producers > 1).c_str());
+        std::fflush(stdout);
+    }
+}
+
+void BenchRun::finish() {
+    std::vector<std::string> shown = engines_;
+    if (!o_.json) {
+        std::printf("%s", summary(sc_, results_, shown, lengths_).c_str());
+        for (const std::string& n : notes_)
+            std::printf("note: %s\n", n.c_str());
+    } else {
+        for (const std::string& n : notes_)
+            std::fprintf(stderr, "note: %s\n", n.c_str());
+    }
+    if (!o_.plot.empty()) {
+        struct utsname u {};
+        uname(&u);
+        const std::string sub = fmt::format("Linux {} · {} · warm-up {} s, {} s per measurement · every answer "
+                                            "checked",
+                                            u.release, cpu_model(), o_.warmup, o_.duration);
+        std::ofstream out(o_.plot);
+        out << svg_plot(sc_, results_, sub);
+        if (!out) {
+            std::fprintf(stderr, "strbpf bench: cannot write %s\n", o_.plot.c_str());
+            failed_ = true;
+        } else if (!o_.json) {
+            std::printf("plot: %s\n", o_.plot.c_str());
+        }
+    }
+}
+
+int BenchRun::run() {
+    if (auto st = setup(); !st) {
+        std::fprintf(stderr, "strbpf bench: %s\n", st.error().message.c_str());
+        return kExitUsage;
+    }
+    if (!o_.json)
+        std::printf("# strbpf bench %s: engines %s; warm-up %g s, duration %g s; %u producer(s); answers checked\n",
+                    sc_.name.c_str(), fmt::format("{}", fmt::join(engines_, ",")).c_str(), o_.warmup, o_.duration,
+                    o_.producers);
+    for (uint32_t len : lengths_) {
+        auto bufs = std::make_shared<Buffers>();
+        sc_.fill(len, bufs.get());
+        auto globals = global_patches(sc_, obj_path_, *bufs);
+        if (!globals) {
+            std::fprintf(stderr, "strbpf bench: %s\n", globals.error().message.c_str());
+            return kExitFailed;
+        }
+        for (const BenchDef* def : benches_) {
+            const std::vector<std::string> engines = def->native() ? std::vector<std::string>{"native"} : engines_;
+            for (const std::string& engine : engines) {
+                progress(fmt::format("[{}/{}] {} len={} {}: loading", done_ + 1, total_, def->name, len, engine));
+                measure_one(*def, engine, len, prepare(*def, engine, bufs, *globals));
+            }
+        }
+    }
+    progress("");
+    finish();
+    return failed_ ? kExitFailed : kExitOk;
+}
+
+} // namespace
+
+Runner add_bench_command(CLI::App& app) {
+    auto o = std::make_shared<BenchOptions>();
+    CLI::App* c = app.add_subcommand(
+        "bench", "Benchmark the string helper and kfuncs on strbpf's engines, the live kernel and glibc, like the "
+                 "kernel's bench (scenarios: strncmp, string-kfuncs, trigger)");
+    std::vector<std::string> names;
+    for (const Scenario& s : scenarios())
+        names.push_back(s.name);
+    c->add_option("SCENARIO", o->scenario, "strncmp, string-kfuncs or trigger")
+        ->required()
+        ->check(CLI::IsMember(names));
+    c->add_option("--engine", o->engines, "comma-separated engines: interp, jit, kernel")->capture_default_str();
+    c->add_option("--lengths", o->lengths, "comma-separated string lengths, 1..4095")->capture_default_str();
+    c->add_option("-w,--warmup", o->warmup, "warm-up seconds per measurement")
+        ->check(CLI::Range(0.0, 600.0))
+        ->capture_default_str();
+    c->add_option("-d,--duration", o->duration, "measured seconds per measurement (1 s samples; 5 samples when "
+                                                "shorter than 5 s)")
+        ->check(CLI::Range(0.05, 3600.0))
+        ->capture_default_str();
+    c->add_option("-p,--producers", o->producers, "threads running the same loaded program (also measured with 1)")
+        ->check(CLI::Range(1u, 64u))
+        ->capture_default_str();
+    c->add_option("--only", o->only, "comma-separated benches or families to run (e.g. strlen,strcmp-kfunc)");
+    c->add_flag("--no-native", o->no_native, "leave out the glibc lines");
+    c->add_flag("--json", o->json, "one JSON object per measurement and line (no table)");
+    c->add_option("--plot", o->plot, "write an SVG plot of ns per operation against length (log-log)");
+    c->add_option("--progs-dir", o->progs_dir, "directory of the bench's BPF objects (default: the build's)");
+    c->add_flag("-q,--quiet", o->quiet, "no progress line on stderr");
+    return [o] {
+        const Scenario* sc = find_scenario(o->scenario);
+        BenchRun run(*o, *sc);
+        return run.run();
+    };
+}
+
+} // namespace strbpf::cli
