@@ -132,14 +132,30 @@ void BM_CompileLarge(benchmark::State& state) {
     const int n = 20000;
     for (int k = 0; prog.size() < size_t(n - 2); k++) {
         switch (k % 8) {
-        case 0: prog.push_back(isa::Insn{0x07, 1, 0, 0, k}); break;          // add r1, k
-        case 1: prog.push_back(isa::Insn{0x2f, 2, 1, 0, 0}); break;          // mul r2, r1
-        case 2: prog.push_back(isa::Insn{0x79, 3, 10, -8, 0}); break;        // ldxdw r3, [r10-8]
-        case 3: prog.push_back(isa::Insn{0x7b, 10, 3, -16, 0}); break;       // stxdw [r10-16], r3
-        case 4: prog.push_back(isa::Insn{0x55, 3, 0, 1, k}); break;          // jne r3, k, +1
-        case 5: prog.push_back(isa::Insn{0xbc, 4, 2, 0, 0}); break;          // mov32 r4, r2
-        case 6: prog.push_back(isa::Insn{0x3f, 2, 4, 0, 0}); break;          // div r2, r4
-        default: prog.push_back(isa::Insn{0x85, 0, 0, 0, 8}); break;         // call bpf_get_smp_processor_id
+        case 0:
+            prog.push_back(isa::Insn{0x07, 1, 0, 0, k});
+            break; // add r1, k
+        case 1:
+            prog.push_back(isa::Insn{0x2f, 2, 1, 0, 0});
+            break; // mul r2, r1
+        case 2:
+            prog.push_back(isa::Insn{0x79, 3, 10, -8, 0});
+            break; // ldxdw r3, [r10-8]
+        case 3:
+            prog.push_back(isa::Insn{0x7b, 10, 3, -16, 0});
+            break; // stxdw [r10-16], r3
+        case 4:
+            prog.push_back(isa::Insn{0x55, 3, 0, 1, k});
+            break; // jne r3, k, +1
+        case 5:
+            prog.push_back(isa::Insn{0xbc, 4, 2, 0, 0});
+            break; // mov32 r4, r2
+        case 6:
+            prog.push_back(isa::Insn{0x3f, 2, 4, 0, 0});
+            break; // div r2, r4
+        default:
+            prog.push_back(isa::Insn{0x85, 0, 0, 0, 8});
+            break; // call bpf_get_smp_processor_id
         }
     }
     prog.push_back(isa::Insn{0xb7, 0, 0, 0, 0});

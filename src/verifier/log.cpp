@@ -21,6 +21,7 @@ const char* reg_type_name(RegType t, bool maybe_null) {
     case RegType::packet_end: return "pkt_end";
     case RegType::mem: return maybe_null ? "mem_or_null" : "mem";
     case RegType::func: return "func";
+    case RegType::map_key: return "map_key";
     }
     return "?";
 }

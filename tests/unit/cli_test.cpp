@@ -102,10 +102,24 @@ TEST(Cli, XdpPacketFromHex) {
     EXPECT_EQ(cli("run " + prog("core_xdp") + " --prog xdp_udp_dns --data-hex 0000").rc, 1); // < ETH_HLEN
 }
 
-TEST(Cli, JitNotAvailableYet) {
-    Out o = cli("run " + prog("core_globals") + " --engine jit");
-    EXPECT_EQ(o.rc, 2);
-    EXPECT_NE(o.out.find("not available yet"), std::string::npos) << o.out;
+TEST(Cli, EveryEngineGivesTheSameAnswer) {
+    for (const char* engine : {"interp", "jit", "interp-checked"}) {
+        Out o = cli("run " + prog("core_calls") + " --prog calls_static --json --engine " + engine);
+        EXPECT_EQ(o.rc, 0) << engine << ": " << o.out;
+        EXPECT_NE(o.out.find(R"("retval":60)"), std::string::npos) << engine << ": " << o.out;
+    }
+}
+
+TEST(Cli, VerifierRejectsAtLoadInTheKernelsWords) {
+    for (const char* engine : {"interp", "jit"}) {
+        Out o = cli("run " + prog("verifier_reject") + " --prog uninit_register --json --engine " + engine);
+        EXPECT_EQ(o.rc, 1) << o.out;
+        EXPECT_NE(o.out.find(R"({"prog":"uninit_register","loaded":false,"error":"R2 !read_ok"})"),
+                  std::string::npos) << engine << ": " << o.out;
+    }
+    // interp-checked has no verifier: the program loads, and its run is checked access by access.
+    Out o = cli("run " + prog("verifier_reject") + " --prog map_value_off_by_one --json --engine interp-checked");
+    EXPECT_NE(o.out.find(R"("loaded":true)"), std::string::npos) << o.out;
 }
 
 TEST(Cli, MapDumpAfterRun) {

@@ -34,8 +34,8 @@ struct Env {
     std::vector<uint8_t> mem;
     uint64_t r1 = 0;
     explicit Env(const std::vector<uint8_t>& m) : mem(m) {
-        ctx.mem.add_local(runtime::Region{reinterpret_cast<uint64_t>(stack.bytes), sizeof stack.bytes,
-                                          runtime::kPermRW, runtime::RegionKind::stack, "stack"});
+        ctx.mem.add_local(runtime::Region{reinterpret_cast<uint64_t>(stack.bytes), sizeof stack.bytes, runtime::kPermRW,
+                                          runtime::RegionKind::stack, "stack"});
         if (!mem.empty()) {
             r1 = reinterpret_cast<uint64_t>(mem.data());
             ctx.mem.add_local(runtime::Region{r1, mem.size(), runtime::kPermRW, runtime::RegionKind::ctx, "mem"});
@@ -121,8 +121,8 @@ TEST_P(JitEveryOp, IsHandled) {
     alignas(8) uint8_t buf[16];
     runtime::StackArea stack;
     runtime::RunContext ref_ctx, ctx;
-    ref_ctx.mem.add_local(runtime::Region{reinterpret_cast<uint64_t>(stack.bytes), sizeof stack.bytes,
-                                          runtime::kPermRW, runtime::RegionKind::stack, "stack"});
+    ref_ctx.mem.add_local(runtime::Region{reinterpret_cast<uint64_t>(stack.bytes), sizeof stack.bytes, runtime::kPermRW,
+                                          runtime::RegionKind::stack, "stack"});
     ref_ctx.mem.add_local(runtime::Region{reinterpret_cast<uint64_t>(buf), sizeof buf, runtime::kPermRW,
                                           runtime::RegionKind::ctx, "buf"});
     std::memcpy(buf, init, sizeof buf);

@@ -63,7 +63,8 @@ bool bytes_match(std::span<const uint8_t> code, size_t at, const std::string& pa
 #define EXPECT_CODE_AT(prog, offset, pattern)                                                                          \
     do {                                                                                                               \
         std::string got_;                                                                                              \
-        EXPECT_TRUE(bytes_match((prog).code(), (offset), (pattern), &got_)) << "want " << (pattern) << "\ngot  " << got_; \
+        EXPECT_TRUE(bytes_match((prog).code(), (offset), (pattern), &got_))                                            \
+            << "want " << (pattern) << "\ngot  " << got_;                                                              \
     } while (0)
 
 // push rbp; push rbx; push r13; push r14; push r15 (BPF r10, r6..r9); sub rbp, 512 (this frame's r10).
@@ -285,7 +286,7 @@ TEST(JitCallback, PseudoFuncValueRunsThroughInvokeCallback) {
     EXPECT_EQ(p.function_pc(value.r0), 3);
     const auto res = p.run_callback(value.r0, {40, 2, 0, 0, 0}, h.ctx, h.stack);
     ASSERT_TRUE(res.ok) << res.error;
-    EXPECT_EQ(res.r0 + (h.top() - 512), 42u); // r10 of frame 1
+    EXPECT_EQ(res.r0 + (h.top() - 512), 42u);  // r10 of frame 1
     EXPECT_EQ(h.ctx.invoke_callback, nullptr); // the run's hooks are gone afterwards
     EXPECT_EQ(h.ctx.engine_state, nullptr);
 }

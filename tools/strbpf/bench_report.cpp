@@ -102,8 +102,6 @@ std::string family_table(const Family& f, const std::vector<Measurement>& ms, co
             ratio_col(f.slow_short + "/" + f.fast_short + " " + e, f.slow, e, f.fast, e);
     const std::string s = strbpf_engine(engines);
     ratio_col(fmt::format("kernel/{} {}", s, f.fast_short), f.fast, "kernel", f.fast, s);
-    if (!f.slow.empty())
-        ratio_col(fmt::format("{} {}/{} {}", s, f.slow_short, s, f.fast_short), f.slow, s, f.fast, s);
     if (!f.native.empty())
         ratio_col(fmt::format("{} {}/glibc", s, f.fast_short), f.fast, s, f.native, "native");
     return render(cols, lengths);
@@ -183,7 +181,8 @@ std::string summary(const Scenario& sc, const std::vector<Measurement>& ms, cons
         });
         if (!any)
             continue;
-        out += fmt::format("\n{}: ns per operation, 1 producer (lower is better; ratios > 1× favour the second)\n\n",
+        out += fmt::format("\n{}: ns per operation, 1 producer (lower is better); a ratio A/B is A's time over B's, so above "
+                           "1× B is faster\n\n",
                            f.label);
         out += family_table(f, ms, engines, lengths);
     }
@@ -254,9 +253,14 @@ std::string svg_plot(const Scenario& sc, const std::vector<Measurement>& ms, con
     s += fmt::format("<text transform=\"translate(22,{}) rotate(-90)\" text-anchor=\"middle\">ns per operation"
                      "</text>\n",
                      T + ph / 2);
+    std::vector<std::string> benches; // one colour per bench, one dash pattern per engine
+    for (const auto& key : series)
+        if (std::find(benches.begin(), benches.end(), key.first) == benches.end())
+            benches.push_back(key.first);
     for (size_t i = 0; i < series.size(); i++) {
         const auto& key = series[i];
-        const char* color = kColors[i % (sizeof kColors / sizeof *kColors)];
+        const size_t b = size_t(std::find(benches.begin(), benches.end(), key.first) - benches.begin());
+        const char* color = kColors[b % (sizeof kColors / sizeof *kColors)];
         std::string path;
         for (auto& [x, y] : points[key])
             path += fmt::format("{:.1f},{:.1f} ", X(x), Y(y));

@@ -63,9 +63,7 @@ uint64_t invoke_callback(runtime::RunContext* ctx, uint64_t callback, uint64_t r
     return r0;
 }
 
-bool host_has_bmi2() {
-    return asmjit::CpuInfo::host().hasFeature(asmjit::CpuFeatures::X86::kBMI2);
-}
+bool host_has_bmi2() { return asmjit::CpuInfo::host().hasFeature(asmjit::CpuFeatures::X86::kBMI2); }
 
 Error asmjit_error(const char* what, asmjit::Error err) {
     return make_error(fmt::format("JIT: {} failed: {}", what, asmjit::DebugUtils::errorAsString(err)));
@@ -175,8 +173,8 @@ Result<std::unique_ptr<CompiledProgram>> compile(std::span<const isa::Insn> insn
     prog->code_size_ = code.codeSize();
     if (prog->code_size_ > prog->mem_.size())
         return make_error("JIT: relocated code grew past its region");
-    if (asmjit::Error e = code.copyFlattenedData(prog->mem_.data(), prog->mem_.size(),
-                                                 asmjit::CopySectionFlags::kPadTargetBuffer))
+    if (asmjit::Error e =
+            code.copyFlattenedData(prog->mem_.data(), prog->mem_.size(), asmjit::CopySectionFlags::kPadTargetBuffer))
         return asmjit_error("copying code", e);
     STRBPF_TRY(prog->mem_.seal());
 

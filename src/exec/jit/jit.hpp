@@ -61,11 +61,11 @@ class CompiledProgram {
     ExecMemory mem_;
     size_t code_size_ = 0;
     bool direct_calls_ = false;
-    uint64_t enter_ = 0;                   // native address of the entry trampoline
-    uint64_t main_ = 0;                    // native address of pc 0's function entry (or of enter_main)
-    uint64_t run_entry_ = 0;               // what run() calls: enter_, or enter_main for one-function programs
+    uint64_t enter_ = 0;     // native address of the entry trampoline
+    uint64_t main_ = 0;      // native address of pc 0's function entry (or of enter_main)
+    uint64_t run_entry_ = 0; // what run() calls: enter_, or enter_main for one-function programs
     std::vector<std::pair<uint64_t, int64_t>> functions_; // (native entry, pc) of every BPF function, sorted
-    std::vector<isa::Insn> insns_;         // for error messages
+    std::vector<isa::Insn> insns_;                        // for error messages
     std::vector<uint32_t> insn_offsets_;
 };
 

@@ -24,6 +24,7 @@ enum class RegType : uint8_t {
     packet_end,  // PTR_TO_PACKET_END
     mem,         // PTR_TO_MEM (size in `aux`)
     func,        // PTR_TO_FUNC (subprogram start in `aux`)
+    map_key,     // PTR_TO_MAP_KEY (map index in `aux`): a for_each_map_elem callback's key, read-only
 };
 
 struct Reg {
@@ -38,6 +39,9 @@ struct Reg {
     uint64_t umin = 0, umax = 0;
     int32_t s32min = 0, s32max = 0;
     uint32_t u32min = 0, u32max = 0;
+    // Scalars in a checkpoint: some path below it depends on this exact value (set by backtracking, see
+    // precision.cpp). Imprecise scalars match any scalar when pruning. Meaningless outside checkpoints.
+    bool precise = false;
 
     bool operator==(const Reg&) const = default;
     bool is_pointer() const { return type != RegType::not_init && type != RegType::scalar; }
@@ -72,6 +76,8 @@ struct Frame {
     std::vector<StackSlot> stack; // slot i covers fp-8*(i+1) .. fp-8*i-1; grows on demand
     int32_t callsite = -1;        // pc of the call that made this frame; -1 for the entry frame
     int32_t subprog = 0;
+    bool in_callback = false;     // a bpf_loop / for_each_map_elem callback: returns to `callsite` itself
+    uint32_t callback_depth = 0;  // callbacks of this frame's current helper call unrolled so far (bpf_loop)
     bool operator==(const Frame&) const = default;
 };
 

@@ -62,17 +62,28 @@ bool takes_callback(int32_t helper_id) {
 
 CC jump_cond(Sem s) {
     switch (s) {
-    case Sem::jeq: return CC::kE;
-    case Sem::jne: return CC::kNE;
-    case Sem::jgt: return CC::kA;
-    case Sem::jge: return CC::kAE;
-    case Sem::jlt: return CC::kB;
-    case Sem::jle: return CC::kBE;
-    case Sem::jsgt: return CC::kG;
-    case Sem::jsge: return CC::kGE;
-    case Sem::jslt: return CC::kL;
-    case Sem::jsle: return CC::kLE;
-    default: return CC::kNZ; // jset
+    case Sem::jeq:
+        return CC::kE;
+    case Sem::jne:
+        return CC::kNE;
+    case Sem::jgt:
+        return CC::kA;
+    case Sem::jge:
+        return CC::kAE;
+    case Sem::jlt:
+        return CC::kB;
+    case Sem::jle:
+        return CC::kBE;
+    case Sem::jsgt:
+        return CC::kG;
+    case Sem::jsge:
+        return CC::kGE;
+    case Sem::jslt:
+        return CC::kL;
+    case Sem::jsle:
+        return CC::kLE;
+    default:
+        return CC::kNZ; // jset
     }
 }
 
@@ -116,9 +127,7 @@ class Gen {
     void call_local(size_t pc, size_t target);
     Label stub(size_t pc, ExitCode code);
     void emit_stubs();
-    size_t target(size_t pc, const isa::OpInfo& op) const {
-        return size_t(*isa::target_pc(op, insns_[pc], pc));
-    }
+    size_t target(size_t pc, const isa::OpInfo& op) const { return size_t(*isa::target_pc(op, insns_[pc], pc)); }
 
     std::span<const isa::Insn> insns_;
     x86::Assembler a_;
@@ -294,21 +303,40 @@ void Gen::alu_k(bool w64, Sem s, int dst, int32_t k) {
     const x86::Gp D = w64 ? q(dst) : d(dst);
     const asmjit::Imm K = w64 ? imm(int64_t(k)) : imm(k);
     switch (s) {
-    case Sem::add: a_.add(D, K); break;
-    case Sem::sub: a_.sub(D, K); break;
-    case Sem::or_: a_.or_(D, K); break;
-    case Sem::and_: a_.and_(D, K); break;
-    case Sem::xor_: a_.xor_(D, K); break;
-    case Sem::mul: a_.imul(D, D, K); break;
-    case Sem::mov: mov_imm(dst, w64 ? uint64_t(int64_t(k)) : uint64_t(uint32_t(k))); break;
+    case Sem::add:
+        a_.add(D, K);
+        break;
+    case Sem::sub:
+        a_.sub(D, K);
+        break;
+    case Sem::or_:
+        a_.or_(D, K);
+        break;
+    case Sem::and_:
+        a_.and_(D, K);
+        break;
+    case Sem::xor_:
+        a_.xor_(D, K);
+        break;
+    case Sem::mul:
+        a_.imul(D, D, K);
+        break;
+    case Sem::mov:
+        mov_imm(dst, w64 ? uint64_t(int64_t(k)) : uint64_t(uint32_t(k)));
+        break;
     case Sem::lsh:
     case Sem::rsh:
-    case Sem::arsh: shift_k(w64, s, dst, k); break;
+    case Sem::arsh:
+        shift_k(w64, s, dst, k);
+        break;
     case Sem::div:
     case Sem::mod:
     case Sem::sdiv:
-    case Sem::smod: divmod(w64, s, dst, -1, k); break;
-    default: break;
+    case Sem::smod:
+        divmod(w64, s, dst, -1, k);
+        break;
+    default:
+        break;
     }
 }
 
@@ -316,27 +344,50 @@ void Gen::alu_x(bool w64, Sem s, int dst, int src) {
     const x86::Gp D = w64 ? q(dst) : d(dst);
     const x86::Gp S = w64 ? q(src) : d(src);
     switch (s) {
-    case Sem::add: a_.add(D, S); break;
-    case Sem::sub: a_.sub(D, S); break;
-    case Sem::or_: a_.or_(D, S); break;
-    case Sem::and_: a_.and_(D, S); break;
-    case Sem::xor_: a_.xor_(D, S); break;
-    case Sem::mul: a_.imul(D, S); break;
+    case Sem::add:
+        a_.add(D, S);
+        break;
+    case Sem::sub:
+        a_.sub(D, S);
+        break;
+    case Sem::or_:
+        a_.or_(D, S);
+        break;
+    case Sem::and_:
+        a_.and_(D, S);
+        break;
+    case Sem::xor_:
+        a_.xor_(D, S);
+        break;
+    case Sem::mul:
+        a_.imul(D, S);
+        break;
     case Sem::mov:
         if (!w64 || dst != src) // mov32 to itself still zero-extends
             a_.mov(D, S);
         break;
-    case Sem::movsx8: a_.movsx(D, b(src)); break;
-    case Sem::movsx16: a_.movsx(D, w(src)); break;
-    case Sem::movsx32: a_.movsxd(q(dst), d(src)); break;
+    case Sem::movsx8:
+        a_.movsx(D, b(src));
+        break;
+    case Sem::movsx16:
+        a_.movsx(D, w(src));
+        break;
+    case Sem::movsx32:
+        a_.movsxd(q(dst), d(src));
+        break;
     case Sem::lsh:
     case Sem::rsh:
-    case Sem::arsh: shift_x(w64, s, dst, src); break;
+    case Sem::arsh:
+        shift_x(w64, s, dst, src);
+        break;
     case Sem::div:
     case Sem::mod:
     case Sem::sdiv:
-    case Sem::smod: divmod(w64, s, dst, src, 0); break;
-    default: break;
+    case Sem::smod:
+        divmod(w64, s, dst, src, 0);
+        break;
+    default:
+        break;
     }
 }
 
@@ -472,48 +523,87 @@ void Gen::divmod(bool w64, Sem s, int dst, int src, int32_t k) {
 
 void Gen::byte_swap(Sem s, int dst) {
     switch (s) {
-    case Sem::le16: a_.movzx(d(dst), w(dst)); break;
-    case Sem::le32: a_.mov(d(dst), d(dst)); break;
-    case Sem::le64: break;
+    case Sem::le16:
+        a_.movzx(d(dst), w(dst));
+        break;
+    case Sem::le32:
+        a_.mov(d(dst), d(dst));
+        break;
+    case Sem::le64:
+        break;
     case Sem::be16:
     case Sem::bswap16:
         a_.ror(w(dst), imm(8));
         a_.movzx(d(dst), w(dst));
         break;
     case Sem::be32:
-    case Sem::bswap32: a_.bswap(d(dst)); break;
-    default: a_.bswap(q(dst)); break; // be64, bswap64
+    case Sem::bswap32:
+        a_.bswap(d(dst));
+        break;
+    default:
+        a_.bswap(q(dst));
+        break; // be64, bswap64
     }
 }
 
 // ---- memory --------------------------------------------------------------------------------------------------
 void Gen::load(Sem s, int dst, int src, int16_t off) {
     switch (s) {
-    case Sem::u8: a_.movzx(d(dst), x86::byte_ptr(q(src), off)); break;
-    case Sem::u16: a_.movzx(d(dst), x86::word_ptr(q(src), off)); break;
-    case Sem::u32: a_.mov(d(dst), x86::dword_ptr(q(src), off)); break;
-    case Sem::u64: a_.mov(q(dst), x86::qword_ptr(q(src), off)); break;
-    case Sem::s8: a_.movsx(q(dst), x86::byte_ptr(q(src), off)); break;
-    case Sem::s16: a_.movsx(q(dst), x86::word_ptr(q(src), off)); break;
-    default: a_.movsxd(q(dst), x86::dword_ptr(q(src), off)); break; // s32
+    case Sem::u8:
+        a_.movzx(d(dst), x86::byte_ptr(q(src), off));
+        break;
+    case Sem::u16:
+        a_.movzx(d(dst), x86::word_ptr(q(src), off));
+        break;
+    case Sem::u32:
+        a_.mov(d(dst), x86::dword_ptr(q(src), off));
+        break;
+    case Sem::u64:
+        a_.mov(q(dst), x86::qword_ptr(q(src), off));
+        break;
+    case Sem::s8:
+        a_.movsx(q(dst), x86::byte_ptr(q(src), off));
+        break;
+    case Sem::s16:
+        a_.movsx(q(dst), x86::word_ptr(q(src), off));
+        break;
+    default:
+        a_.movsxd(q(dst), x86::dword_ptr(q(src), off));
+        break; // s32
     }
 }
 
 void Gen::store_imm(Sem s, int dst, int16_t off, int32_t k) {
     switch (s) {
-    case Sem::u8: a_.mov(x86::byte_ptr(q(dst), off), imm(int8_t(k))); break;
-    case Sem::u16: a_.mov(x86::word_ptr(q(dst), off), imm(int16_t(k))); break;
-    case Sem::u32: a_.mov(x86::dword_ptr(q(dst), off), imm(k)); break;
-    default: a_.mov(x86::qword_ptr(q(dst), off), imm(k)); break; // imm32 sign-extended, as BPF_ST|BPF_DW
+    case Sem::u8:
+        a_.mov(x86::byte_ptr(q(dst), off), imm(int8_t(k)));
+        break;
+    case Sem::u16:
+        a_.mov(x86::word_ptr(q(dst), off), imm(int16_t(k)));
+        break;
+    case Sem::u32:
+        a_.mov(x86::dword_ptr(q(dst), off), imm(k));
+        break;
+    default:
+        a_.mov(x86::qword_ptr(q(dst), off), imm(k));
+        break; // imm32 sign-extended, as BPF_ST|BPF_DW
     }
 }
 
 void Gen::store_reg(Sem s, int dst, int src, int16_t off) {
     switch (s) {
-    case Sem::u8: a_.mov(x86::byte_ptr(q(dst), off), b(src)); break;
-    case Sem::u16: a_.mov(x86::word_ptr(q(dst), off), w(src)); break;
-    case Sem::u32: a_.mov(x86::dword_ptr(q(dst), off), d(src)); break;
-    default: a_.mov(x86::qword_ptr(q(dst), off), q(src)); break;
+    case Sem::u8:
+        a_.mov(x86::byte_ptr(q(dst), off), b(src));
+        break;
+    case Sem::u16:
+        a_.mov(x86::word_ptr(q(dst), off), w(src));
+        break;
+    case Sem::u32:
+        a_.mov(x86::dword_ptr(q(dst), off), d(src));
+        break;
+    default:
+        a_.mov(x86::qword_ptr(q(dst), off), q(src));
+        break;
     }
 }
 
@@ -522,13 +612,25 @@ void Gen::atomic(bool w64, Sem s, int dst, int src, int16_t off) {
     const x86::Mem mem = w64 ? x86::qword_ptr(q(dst), off) : x86::dword_ptr(q(dst), off);
     const x86::Gp S = w64 ? q(src) : d(src);
     switch (s) {
-    case Sem::add: a_.lock().add(mem, S); break;
-    case Sem::or_: a_.lock().or_(mem, S); break;
-    case Sem::and_: a_.lock().and_(mem, S); break;
-    case Sem::xor_: a_.lock().xor_(mem, S); break;
-    case Sem::fetch_add: a_.lock().xadd(mem, S); break;
-    case Sem::xchg: a_.xchg(mem, S); break; // xchg with memory is implicitly locked
-    case Sem::cmpxchg:                      // compares with r0 (rax), which receives the old value
+    case Sem::add:
+        a_.lock().add(mem, S);
+        break;
+    case Sem::or_:
+        a_.lock().or_(mem, S);
+        break;
+    case Sem::and_:
+        a_.lock().and_(mem, S);
+        break;
+    case Sem::xor_:
+        a_.lock().xor_(mem, S);
+        break;
+    case Sem::fetch_add:
+        a_.lock().xadd(mem, S);
+        break;
+    case Sem::xchg:
+        a_.xchg(mem, S);
+        break;         // xchg with memory is implicitly locked
+    case Sem::cmpxchg: // compares with r0 (rax), which receives the old value
         a_.lock().cmpxchg(mem, S);
         if (!w64)
             a_.mov(x86::eax, x86::eax);
@@ -629,19 +731,43 @@ void Gen::emit_stubs() {
 
 void Gen::emit_insn(size_t pc, const isa::OpInfo& op, const isa::Insn& i) {
     switch (op.shape) {
-    case Shape::ALU64_K: alu_k(true, op.sem, i.dst, i.imm); break;
-    case Shape::ALU32_K: alu_k(false, op.sem, i.dst, i.imm); break;
-    case Shape::ALU64_X: alu_x(true, op.sem, i.dst, i.src); break;
-    case Shape::ALU32_X: alu_x(false, op.sem, i.dst, i.src); break;
-    case Shape::NEG64: a_.neg(q(i.dst)); break;
-    case Shape::NEG32: a_.neg(d(i.dst)); break;
-    case Shape::END: byte_swap(op.sem, i.dst); break;
+    case Shape::ALU64_K:
+        alu_k(true, op.sem, i.dst, i.imm);
+        break;
+    case Shape::ALU32_K:
+        alu_k(false, op.sem, i.dst, i.imm);
+        break;
+    case Shape::ALU64_X:
+        alu_x(true, op.sem, i.dst, i.src);
+        break;
+    case Shape::ALU32_X:
+        alu_x(false, op.sem, i.dst, i.src);
+        break;
+    case Shape::NEG64:
+        a_.neg(q(i.dst));
+        break;
+    case Shape::NEG32:
+        a_.neg(d(i.dst));
+        break;
+    case Shape::END:
+        byte_swap(op.sem, i.dst);
+        break;
     case Shape::LDX:
-    case Shape::LDSX: load(op.sem, i.dst, i.src, i.off); break;
-    case Shape::ST: store_imm(op.sem, i.dst, i.off, i.imm); break;
-    case Shape::STX: store_reg(op.sem, i.dst, i.src, i.off); break;
-    case Shape::ATOMIC_W: atomic(false, op.sem, i.dst, i.src, i.off); break;
-    case Shape::ATOMIC_DW: atomic(true, op.sem, i.dst, i.src, i.off); break;
+    case Shape::LDSX:
+        load(op.sem, i.dst, i.src, i.off);
+        break;
+    case Shape::ST:
+        store_imm(op.sem, i.dst, i.off, i.imm);
+        break;
+    case Shape::STX:
+        store_reg(op.sem, i.dst, i.src, i.off);
+        break;
+    case Shape::ATOMIC_W:
+        atomic(false, op.sem, i.dst, i.src, i.off);
+        break;
+    case Shape::ATOMIC_DW:
+        atomic(true, op.sem, i.dst, i.src, i.off);
+        break;
     case Shape::LDDW:
         if (op.sem == Sem::imm)
             mov_imm(i.dst, uint64_t(uint32_t(i.imm)) | (uint64_t(uint32_t(insns_[pc + 1].imm)) << 32));
@@ -651,13 +777,25 @@ void Gen::emit_insn(size_t pc, const isa::OpInfo& op, const isa::Insn& i) {
             a_.jmp(stub(pc, ExitCode::unlinked_ld));
         break;
     case Shape::LD_ABS:
-    case Shape::LD_IND: a_.jmp(stub(pc, ExitCode::legacy_ld)); break;
+    case Shape::LD_IND:
+        a_.jmp(stub(pc, ExitCode::legacy_ld));
+        break;
     case Shape::JA:
-    case Shape::GOTOL: a_.jmp(body_[target(pc, op)]); break;
-    case Shape::JMP_K: jump(true, false, op.sem, i, target(pc, op)); break;
-    case Shape::JMP_X: jump(true, true, op.sem, i, target(pc, op)); break;
-    case Shape::JMP32_K: jump(false, false, op.sem, i, target(pc, op)); break;
-    case Shape::JMP32_X: jump(false, true, op.sem, i, target(pc, op)); break;
+    case Shape::GOTOL:
+        a_.jmp(body_[target(pc, op)]);
+        break;
+    case Shape::JMP_K:
+        jump(true, false, op.sem, i, target(pc, op));
+        break;
+    case Shape::JMP_X:
+        jump(true, true, op.sem, i, target(pc, op));
+        break;
+    case Shape::JMP32_K:
+        jump(false, false, op.sem, i, target(pc, op));
+        break;
+    case Shape::JMP32_X:
+        jump(false, true, op.sem, i, target(pc, op));
+        break;
     case Shape::CALL_HELPER: {
         const runtime::HelperFn fn = runtime::helper_fn(i.imm);
         if (fn)
@@ -675,7 +813,9 @@ void Gen::emit_insn(size_t pc, const isa::OpInfo& op, const isa::Insn& i) {
             a_.jmp(stub(pc, ExitCode::bad_kfunc));
         break;
     }
-    case Shape::CALL_LOCAL: call_local(pc, target(pc, op)); break;
+    case Shape::CALL_LOCAL:
+        call_local(pc, target(pc, op));
+        break;
     case Shape::EXIT:
         if (single_)
             emit_enter_tail();
