@@ -17,4 +17,4 @@ fi
 echo "== $CLI bench strncmp --engine $engines -w 0.25 -d 1 --plot $OUT"
 "$CLI" bench strncmp --engine "$engines" -w 0.25 -d 1 --plot "$OUT"
 echo
-echo "Full run (about 5 minutes, the README's table): $CLI bench strncmp -w 1 -d 3 --plot docs/bench.svg"
+echo "Full run (about 4 minutes, the README's table): $CLI bench strncmp -w 1 -d 2 --plot docs/bench.svg"

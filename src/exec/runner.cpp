@@ -68,6 +68,7 @@ RunReport run_linked(EngineKind engine, const runtime::ObjectInstance& inst, con
     auto stack = std::make_unique<runtime::StackArea>();
     runtime::prepare_run_context(ctx, &inst, stack.get());
 
+    ctx.verified = engine != EngineKind::interp_checked; // load_check() passed
     TestRunContext trc;
     uint64_t r1 = 0;
     if (auto st = trc.build(prog.spec->type, req, ctx, &r1); !st)
@@ -81,26 +82,39 @@ RunReport run_linked(EngineKind engine, const runtime::ObjectInstance& inst, con
             return failed_run(rep, compiled.error().message);
         jitted = std::move(*compiled);
     }
-    interp::InterpResult res{};
+    // The repetition loops stay free of allocation and string handling: an error is built only when a run fails.
+    bool ok = true;
+    uint64_t r0 = 0;
+    std::string error;
+    const bool checked = engine == EngineKind::interp_checked;
     const auto t0 = std::chrono::steady_clock::now();
-    for (uint32_t i = 0; i < repeat; i++) {
-        if (jitted) {
+    if (jitted) {
+        for (uint32_t i = 0; i < repeat; i++) {
             jit::JitResult j = jitted->run(r1, ctx, *stack);
-            res.ok = j.ok;
-            res.r0 = j.r0;
-            res.error = std::move(j.error);
-        } else {
-            res = interp::run_validated(prog.insns, r1, 0, ctx, *stack);
+            r0 = j.r0;
+            if (!j.ok) [[unlikely]] {
+                ok = false;
+                error = std::move(j.error);
+                break;
+            }
         }
-        if (!res.ok)
-            break;
+    } else {
+        for (uint32_t i = 0; i < repeat; i++) {
+            interp::InterpResult res = interp::run_validated(prog.insns, r1, 0, ctx, *stack, 0, checked);
+            r0 = res.r0;
+            if (!res.ok) [[unlikely]] {
+                ok = false;
+                error = std::move(res.error);
+                break;
+            }
+        }
     }
     const auto t1 = std::chrono::steady_clock::now();
-    if (!res.ok)
-        return failed_run(rep, res.error);
+    if (!ok)
+        return failed_run(rep, error);
     rep.ran = true;
-    rep.r0 = res.r0;
-    rep.retval = uint32_t(res.r0);
+    rep.r0 = r0;
+    rep.retval = uint32_t(r0);
     rep.duration_ns = uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(t1 - t0).count()) / repeat;
     trc.finish(&rep);
     return rep;

@@ -25,6 +25,10 @@ struct RunContext {
     CallbackFn invoke_callback = nullptr;
     void* engine_state = nullptr; // the engine's own per-run state for invoke_callback
 
+    // The program passed strbpf's verifier: helpers may trust what it proved about their arguments (e.g.
+    // bpf_strncmp's s1 size and NUL-terminated read-only s2) instead of re-checking them on every call.
+    bool verified = false;
+
     // A helper that finds a condition the kernel's verifier would have refused (until our verifier lands) ends
     // the run: it sets abort_message and returns; the engine stops at once and reports it.
     bool aborted = false;

@@ -243,6 +243,38 @@ bool reg_not_null(const Reg& r) {
     return r.is_pointer() && !r.maybe_null && r.type != RegType::packet_end;
 }
 
+void mark_operands_precise(Env& env, const isa::Insn& insn, bool is_x) {
+    mark_reg_precise(env, insn.dst);
+    if (is_x)
+        mark_reg_precise(env, insn.src);
+}
+
+// Scalars sharing an id with an operand are refined with it: backtracking treats them as one (precision.cpp).
+void note_linked(Env& env, const Reg& d, const Reg& s) {
+    if (d.id == 0 && s.id == 0)
+        return;
+    BtSet set;
+    bool any = false;
+    for (size_t f = 0; f < env.cur.frames.size() && f < set.regs.size(); f++) {
+        const Frame& fr = env.cur.frames[f];
+        for (int i = 0; i < isa::kNumRegs; i++) {
+            const Reg& r = fr.regs[size_t(i)];
+            if (r.type == RegType::scalar && r.id && (r.id == d.id || r.id == s.id))
+                set.regs[f] |= uint16_t(1u << i), any = true;
+        }
+        for (size_t i = 0; i < fr.stack.size() && i < 64; i++) {
+            const StackSlot& sl = fr.stack[i];
+            if ((sl.bytes[0] == Slot::spill || sl.bytes[7] == Slot::spill) && sl.spilled.type == RegType::scalar &&
+                sl.spilled.id && (sl.spilled.id == d.id || sl.spilled.id == s.id))
+                set.slots[f] |= 1ull << i, any = true;
+        }
+    }
+    if (!any)
+        return;
+    env.cur_entry.linked = int32_t(env.linked_sets.size());
+    env.linked_sets.push_back(set);
+}
+
 } // namespace
 
 bool do_cond_jump(Env& env, const isa::OpInfo& op, const isa::Insn& insn, State* branch, bool* take_jump,
@@ -257,13 +289,11 @@ bool do_cond_jump(Env& env, const isa::OpInfo& op, const isa::Insn& insn, State*
     *take_jump = *fall_through = true;
 
     if (d.type == RegType::scalar && s.type == RegType::scalar) {
+        note_linked(env, d, s);
         const int t = branch_taken(view(d, is32), view(s, is32), op.sem);
-        if (t == 1) {
-            *fall_through = false;
-            return true;
-        }
-        if (t == 0) {
-            *take_jump = false;
+        if (t >= 0) { // decided by the operands' bounds: later paths rely on them
+            (t == 1 ? *fall_through : *take_jump) = false;
+            mark_operands_precise(env, insn, is_x);
             return true;
         }
         *branch = env.cur;
@@ -282,6 +312,8 @@ bool do_cond_jump(Env& env, const isa::OpInfo& op, const isa::Insn& insn, State*
             apply(*branch, td, ts);
         if (*fall_through)
             apply(env.cur, fd, fs);
+        if (!*take_jump || !*fall_through)
+            mark_operands_precise(env, insn, is_x);
         return true;
     }
     // Null checks: ptr_or_null ==/!= 0.
@@ -296,6 +328,7 @@ bool do_cond_jump(Env& env, const isa::OpInfo& op, const isa::Insn& insn, State*
         }
         if (reg_not_null(d)) {
             (op.sem == Sem::jeq ? *take_jump : *fall_through) = false;
+            mark_operands_precise(env, insn, is_x);
             return true;
         }
     }

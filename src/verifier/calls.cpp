@@ -3,6 +3,7 @@
 // bpf-to-bpf calls (static: verified in the caller's context; global: on their BTF signature) and exits.
 #include <bpf/btf.h>
 #include <cstring>
+#include <limits>
 #include <fmt/format.h>
 
 #include "runtime/helpers/helper_table.hpp"
@@ -28,7 +29,7 @@ bool type_mismatch(Env& env, int regno, const char* expected) {
 
 bool is_mem_type(const Reg& r) {
     return !r.maybe_null && (r.type == RegType::stack || r.type == RegType::packet || r.type == RegType::packet_meta ||
-                             r.type == RegType::map_value || r.type == RegType::mem);
+                             r.type == RegType::map_value || r.type == RegType::mem || r.type == RegType::map_key);
 }
 
 // ARG_PTR_TO_CONST_STR (the kernel's check_reg_const_str).
@@ -60,6 +61,7 @@ bool check_size_arg(Env& env, int regno, int mem_regno, bool zero_ok, Access acc
     const Reg& r = env.cur.cur().regs[regno];
     if (r.type != RegType::scalar)
         return type_mismatch(env, regno, "scalar");
+    mark_reg_precise(env, regno); // the access size rests on its bounds
     if (r.smin < 0)
         return env.fail(fmt::format("R{} min value is negative, either use unsigned or 'var &= const'", regno));
     if (r.umin == 0 && !zero_ok)
@@ -116,6 +118,7 @@ bool check_helper_arg(Env& env, int regno, ArgKind kind, int* map_index, int* me
             return type_mismatch(env, regno, "func");
         return true;
     case ArgKind::ptr_to_stack_or_null:
+        mark_reg_precise(env, regno); // NULL or not
         if (r.type != RegType::stack && !(r.is_const() && r.var.value == 0))
             return type_mismatch(env, regno, "fp");
         return true;
@@ -201,6 +204,101 @@ bool call_global(Env& env, const Subprog& sp) {
     return true;
 }
 
+// bpf_loop (181) and bpf_for_each_map_elem (164), the kernel's push_callback_call: the callback body is a new
+// frame entered from this call and verified as a pending path; the caller goes on after the call as if the
+// callback ran no (more) times. The callback returns to this call, which runs again until the state repeats.
+bool push_callback(Env& env, int32_t helper) {
+    Frame& caller = env.cur.cur();
+    if (helper == 181) {
+        mark_reg_precise(env, 1); // the iteration count decides when to stop unrolling
+        if (caller.callback_depth >= caller.regs[1].umax) {
+            caller.callback_depth = 0;
+            return true;
+        }
+    }
+    if (env.cur.frames.size() >= size_t(isa::kMaxCallDepth))
+        return env.fail(fmt::format("the call stack of {} frames is too deep", env.cur.frames.size() + 1));
+    State st = env.cur;
+    st.cur().callback_depth++;
+    caller.callback_depth = 0;
+    const Frame& c = st.cur();
+    Frame callee;
+    if (helper == 181) { // callback(u64 index, void *ctx)
+        callee.regs[1] = reg_unknown();
+        callee.regs[2] = c.regs[3];
+    } else { // callback(struct bpf_map *map, void *key, void *value, void *ctx)
+        callee.regs[1] = c.regs[1];
+        callee.regs[2] = reg_ptr(RegType::map_key, c.regs[1].aux);
+        callee.regs[3] = reg_ptr(RegType::map_value, c.regs[1].aux);
+        callee.regs[4] = c.regs[3];
+    }
+    callee.regs[10] = reg_ptr(RegType::stack);
+    callee.regs[10].frameno = uint8_t(st.frames.size());
+    callee.callsite = env.pc;
+    callee.subprog = env.subprog_of(int32_t(c.regs[2].aux));
+    callee.in_callback = true;
+    env.callback_pc = int32_t(c.regs[2].aux);
+    st.frames.push_back(std::move(callee));
+    env.callback_state = std::move(st);
+    env.callback_pending = true;
+    return true;
+}
+
+// The kernel's verbose_invalid_scalar.
+std::string invalid_scalar(const Reg& r, const char* ctx, const char* reg, int64_t lo, int64_t hi) {
+    std::string out = fmt::format("{} the register {} has", ctx, reg);
+    if (r.smin > std::numeric_limits<int64_t>::min())
+        out += fmt::format(" smin={}", r.smin);
+    if (r.smax < std::numeric_limits<int64_t>::max())
+        out += fmt::format(" smax={}", r.smax);
+    if (r.smin == std::numeric_limits<int64_t>::min() && r.smax == std::numeric_limits<int64_t>::max())
+        out += " unknown scalar value";
+    return out + fmt::format(" should have been in [{}, {}]", lo, hi);
+}
+
+// The kernel's widen_imprecise_scalars: scalars that changed since the last visit of the helper call on this
+// path and that nothing relied on there become unknown, so repeating callbacks reach a fixed point.
+void widen_imprecise(Env& env, int32_t callsite) {
+    const StoredState* prev = env.cur_parent;
+    while (prev && (prev->pc != callsite || prev->st.frames.size() != env.cur.frames.size() ||
+                    prev->st.cur().callsite != env.cur.cur().callsite))
+        prev = prev->parent;
+    if (!prev)
+        return;
+    auto widen = [](const Reg& old, Reg& cur) {
+        if (old.type == RegType::scalar && cur.type == RegType::scalar && !old.precise) {
+            Reg a = old, b = cur;
+            a.precise = b.precise = false;
+            if (!(a == b))
+                cur = reg_unknown();
+        }
+    };
+    for (size_t f = 0; f < env.cur.frames.size(); f++) {
+        const Frame& o = prev->st.frames[f];
+        Frame& c = env.cur.frames[f];
+        for (int r = 0; r < isa::kNumRegs; r++)
+            widen(o.regs[size_t(r)], c.regs[size_t(r)]);
+        for (size_t i = 0; i < o.stack.size() && i < c.stack.size(); i++)
+            if (o.stack[i].bytes[0] == Slot::spill && c.stack[i].bytes[0] == Slot::spill)
+                widen(o.stack[i].spilled, c.stack[i].spilled);
+    }
+}
+
+// A callback's exit: R0 in [0, 1], then back to the helper call in the caller.
+bool callback_exit(Env& env) {
+    const Reg r0 = env.cur.cur().regs[0];
+    if (r0.type != RegType::scalar)
+        return env.fail("R0 not a scalar value");
+    mark_reg_precise(env, 0);
+    if (r0.smin < 0 || r0.smax > 1)
+        return env.fail(invalid_scalar(r0, "At callback return", "R0", 0, 1));
+    env.pc = env.cur.cur().callsite;
+    env.cur.frames.pop_back();
+    env.cur_entry.flags |= kHistCallbackRet;
+    widen_imprecise(env, env.pc);
+    return true;
+}
+
 } // namespace
 
 bool do_helper_call(Env& env, const isa::Insn& insn) {
@@ -226,6 +324,8 @@ bool do_helper_call(Env& env, const isa::Insn& insn) {
         if (kind == ArgKind::const_size || kind == ArgKind::const_size_or_zero)
             mem_regno = -1;
     }
+    if ((insn.imm == 181 || insn.imm == 164) && !push_callback(env, insn.imm))
+        return false;
     uint64_t alloc_size = 0; // ARG_CONST_ALLOC_SIZE_OR_ZERO: the size of the returned memory
     for (int i = 0; i < 5; i++)
         if (proto->args[i] == ArgKind::const_alloc_size_or_zero && env.cur.cur().regs[i + 1].is_const())
@@ -282,7 +382,7 @@ bool do_local_call(Env& env, int32_t target) {
     if (sp.global)
         return call_global(env, sp);
     if (env.cur.frames.size() >= size_t(isa::kMaxCallDepth))
-        return env.fail(fmt::format("the call stack of {} frames is too deep !", env.cur.frames.size() + 1));
+        return env.fail(fmt::format("the call stack of {} frames is too deep", env.cur.frames.size() + 1));
     Frame callee;
     const Frame& caller = env.cur.cur();
     for (int r = 1; r <= 5; r++)
@@ -304,6 +404,8 @@ bool do_exit(Env& env, bool* path_done) {
         *path_done = true;
         return true;
     }
+    if (env.cur.cur().in_callback)
+        return callback_exit(env);
     Reg r0 = env.cur.cur().regs[0];
     const int callee_no = int(env.cur.frames.size()) - 1;
     if (r0.type == RegType::stack && r0.frameno == callee_no)

@@ -251,6 +251,7 @@ bool check_cfg(Env& env) {
     }
     // Prune points: jump targets, conditional jumps, calls and the insns after them.
     env.prune_point.assign(n + 1, 0);
+    env.callback_call.assign(n + 1, 0);
     for (int32_t pc = 0; pc < n; pc++) {
         const isa::OpInfo* op = env.ops[pc];
         if (!op)
@@ -265,6 +266,9 @@ bool check_cfg(Env& env) {
         case Shape::JMP32_X: env.prune_point[pc] = 1; break;
         case Shape::CALL_LOCAL: env.prune_point[pc] = 1; [[fallthrough]];
         case Shape::CALL_HELPER:
+            if (op->shape == Shape::CALL_HELPER && (in.imm == 181 || in.imm == 164))
+                env.prune_point[pc] = env.callback_call[pc] = 1;
+            [[fallthrough]];
         case Shape::CALL_KFUNC: env.prune_point[pc + 1] = 1; break;
         default: break;
         }

@@ -18,7 +18,7 @@ bool mem_ok(int64_t off, int64_t size, uint64_t mem_size) {
     return off >= 0 && uint64_t(size) <= mem_size && uint64_t(off) <= mem_size - uint64_t(size);
 }
 
-enum class Region { map_value, mem };
+enum class Region { map_value, map_key, mem };
 
 // The kernel's check_mem_region_access: fixed offset OFF plus the register's variable part.
 bool check_region(Env& env, int regno, int64_t off, int64_t size, uint64_t mem_size, Region region) {
@@ -26,6 +26,8 @@ bool check_region(Env& env, int regno, int64_t off, int64_t size, uint64_t mem_s
     auto region_msg = [&](int64_t at) {
         if (region == Region::map_value)
             env.note(fmt::format("invalid access to map value, value_size={} off={} size={}", mem_size, at, size));
+        else if (region == Region::map_key)
+            env.note(fmt::format("invalid access to map key, key_size={} off={} size={}", mem_size, at, size));
         else
             env.note(fmt::format("invalid access to memory, mem_size={} off={} size={}", mem_size, at, size));
     };
@@ -80,7 +82,7 @@ bool stack_bounds(Env& env, int regno, int64_t min_off, int64_t max_off, int siz
     const Reg& r = env.cur.cur().regs[regno];
     if (min_off >= -isa::kStackSize && max_off + size <= 0 && size > 0)
         return true;
-    const char* what = is_helper(access) ? " indirect access to" : is_write(access) ? " write to" : " read from";
+    const char* what = is_write(access) ? " write to" : " read from"; // helpers too, since Linux 6.x
     if (r.var.is_const())
         return env.fail(fmt::format("invalid{} stack R{} off={} size={}", what, regno, min_off, size));
     return env.fail(fmt::format("invalid variable-offset{} stack R{} var_off={} off={} size={}", what, regno,
@@ -167,6 +169,7 @@ bool stack_access(Env& env, int regno, int64_t off, int size, Access access, int
             return false;
         if (is_helper(access))
             return true; // privileged: reading uninitialised stack is allowed
+        note_stack_access(env, r.frameno, at, size, is_write(access));
         if (is_write(access)) {
             const Reg* v = value_regno >= 0 ? &env.cur.cur().regs[value_regno] : nullptr;
             const Reg imm = value_regno == -2 ? reg_const(uint64_t(int64_t(env.insns[env.pc].imm))) : Reg{};
@@ -293,6 +296,16 @@ bool check_mem_access(Env& env, int regno, int32_t insn_off, int size, Access ac
         }
         break;
     }
+    case RegType::map_key: {
+        if (is_write(access))
+            return env.fail(fmt::format("write to change key R{} not allowed", regno));
+        const loader::MapSpec* spec = env.map_spec(r.aux);
+        if (!check_region(env, regno, int64_t(insn_off) + r.off, size, spec ? spec->key_size : 0, Region::map_key))
+            return false;
+        if (dst)
+            *dst = reg_unknown();
+        break;
+    }
     case RegType::mem: {
         if (r.maybe_null)
             break;
@@ -323,6 +336,7 @@ bool check_mem_access(Env& env, int regno, int32_t insn_off, int size, Access ac
     if ((r.type == RegType::map_value || r.type == RegType::mem) && r.maybe_null)
         return env.fail(fmt::format("R{} invalid mem access '{}'", regno, reg_type_name(r.type, true)));
     if (r.type != RegType::map_value && r.type != RegType::mem && r.type != RegType::stack &&
+        r.type != RegType::map_key &&
         r.type != RegType::ctx && r.type != RegType::packet && r.type != RegType::packet_meta)
         return env.fail(fmt::format("R{} invalid mem access '{}'", regno, reg_type_name(r.type, r.maybe_null)));
     if (dst && dst->type == RegType::scalar && size < 8) {
@@ -349,6 +363,12 @@ bool check_helper_mem(Env& env, int regno, uint64_t size, bool zero_size_allowed
         return check_region(env, regno, r.off, sz, vs, Region::map_value);
     }
     case RegType::mem: return check_region(env, regno, r.off, sz, r.aux, Region::mem);
+    case RegType::map_key: {
+        if (is_write(access))
+            return env.fail(fmt::format("R{} cannot write into map_key", regno));
+        const loader::MapSpec* spec = env.map_spec(r.aux);
+        return check_region(env, regno, r.off, sz, spec ? spec->key_size : 0, Region::map_key);
+    }
     case RegType::packet:
     case RegType::packet_meta: return packet_access(env, regno, 0, sz);
     default: return env.fail(fmt::format("R{} invalid mem access '{}'", regno, reg_type_name(r.type, r.maybe_null)));
@@ -378,6 +398,9 @@ bool stack_const(Env& env, int regno, int size, uint64_t* out) {
             spill++;
         if (size <= spill) {
             *out = size == 8 ? s.spilled.var.value : s.spilled.var.value & ((1ull << (size * 8)) - 1);
+            BtSet bt; // the decision rests on this spilled value
+            bt.slots[r.frameno] = 1ull << slot;
+            mark_precise(env, bt);
             return true;
         }
     }

@@ -1,6 +1,7 @@
 // The verifier's working environment (verifier stage, internal): the program under check, its subprograms and
 // static facts (prune points, register liveness), the current path's state, and the rejection being reported.
 #pragma once
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -28,8 +29,33 @@ struct Subprog {
     bool global = false;
 };
 
+// One executed instruction of the current path, for precision backtracking (precision.cpp).
+struct HistEntry {
+    int32_t pc = 0;
+    uint8_t frame = 0;     // frame the insn ran in
+    int8_t sframe = -1;    // stack accesses at a constant offset: the frame whose stack was touched
+    uint8_t flags = 0;     // kHist*
+    int32_t linked = -1;   // conditional jumps: index into Env::linked_sets of scalars sharing an operand's id
+    uint64_t smask = 0;    // stack slots touched (bit i = fp-8*(i+1))
+};
+inline constexpr uint8_t kHistFullSlot = 1;    // a store that overwrote whole 8-byte slot(s)
+inline constexpr uint8_t kHistCallbackRet = 2; // an exit from a callback frame (back to the helper call)
+
+// Registers (per frame) and stack slots (per frame) whose values must be known exactly.
+struct BtSet {
+    std::array<uint16_t, isa::kMaxCallDepth> regs{};
+    std::array<uint64_t, isa::kMaxCallDepth> slots{};
+    bool empty() const {
+        for (size_t i = 0; i < regs.size(); i++)
+            if (regs[i] || slots[i])
+                return false;
+        return true;
+    }
+};
+
 // A checkpoint: a state saved at a prune point, used to cut later paths that are no more general.
 struct StoredState {
+    std::vector<HistEntry> hist; // the insns executed from `parent` to here
     State st;
     int32_t pc = 0;
     StoredState* parent = nullptr;
@@ -69,6 +95,7 @@ class Env {
     std::vector<uint8_t> prune_point;
     std::vector<uint16_t> live_in; // registers read before written on some path from pc (bit i = r_i)
     std::vector<uint64_t> stack_live_in; // stack slots likewise (bit i = fp-8*(i+1)); all bits when unknown
+    std::vector<uint8_t> callback_call;  // bpf_loop / bpf_for_each_map_elem calls: forced checkpoints
 
     // ---- path exploration ----------------------------------------------------------------------------
     State cur;
@@ -79,6 +106,15 @@ class Env {
     uint64_t jmps_processed = 0, prev_jmps = 0, prev_insns = 0;
     uint32_t id_gen = 0;
     uint64_t total_states = 0, peak_states = 0, cur_states = 0;
+
+    // ---- precision (precision.cpp) -------------------------------------------------------------------
+    std::vector<HistEntry> hist;   // insns executed since cur_parent
+    HistEntry cur_entry;           // the insn being executed (stack access and links filled in as it runs)
+    std::vector<BtSet> linked_sets;
+    // A callback body to verify, set by do_helper_call; the walker pushes it as a pending path.
+    bool callback_pending = false;
+    State callback_state;
+    int32_t callback_pc = 0;
 
     std::string log;
     std::string reason;
@@ -114,8 +150,18 @@ bool prepare_global_entry(Env& env, const Subprog& sp, State* st);
 // state for the taken successor when both remain.
 bool do_cond_jump(Env& env, const isa::OpInfo& op, const isa::Insn& insn, State* branch_state, bool* take_jump,
                   bool* fall_through);
-// states.cpp
-bool states_equal(const Env& env, const State& old, const State& cur, int32_t pc, bool exact);
+// states.cpp. range: imprecise scalars match any scalar; all_precise: every scalar compared by range (used
+// against checkpoints whose paths are still being explored); exact: equality (infinite loops).
+enum class Cmp : uint8_t { range, all_precise, exact };
+bool states_equal(const Env& env, const State& old, const State& cur, int32_t pc, Cmp cmp);
 uint64_t state_hash(const State& st);
+// precision.cpp: marks the scalars in SET (values in the current state, before the current insn) precise in
+// every checkpoint of the current path they flow from, backtracking through the path's instruction history.
+void mark_precise(Env& env, BtSet set);
+void mark_reg_precise(Env& env, int regno);             // a register of the current frame, if a scalar
+BtSet precise_set_of(const State& st);                  // what a checkpoint has marked precise
+BtSet all_scalars_of(const State& st);                  // every scalar register and spilled slot
+void clear_precise(State& st);                          // a new checkpoint starts with no precise marks
+void note_stack_access(Env& env, int frameno, int64_t off, int size, bool full_slot);
 
 } // namespace strbpf::verifier

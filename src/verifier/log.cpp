@@ -61,7 +61,9 @@ std::string reg_str(const Reg& r) {
     if (r.type == RegType::scalar) {
         if (r.var.is_const())
             return fmt::format("{}", int64_t(r.var.value));
-        return fmt::format("scalar({}{})", r.id ? fmt::format("id={},", r.id) : "", bounds_str(r));
+        const std::string b = bounds_str(r);
+        const std::string id = r.id ? fmt::format("id={}", r.id) : "";
+        return fmt::format("scalar({}{}{})", id, !id.empty() && !b.empty() ? "," : "", b);
     }
     std::string s = reg_type_name(r.type, r.maybe_null);
     if (r.type == RegType::stack)

@@ -34,10 +34,12 @@ bool range_within(const Reg& o, const Reg& c) {
 bool regs_exact(const Reg& o, const Reg& c, IdMap& ids) {
     Reg a = o, b = c;
     a.id = b.id = 0;
+    a.precise = b.precise = false;
     return a == b && ids.check(o.id, c.id, false);
 }
 
-bool regsafe(const Reg& o, const Reg& c, IdMap& ids, bool exact) {
+bool regsafe(const Reg& o, const Reg& c, IdMap& ids, Cmp cmp) {
+    const bool exact = cmp == Cmp::exact;
     if (o.type == RegType::not_init && (!exact || c.type == RegType::not_init))
         return true;
     if (exact)
@@ -45,7 +47,11 @@ bool regsafe(const Reg& o, const Reg& c, IdMap& ids, bool exact) {
     if (o.type != c.type || o.maybe_null != c.maybe_null)
         return false;
     switch (o.type) {
-    case RegType::scalar: return range_within(o, c) && ids.check(o.id, c.id, true);
+    case RegType::scalar:
+        // No path below the checkpoint relied on an imprecise scalar's value (precision.cpp).
+        if (!o.precise && cmp == Cmp::range)
+            return true;
+        return range_within(o, c) && ids.check(o.id, c.id, true);
     case RegType::packet:
     case RegType::packet_meta:
         return o.aux <= c.aux && o.off == c.off && ids.check(o.id, c.id, false) && range_within(o, c);
@@ -62,7 +68,8 @@ Slot slot_kind(const Frame& f, size_t i) {
     return i / 8 < f.stack.size() ? f.stack[i / 8].bytes[i % 8] : Slot::invalid;
 }
 
-bool stacksafe(const Frame& o, const Frame& c, IdMap& ids, bool exact, uint64_t live) {
+bool stacksafe(const Frame& o, const Frame& c, IdMap& ids, Cmp cmp, uint64_t live) {
+    const bool exact = cmp == Cmp::exact;
     const size_t n = std::max(o.stack.size(), exact ? c.stack.size() : size_t(0)) * 8;
     for (size_t i = 0; i < n; i++) {
         if (!exact && !((live >> (i / 8)) & 1))
@@ -72,7 +79,7 @@ bool stacksafe(const Frame& o, const Frame& c, IdMap& ids, bool exact, uint64_t 
             continue;
         if (ok != ck)
             return false;
-        if (i % 8 == 0 && ok == Slot::spill && !regsafe(o.stack[i / 8].spilled, c.stack[i / 8].spilled, ids, exact))
+        if (i % 8 == 0 && ok == Slot::spill && !regsafe(o.stack[i / 8].spilled, c.stack[i / 8].spilled, ids, cmp))
             return false;
     }
     return true;
@@ -80,22 +87,28 @@ bool stacksafe(const Frame& o, const Frame& c, IdMap& ids, bool exact, uint64_t 
 
 } // namespace
 
-bool states_equal(const Env& env, const State& old, const State& cur, int32_t pc, bool exact) {
+bool states_equal(const Env& env, const State& old, const State& cur, int32_t pc, Cmp cmp) {
     if (old.frames.size() != cur.frames.size())
         return false;
+    const bool exact = cmp == Cmp::exact;
     IdMap ids;
     for (size_t i = 0; i < old.frames.size(); i++) {
         const Frame& o = old.frames[i];
         const Frame& c = cur.frames[i];
-        if (o.callsite != c.callsite)
+        if (o.callsite != c.callsite || o.in_callback != c.in_callback)
             return false;
-        const int32_t at = i + 1 == old.frames.size() ? pc : old.frames[i + 1].callsite + 1;
+        // Where this frame resumes: a callback returns to the helper call itself, which reads r1-r5 again.
+        int32_t at = pc;
+        if (i + 1 < old.frames.size())
+            at = old.frames[i + 1].callsite + (old.frames[i + 1].in_callback ? 0 : 1);
         const uint16_t live = exact ? 0x7ff : env.live_in[at];
         for (int r = 0; r < isa::kNumRegs; r++)
             if ((live >> r) & 1)
-                if (!regsafe(o.regs[r], c.regs[r], ids, exact))
+                if (!regsafe(o.regs[r], c.regs[r], ids, cmp))
                     return false;
-        if (!stacksafe(o, c, ids, exact, env.stack_live_in[at]))
+        // A caller's stack may be read through pointers by its callees: compare all of it.
+        const uint64_t slive = i + 1 < old.frames.size() ? ~0ull : env.stack_live_in[at];
+        if (!stacksafe(o, c, ids, cmp, slive))
             return false;
     }
     return true;

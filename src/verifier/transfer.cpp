@@ -60,6 +60,7 @@ bool ptr_arith(Env& env, int dst, const Reg& ptr, const Reg& off, Sem sem, bool 
     case RegType::packet:
     case RegType::packet_meta:
     case RegType::mem:
+    case RegType::map_key:
     case RegType::func: break;
     case RegType::map_ptr:
         if (off.is_const() && off.var.value == 0 && sem == Sem::add)
@@ -191,8 +192,13 @@ bool do_alu(Env& env, const isa::OpInfo& op, const isa::Insn& insn) {
             }
             return env.fail(fmt::format("R{} pointer {} pointer prohibited", insn.dst, alu_name(op.sem)));
         }
-        if (dst.type != RegType::scalar)
+        // The pointer's bounds rest on the scalar's: it must be known exactly wherever it came from.
+        if (dst.type != RegType::scalar) {
+            if (is_x)
+                mark_reg_precise(env, insn.src);
             return ptr_arith(env, insn.dst, dst, src, op.sem, false);
+        }
+        mark_reg_precise(env, insn.dst);
         return ptr_arith(env, insn.dst, src, dst, op.sem, true);
     }
     if (is64)
@@ -285,6 +291,8 @@ bool do_ld_imm64(Env& env, const isa::OpInfo& op, const isa::Insn& insn) {
         return true;
     }
     case isa::BPF_PSEUDO_FUNC:
+        if (env.subprogs[size_t(env.subprog_of(env.pc + insn.imm + 1))].global)
+            return env.fail("callback function not static");
         regs[insn.dst] = reg_ptr(RegType::func, uint32_t(env.pc + insn.imm + 1));
         return true;
     default: return env.fail(fmt::format("unsupported ld_imm64 pseudo form src={}", insn.src));

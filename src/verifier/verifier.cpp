@@ -21,6 +21,7 @@ struct Pending {
     int32_t pc = 0;
     int32_t from = 0;
     StoredState* parent = nullptr;
+    std::vector<HistEntry> hist;
 };
 
 class Walker {
@@ -31,6 +32,7 @@ class Walker {
         env_.cur = std::move(initial);
         env_.pc = entry;
         env_.cur_parent = nullptr;
+        env_.hist.clear();
         pending_.clear();
         for (;;) {
             bool path_done = false;
@@ -46,6 +48,7 @@ class Walker {
             env_.cur = std::move(p.st);
             env_.pc = p.pc;
             env_.cur_parent = p.parent;
+            env_.hist = std::move(p.hist);
             if (env_.opts.log_level > 0)
                 env_.log_line(fmt::format("from {} to {}: {}", p.from, p.pc, frame_str(env_.cur.cur(), 0)));
         }
@@ -81,19 +84,43 @@ class Walker {
             return env_.fail(fmt::format("The sequence of {} jumps is too complex.", pending_.size() + 1));
         if (env_.cur_parent)
             env_.cur_parent->branches++;
-        pending_.push_back(Pending{std::move(st), target, env_.pc, env_.cur_parent});
+        commit_entry();
+        pending_.push_back(Pending{std::move(st), target, env_.pc, env_.cur_parent, env_.hist});
         return true;
+    }
+
+    // The insn being executed joins the path's history (once; before any path forks from it).
+    void commit_entry() {
+        if (committed_)
+            return;
+        env_.hist.push_back(env_.cur_entry);
+        committed_ = true;
+    }
+
+    // Returning from a callback to its helper call: a checkpoint there still being explored that contains
+    // this state (every scalar by range, as its precision marks are not final) covers it.
+    int callback_loop_closed() {
+        for (auto& [h, s] : explored_[env_.pc].active) {
+            if (!states_equal(env_, s->st, env_.cur, env_.pc, Cmp::all_precise))
+                continue;
+            mark_precise(env_, all_scalars_of(env_.cur));
+            return 1;
+        }
+        return 0;
     }
 
     // 1: pruned; 0: continue; -1: rejected.
     int visit_state() {
         PcStates& at = explored_[env_.pc];
+        const bool forced = env_.callback_call[env_.pc];
         bool add = env_.jmps_processed - env_.prev_jmps >= 2 && env_.insn_processed - env_.prev_insns >= 8;
         const uint64_t h = state_hash(env_.cur);
+        if (forced && callback_loop_closed())
+            return 1;
         // Checkpoints still on the current path: reaching one again unchanged is an infinite loop.
         auto [lo, hi] = at.active.equal_range(h);
-        for (auto it = lo; it != hi; ++it) {
-            if (states_equal(env_, it->second->st, env_.cur, env_.pc, true)) {
+        for (auto it = lo; it != hi && !forced; ++it) {
+            if (states_equal(env_, it->second->st, env_.cur, env_.pc, Cmp::exact)) {
                 const std::string src = env_.source_note(env_.pc);
                 if (!src.empty())
                     env_.note(src);
@@ -105,11 +132,14 @@ class Walker {
         if (!at.active.empty() && env_.jmps_processed - env_.prev_jmps < 20 &&
             env_.insn_processed - env_.prev_insns < 100)
             add = false; // inside a loop: checkpoint less often
+        add = add || forced;
         auto& list = at.done;
         for (size_t i = 0; i < list.size(); i++) {
             StoredState* sl = list[i];
-            if (states_equal(env_, sl->st, env_.cur, env_.pc, false)) {
+            if (states_equal(env_, sl->st, env_.cur, env_.pc, Cmp::range)) {
                 sl->hit++;
+                // What the checkpoint's paths relied on, this path relies on too.
+                mark_precise(env_, precise_set_of(sl->st));
                 return 1;
             }
             if (++sl->miss > sl->hit * 3 + 3) {
@@ -122,6 +152,9 @@ class Walker {
         pool_.push_back(std::make_unique<StoredState>());
         StoredState* s = pool_.back().get();
         s->st = env_.cur;
+        clear_precise(s->st);
+        s->hist = std::move(env_.hist);
+        env_.hist.clear();
         s->pc = env_.pc;
         s->parent = env_.cur_parent;
         s->hash = h;
@@ -166,8 +199,13 @@ class Walker {
         if (env_.opts.log_level > 0)
             log_insn();
         const isa::Insn& insn = env_.insns[env_.pc];
+        env_.cur_entry = HistEntry{};
+        env_.cur_entry.pc = env_.pc;
+        env_.cur_entry.frame = uint8_t(env_.cur.frames.size() - 1);
+        committed_ = false;
         if (!exec(*op, insn, path_done))
             return false;
+        commit_entry();
         if (env_.opts.log_level > 1 && !*path_done)
             env_.log_line(fmt::format("{}: {}", env_.pc, frame_str(env_.cur.cur(), int(env_.cur.frames.size()) - 1)));
         return true;
@@ -207,6 +245,11 @@ class Walker {
             env_.jmps_processed++;
             if (!do_helper_call(env_, insn))
                 return false;
+            if (env_.callback_pending) {
+                env_.callback_pending = false;
+                if (!push(std::move(env_.callback_state), env_.callback_pc))
+                    return false;
+            }
             env_.pc++;
             return true;
         case Shape::CALL_KFUNC:
@@ -259,6 +302,7 @@ class Walker {
     std::vector<std::unique_ptr<StoredState>> pool_;
     std::vector<Pending> pending_;
     std::string last_src_;
+    bool committed_ = false;
 };
 
 State entry_state() {

@@ -105,5 +105,35 @@ TEST(VerifierPrograms, LogLevelsAndProcessedCount) {
     EXPECT_GT(loud.log.size(), quiet.log.size());
 }
 
+// Loads PROG of tests/progs/FILE and verifies it.
+Verdict verify_prog(const std::string& file, const std::string& name, int log_level = 0) {
+    auto obj = loader::load_object_file(std::string(STRBPF_PROGS_DIR) + "/" + file);
+    if (!obj)
+        return {};
+    auto shared = std::make_shared<const loader::ObjectSpec>(std::move(obj).value());
+    auto inst = runtime::ObjectInstance::create(shared);
+    const loader::ProgramSpec* prog = inst ? shared->find_program(name) : nullptr;
+    if (!prog)
+        return {};
+    return verify(*inst.value(), *prog, Options{log_level});
+}
+
+// 16 unrolled "if (lookup(k)) n++": n is never relied on, so its 2^16 values must not keep paths apart.
+TEST(VerifierPrecision, UnrolledCountStaysLinear) {
+    const Verdict v = verify_prog("verifier_precision.bpf.o", "unrolled_count_16");
+    ASSERT_TRUE(v.ok) << v.reason;
+    EXPECT_LT(v.processed_insns, 2000u); // the kernel: 471
+}
+
+// The callback body is walked in its own frame, and again after the state at the call changed.
+TEST(VerifierCallbacks, BodyIsWalkedPerRound) {
+    const Verdict v = verify_prog("helpers_callbacks.bpf.o", "loop_sum", 2);
+    ASSERT_TRUE(v.ok) << v.reason;
+    EXPECT_NE(v.log.find("frame1: "), std::string::npos) << v.log;
+    const Verdict bad = verify_prog("verifier_callbacks.bpf.o", "loop_second_round_out_of_bounds");
+    EXPECT_FALSE(bad.ok);
+    EXPECT_EQ(bad.reason, "R0 min value is outside of the allowed memory range") << bad.log;
+}
+
 } // namespace
 } // namespace strbpf::verifier

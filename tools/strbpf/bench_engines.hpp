@@ -13,6 +13,10 @@
 
 namespace strbpf::cli::bench {
 
+// Error code of a batch whose program the engine refused to load (a verifier rejection): reported as a note,
+// not as a failed run, since no answer was given, wrong or right.
+inline constexpr int kLoadRejected = -13;
+
 // Why a measurement did not happen: skipped (a note: the engine or a kfunc is missing here) or failed.
 struct Prepared {
     ProducerFactory make;    // empty when not prepared

@@ -15,7 +15,8 @@ namespace strbpf::cli::bench {
 class Producer {
   public:
     virtual ~Producer() = default;
-    // Runs the operation `repeat` times; returns the nanoseconds the engine spent in its repeat loop.
+    // Runs the operation `repeat` times; returns the nanoseconds the engine spent in its repeat loop (the
+    // kernel's own duration; the thread's CPU time for user-space engines and glibc).
     virtual Result<double> run_batch(uint32_t repeat) = 0;
 };
 

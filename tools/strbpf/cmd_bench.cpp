@@ -195,6 +195,10 @@ void BenchRun::measure_one(const BenchDef& def, const std::string& engine, uint3
         SampleOptions so{o_.warmup, o_.duration, n, std::max(0.01, p.min_batch_s)};
         auto st = sample(p.make, so, [&](const std::string& phase) { progress(what + ": " + phase); });
         progress("");
+        if (!st && st.error().code == kLoadRejected) {
+            note(fmt::format("{} len={} on {}: {}", def.name, len, engine, st.error().message));
+            continue;
+        }
         if (!st) {
             failed_ = true;
             std::fprintf(stderr, "strbpf bench: %s len=%u %s: %s\n", def.name.c_str(), len, engine.c_str(),

@@ -298,7 +298,7 @@ void loop(const Entry& entry, runtime::RunContext& ctx, EngineState& st, [[maybe
     int depth = base_depth;
     reg[10] = uint64_t(top - (depth - 1) * isa::kStackSize);
     Frame frames[isa::kMaxCallDepth];
-    MemCache mc(ctx.mem);
+    MemCache mc(ctx.mem, st.checked);
     const isa::Insn* ip = entry.start;
     const uint64_t used0 = st.used;
     uint64_t n = 0;

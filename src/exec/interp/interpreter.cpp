@@ -98,7 +98,7 @@ uint64_t invoke_callback(runtime::RunContext* ctx, uint64_t callback, uint64_t r
 }
 
 InterpResult run_validated(std::span<const isa::Insn> insns, uint64_t r1, uint64_t r2, runtime::RunContext& ctx,
-                           runtime::StackArea& stack, uint64_t insn_limit) {
+                           runtime::StackArea& stack, uint64_t insn_limit, bool checked) {
     InterpResult res;
     if (insns.empty()) {
         res.error = "empty program";
@@ -109,6 +109,7 @@ InterpResult run_validated(std::span<const isa::Insn> insns, uint64_t r1, uint64
     st.size = insns.size();
     st.stack = &stack;
     st.limit = insn_limit;
+    st.checked = checked;
     const auto saved_fn = ctx.invoke_callback;
     void* const saved_state = ctx.engine_state;
     ctx.invoke_callback = invoke_callback;

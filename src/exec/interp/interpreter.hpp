@@ -30,7 +30,9 @@ InterpResult run(std::span<const isa::Insn> insns, uint64_t r1, uint64_t r2, run
 
 // run() without isa::validate(): for callers that validated the program once (e.g. at link time). Undefined
 // behaviour for a program validate() refuses (jumps out of range are not re-checked).
+// checked = false trusts every memory access: only for programs strbpf's verifier accepted (the runner's interp
+// engine); checked = true (interp-checked, tests, fuzzing) stops at the first access outside ctx.mem.
 InterpResult run_validated(std::span<const isa::Insn> insns, uint64_t r1, uint64_t r2, runtime::RunContext& ctx,
-                           runtime::StackArea& stack, uint64_t insn_limit = 0);
+                           runtime::StackArea& stack, uint64_t insn_limit = 0, bool checked = true);
 
 } // namespace strbpf::exec::interp

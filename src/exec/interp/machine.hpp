@@ -24,15 +24,16 @@ struct CachedRegion {
 // saves lookups; it is cleared after helper and kfunc calls.
 class MemCache {
   public:
-    explicit MemCache(const runtime::RunMemory& mem) : mem_(mem) {}
+    // checked = false: the program was verified, so every access is trusted (one predictable branch each).
+    MemCache(const runtime::RunMemory& mem, bool checked) : mem_(mem), checked_(checked) {}
     bool readable(uint64_t a, uint64_t n) {
-        return rd_[0].contains(a, n) || rd_[1].contains(a, n) || refill(rd_, a, n, runtime::kPermRead);
+        return !checked_ || rd_[0].contains(a, n) || rd_[1].contains(a, n) || refill(rd_, a, n, runtime::kPermRead);
     }
     bool writable(uint64_t a, uint64_t n) {
-        return wr_[0].contains(a, n) || wr_[1].contains(a, n) || refill(wr_, a, n, runtime::kPermWrite);
+        return !checked_ || wr_[0].contains(a, n) || wr_[1].contains(a, n) || refill(wr_, a, n, runtime::kPermWrite);
     }
     bool read_writable(uint64_t a, uint64_t n) { // atomics
-        return wr_[0].contains(a, n) || wr_[1].contains(a, n) || refill(wr_, a, n, runtime::kPermRW);
+        return !checked_ || wr_[0].contains(a, n) || wr_[1].contains(a, n) || refill(wr_, a, n, runtime::kPermRW);
     }
     void clear() { rd_[0] = rd_[1] = wr_[0] = wr_[1] = CachedRegion{}; }
 
@@ -40,6 +41,7 @@ class MemCache {
     // Looks the access up in ctx.mem with the permissions `need`; caches the region when it grants the cache's.
     bool refill(CachedRegion* c, uint64_t a, uint64_t n, uint8_t need);
     const runtime::RunMemory& mem_;
+    bool checked_;
     CachedRegion rd_[2];
     CachedRegion wr_[2]; // regions granting read and write (atomics need both)
 };
@@ -86,6 +88,7 @@ struct EngineState {
     size_t size = 0;
     runtime::StackArea* stack = nullptr;
     uint64_t limit = 0;  // the run's insn_limit, 0 = none
+    bool checked = true; // check every access against ctx.mem (false only for verified programs)
     int depth = 1;       // frames in use at the helper/kfunc call in progress
     uint64_t used = 0;   // instructions executed before the loop that made that call started
     uint64_t nested = 0; // instructions callbacks executed during that call

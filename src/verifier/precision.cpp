@@ -1,0 +1,271 @@
+// Precision tracking (verifier stage): which scalars a checkpoint must compare exactly when pruning. When the
+// verifier relies on a scalar's exact bounds (pointer arithmetic, a helper's size, a decided branch, a
+// callback's return value, ...), the kernel's mark_chain_precision walks back through the instructions of the
+// current path and marks every scalar that value was computed from precise in the checkpoints it passes.
+#include "runtime/helpers/helper_table.hpp"
+#include "verifier/env.hpp"
+
+namespace strbpf::verifier {
+namespace {
+
+using isa::Sem;
+using isa::Shape;
+
+uint16_t bit(int r) { return uint16_t(1u << r); }
+constexpr uint16_t kCallerSaved = 0x3f; // r0-r5
+
+void merge(BtSet& into, const BtSet& from) {
+    for (size_t f = 0; f < into.regs.size(); f++)
+        into.regs[f] |= from.regs[f], into.slots[f] |= from.slots[f];
+}
+
+bool intersects(const BtSet& a, const BtSet& b) {
+    for (size_t f = 0; f < a.regs.size(); f++)
+        if ((a.regs[f] & b.regs[f]) || (a.slots[f] & b.slots[f]))
+            return true;
+    return false;
+}
+
+// Entering a callee from the call at E (the next insn ran in frame f+1): the callee's arguments come from
+// the caller's registers; everything else in the callee's set was never written before its entry.
+void backtrack_call_entry(const Env& env, const HistEntry& e, BtSet& bt) {
+    const int f = e.frame;
+    const uint16_t callee = bt.regs[f + 1];
+    bt.regs[f + 1] = 0, bt.slots[f + 1] = 0;
+    const isa::Insn& in = env.insns[e.pc];
+    if (env.ops[e.pc]->shape == Shape::CALL_LOCAL) {
+        bt.regs[f] |= callee & 0x3e;
+        return;
+    }
+    if (in.imm == 181 && (callee & bit(2))) // bpf_loop: callback ctx = the caller's r3
+        bt.regs[f] |= bit(3);
+    if (in.imm == 164) { // for_each_map_elem: r1 = the caller's map, r4 = the caller's r3
+        if (callee & bit(1))
+            bt.regs[f] |= bit(1);
+        if (callee & bit(4))
+            bt.regs[f] |= bit(3);
+    }
+}
+
+void backtrack_mem(const HistEntry& e, const isa::OpInfo& op, const isa::Insn& in, BtSet& bt) {
+    uint16_t& r = bt.regs[e.frame];
+    const bool on_stack = e.sframe >= 0;
+    uint64_t* slots = on_stack ? &bt.slots[size_t(e.sframe)] : nullptr;
+    switch (op.shape) {
+    case Shape::LDX:
+    case Shape::LDSX:
+        if (r & bit(in.dst)) {
+            r &= uint16_t(~bit(in.dst));
+            if (on_stack)
+                *slots |= e.smask;
+        }
+        break;
+    case Shape::ST:
+        if (on_stack && (e.flags & kHistFullSlot))
+            *slots &= ~e.smask;
+        break;
+    case Shape::STX:
+        if (on_stack && (*slots & e.smask)) {
+            if (e.flags & kHistFullSlot)
+                *slots &= ~e.smask;
+            r |= bit(in.src);
+        }
+        break;
+    case Shape::ATOMIC_W:
+    case Shape::ATOMIC_DW: {
+        int fetched = -1;
+        if (in.imm == isa::BPF_CMPXCHG)
+            fetched = 0;
+        else if (in.imm & isa::BPF_FETCH)
+            fetched = in.src;
+        const bool fetched_in = fetched >= 0 && (r & bit(fetched));
+        const bool slot_in = on_stack && (*slots & e.smask);
+        if (fetched >= 0)
+            r &= uint16_t(~bit(fetched));
+        if (slot_in)
+            r |= uint16_t(bit(in.src) | (in.imm == isa::BPF_CMPXCHG ? bit(0) : 0));
+        if (fetched_in && on_stack)
+            *slots |= e.smask;
+        break;
+    }
+    default: break;
+    }
+}
+
+// One instruction backwards: BT holds what must be precise after E ran; afterwards, before it.
+void backtrack_insn(const Env& env, const HistEntry& e, int next_frame, BtSet& bt) {
+    const isa::OpInfo& op = *env.ops[e.pc];
+    const isa::Insn& in = env.insns[e.pc];
+    const int f = e.frame;
+    if (next_frame == f + 1) {
+        backtrack_call_entry(env, e, bt);
+        return;
+    }
+    if (op.shape == Shape::EXIT && next_frame == f - 1) {
+        if (e.flags & kHistCallbackRet) {
+            bt.regs[f] = 0; // the caller's registers were never touched by the callback
+        } else {
+            bt.regs[f] = bt.regs[f - 1] & 1; // the caller's r0 is our r0
+            bt.regs[f - 1] &= uint16_t(~kCallerSaved);
+        }
+        bt.slots[f] = 0;
+        return;
+    }
+    uint16_t& r = bt.regs[f];
+    const uint16_t d = bit(in.dst), s = bit(in.src);
+    switch (op.shape) {
+    case Shape::ALU64_K:
+    case Shape::ALU32_K:
+        if (op.sem == Sem::mov)
+            r &= uint16_t(~d);
+        break;
+    case Shape::ALU64_X:
+    case Shape::ALU32_X:
+        if (!(r & d))
+            break;
+        if (op.sem == Sem::mov || op.sem == Sem::movsx8 || op.sem == Sem::movsx16 || op.sem == Sem::movsx32)
+            r &= uint16_t(~d);
+        r |= s;
+        break;
+    case Shape::LDDW: r &= uint16_t(~d); break;
+    case Shape::LD_ABS:
+    case Shape::LD_IND:
+    case Shape::CALL_HELPER:
+    case Shape::CALL_KFUNC:
+    case Shape::CALL_LOCAL: r &= uint16_t(~kCallerSaved); break;
+    case Shape::JMP_K:
+    case Shape::JMP_X:
+    case Shape::JMP32_K:
+    case Shape::JMP32_X: {
+        // Either operand (or a scalar refined with them through a shared id) being needed makes all needed.
+        BtSet group;
+        group.regs[f] = uint16_t(d | (op.shape == Shape::JMP_X || op.shape == Shape::JMP32_X ? s : 0));
+        if (e.linked >= 0)
+            merge(group, env.linked_sets[size_t(e.linked)]);
+        if (intersects(bt, group))
+            merge(bt, group);
+        break;
+    }
+    default: backtrack_mem(e, op, in, bt); break;
+    }
+}
+
+// At checkpoint ST: sets the marks, and drops what is already precise there (its sources are marked too) and
+// what is not a scalar (pointers are always compared exactly).
+void mark_in_checkpoint(State& st, BtSet& bt) {
+    for (size_t f = 0; f < bt.regs.size(); f++) {
+        if (f >= st.frames.size()) {
+            bt.regs[f] = 0, bt.slots[f] = 0;
+            continue;
+        }
+        Frame& fr = st.frames[f];
+        for (int i = 0; i < isa::kNumRegs; i++) {
+            if (!(bt.regs[f] & bit(i)))
+                continue;
+            Reg& x = fr.regs[size_t(i)];
+            if (x.type != RegType::scalar || x.precise)
+                bt.regs[f] &= uint16_t(~bit(i));
+            else
+                x.precise = true;
+        }
+        for (size_t i = 0; i < 64; i++) {
+            if (!((bt.slots[f] >> i) & 1))
+                continue;
+            const bool spill = i < fr.stack.size() && fr.stack[i].bytes[0] == Slot::spill &&
+                               fr.stack[i].spilled.type == RegType::scalar;
+            if (!spill || fr.stack[i].spilled.precise)
+                bt.slots[f] &= ~(1ull << i);
+            else
+                fr.stack[i].spilled.precise = true;
+        }
+    }
+}
+
+template <typename Fn> void for_each_scalar(const State& st, Fn&& fn) {
+    for (size_t f = 0; f < st.frames.size() && f < size_t(isa::kMaxCallDepth); f++) {
+        const Frame& fr = st.frames[f];
+        for (int i = 0; i < isa::kNumRegs; i++)
+            if (fr.regs[size_t(i)].type == RegType::scalar)
+                fn(f, i, -1, fr.regs[size_t(i)]);
+        for (size_t i = 0; i < fr.stack.size() && i < 64; i++)
+            if (fr.stack[i].bytes[0] == Slot::spill && fr.stack[i].spilled.type == RegType::scalar)
+                fn(f, -1, int(i), fr.stack[i].spilled);
+    }
+}
+
+} // namespace
+
+void mark_precise(Env& env, BtSet bt) {
+    int next_frame = int(env.cur.frames.size()) - 1;
+    const std::vector<HistEntry>* seg = &env.hist;
+    StoredState* st = env.cur_parent;
+    for (;;) {
+        for (size_t i = seg->size(); i-- > 0;) {
+            if (bt.empty())
+                return;
+            backtrack_insn(env, (*seg)[i], next_frame, bt);
+            next_frame = (*seg)[i].frame;
+        }
+        if (!st || bt.empty())
+            return;
+        mark_in_checkpoint(st->st, bt);
+        next_frame = int(st->st.frames.size()) - 1;
+        seg = &st->hist;
+        st = st->parent;
+    }
+}
+
+void mark_reg_precise(Env& env, int regno) {
+    if (env.cur.cur().regs[size_t(regno)].type != RegType::scalar)
+        return;
+    BtSet bt;
+    bt.regs[env.cur.frames.size() - 1] = bit(regno);
+    mark_precise(env, bt);
+}
+
+BtSet precise_set_of(const State& st) {
+    BtSet bt;
+    for_each_scalar(st, [&](size_t f, int reg, int slot, const Reg& r) {
+        if (!r.precise)
+            return;
+        if (reg >= 0)
+            bt.regs[f] |= bit(reg);
+        else
+            bt.slots[f] |= 1ull << slot;
+    });
+    return bt;
+}
+
+BtSet all_scalars_of(const State& st) {
+    BtSet bt;
+    for_each_scalar(st, [&](size_t f, int reg, int slot, const Reg&) {
+        if (reg >= 0)
+            bt.regs[f] |= bit(reg);
+        else
+            bt.slots[f] |= 1ull << slot;
+    });
+    return bt;
+}
+
+void clear_precise(State& st) {
+    for (Frame& fr : st.frames) {
+        for (Reg& r : fr.regs)
+            r.precise = false;
+        for (StackSlot& s : fr.stack)
+            s.spilled.precise = false;
+    }
+}
+
+void note_stack_access(Env& env, int frameno, int64_t off, int size, bool full_slot) {
+    if (off >= 0 || off < -isa::kStackSize || size <= 0)
+        return;
+    uint64_t mask = 0;
+    for (int64_t a = off; a < off + size && a < 0; a++)
+        mask |= 1ull << ((-a - 1) / 8);
+    env.cur_entry.sframe = int8_t(frameno);
+    env.cur_entry.smask |= mask;
+    if (full_slot && off % 8 == 0 && size == 8)
+        env.cur_entry.flags |= kHistFullSlot;
+}
+
+} // namespace strbpf::verifier
