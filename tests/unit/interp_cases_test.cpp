@@ -13,6 +13,8 @@
 
 #include <gtest/gtest.h>
 
+#include "case_file.hpp"
+
 #include "exec/interp/interpreter.hpp"
 #include "isa/assembler.hpp"
 #include "isa/opcodes.hpp"
@@ -23,71 +25,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// ---- the case file ---------------------------------------------------------------------------------------------
-struct CaseFile {
-    std::string asm_text;
-    std::vector<uint64_t> raw;
-    bool has_raw = false;
-    std::vector<uint8_t> mem;
-    std::optional<uint64_t> result;
-    std::optional<std::string> error;
-};
-
-std::string trim(const std::string& s) {
-    const auto b = s.find_first_not_of(" \t\r");
-    const auto e = s.find_last_not_of(" \t\r");
-    return b == std::string::npos ? std::string() : s.substr(b, e - b + 1);
-}
-
-uint64_t parse_number(const std::string& s) {
-    const bool hex = s.find("0x") != std::string::npos || s.find("0X") != std::string::npos;
-    if (!s.empty() && s[0] == '-')
-        return uint64_t(std::stoll(s, nullptr, hex ? 16 : 10));
-    return std::stoull(s, nullptr, hex ? 16 : 10);
-}
-
-// Sections: "-- asm", "-- raw" (64-bit hex words), "-- mem" (hex bytes), "-- result" (r0), "-- error" (substring
-// of the expected failure). Lines starting with '#' outside asm are comments.
-CaseFile parse_case(const fs::path& path) {
-    std::ifstream in(path);
-    CaseFile c;
-    std::string line, section, result_text, error_text;
-    int line_no = 0, asm_lines = 0;
-    while (std::getline(in, line)) {
-        line_no++;
-        const std::string t = trim(line);
-        if (t.rfind("--", 0) == 0) {
-            section = trim(t.substr(2));
-            c.has_raw = c.has_raw || section == "raw";
-            continue;
-        }
-        if (section == "asm") {
-            for (; asm_lines < line_no - 1; asm_lines++)
-                c.asm_text += "\n"; // keep file line numbers, so assembler errors point into the file
-            c.asm_text += line + "\n";
-            asm_lines++;
-        } else if (t.empty() || t[0] == '#') {
-            continue;
-        } else if (section == "raw") {
-            std::istringstream ss(t);
-            for (std::string w; ss >> w;)
-                c.raw.push_back(parse_number(w));
-        } else if (section == "mem") {
-            std::istringstream ss(t);
-            for (std::string b; ss >> b;)
-                c.mem.push_back(uint8_t(std::stoul(b, nullptr, 16)));
-        } else if (section == "result") {
-            result_text = t;
-        } else if (section == "error") {
-            error_text = t;
-        }
-    }
-    if (!result_text.empty())
-        c.result = parse_number(result_text);
-    if (!error_text.empty())
-        c.error = error_text;
-    return c;
-}
+// ---- the case file: parsed by tests/unit/case_file.hpp, shared with the JIT's case test ----------------------
+using test_cases::CaseFile;
+CaseFile parse_case(const fs::path& path) { return test_cases::parse_case_file(path); }
 
 // ---- engines -----------------------------------------------------------------------------------------------------
 struct EngineOutcome {
