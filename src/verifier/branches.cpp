@@ -180,13 +180,31 @@ template <typename Fn> void for_each_reg(State& st, Fn&& fn) {
     }
 }
 
-// Copies a refined scalar into every register holding the same value (same id).
+// Copies a refined scalar into every register tied to it (same id): the same value, or the value plus the
+// difference of their constant deltas (the kernel's sync_linked_regs). A 32-bit tie wraps and zero-extends;
+// 32- and 64-bit deltas cannot be related, so such pairs are left alone.
 void propagate_equal_scalars(State& st, const Reg& r) {
     if (r.type != RegType::scalar || r.id == 0)
         return;
     for_each_reg(st, [&](Reg& o) {
-        if (o.type == RegType::scalar && o.id == r.id)
+        if (o.type != RegType::scalar || o.id != r.id || &o == &r)
+            return;
+        if (o.link == r.link && o.off == r.off) {
             o = r;
+            return;
+        }
+        const bool wide64 = o.link == Link::add64 || r.link == Link::add64;
+        const bool wide32 = o.link == Link::add32 || r.link == Link::add32;
+        if (wide64 && wide32)
+            return;
+        const int64_t delta = int64_t(o.off) - int64_t(r.off);
+        Reg v = r;
+        if (wide32)
+            scalar_alu32(v, reg_const(uint64_t(uint32_t(int32_t(delta)))), Sem::add);
+        else
+            scalar_alu64(v, reg_const(uint64_t(delta)), Sem::add);
+        v.id = o.id, v.link = o.link, v.off = o.off;
+        o = v;
     });
 }
 

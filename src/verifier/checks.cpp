@@ -97,7 +97,7 @@ void write_stack_fixed(Frame& f, int64_t off, int size, const Reg* value, bool v
         if (size < 8 && value->type == RegType::scalar) {
             const int width = 64 - std::countl_zero(value->umax);
             if (width > size * 8)
-                s->spilled.id = 0;
+                clear_scalar_id(s->spilled);
         }
         for (int i = 0; i < 8; i++) {
             if (i < size)
@@ -139,7 +139,7 @@ bool read_stack_fixed(Env& env, Frame& f, int64_t off, int size, int dst) {
         } else if (size <= spill_size) {
             result = s->spilled;
             if (64 - std::countl_zero(result.umax) > size * 8)
-                result.id = 0;
+                clear_scalar_id(result);
         }
     } else if (s && std::find(s->bytes.begin(), s->bytes.end(), Slot::spill) != s->bytes.end() &&
                s->spilled.type != RegType::scalar && byte_index(off) + size <= 8) {

@@ -62,7 +62,9 @@ std::string reg_str(const Reg& r) {
         if (r.var.is_const())
             return fmt::format("{}", int64_t(r.var.value));
         const std::string b = bounds_str(r);
-        const std::string id = r.id ? fmt::format("id={}", r.id) : "";
+        std::string id = r.id ? fmt::format("id={}", r.id) : "";
+        if (r.id && r.link != Link::none)
+            id += fmt::format("{:+}", r.off);
         return fmt::format("scalar({}{}{})", id, !id.empty() && !b.empty() ? "," : "", b);
     }
     std::string s = reg_type_name(r.type, r.maybe_null);

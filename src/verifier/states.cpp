@@ -51,6 +51,9 @@ bool regsafe(const Reg& o, const Reg& c, IdMap& ids, Cmp cmp) {
         // No path below the checkpoint relied on an imprecise scalar's value (precision.cpp).
         if (!o.precise && cmp == Cmp::range)
             return true;
+        // Ties by a constant delta must be the same tie: a later comparison refines the others through it.
+        if (o.link != c.link || (o.link != Link::none && o.off != c.off))
+            return false;
         return range_within(o, c) && ids.check(o.id, c.id, true);
     case RegType::packet:
     case RegType::packet_meta:

@@ -102,6 +102,17 @@ bool ptr_arith(Env& env, int dst, const Reg& ptr, const Reg& off, Sem sem, bool 
     return true;
 }
 
+// rX = rY of a scalar: both get one id (a new one unless Y has one); a Y tied by a constant delta is untied
+// first, as the kernel keeps one delta per register.
+void assign_id_before_mov(Env& env, Reg& src) {
+    if (src.type != RegType::scalar)
+        return;
+    if (src.link != Link::none)
+        clear_scalar_id(src);
+    if (src.id == 0 && !src.var.is_const())
+        src.id = env.new_id();
+}
+
 bool alu_mov(Env& env, const isa::OpInfo& op, const isa::Insn& insn) {
     auto& regs = env.cur.cur().regs;
     const bool is64 = op.shape == Shape::ALU64_K || op.shape == Shape::ALU64_X;
@@ -124,17 +135,45 @@ bool alu_mov(Env& env, const isa::OpInfo& op, const isa::Insn& insn) {
         return true;
     }
     if (is64) {
-        if (src.type == RegType::scalar && !src.var.is_const() && src.id == 0)
-            src.id = env.new_id();
+        assign_id_before_mov(env, src);
         regs[insn.dst] = src;
         return true;
     }
+    // A 32-bit move copies the value exactly (and so stays tied to it) when the source fits in 32 bits.
+    const bool fits = src.type == RegType::scalar && src.umax <= 0xffffffffull;
+    if (fits)
+        assign_id_before_mov(env, src);
     Reg out = src;
     if (out.type != RegType::scalar)
         out = reg_unknown();
+    const Reg kept = out;
     reg_zext32(out);
+    if (fits)
+        out.id = kept.id, out.link = kept.link, out.off = kept.off;
     regs[insn.dst] = out;
     return true;
+}
+
+// After "dst OP= src" on scalars: dst stays tied to its old id's base when the op adds or subtracts a constant
+// to an untied-so-far copy (the kernel's BPF_ADD_CONST64/32, so a later comparison refines both); else untied.
+void update_scalar_link(Reg& dst, const Reg& before, const Reg& src, Sem sem, bool is64) {
+    const bool src_const = is64 ? src.var.is_const() : tnum_subreg(src.var).is_const();
+    if ((sem != Sem::add && sem != Sem::sub) || before.id == 0 || !src_const || before.link != Link::none ||
+        (!is64 && before.umax > 0xffffffffull)) {
+        clear_scalar_id(dst);
+        return;
+    }
+    const uint64_t val = is64 ? src.var.value : uint64_t(uint32_t(src.var.value));
+    int64_t off = is64 ? int64_t(val) : int64_t(int32_t(uint32_t(val)));
+    if (off < INT32_MIN || off > INT32_MAX || (sem == Sem::sub && off == INT32_MIN)) {
+        clear_scalar_id(dst);
+        return;
+    }
+    if (sem == Sem::sub)
+        off = -off;
+    dst.id = before.id;
+    dst.link = is64 ? Link::add64 : Link::add32;
+    dst.off = int32_t(off);
 }
 
 } // namespace
@@ -157,6 +196,7 @@ bool do_alu(Env& env, const isa::OpInfo& op, const isa::Insn& insn) {
         if (dst.type != RegType::scalar)
             return env.fail(fmt::format("R{} pointer arithmetic prohibited", insn.dst));
         scalar_bswap(dst, op.sem);
+        clear_scalar_id(dst);
         return true;
     }
     if (op.shape == Shape::NEG64 || op.shape == Shape::NEG32) {
@@ -166,6 +206,7 @@ bool do_alu(Env& env, const isa::OpInfo& op, const isa::Insn& insn) {
             scalar_alu64(dst, dst, Sem::neg);
         else
             scalar_alu32(dst, dst, Sem::neg);
+        clear_scalar_id(dst);
         return true;
     }
     const Reg src = is_x ? regs[insn.src] : reg_const(is64 ? uint64_t(int64_t(insn.imm)) : uint32_t(insn.imm));
@@ -201,10 +242,12 @@ bool do_alu(Env& env, const isa::OpInfo& op, const isa::Insn& insn) {
         mark_reg_precise(env, insn.dst);
         return ptr_arith(env, insn.dst, src, dst, op.sem, true);
     }
+    const Reg before = dst;
     if (is64)
         scalar_alu64(dst, src, op.sem);
     else
         scalar_alu32(dst, src, op.sem);
+    update_scalar_link(dst, before, src, op.sem, is64);
     return true;
 }
 

@@ -15,6 +15,10 @@ const StringOps* select_default() {
     const StringOps* best = backend_ops(Backend::sse2);
     if (const StringOps* o = backend_ops(Backend::avx2))
         best = o;
+    // AVX-512BW measured faster than AVX2 for cmp/ncmp/nlen/nchr/rchr/spn/nstr at 8..4095 bytes (bench/strings_bench
+    // on Zen 4, four-vector blocks with one combined test); masked loads also make its short-string path cheaper.
+    if (const StringOps* o = backend_ops(Backend::avx512))
+        best = o;
     const StringOps* expected = nullptr;
     g_ops.compare_exchange_strong(expected, best, std::memory_order_relaxed);
     return g_ops.load(std::memory_order_relaxed);

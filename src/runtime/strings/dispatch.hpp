@@ -40,8 +40,8 @@ extern std::atomic<const StringOps*> g_ops;
 const StringOps* select_default();
 } // namespace detail
 
-// The active table: AVX2 when the CPU has it (measured faster than AVX-512 for the common scans on our machines;
-// see docs/kfuncs.md), else SSE2, unless set_backend() chose another.
+// The active table: AVX-512BW when the CPU has it (measured faster than AVX2 for every kernel since the scans
+// test four vectors per step; see dispatch.cpp), else AVX2, else SSE2, unless set_backend() chose another.
 inline const StringOps& ops() {
     const StringOps* o = detail::g_ops.load(std::memory_order_relaxed);
     return o ? *o : *detail::select_default();

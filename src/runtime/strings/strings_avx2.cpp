@@ -26,6 +26,13 @@ struct V {
     static bool any(hit h) { return !_mm256_testz_si256(h, h); }
     static uint64_t bits(hit h) { return static_cast<uint32_t>(_mm256_movemask_epi8(h)); }
     static hit cmp_stop(vec a, vec b) { return eq0(_mm256_min_epu8(a, _mm256_cmpeq_epi8(a, b))); }
+    static vec stopv(vec a, vec b) { return _mm256_min_epu8(a, _mm256_cmpeq_epi8(a, b)); }
+    static vec vmin(vec a, vec b) { return _mm256_min_epu8(a, b); }
+    static vec vxor(vec a, vec b) { return _mm256_xor_si256(a, b); }
+    static vec pin(vec v) {
+        asm("" : "+x"(v));
+        return v;
+    }
     static hit le_u(vec a, vec b) { return _mm256_cmpeq_epi8(_mm256_min_epu8(a, b), a); }
     static vec fold(vec v) {
         const hit u1 = le_u(_mm256_sub_epi8(v, splat(0x41)), splat(25));

@@ -24,6 +24,13 @@ struct V {
     static bool any(hit h) { return h != 0; }
     static uint64_t bits(hit h) { return h; }
     static hit cmp_stop(vec a, vec b) { return _mm512_cmpneq_epi8_mask(a, b) | eq0(a); }
+    static vec stopv(vec a, vec b) { return _mm512_maskz_mov_epi8(_mm512_cmpeq_epi8_mask(a, b), a); }
+    static vec vmin(vec a, vec b) { return _mm512_min_epu8(a, b); }
+    static vec vxor(vec a, vec b) { return _mm512_xor_si512(a, b); }
+    static vec pin(vec v) {
+        asm("" : "+v"(v));
+        return v;
+    }
     static vec fold(vec v) {
         const hit u1 = _mm512_cmple_epu8_mask(_mm512_sub_epi8(v, splat(0x41)), splat(25));
         const hit u2 = _mm512_mask_cmple_epu8_mask(_mm512_cmpneq_epi8_mask(v, splat(0xD7)),

@@ -26,6 +26,13 @@ struct V {
     static uint64_t bits(hit h) { return static_cast<uint32_t>(_mm_movemask_epi8(h)); }
     // a != b or a == 0: min(a, a==b ? 0xFF : 0) is 0 exactly then
     static hit cmp_stop(vec a, vec b) { return eq0(_mm_min_epu8(a, _mm_cmpeq_epi8(a, b))); }
+    static vec stopv(vec a, vec b) { return _mm_min_epu8(a, _mm_cmpeq_epi8(a, b)); }
+    static vec vmin(vec a, vec b) { return _mm_min_epu8(a, b); }
+    static vec vxor(vec a, vec b) { return _mm_xor_si128(a, b); }
+    static vec pin(vec v) {
+        asm("" : "+x"(v));
+        return v;
+    }
     static hit le_u(vec a, vec b) { return _mm_cmpeq_epi8(_mm_min_epu8(a, b), a); }
     static vec fold(vec v) {
         const hit u1 = le_u(_mm_sub_epi8(v, splat(0x41)), splat(25));

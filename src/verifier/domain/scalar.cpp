@@ -117,14 +117,14 @@ Reg reg_ptr(RegType t, uint32_t aux, int32_t off) {
 
 void mark_unbounded(Reg& r) {
     r.var = Tnum::unknown();
-    r.id = 0;
+    clear_scalar_id(r);
     unbound64(r);
     unbound32(r);
 }
 
 void mark_known(Reg& r, uint64_t v) {
     r.var = Tnum::constant(v);
-    r.id = 0;
+    clear_scalar_id(r);
     r.smin = r.smax = int64_t(v);
     r.umin = r.umax = v;
     r.s32min = r.s32max = int32_t(uint32_t(v));
@@ -162,6 +162,13 @@ void reg_from_u32_bounds(Reg& r) {
     reg_sync(r);
 }
 
+void clear_scalar_id(Reg& r) {
+    r.id = 0;
+    r.link = Link::none;
+    if (r.type == RegType::scalar)
+        r.off = 0;
+}
+
 void reg_zext32(Reg& r) {
     r.var = tnum_subreg(r.var);
     if ((r.umin >> 32) != (r.umax >> 32)) {
@@ -173,7 +180,7 @@ void reg_zext32(Reg& r) {
     unbound64(r);
     r.umin = r.u32min, r.umax = r.u32max;
     r.smin = r.u32min, r.smax = r.u32max;
-    r.id = 0;
+    clear_scalar_id(r);
     reg_sync(r);
 }
 
@@ -189,7 +196,7 @@ void coerce_to_size(Reg& r, int bytes) {
     }
     r.smin = int64_t(r.umin), r.smax = int64_t(r.umax);
     unbound32(r);
-    r.id = 0;
+    clear_scalar_id(r);
     reg_sync(r);
 }
 
@@ -338,7 +345,7 @@ void alu_divmod(Reg& d, const Reg& s, isa::Sem sem) {
 } // namespace
 
 void scalar_alu64(Reg& d, const Reg& s, isa::Sem sem) {
-    d.id = 0;
+    clear_scalar_id(d);
     switch (sem) {
     case isa::Sem::add: alu_add(d, s); break;
     case isa::Sem::sub: alu_sub(d, s); break;
@@ -407,19 +414,19 @@ void scalar_alu32(Reg& d, const Reg& s, isa::Sem sem) {
     unbound32(a);
     reg_sync(a);
     d = a;
-    d.id = 0;
+    clear_scalar_id(d);
 }
 
 void scalar_movsx(Reg& d, const Reg& s, int bytes, bool is64) {
     d = s;
-    d.id = 0;
+    clear_scalar_id(d);
     coerce_to_size_sx(d, bytes);
     if (!is64)
         reg_zext32(d);
 }
 
 void scalar_bswap(Reg& d, isa::Sem sem) {
-    d.id = 0;
+    clear_scalar_id(d);
     int width = 64;
     bool swap = true;
     switch (sem) {

@@ -27,12 +27,17 @@ enum class RegType : uint8_t {
     map_key,     // PTR_TO_MAP_KEY (map index in `aux`): a for_each_map_elem callback's key, read-only
 };
 
+// How a scalar sharing an id relates to the id's base value (the kernel's BPF_ADD_CONST64/32): none = equal;
+// add64 = base + off; add32 = (u32)(base + off) zero-extended, the base being below 2^32.
+enum class Link : uint8_t { none, add64, add32 };
+
 struct Reg {
     RegType type = RegType::not_init;
     bool maybe_null = false;
     uint8_t frameno = 0; // stack pointers: the frame they point into
-    int32_t off = 0;     // fixed offset of pointers
+    int32_t off = 0;     // fixed offset of pointers; linked scalars: the delta to the base (see Link)
     uint32_t id = 0;     // null-check / packet-range / equal-scalar identity; 0 = none
+    Link link = Link::none; // scalars with an id: how the value follows the id's base
     uint32_t aux = 0;    // map_ptr / map_value: map index; mem: size; func: insn; packet: range
     Tnum var;            // scalars: the value; pointers: the variable part of the offset
     int64_t smin = 0, smax = 0;
@@ -57,6 +62,7 @@ void mark_unbounded(Reg& r);             // scalar, nothing known
 void mark_known(Reg& r, uint64_t v);     // scalar constant
 void set_var_off_zero(Reg& r);           // pointer with var offset 0
 void reg_sync(Reg& r);                   // reconcile tnum, 64- and 32-bit bounds
+void clear_scalar_id(Reg& r);            // a scalar no longer tied to others (id, link and delta dropped)
 void reg_zext32(Reg& r);                 // keep the low 32 bits (what a 32-bit op leaves in a register)
 void reg_from_u32_bounds(Reg& r);        // 64-bit bounds := the (already valid) 32-bit bounds, upper half zero
 bool reg_bounds_valid(const Reg& r);     // false when min > max somewhere (a path that cannot happen)
