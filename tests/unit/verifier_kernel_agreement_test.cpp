@@ -165,7 +165,8 @@ TEST(VerifierKernelAgreement, StrncmpLoopAgainstKernel) {
     if (kernel_insns) {
         EXPECT_LE(v.processed_insns, 2 * kernel_insns);
     }
-    EXPECT_LT(ours_s, kernel_s);
+    // The two load times are printed side by side above, not asserted: speed is a benchmark's claim, and a
+    // sanitizer build or a loaded machine must not fail the suite.
 }
 
 } // namespace
