@@ -29,5 +29,6 @@ Runner add_test_command(CLI::App& app);
 Runner add_map_command(CLI::App& app);
 Runner add_verify_command(CLI::App& app);
 Runner add_bench_command(CLI::App& app);
+Runner add_conformance_command(CLI::App& app);
 
 } // namespace strbpf::cli

@@ -21,6 +21,7 @@ int main(int argc, char** argv) {
     add(add_map_command);
     add(add_verify_command);
     add(add_bench_command);
+    add(add_conformance_command);
     try {
         app.parse(argc, argv);
     } catch (const CLI::CallForHelp& e) {
