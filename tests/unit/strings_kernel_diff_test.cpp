@@ -283,7 +283,8 @@ class Builder {
             const size_t off = used + (g_->chance(20) ? g_->below(64) : g_->below(8)); // vary the alignment
             if (off > max_off || off + s.size() + 1 >= pool.size())
                 continue;
-            std::memcpy(pool.data() + off, s.data(), s.size());
+            if (!s.empty()) // memcpy from an empty vector's null data() is undefined (UBSan)
+                std::memcpy(pool.data() + off, s.data(), s.size());
             pool[off + s.size()] = 0;
             if (!nul && off + s.size() + 1 < pool.size() - 1)
                 pool[off + s.size()] = g_->chance(50) ? 'a' : 0xff; // runs on into the next string
