@@ -1,9 +1,7 @@
 // `strbpf test`: runs programs annotated with the kernel test_loader's tags (__success, __failure, __msg,
 // __retval, ...) on every engine and reports PASS/FAIL per test and engine (tools stage).
 #include <cstdio>
-#include <map>
 
-#include <bpf/btf.h>
 #include <fmt/format.h>
 
 #include "cli.hpp"
@@ -28,32 +26,12 @@ struct Totals {
     int passed = 0, failed = 0, skipped = 0;
 };
 
-// strbpf's own decl tags (strbpf_data_hex, strbpf_ctx_hex), keyed by program name then tag.
-std::map<std::string, std::map<std::string, std::string>> strbpf_tags(const std::string& obj) {
-    std::map<std::string, std::map<std::string, std::string>> out;
-    struct btf* btf = btf__parse_elf(obj.c_str(), nullptr);
-    if (!btf)
-        return out;
-    const uint32_t n = btf__type_cnt(btf);
-    for (uint32_t id = 1; id < n; id++) {
-        const struct btf_type* t = btf__type_by_id(btf, id);
-        if (!btf_is_decl_tag(t) || btf_decl_tag(t)->component_idx != -1)
-            continue;
-        const struct btf_type* target = btf__type_by_id(btf, t->type);
-        if (!target || !btf_is_func(target))
-            continue;
-        std::string tag = btf__name_by_offset(btf, t->name_off);
-        const std::string prefix = "comment:strbpf_";
-        if (tag.rfind(prefix, 0) != 0)
-            continue;
-        const size_t eq = tag.find('=');
-        if (eq == std::string::npos)
-            continue;
-        out[btf__name_by_offset(btf, target->name_off)][tag.substr(prefix.size(), eq - prefix.size())] =
-            tag.substr(eq + 1);
-    }
-    btf__free(btf);
-    return out;
+// strbpf's own decl tags (comment:strbpf_data_hex=..., ...): test_spec keeps every tag it does not interpret.
+const std::string* strbpf_tag(const exec::TestSpec& spec, const std::string& name) {
+    for (const auto& [key, value] : spec.other_tags)
+        if (key == "strbpf_" + name)
+            return &value;
+    return nullptr;
 }
 
 bool is_packet_prog(loader::ProgType t) {
@@ -126,7 +104,6 @@ int run(const TestOptions& o) {
             return kExitUsage;
         }
         auto object = std::move(loaded).value();
-        auto tags = strbpf_tags(obj);
         std::string objname = obj.substr(obj.find_last_of('/') + 1);
         if (auto dot = objname.find(".bpf.o"); dot != std::string::npos)
             objname.resize(dot);
@@ -136,16 +113,15 @@ int run(const TestOptions& o) {
                 continue;
             const loader::ProgramSpec* ps = object->find_program(spec.prog);
             exec::RunRequest req;
-            auto& ptags = tags[spec.prog];
-            if (auto it = ptags.find("data_hex"); it != ptags.end()) {
-                auto b = parse_hex(it->second);
+            if (const std::string* hex = strbpf_tag(spec, "data_hex")) {
+                auto b = parse_hex(*hex);
                 if (b)
                     req.data_in = std::move(b).value();
             } else if (ps && is_packet_prog(ps->type)) {
                 req.data_in.assign(kTestDataLen, 0);
             }
-            if (auto it = ptags.find("ctx_hex"); it != ptags.end()) {
-                auto b = parse_hex(it->second);
+            if (const std::string* hex = strbpf_tag(spec, "ctx_hex")) {
+                auto b = parse_hex(*hex);
                 if (b)
                     req.ctx_in = std::move(b).value();
             }
@@ -163,7 +139,7 @@ int run(const TestOptions& o) {
                         std::printf("SKIP  %s: %s\n", label.c_str(), r.error.c_str());
                         continue;
                     }
-                } else if (ptags.count("needs_verifier") && engine == exec::EngineKind::interp_checked) {
+                } else if (strbpf_tag(spec, "needs_verifier") && engine == exec::EngineKind::interp_checked) {
                     t.skipped++;
                     std::printf("SKIP  %s: the expected rejection needs a verifier; this engine runs without one\n",
                                 label.c_str());

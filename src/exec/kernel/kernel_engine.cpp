@@ -279,6 +279,13 @@ RunReport KernelObject::run(const RunRequest& req) {
     return report;
 }
 
+// A failed BPF_PROG_TEST_RUN. The kernel cannot test-run some program types (tracepoint, kprobe: -ENOTSUPP):
+// that is a skip, not a failure.
+void KernelObject::record_run_error(int err, RunReport* report) {
+    report->error = run_error(err, prog_type_);
+    details_.unsupported = err == kENOTSUPP;
+}
+
 // Syscall programs take only a ctx (no data, no repeat): the kernel copies the ctx back into ctx_in after the run.
 // raw_tp programs use the same path (their ctx is read-only, so ctx_out equals ctx_in).
 void KernelObject::run_syscall(const RunRequest& req, RunReport* report) {
@@ -294,9 +301,7 @@ void KernelObject::run_syscall(const RunRequest& req, RunReport* report) {
             opts.ctx_size_in = static_cast<uint32_t>(ctx.size());
         }
         if (bpf_prog_test_run_opts(prog_fd_, &opts) != 0) {
-            const int err = errno;
-            report->error = run_error(err, prog_type_);
-            details_.unsupported = err == kENOTSUPP;
+            record_run_error(errno, report);
             return;
         }
         report->retval = opts.retval;
@@ -330,10 +335,7 @@ void KernelObject::run_packet(const RunRequest& req, bool is_packet, RunReport* 
         opts.ctx_size_out = static_cast<uint32_t>(ctx_out.size());
     }
     if (bpf_prog_test_run_opts(prog_fd_, &opts) != 0) {
-        // The kernel cannot test-run some program types (tracepoint, kprobe): a skip, not a failure.
-        const int err = errno;
-        report->error = run_error(err, prog_type_);
-        details_.unsupported = err == kENOTSUPP;
+        record_run_error(errno, report);
         return;
     }
     report->retval = opts.retval;

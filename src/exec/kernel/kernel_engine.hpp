@@ -85,6 +85,7 @@ class KernelObject {
     Result<std::vector<std::vector<uint8_t>>> global_values(const std::vector<runtime::GlobalPatch>& globals) const;
     void run_syscall(const RunRequest& req, RunReport* report);
     void run_packet(const RunRequest& req, bool is_packet, RunReport* report);
+    void record_run_error(int err, RunReport* report);
 
     std::string path_;
     std::string prog_name_;
