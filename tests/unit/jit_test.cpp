@@ -81,16 +81,55 @@ TEST(JitGolden, FunctionPrologueAndEpilogue) {
     EXPECT_CODE_AT(*p, p->insn_offset(2) - 15, std::string(kPrologue) + "B807000000" + kEpilogue);
 }
 
-// A one-function program runs inline in its entry: exit restores the System V registers the entry saved.
+// A one-function program is lean: it runs inline in its System V entry, which saves nothing it does not use, and
+// exit returns r0 in rax and status 0 in rdx straight to run().
 TEST(JitGolden, OneFunctionExitReturnsToTheCaller) {
     auto p = compile_text("mov %r0, 0\nexit");
     ASSERT_TRUE(p);
-    // xor eax, eax; add rsp, 8; pop r15; pop r14; pop r13; pop r12; pop rbx; pop rbp; ret.
-    EXPECT_CODE_AT(*p, p->insn_offset(0), "31C0 4883C408 415F 415E 415D 415C 5B 5D C3");
+    EXPECT_TRUE(p->lean());
+    // entry: r0 and r3..r5 start at 0; then xor eax, eax (mov r0, 0); xor edx, edx (status ok); ret.
+    EXPECT_CODE_AT(*p, p->main_offset(), "31C0 31D2 31C9 4531C0 31C0 31D2 C3");
+}
+
+// A lean entry saves only the callee-saved registers the program touches: here r10 (rbp, taken from the fp
+// argument in rcx) and r6 (rbx); exit pops them in reverse.
+TEST(JitGolden, LeanEntrySavesOnlyWhatItUses) {
+    auto p = compile_text("mov %r6, 1\nstxdw [%r10-8], %r6\nmov %r0, 0\nexit");
+    ASSERT_TRUE(p);
+    ASSERT_TRUE(p->lean());
+    // push rbp; push rbx; mov rbp, rcx; xor eax, eax; xor edx, edx; xor ecx, ecx; xor r8d, r8d; xor ebx, ebx.
+    EXPECT_CODE_AT(*p, p->main_offset(), "55 53 4889CD 31C0 31D2 31C9 4531C0 31DB");
+    // exit: xor edx, edx; pop rbx; pop rbp; ret.
+    EXPECT_CODE_AT(*p, p->insn_offset(3), "31D2 5B 5D C3");
+    Harness h;
+    const auto r = h.run(*p);
+    EXPECT_TRUE(r.ok) << r.error;
+    uint64_t slot;
+    std::memcpy(&slot, h.stack.bytes + sizeof h.stack.bytes - 8, 8);
+    EXPECT_EQ(slot, 1u); // r10 was the top of the stack area
+}
+
+// Forward jumps: rel8 where the target is within reach, rel32 where it is not (the second emission keeps the
+// first one's rel32 for those).
+TEST(JitGolden, ForwardJumpsAreShortWhenTheyReach) {
+    std::string far = "jeq %r1, 0, +40\n";
+    for (int k = 0; k < 20; k++) // 20 x movabs (10 bytes each): 200 bytes, out of rel8's reach
+        far += "lddw %r2, 0x1122334455667788\n";
+    far += "mov %r0, 0\nexit";
+    auto p = compile_text(far);
+    ASSERT_TRUE(p);
+    EXPECT_CODE_AT(*p, p->insn_offset(0), "4885FF 0F84????????"); // test rdi, rdi; je rel32
+    auto q = compile_text("jeq %r1, 0, +1\nmov %r0, 1\nexit");
+    ASSERT_TRUE(q);
+    EXPECT_CODE_AT(*q, q->insn_offset(0), "4885FF 74??"); // test rdi, rdi; je rel8
+    Harness h;
+    EXPECT_EQ(h.run(*p, 0).r0, 0u);
+    EXPECT_EQ(h.run(*q, 0).r0, 0u);
+    EXPECT_EQ(h.run(*q, 5).r0, 1u);
 }
 
 // A helper call: r1..r5 already sit in rdi rsi rdx rcx r8; mov r9, r12 (&ctx); call rel32 straight to the helper
-// (asmjit pads it with a REX byte); cmp byte [r12 + offsetof(aborted)], 0; jne to the abort stub.
+// (asmjit pads it with a REX byte); cmp byte [r12 + offsetof(aborted)], 0; jne (rel8) to the abort stub.
 TEST(JitGolden, HelperCallIsDirect) {
     auto p = compile_text("call 8\nexit"); // bpf_get_smp_processor_id
     ASSERT_TRUE(p);
@@ -102,8 +141,8 @@ TEST(JitGolden, HelperCallIsDirect) {
         std::snprintf(cmp, sizeof cmp, "41807C24%02lX00", aborted);
     else
         std::snprintf(cmp, sizeof cmp, "4180BC24%02lX%02lX000000", aborted & 0xff, aborted >> 8);
-    EXPECT_CODE_AT(*p, p->insn_offset(0), std::string("4D89E1") + "40E8????????" + cmp + "0F85????????");
-    EXPECT_EQ(p->insn_offset(1) - p->insn_offset(0), 3 + 6 + std::strlen(cmp) / 2 + 6);
+    EXPECT_CODE_AT(*p, p->insn_offset(0), std::string("4D89E1") + "40E8????????" + cmp + "75??");
+    EXPECT_EQ(p->insn_offset(1) - p->insn_offset(0), 3 + 6 + std::strlen(cmp) / 2 + 2);
     // The rel32 lands on the helper itself: no thunk, no table.
     const size_t call_at = p->insn_offset(0) + 3 + 1;
     int32_t rel;
@@ -119,16 +158,16 @@ TEST(JitGolden, DivisionByZeroGuard) {
     EXPECT_CODE_AT(*p, p->insn_offset(0),
                    "4989F3"        // mov r11, rsi
                    "4D85DB"        // test r11, r11
-                   "0F84????????"  // jz zero
+                   "74??"          // jz zero
                    "4989C1 4989D2" // mov r9, rax; mov r10, rdx
                    "4889F8"        // mov rax, rdi
                    "31D2 49F7F3"   // xor edx, edx; div r11
                    "4989C3"        // mov r11, rax (the quotient)
                    "4C89C8 4C89D2" // mov rax, r9; mov rdx, r10
                    "4C89DF"        // mov rdi, r11
-                   "E9????????"    // jmp done
+                   "EB??"          // jmp done
                    "31FF");        // zero: xor edi, edi (BPF: x / 0 = 0)
-    EXPECT_EQ(p->insn_offset(1) - p->insn_offset(0), 45u);
+    EXPECT_EQ(p->insn_offset(1) - p->insn_offset(0), 38u);
 }
 
 // ---- W^X -------------------------------------------------------------------------------------------------------

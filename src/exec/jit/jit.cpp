@@ -101,6 +101,13 @@ class RunScope {
 } // namespace
 
 JitResult CompiledProgram::run(uint64_t r1, uint64_t r2, runtime::RunContext& ctx, runtime::StackArea& stack) const {
+    if (lean_) { // one function, no callbacks: no RunState, main's r10 is the top of the stack
+        const uint64_t top = reinterpret_cast<uint64_t>(stack.bytes) + sizeof stack.bytes;
+        const x86_64::LeanResult res = reinterpret_cast<x86_64::LeanFn>(run_entry_)(r1, r2, &ctx, top);
+        if (res.status == 0) [[likely]]
+            return JitResult{true, res.r0, {}};
+        return JitResult{false, res.r0, stop_message(uint32_t(res.status), int32_t(res.status >> 32), ctx)};
+    }
     RunScope scope(this, enter_, ctx, stack);
     // The function prologue moves r10 512 bytes down: start one frame above the top so main gets the top.
     x86_64::EntryFrame f{{r1, r2, 0, 0, 0}, &ctx, scope.top + isa::kStackSize, main_};
@@ -150,12 +157,21 @@ std::string CompiledProgram::stop_message(uint32_t status, int32_t pc, const run
 
 Result<std::unique_ptr<CompiledProgram>> compile(std::span<const isa::Insn> insns) {
     STRBPF_TRY(isa::validate(insns));
+    static const bool bmi2 = host_has_bmi2();
+    // Two emissions: the first with rel32 forward jumps measures which of them fit in rel8; the second uses rel8
+    // for those (x86 has no relaxing assembler in asmjit; the kernel's JIT iterates its passes the same way).
+    x86_64::Emitted first;
+    {
+        asmjit::CodeHolder code;
+        if (asmjit::Error e = code.init(asmjit::Environment::host()))
+            return asmjit_error("CodeHolder::init", e);
+        STRBPF_TRY(x86_64::emit_program(insns, code, x86_64::CodegenOptions{bmi2, nullptr}, &first));
+    }
     asmjit::CodeHolder code;
     if (asmjit::Error e = code.init(asmjit::Environment::host()))
         return asmjit_error("CodeHolder::init", e);
     x86_64::Emitted em;
-    static const bool bmi2 = host_has_bmi2();
-    STRBPF_TRY(x86_64::emit_program(insns, code, x86_64::CodegenOptions{bmi2}, &em));
+    STRBPF_TRY(x86_64::emit_program(insns, code, x86_64::CodegenOptions{bmi2, &first.short_ok}, &em));
     if (asmjit::Error e = code.flatten())
         return asmjit_error("flatten", e);
     if (asmjit::Error e = code.resolveUnresolvedLinks())
@@ -180,7 +196,8 @@ Result<std::unique_ptr<CompiledProgram>> compile(std::span<const isa::Insn> insn
 
     prog->direct_calls_ = !code.hasAddressTable() || code.addressTableSection()->realSize() == 0;
     prog->enter_ = base + code.labelOffsetFromBase(em.enter);
-    if (em.enter_main.isValid()) { // one function: main's body is inline in its own entry
+    if (em.enter_main.isValid()) { // lean: main's body is inline in its own entry
+        prog->lean_ = true;
         prog->run_entry_ = base + code.labelOffsetFromBase(em.enter_main);
         prog->main_ = prog->run_entry_;
     } else {

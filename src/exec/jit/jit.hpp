@@ -43,11 +43,13 @@ class CompiledProgram {
     // True when every helper and kfunc call is a rel32 call (the code landed within reach of the helpers).
     bool direct_calls() const { return direct_calls_; }
     size_t insn_count() const { return insns_.size(); }
+    // True when run() enters main directly, without the trampoline and its per-run state (x86_64/abi.hpp LeanFn).
+    bool lean() const { return lean_; }
 
     // The pc of the BPF function whose native entry is `target` (a valid callback value); -1 when none is.
     int64_t function_pc(uint64_t target) const;
-    // Offset in code() of pc 0's function entry: its prologue, or for a one-function program the entry that runs
-    // main inline (enter_main).
+    // Offset in code() of pc 0's function entry: its prologue, or for a lean program (one function, no
+    // callback-taking helper) the entry that runs main inline (enter_main).
     size_t main_offset() const { return size_t(main_ - reinterpret_cast<uint64_t>(mem_.data())); }
     // Offset in code() of the native code of BPF instruction `pc`.
     size_t insn_offset(size_t pc) const { return pc < insn_offsets_.size() ? insn_offsets_[pc] : code_size_; }
@@ -63,7 +65,8 @@ class CompiledProgram {
     bool direct_calls_ = false;
     uint64_t enter_ = 0;     // native address of the entry trampoline
     uint64_t main_ = 0;      // native address of pc 0's function entry (or of enter_main)
-    uint64_t run_entry_ = 0; // what run() calls: enter_, or enter_main for one-function programs
+    uint64_t run_entry_ = 0; // what run() calls: enter_ (an EnterFn), or enter_main (a LeanFn) when lean_
+    bool lean_ = false;      // one function and no callback-taking helper: run() needs no RunState
     std::vector<std::pair<uint64_t, int64_t>> functions_; // (native entry, pc) of every BPF function, sorted
     std::vector<isa::Insn> insns_;                        // for error messages
     std::vector<uint32_t> insn_offsets_;

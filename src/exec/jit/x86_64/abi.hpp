@@ -31,6 +31,16 @@ struct EntryFrame {
 
 using EnterFn = uint64_t (*)(EntryFrame* frame);
 
+// The entry of a lean program (one BPF function, no callback-taking helper): main's body inline, entered with the
+// System V convention and saving only the callee-saved registers it uses. It needs no RunState: the result comes
+// back in rax:rdx, status 0 on success, else an ExitCode in the low 32 bits and the stopping pc in the high 32.
+struct LeanResult {
+    uint64_t r0;
+    uint64_t status;
+};
+using LeanFn = LeanResult (*)(uint64_t r1, uint64_t r2, runtime::RunContext* ctx, uint64_t fp);
+inline uint64_t lean_status(ExitCode code, int32_t pc) { return uint64_t(code) | (uint64_t(uint32_t(pc)) << 32); }
+
 // Per-run state on run()'s stack, reached from generated code as [r12 + engine_state offset].
 struct RunState {
     uint64_t floor;     // r10 of the deepest frame allowed (stack.bytes + 512): a local call made from it fails

@@ -13,15 +13,20 @@ namespace strbpf::exec::jit::x86_64 {
 
 struct Emitted {
     asmjit::Label enter;                  // the entry trampoline: uint64_t enter(EntryFrame*)
-    asmjit::Label enter_main;             // valid for a one-function program: enter with main inline
+    asmjit::Label enter_main;             // valid for a lean program: LeanFn with main inline (abi.hpp)
     asmjit::Label main;                   // pc 0's function entry (not bound when enter_main is valid)
     std::vector<asmjit::Label> functions; // every BPF function entry (pc 0, local-call and callback targets)
     std::vector<int64_t> function_pcs;    // their pcs
     std::vector<uint32_t> insn_offsets;   // per pc: offset of its code in .text (ld_imm64's 2nd slot: the 1st's)
+    // Per forward jump, in emission order: true when its rel32 form reached no further than rel8 can. Code only
+    // shrinks when those jumps are re-emitted as rel8, so a second emission may use the short form for them.
+    std::vector<bool> short_ok;
 };
 
 struct CodegenOptions {
     bool bmi2 = false; // shlx/shrx/sarx for register shifts (no need to route the count through cl)
+    // From a first emission's Emitted::short_ok: which forward jumps to emit as rel8 (none when null).
+    const std::vector<bool>* short_jumps = nullptr;
 };
 
 // Emits `insns` (already accepted by isa::validate) into `code`, which must be initialised for x86-64.
