@@ -29,7 +29,7 @@ void fill_target(Buffers* b) {
 void fill_strncmp(uint32_t len, Buffers* b) {
     b->len = len;
     fill_target(b);
-    std::memset(b->str, 0, sizeof b->str);
+    std::memset(b->str, 0, kStrSize);
     std::memcpy(b->str, b->target, len);
     b->str[len - 1] = char(b->str[len - 1] - 1);
 }
@@ -38,8 +38,8 @@ void fill_strncmp(uint32_t len, Buffers* b) {
 void fill_kfuncs(uint32_t len, Buffers* b) {
     b->len = len;
     fill_target(b);
-    std::memset(b->str, 0, sizeof b->str);
-    std::memset(b->sub, 0, sizeof b->sub);
+    std::memset(b->str, 0, kStrSize);
+    std::memset(b->sub, 0, kStrSize);
     std::memcpy(b->str, b->target, len);
     b->str[len - 1] = '0';
     const uint32_t q = len / 4 ? len / 4 : 1;
@@ -176,30 +176,72 @@ const Scenario* find_scenario(const std::string& name) {
     return nullptr;
 }
 
-Result<std::vector<runtime::GlobalPatch>> global_patches(const Scenario& sc, const std::string& obj_path,
-                                                         const Buffers& b) {
-    std::vector<runtime::GlobalPatch> out;
-    if (sc.len_var.empty())
-        return out;
+namespace {
+// Offsets of the scenario's variables in the object's .rodata (len_var, target) and .bss (str, sub).
+struct VarOffsets {
+    uint32_t len = 0, target = 0, str = 0, sub = 0;
+    bool has_sub = false;
+};
+
+Result<VarOffsets> var_offsets(const Scenario& sc, const std::string& obj_path) {
     std::unique_ptr<bpf_object, void (*)(bpf_object*)> obj(bpf_object__open_file(obj_path.c_str(), nullptr),
                                                            bpf_object__close);
     if (!obj || !bpf_object__btf(obj.get()))
         return make_error(fmt::format("libbpf cannot open {} or it has no BTF", obj_path));
     const btf* bt = bpf_object__btf(obj.get());
-    auto add = [&](const char* sec, const std::string& var, const void* bytes, size_t n) -> Status {
+    VarOffsets v;
+    auto get = [&](const char* sec, const std::string& var, uint32_t* out) -> Status {
         auto off = var_offset(bt, obj_path, sec, var);
         if (!off)
             return off.error();
-        const auto* p = static_cast<const uint8_t*>(bytes);
-        out.push_back({sec, *off, std::vector<uint8_t>(p, p + n)});
+        *out = *off;
         return ok_status();
     };
+    STRBPF_TRY(get(".rodata", sc.len_var, &v.len));
+    STRBPF_TRY(get(".rodata", "target", &v.target));
+    STRBPF_TRY(get(".bss", "str", &v.str));
+    if (sc.name == "string-kfuncs") {
+        STRBPF_TRY(get(".bss", "sub", &v.sub));
+        v.has_sub = true;
+    }
+    return v;
+}
+} // namespace
+
+void Buffers::place(uint32_t target_off, uint32_t str_off, uint32_t sub_off) {
+    target = storage_[0] + target_off % kLine;
+    str = storage_[1] + str_off % kLine;
+    sub = storage_[2] + sub_off % kLine;
+}
+
+Status place_like_object(const Scenario& sc, const std::string& obj_path, Buffers* b) {
+    if (sc.len_var.empty())
+        return ok_status();
+    auto v = var_offsets(sc, obj_path);
+    if (!v)
+        return v.error();
+    b->place(v->target, v->str, v->sub);
+    return ok_status();
+}
+
+Result<std::vector<runtime::GlobalPatch>> global_patches(const Scenario& sc, const std::string& obj_path,
+                                                         const Buffers& b) {
+    std::vector<runtime::GlobalPatch> out;
+    if (sc.len_var.empty())
+        return out;
+    auto v = var_offsets(sc, obj_path);
+    if (!v)
+        return v.error();
+    auto add = [&](const char* sec, uint32_t off, const void* bytes, size_t n) {
+        const auto* p = static_cast<const uint8_t*>(bytes);
+        out.push_back({sec, off, std::vector<uint8_t>(p, p + n)});
+    };
     const uint32_t len = b.len;
-    STRBPF_TRY(add(".rodata", sc.len_var, &len, sizeof len));
-    STRBPF_TRY(add(".rodata", "target", b.target, sizeof b.target));
-    STRBPF_TRY(add(".bss", "str", b.str, sizeof b.str));
-    if (sc.name == "string-kfuncs")
-        STRBPF_TRY(add(".bss", "sub", b.sub, sizeof b.sub));
+    add(".rodata", v->len, &len, sizeof len);
+    add(".rodata", v->target, b.target, kStrSize);
+    add(".bss", v->str, b.str, kStrSize);
+    if (v->has_sub)
+        add(".bss", v->sub, b.sub, kStrSize);
     return out;
 }
 

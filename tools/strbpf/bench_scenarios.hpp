@@ -15,11 +15,23 @@ inline constexpr uint32_t kStrSize = 4096; // BENCH_STR_SZ in bench/progs/bench_
 inline constexpr uint32_t kMaxLen = kStrSize - 1;
 
 // The strings of one length, exactly as the BPF programs see them in .rodata/.bss (and glibc sees them natively).
+// Each array is kStrSize bytes. place() puts glibc's copies at the same offsets within a cache line as the
+// program's variables (target follows the 4-byte length in .rodata), so the native line meets the same
+// (mis)alignment as the helpers and kfuncs do.
 struct Buffers {
+    Buffers() = default;
+    Buffers(const Buffers&) = delete;
+    Buffers& operator=(const Buffers&) = delete;
+    void place(uint32_t target_off, uint32_t str_off, uint32_t sub_off);
+
     uint32_t len = 0;
-    alignas(64) char target[kStrSize] = {}; // 4095 random digits '1'..'9' + NUL (fixed seed)
-    alignas(64) char str[kStrSize] = {};    // len bytes, NUL-terminated (see the scenario's fill)
-    alignas(64) char sub[kStrSize] = {};    // string-kfuncs: the last max(1, len / 4) bytes of str
+    char* target = storage_[0]; // 4095 random digits '1'..'9' + NUL (fixed seed)
+    char* str = storage_[1];    // len bytes, NUL-terminated (see the scenario's fill)
+    char* sub = storage_[2];    // string-kfuncs: the last max(1, len / 4) bytes of str
+
+  private:
+    static constexpr uint32_t kLine = 64;
+    alignas(kLine) char storage_[3][kStrSize + kLine] = {};
 };
 
 // What a measured operation must answer. sign_only: only the sign of `value` is specified (glibc's strcmp family).
@@ -64,5 +76,7 @@ const Scenario* find_scenario(const std::string& name);
 // load, so the kernel's verifier sees constants), str (and sub) in .bss. Offsets come from the object's BTF.
 Result<std::vector<runtime::GlobalPatch>> global_patches(const Scenario& sc, const std::string& obj_path,
                                                          const Buffers& b);
+// b->place()s the strings like the variables of `sc`'s object (call before filling them).
+Status place_like_object(const Scenario& sc, const std::string& obj_path, Buffers* b);
 
 } // namespace strbpf::cli::bench

@@ -250,6 +250,10 @@ int BenchRun::run() {
                     o_.producers);
     for (uint32_t len : lengths_) {
         auto bufs = std::make_shared<Buffers>();
+        if (auto st = place_like_object(sc_, obj_path_, bufs.get()); !st) {
+            std::fprintf(stderr, "strbpf bench: %s\n", st.error().message.c_str());
+            return kExitFailed;
+        }
         sc_.fill(len, bufs.get());
         auto globals = global_patches(sc_, obj_path_, *bufs);
         if (!globals) {
