@@ -1,7 +1,8 @@
 // x86-64 JIT vs interpreter micro-benchmarks (exec stage), side by side on the same loaded programs
-// (tests/progs/jit_bench_progs.bpf.c): an empty program per run, a byte-loop strncmp over 4095 equal bytes, a
-// 1000-iteration loop with and without a helper call (their difference / 1000 = one call's overhead), and
-// compile time per BPF instruction over the bench and string-kfunc objects.
+// (tests/progs/jit_bench_progs.bpf.c): an empty program per run (beside a native call of an empty function),
+// a byte-loop strncmp over 4095 equal bytes, a 1000-iteration loop with and without a helper call (their
+// difference / 1000 = one call's overhead), and compile time per BPF instruction over the bench and string-kfunc
+// objects.
 #include <cstring>
 #include <memory>
 #include <string>
@@ -89,6 +90,23 @@ void BM_Run(benchmark::State& state, const char* prog_name, Engine engine, doubl
                                                              benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
 }
 
+// The floor for empty_jit: an indirect call of a native function that returns 0 with the same run() signature
+// and result, i.e. what any engine that calls a compiled function per run pays on this machine.
+[[gnu::noinline]] exec::jit::JitResult native_empty(uint64_t, runtime::RunContext&, runtime::StackArea&) {
+    return exec::jit::JitResult{true, 0, {}};
+}
+
+void BM_NativeEmptyCall(benchmark::State& state) {
+    Env env(bench_object());
+    exec::jit::JitResult (*volatile fn)(uint64_t, runtime::RunContext&, runtime::StackArea&) = native_empty;
+    auto* const call = fn;
+    for (auto _ : state) {
+        const auto r = call(env.r1(), env.ctx, env.stack);
+        benchmark::DoNotOptimize(r.r0);
+    }
+}
+
+BENCHMARK(BM_NativeEmptyCall);
 BENCHMARK_CAPTURE(BM_Run, empty_interp, "jit_bench_empty", Engine::interp, 1);
 BENCHMARK_CAPTURE(BM_Run, empty_jit, "jit_bench_empty", Engine::jit, 1);
 BENCHMARK_CAPTURE(BM_Run, strncmp4095_interp, "jit_bench_strncmp", Engine::interp, kStrLen);

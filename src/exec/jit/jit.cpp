@@ -100,14 +100,12 @@ class RunScope {
 
 } // namespace
 
-JitResult CompiledProgram::run(uint64_t r1, uint64_t r2, runtime::RunContext& ctx, runtime::StackArea& stack) const {
-    if (lean_) { // one function, no callbacks: no RunState, main's r10 is the top of the stack
-        const uint64_t top = reinterpret_cast<uint64_t>(stack.bytes) + sizeof stack.bytes;
-        const x86_64::LeanResult res = reinterpret_cast<x86_64::LeanFn>(run_entry_)(r1, r2, &ctx, top);
-        if (res.status == 0) [[likely]]
-            return JitResult{true, res.r0, {}};
-        return JitResult{false, res.r0, stop_message(uint32_t(res.status), int32_t(res.status >> 32), ctx)};
-    }
+JitResult CompiledProgram::lean_failure(const x86_64::LeanResult& res, const runtime::RunContext& ctx) const {
+    return JitResult{false, res.r0, stop_message(uint32_t(res.status), int32_t(res.status >> 32), ctx)};
+}
+
+JitResult CompiledProgram::run_trampoline(uint64_t r1, uint64_t r2, runtime::RunContext& ctx,
+                                          runtime::StackArea& stack) const {
     RunScope scope(this, enter_, ctx, stack);
     // The function prologue moves r10 512 bytes down: start one frame above the top so main gets the top.
     x86_64::EntryFrame f{{r1, r2, 0, 0, 0}, &ctx, scope.top + isa::kStackSize, main_};

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "exec/jit/exec_memory.hpp"
+#include "exec/jit/x86_64/abi.hpp"
 #include "isa/insn.hpp"
 #include "runtime/context.hpp"
 #include "runtime/instance.hpp"
@@ -31,7 +32,16 @@ class CompiledProgram {
     JitResult run(uint64_t r1, runtime::RunContext& ctx, runtime::StackArea& stack) const {
         return run(r1, 0, ctx, stack);
     }
-    JitResult run(uint64_t r1, uint64_t r2, runtime::RunContext& ctx, runtime::StackArea& stack) const;
+    JitResult run(uint64_t r1, uint64_t r2, runtime::RunContext& ctx, runtime::StackArea& stack) const {
+        if (lean_) [[likely]] { // one function, no callbacks: no RunState; main's r10 is the top of the stack
+            const uint64_t top = reinterpret_cast<uint64_t>(stack.bytes) + sizeof stack.bytes;
+            const x86_64::LeanResult res = reinterpret_cast<x86_64::LeanFn>(run_entry_)(r1, r2, &ctx, top);
+            if (res.status == 0) [[likely]]
+                return JitResult{true, res.r0, {}};
+            return lean_failure(res, ctx);
+        }
+        return run_trampoline(r1, r2, ctx, stack);
+    }
     // Runs the BPF function a callback value names (what ld_imm64 BPF_PSEUDO_FUNC loads: the function's native
     // entry) through ctx.invoke_callback, as a helper called from frame 0 would (the function runs in frame 1).
     JitResult run_callback(uint64_t callback, const std::array<uint64_t, 5>& args, runtime::RunContext& ctx,
@@ -58,6 +68,8 @@ class CompiledProgram {
 
   private:
     friend Result<std::unique_ptr<CompiledProgram>> compile(std::span<const isa::Insn> insns);
+    JitResult run_trampoline(uint64_t r1, uint64_t r2, runtime::RunContext& ctx, runtime::StackArea& stack) const;
+    JitResult lean_failure(const x86_64::LeanResult& res, const runtime::RunContext& ctx) const;
     CompiledProgram() = default;
 
     ExecMemory mem_;
