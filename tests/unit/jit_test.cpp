@@ -207,8 +207,9 @@ TEST(JitMemory, CodeIsFreedWithTheProgram) {
         ASSERT_TRUE(p);
         code = reinterpret_cast<uint64_t>(p->code().data());
     }
-    const std::string perms = maps_perms_of(code); // unmapped, or returned to the JIT's PROT_NONE reservation
-    EXPECT_TRUE(perms.empty() || perms == "---p") << perms;
+    // Unmapped, or back in the JIT's read-write reservation: the freed code can no longer be executed.
+    const std::string perms = maps_perms_of(code);
+    EXPECT_TRUE(perms.empty() || perms == "rw-p") << perms;
 }
 
 // ---- runs ------------------------------------------------------------------------------------------------------

@@ -1,7 +1,9 @@
-// Executable memory for JIT code (exec stage, JIT). One address-space reservation (PROT_NONE, no memory behind
-// it) is made once within reach of the helpers; each program's pages are carved from it, made read-write to be
-// filled, then read+execute; freed pages go back to PROT_NONE. Without a
-// reservation (no hole near the helpers) regions are mapped anywhere and calls go through asmjit's address table.
+// Executable memory for JIT code (exec stage, JIT). One address-space reservation (read-write, never executable,
+// MAP_NORESERVE: no memory behind it until touched) is made once within reach of the helpers; each program's
+// pages are carved from it, filled, then sealed read+execute; freed pages go back to read-write (never executable
+// again until sealed anew). So compiling costs one mprotect and freeing one, and no page is ever writable and
+// executable at once. Without a reservation (no hole near the helpers) regions are mapped anywhere and calls go
+// through asmjit's address table.
 #include "exec/jit/exec_memory.hpp"
 
 #include <sys/mman.h>
@@ -32,7 +34,7 @@ size_t page_size() {
 }
 
 void* try_reserve_at(uint64_t addr, size_t size) {
-    void* p = mmap(reinterpret_cast<void*>(addr), size, PROT_NONE,
+    void* p = mmap(reinterpret_cast<void*>(addr), size, PROT_READ | PROT_WRITE,
                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE, -1, 0);
     if (p == MAP_FAILED)
         return nullptr;
@@ -72,9 +74,10 @@ class NearArena {
         return nullptr;
     }
     void give(uint8_t* p, size_t bytes) {
-        // Inaccessible again; the pages stay resident (bounded by the peak of live JIT code), which saves the next
-        // program a page fault and zeroing (measured: madvise + faults were a third of a small program's compile).
-        mprotect(p, bytes, PROT_NONE);
+        // Writable and not executable again; the pages stay resident (bounded by the peak of live JIT code), which
+        // saves the next program a page fault and zeroing (measured: madvise + faults were a third of a small
+        // program's compile) and the mprotect it would need before writing.
+        mprotect(p, bytes, PROT_READ | PROT_WRITE);
         std::lock_guard<std::mutex> lock(mu_);
         uint64_t off = uint64_t(p - base_), len = bytes;
         auto next = free_.lower_bound(off);
@@ -139,11 +142,7 @@ Result<ExecMemory> ExecMemory::allocate(size_t size, uint64_t anchor) {
     const size_t bytes = (size + ps - 1) / ps * ps;
     if (bytes == 0)
         return make_error("JIT: cannot map an empty code region");
-    void* p = arena_near(anchor).take(bytes);
-    if (p && mprotect(p, bytes, PROT_READ | PROT_WRITE) != 0) {
-        arena_near(anchor).give(static_cast<uint8_t*>(p), bytes);
-        p = nullptr;
-    }
+    void* p = arena_near(anchor).take(bytes); // read-write already
     if (!p) { // no room near the helpers: calls will go through asmjit's address table instead of rel32
         p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
         if (p == MAP_FAILED)
