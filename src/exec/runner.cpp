@@ -20,6 +20,27 @@ RunReport failed_run(RunReport r, std::string msg) {
     return r;
 }
 
+// Programs whose ctx is ctx_in itself (syscall, raw_tp, and tp/kprobe in strbpf) read only what the verifier let
+// them: offsets below max_ctx_offset. The unchecked engines trust that, so a smaller ctx_in is refused, as the
+// kernel's bpf_prog_test_run_syscall/_raw_tp refuse it (-EINVAL); a negative offset (tracepoint) has no ctx_in.
+Status check_ctx_size(loader::ProgType type, const RunRequest& req, const runtime::ProgramCache& c) {
+    using loader::ProgType;
+    if (type != ProgType::syscall && type != ProgType::raw_tracepoint && type != ProgType::tracepoint &&
+        type != ProgType::kprobe)
+        return ok_status();
+    if (c.min_ctx_offset < 0)
+        return make_error(fmt::format("the program reads ctx at offset {}, before any ctx_in; strbpf cannot test-run "
+                                      "it",
+                                      c.min_ctx_offset),
+                          -22);
+    if (req.ctx_in.size() < c.max_ctx_offset)
+        return make_error(fmt::format("ctx_in has {} bytes but the program reads {} bytes of ctx (the kernel answers "
+                                      "-EINVAL)",
+                                      req.ctx_in.size(), c.max_ctx_offset),
+                          -22);
+    return ok_status();
+}
+
 } // namespace
 
 Status load_check(EngineKind engine, const runtime::ObjectInstance& inst, const runtime::LinkedProgram& prog) {
@@ -34,6 +55,8 @@ Status load_check(EngineKind engine, const runtime::ObjectInstance& inst, const 
         c.verified = true;
         c.accepted = v.ok;
         c.reason = v.reason;
+        c.max_ctx_offset = v.max_ctx_offset;
+        c.min_ctx_offset = v.min_ctx_offset;
     }
     if (!c.accepted)
         return make_error(c.reason, -13);
@@ -63,6 +86,10 @@ RunReport run_linked(EngineKind engine, const runtime::ObjectInstance& inst, con
         rep.error = st.error().message;
         return rep;
     }
+
+    if (engine != EngineKind::interp_checked) // load_check() passed: the verdict is cached
+        if (auto st = check_ctx_size(prog.spec->type, req, *prog.cache); !st)
+            return failed_run(rep, st.error().message);
 
     runtime::RunContext ctx;
     auto stack = std::make_unique<runtime::StackArea>();

@@ -36,6 +36,8 @@ struct ProgramCache {
     bool verified = false;       // the verifier ran
     bool accepted = false;       // ... and accepted the program
     std::string reason;          // ... or rejected it with this one-line reason
+    uint32_t max_ctx_offset = 0; // ... the end of the furthest ctx byte it reads (verifier::Verdict)
+    int32_t min_ctx_offset = 0;  // ... the lowest (negative) ctx offset it reads, else 0
     std::shared_ptr<const void> jit; // the JIT's compiled program (type known to the JIT only)
 };
 

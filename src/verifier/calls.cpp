@@ -179,27 +179,55 @@ int btf_params_of(const Env& env, const Subprog& sp, const btf_param** params) {
     return btf_vlen(proto);
 }
 
-bool call_global(Env& env, const Subprog& sp) {
+// What the kernel's btf_prepare_func_args and btf_check_func_arg_match find wrong with a call of global
+// subprogram SP from the current state; "" when nothing.
+std::string global_call_problem(Env& env, const Subprog& sp) {
     const btf_param* params = nullptr;
     const int n = btf_params_of(env, sp, &params);
     const btf* b = env.inst.spec().btf.get();
-    auto& regs = env.cur.cur().regs;
+    if (n < 0)
+        return "";
+    const btf_type* fn = btf__type_by_id(b, sp.btf_type);
+    const btf_type* ret = skip_mods(b, btf__type_by_id(b, fn->type)->type);
+    if (!ret || !(btf_is_int(ret) || btf_is_enum(ret) || btf_is_enum64(ret)))
+        return fmt::format("Global function {}() doesn't return scalar. Only those are supported.", sp.name);
+    const auto& regs = env.cur.cur().regs;
     for (int i = 0; i < n && i < 5; i++) {
         const int regno = i + 1;
+        const Reg& r = regs[regno];
+        uint32_t pointee_id = 0;
         const btf_type* t = skip_mods(b, params[i].type);
-        if (!check_reg_init(env, regno))
-            return false;
         if (t && (btf_is_int(t) || btf_is_enum(t) || btf_is_enum64(t))) {
-            if (regs[regno].type != RegType::scalar)
-                return env.fail(fmt::format("R{} is not a scalar", regno));
-        } else if (t && btf_is_ptr(t) && (is_ctx_struct(env, b, skip_mods(b, t->type)) || has_arg_tag(env, sp, i, "ctx"))) {
-            if (regs[regno].type != RegType::ctx)
-                return env.fail(fmt::format("arg#{} expected pointer to ctx, but got {}", i,
-                                            reg_type_name(regs[regno].type, regs[regno].maybe_null)));
+            if (r.type != RegType::scalar)
+                return fmt::format("R{} is not a scalar", regno);
+        } else if (t && btf_is_ptr(t) && (is_ctx_struct(env, b, skip_mods(b, t->type, &pointee_id)) ||
+                                          has_arg_tag(env, sp, i, "ctx"))) {
+            if (r.type != RegType::ctx)
+                return fmt::format("arg#{} expects pointer to ctx", i);
+        } else if (t && btf_is_ptr(t)) {
+            if (pointee_id == 0) // void: the kernel's btf_type_str() of it is "UNKNOWN", its name ""
+                return fmt::format("arg#{} reference type('UNKNOWN ') size cannot be determined: -22", i);
+            if (btf__resolve_size(b, pointee_id) <= 0)
+                return fmt::format("arg#{} reference type size cannot be determined: -22", i);
+            if (r.type == RegType::not_init)
+                return fmt::format("R{} !read_ok", regno);
+        } else {
+            return fmt::format("Arg#{} type in {}() is not supported yet.", i, sp.name);
         }
     }
+    return "";
+}
+
+bool call_global(Env& env, const Subprog& sp) {
+    if (const std::string why = global_call_problem(env, sp); !why.empty()) {
+        env.note(why);
+        return env.fail(fmt::format("Caller passes invalid args into func#{} ('{}')", &sp - env.subprogs.data(),
+                                    sp.name));
+    }
+    if (env.opts.log_level > 0)
+        env.log += fmt::format("Func#{} ('{}') is global and assumed valid.\n", &sp - env.subprogs.data(), sp.name);
     clobber_caller_saved(env.cur.cur());
-    regs[0] = reg_unknown();
+    env.cur.cur().regs[0] = reg_unknown();
     env.pc++;
     return true;
 }
@@ -244,18 +272,6 @@ bool push_callback(Env& env, int32_t helper) {
     return true;
 }
 
-// The kernel's verbose_invalid_scalar.
-std::string invalid_scalar(const Reg& r, const char* ctx, const char* reg, int64_t lo, int64_t hi) {
-    std::string out = fmt::format("{} the register {} has", ctx, reg);
-    if (r.smin > std::numeric_limits<int64_t>::min())
-        out += fmt::format(" smin={}", r.smin);
-    if (r.smax < std::numeric_limits<int64_t>::max())
-        out += fmt::format(" smax={}", r.smax);
-    if (r.smin == std::numeric_limits<int64_t>::min() && r.smax == std::numeric_limits<int64_t>::max())
-        out += " unknown scalar value";
-    return out + fmt::format(" should have been in [{}, {}]", lo, hi);
-}
-
 // The kernel's widen_imprecise_scalars: scalars that changed since the last visit of the helper call on this
 // path and that nothing relied on there become unknown, so repeating callbacks reach a fixed point.
 void widen_imprecise(Env& env, int32_t callsite) {
@@ -284,16 +300,32 @@ void widen_imprecise(Env& env, int32_t callsite) {
     }
 }
 
+// prepare_func_exit's log: "returning from callee:" and the callee's frame (before it is popped), then "to caller
+// at N:" and the caller's frame (after).
+std::string log_callee(const Env& env) {
+    if (env.opts.log_level <= 0)
+        return "";
+    return kernel_state_str(env, env.cur, int(env.cur.frames.size()) - 1, true);
+}
+void log_caller(Env& env, const std::string& callee) {
+    if (env.opts.log_level <= 0)
+        return;
+    env.log += fmt::format("returning from callee:\n{}\nto caller at {}:\n{}\n", callee, env.pc,
+                           kernel_state_str(env, env.cur, int(env.cur.frames.size()) - 1, true));
+}
+
 // A callback's exit: R0 in [0, 1], then back to the helper call in the caller.
 bool callback_exit(Env& env) {
     const Reg r0 = env.cur.cur().regs[0];
-    if (r0.type != RegType::scalar)
+    if (r0.type != RegType::scalar) // an unwritten R0 included: the kernel checks no read here
         return env.fail("R0 not a scalar value");
     mark_reg_precise(env, 0);
     if (r0.smin < 0 || r0.smax > 1)
-        return env.fail(invalid_scalar(r0, "At callback return", "R0", 0, 1));
+        return env.fail(invalid_scalar_msg(r0, "At callback return", "R0", 0, 1));
     env.pc = env.cur.cur().callsite;
+    const std::string callee = log_callee(env);
     env.cur.frames.pop_back();
+    log_caller(env, callee);
     env.cur_entry.flags |= kHistCallbackRet;
     widen_imprecise(env, env.pc);
     return true;
@@ -381,6 +413,11 @@ bool do_local_call(Env& env, int32_t target) {
     const Subprog& sp = env.subprogs[idx];
     if (sp.global)
         return call_global(env, sp);
+    if (env.opts.log_level > 0) { // btf_check_subprog_call logs what it finds, which binds only global functions
+        const std::string why = global_call_problem(env, sp);
+        if (!why.empty() && why.rfind("Global function", 0) != 0)
+            env.note(why);
+    }
     if (env.cur.frames.size() >= size_t(isa::kMaxCallDepth))
         return env.fail(fmt::format("the call stack of {} frames is too deep", env.cur.frames.size() + 1));
     Frame callee;
@@ -391,31 +428,65 @@ bool do_local_call(Env& env, int32_t target) {
     callee.regs[10].frameno = uint8_t(env.cur.frames.size());
     callee.callsite = env.pc;
     callee.subprog = idx;
+    clobber_caller_saved(env.cur.cur()); // the callee has the arguments; the caller's R0-R5 are gone
+    env.cur.cur().regs[0] = Reg{};
     env.cur.frames.push_back(std::move(callee));
     env.pc = target;
+    if (env.opts.log_level > 0) { // check_func_call
+        const int n = int(env.cur.frames.size());
+        env.log += fmt::format("caller:\n{}\ncallee:\n{}\n", kernel_state_str(env, env.cur, n - 2, true),
+                               kernel_state_str(env, env.cur, n - 1, true));
+        mark_all_scratched(env);
+    }
     return true;
 }
 
+// btf_prepare_func_args on the main function, whose complaint the kernel logs (and ignores): a pointer argument
+// that is neither the program type's ctx nor of a known size.
+void log_main_args(Env& env) {
+    if (env.subprogs.empty())
+        return;
+    const btf_param* params = nullptr;
+    const int n = btf_params_of(env, env.subprogs[0], &params);
+    const btf* b = env.inst.spec().btf.get();
+    for (int i = 0; i < n && i < 5; i++) {
+        uint32_t pointee_id = 0;
+        const btf_type* t = skip_mods(b, params[i].type);
+        if (!t || !btf_is_ptr(t))
+            continue;
+        const btf_type* pointee = skip_mods(b, t->type, &pointee_id);
+        if (is_ctx_struct(env, b, pointee) || has_arg_tag(env, env.subprogs[0], i, "ctx"))
+            continue;
+        if (pointee_id == 0) { // void
+            env.log += fmt::format("arg#{} reference type('UNKNOWN ') size cannot be determined: -22\n", i);
+            return;
+        }
+    }
+}
+
+// The kernel's process_bpf_exit_full / prepare_func_exit. Only frame 0's exit reads R0 (check_return_code); a
+// static subprogram hands R0 back as it is, even unwritten, and the caller fails only if it reads it.
 bool do_exit(Env& env, bool* path_done) {
-    if (!check_reg_init(env, 0))
-        return false;
     *path_done = false;
     if (env.cur.frames.size() == 1) {
+        if (!check_return_code(env))
+            return false;
         *path_done = true;
         return true;
     }
+    Reg r0 = env.cur.cur().regs[0];
+    if (r0.type == RegType::stack) // any frame's stack: the kernel is conservative
+        return env.fail("cannot return stack pointer to the caller");
     if (env.cur.cur().in_callback)
         return callback_exit(env);
-    Reg r0 = env.cur.cur().regs[0];
-    const int callee_no = int(env.cur.frames.size()) - 1;
-    if (r0.type == RegType::stack && r0.frameno == callee_no)
-        return env.fail("cannot return stack pointer to the caller frame");
     const int32_t callsite = env.cur.cur().callsite;
+    const std::string callee = log_callee(env);
     env.cur.frames.pop_back();
     Frame& caller = env.cur.cur();
     clobber_caller_saved(caller);
     caller.regs[0] = r0;
     env.pc = callsite + 1;
+    log_caller(env, callee);
     return true;
 }
 

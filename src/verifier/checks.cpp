@@ -167,6 +167,7 @@ bool stack_access(Env& env, int regno, int64_t off, int size, Access access, int
         const int64_t at = base + int64_t(r.var.value);
         if (!stack_bounds(env, regno, at, at, size, access))
             return false;
+        update_stack_depth(env, r.frameno, at);
         if (is_helper(access))
             return true; // privileged: reading uninitialised stack is allowed
         note_stack_access(env, r.frameno, at, size, is_write(access));
@@ -184,6 +185,7 @@ bool stack_access(Env& env, int regno, int64_t off, int size, Access access, int
     const int64_t lo = base + r.smin, hi = base + r.smax;
     if (r.smin < -isa::kStackSize * 2 || r.smax > isa::kStackSize * 2 || !stack_bounds(env, regno, lo, hi, size, access))
         return env.failed() ? false : stack_bounds(env, regno, -1000000, 0, size, access);
+    update_stack_depth(env, r.frameno, lo);
     if (is_write(access)) {
         for (int64_t a = lo; a < hi + size; a++) {
             StackSlot* s = stack_slot(f, a, true);
@@ -199,48 +201,31 @@ bool stack_access(Env& env, int regno, int64_t off, int size, Access access, int
     return true;
 }
 
-bool ctx_access_ok(Env& env, int32_t off, int size, bool write, RegType* field_type) {
-    *field_type = RegType::scalar;
-    using loader::ProgType;
-    switch (env.prog.type) {
-    case ProgType::syscall: return off >= 0 && off < 65535 && off % size == 0;
-    case ProgType::xdp:
-        if (write || off < 0 || off >= 24 || off % size != 0 || size != 4)
-            return false;
-        if (off == 0)
-            *field_type = RegType::packet;
-        else if (off == 4)
-            *field_type = RegType::packet_end;
-        else if (off == 8)
-            *field_type = RegType::packet_meta;
+// The kernel's check_ptr_alignment: stack accesses are always strictly aligned (the spill tracking relies on it);
+// other pointers are not on x86-64 (efficient unaligned access, no BPF_F_STRICT_ALIGNMENT).
+bool check_stack_alignment(Env& env, int regno, int32_t insn_off, int size) {
+    const Reg& r = env.cur.cur().regs[regno];
+    if (size == 1)
         return true;
-    case ProgType::socket_filter:
-    case ProgType::sched_cls:
-    case ProgType::sched_act:
-        if (off < 0 || off + size > 192 || off % size != 0)
-            return false;
-        if (write)
-            return (off >= 48 && off < 68) || off == 8 || off == 12 || off == 32 || off == 36;
-        if (size == 4 && off == 76)
-            *field_type = RegType::packet;
-        else if (size == 4 && off == 80)
-            *field_type = RegType::packet_end;
-        else if (size == 4 && off == 140)
-            *field_type = RegType::packet_meta;
+    const uint64_t bits = r.var.value + uint64_t(int64_t(r.off) + insn_off);
+    if (((bits | r.var.mask) & uint64_t(size - 1)) == 0)
         return true;
-    default: return !write && off >= 0 && off % size == 0 && off + size <= 4096;
-    }
+    const std::string var = r.var.is_const() ? fmt::format("{}", int64_t(r.var.value)) : tnum_str(r.var);
+    return env.fail(fmt::format("misaligned stack access off {}+{}+{} size {}", var, r.off, insn_off, size));
 }
 
-bool ctx_access(Env& env, int regno, int32_t off, int size, Access access, int value_regno) {
+bool ctx_access(Env& env, int regno, int32_t off, int size, Access access, int value_regno, bool sign_extend) {
     const Reg& r = env.cur.cur().regs[regno];
     if (r.off != 0)
         return env.fail(fmt::format("dereference of modified ctx ptr R{} off={} disallowed", regno, r.off));
     if (!r.var.is_const() || r.var.value != 0)
         return env.fail(fmt::format("variable ctx access var_off={} disallowed", tnum_str(r.var)));
     RegType field = RegType::scalar;
-    if (!ctx_access_ok(env, off, size, is_write(access), &field))
+    if (!ctx_access_valid(env, off, size, is_write(access), sign_extend, &field))
         return env.fail(fmt::format("invalid bpf_context access off={} size={}", off, size));
+    if (off + size > 0)
+        env.max_ctx_offset = std::max(env.max_ctx_offset, uint32_t(off + size));
+    env.min_ctx_offset = std::min(env.min_ctx_offset, off);
     if (!is_write(access) && value_regno >= 0) {
         Reg v = field == RegType::scalar ? reg_unknown() : reg_ptr(field);
         if (field == RegType::packet || field == RegType::packet_meta)
@@ -316,11 +301,13 @@ bool check_mem_access(Env& env, int regno, int32_t insn_off, int size, Access ac
         break;
     }
     case RegType::stack:
+        if (!check_stack_alignment(env, regno, insn_off, size))
+            return false;
         if (!stack_access(env, regno, insn_off, size, access, value_regno))
             return false;
         break;
     case RegType::ctx:
-        if (!ctx_access(env, regno, insn_off, size, access, value_regno))
+        if (!ctx_access(env, regno, insn_off, size, access, value_regno, sign_extend))
             return false;
         dst = (dst && dst->type == RegType::scalar) ? dst : nullptr;
         break;

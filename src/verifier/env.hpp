@@ -77,7 +77,6 @@ class Env {
         if (opts.log_level > 0)
             log += line, log += '\n';
     }
-    std::string source_note(int32_t pc) const; // "; <source> @ file:line" when line info says so, else ""
 
     // ---- program facts -------------------------------------------------------------------------------
     const isa::OpInfo* op(int32_t pc) const { return ops[pc]; }
@@ -96,6 +95,9 @@ class Env {
     std::vector<uint16_t> live_in; // registers read before written on some path from pc (bit i = r_i)
     std::vector<uint64_t> stack_live_in; // stack slots likewise (bit i = fp-8*(i+1)); all bits when unknown
     std::vector<uint8_t> callback_call;  // bpf_loop / bpf_for_each_map_elem calls: forced checkpoints
+    uint32_t max_ctx_offset = 0;         // furthest ctx byte accessed (off + size)
+    int32_t min_ctx_offset = 0;          // lowest negative ctx offset accessed
+    std::vector<int32_t> stack_depth;    // per subprogram: the deepest stack byte any path touched, in 8-byte slots
 
     // ---- path exploration ----------------------------------------------------------------------------
     State cur;
@@ -117,6 +119,12 @@ class Env {
     int32_t callback_pc = 0;
 
     std::string log;
+    // Kernel-style log state (log_state.cpp): registers and stack slots (by slot index, any frame) the current
+    // instruction touched; where the last instruction line starts and how long it is; the last line info printed.
+    uint16_t scratched_regs = 0;
+    uint64_t scratched_slots = 0;
+    size_t prev_log_pos = 0, prev_insn_print_pos = 0;
+    int prev_linfo = -1;
     std::string reason;
     int64_t fail_pc = -1;
 
@@ -124,6 +132,50 @@ class Env {
     bool failed_ = false;
     size_t line_cursor_ = 0;
 };
+
+// log_state.cpp: the kernel's print_reg_state / print_verifier_state (ALL: every register and slot, else only the
+// scratched ones), print_insn_state (the "; R0=..." column), verbose_linfo.
+std::string kernel_reg_str(const Env& env, const Reg& r, int frameno);
+std::string kernel_state_str(const Env& env, const State& st, int frameno, bool all);
+void mark_all_scratched(Env& env);
+void print_insn_state(Env& env);
+void print_linfo(Env& env, int32_t pc);
+void log_main_args(Env& env); // calls.cpp: btf_prepare_func_args' complaint about the main function's arguments
+
+// retval.cpp: enum bpf_attach_type values (the kernel's UAPI numbers) that change a verification rule.
+enum : uint32_t {
+    kAttachCgroupInetEgress = 1,
+    kAttachCgroupInet4Bind = 8,
+    kAttachCgroupInet6Bind = 9,
+    kAttachCgroupUdp4Recvmsg = 19,
+    kAttachCgroupUdp6Recvmsg = 20,
+    kAttachCgroupInet4Getpeername = 29,
+    kAttachCgroupInet6Getpeername = 30,
+    kAttachCgroupInet4Getsockname = 31,
+    kAttachCgroupInet6Getsockname = 32,
+    kAttachXdpDevmap = 33,
+    kAttachXdpCpumap = 35,
+    kAttachCgroupUnixRecvmsg = 51,
+    kAttachCgroupUnixGetpeername = 52,
+    kAttachCgroupUnixGetsockname = 53,
+    kAttachTraceKprobeSession = 56,
+    kAttachTraceUprobeSession = 57,
+    kAttachNone = ~0u,
+};
+struct RetvalRange {
+    int64_t lo = 0, hi = 1;
+};
+// The expected attach type libbpf derives from PROG's SEC() name, where it matters to a rule; else kAttachNone.
+uint32_t expected_attach_type(const loader::ProgramSpec& prog);
+// The range R0 must be in at the program's exit (enum bpf_prog_type value, attach type); false: any value.
+bool program_retval_range(uint32_t prog_type, uint32_t attach, RetvalRange* range);
+bool check_return_code(Env& env); // the exit of frame 0 (the program, or a global subprogram verified alone)
+std::string invalid_scalar_msg(const Reg& r, const char* ctx, const char* reg, int64_t lo, int64_t hi);
+
+// stack_depth.cpp: a stack access reaching down to MIN_OFF in frame FRAMENO deepens its subprogram's stack; after
+// the walk, "combined stack size of %d calls is %d. Too large" over the static call graph.
+void update_stack_depth(Env& env, int frameno, int64_t min_off);
+bool check_max_stack_depth(Env& env);
 
 // cfg.cpp: subprograms, reachability ("unreachable insn %d"), prune points, register liveness.
 bool check_cfg(Env& env);
@@ -136,6 +188,9 @@ enum class Access : uint8_t { read, write, helper_read, helper_write };
 bool check_mem_access(Env& env, int regno, int32_t insn_off, int size, Access access, int value_regno,
                       bool sign_extend = false);
 bool check_reg_init(Env& env, int regno);
+// ctx_access.cpp: whether the program type lets a load (or store) of SIZE bytes at ctx offset OFF through; *field:
+// what a load gives (a scalar, or pkt / pkt_end / pkt_meta).
+bool ctx_access_valid(const Env& env, int32_t off, int size, bool write, bool sign_extend, RegType* field);
 // Region checks shared by memory access and helper arguments (checks.cpp).
 bool check_helper_mem(Env& env, int regno, uint64_t size, bool zero_size_allowed, Access access);
 // The constant SIZE-byte value the stack pointer in REGNO points at, when the state knows it.

@@ -264,6 +264,7 @@ void note_stack_access(Env& env, int frameno, int64_t off, int size, bool full_s
         mask |= 1ull << ((-a - 1) / 8);
     env.cur_entry.sframe = int8_t(frameno);
     env.cur_entry.smask |= mask;
+    env.scratched_slots |= mask; // the log prints these slots after the insn
     if (full_slot && off % 8 == 0 && size == 8)
         env.cur_entry.flags |= kHistFullSlot;
 }

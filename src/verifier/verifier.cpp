@@ -22,7 +22,31 @@ struct Pending {
     int32_t from = 0;
     StoredState* parent = nullptr;
     std::vector<HistEntry> hist;
+    size_t log_pos = 0; // the log's length at the fork: level 1 keeps only the log of the path that fails
 };
+
+// Registers an instruction reads or writes (check_reg_arg marks them scratched for the log).
+uint16_t insn_regs(const isa::OpInfo& op, const isa::Insn& insn) {
+    const uint16_t dst = uint16_t(1u << (insn.dst & 0xf)), src = uint16_t(1u << (insn.src & 0xf));
+    switch (op.shape) {
+    case Shape::ALU64_X:
+    case Shape::ALU32_X:
+    case Shape::JMP_X:
+    case Shape::JMP32_X:
+    case Shape::LDX:
+    case Shape::LDSX:
+    case Shape::STX: return dst | src;
+    case Shape::ATOMIC_W:
+    case Shape::ATOMIC_DW: return dst | src | (insn.imm == isa::BPF_CMPXCHG ? 1 : 0);
+    case Shape::CALL_HELPER:
+    case Shape::CALL_KFUNC: return 0x3f; // R1-R5 read, R0-R5 written
+    case Shape::JA:
+    case Shape::GOTOL:
+    case Shape::EXIT:
+    case Shape::CALL_LOCAL: return 0;
+    default: return dst;
+    }
+}
 
 class Walker {
   public:
@@ -34,6 +58,7 @@ class Walker {
         env_.cur_parent = nullptr;
         env_.hist.clear();
         pending_.clear();
+        mark_all_scratched(env_);
         for (;;) {
             bool path_done = false;
             if (!step(&path_done))
@@ -41,25 +66,27 @@ class Walker {
             if (!path_done)
                 continue;
             finish_path();
-            if (pending_.empty())
+            if (pending_.empty()) {
+                if (env_.opts.log_level == 1)
+                    env_.log.clear(); // the kernel keeps no log of a successful check at level 1
                 return true;
+            }
             Pending p = std::move(pending_.back());
             pending_.pop_back();
             env_.cur = std::move(p.st);
             env_.pc = p.pc;
+            env_.prev_pc = p.from;
             env_.cur_parent = p.parent;
             env_.hist = std::move(p.hist);
-            if (env_.opts.log_level > 0)
-                env_.log_line(fmt::format("from {} to {}: {}", p.from, p.pc, frame_str(env_.cur.cur(), 0)));
+            if (env_.opts.log_level == 1)
+                env_.log.resize(p.log_pos); // pop_stack: only the failing path's log remains
+            mark_all_scratched(env_);
+            from_pop_ = true;
         }
     }
 
-    size_t max_states_per_insn() const {
-        size_t m = 0;
-        for (const auto& l : explored_)
-            m = std::max(m, l.done.size() + l.active.size());
-        return m;
-    }
+    // The most checkpoints one prune point had when a path reached it (the kernel's max_states_per_insn).
+    size_t max_states_per_insn() const { return max_states_; }
 
   private:
     // A path ended: checkpoints whose every path is now explored become usable for pruning.
@@ -85,7 +112,7 @@ class Walker {
         if (env_.cur_parent)
             env_.cur_parent->branches++;
         commit_entry();
-        pending_.push_back(Pending{std::move(st), target, env_.pc, env_.cur_parent, env_.hist});
+        pending_.push_back(Pending{std::move(st), target, env_.pc, env_.cur_parent, env_.hist, env_.log.size()});
         return true;
     }
 
@@ -121,11 +148,15 @@ class Walker {
         auto [lo, hi] = at.active.equal_range(h);
         for (auto it = lo; it != hi && !forced; ++it) {
             if (states_equal(env_, it->second->st, env_.cur, env_.pc, Cmp::exact)) {
-                const std::string src = env_.source_note(env_.pc);
-                if (!src.empty())
-                    env_.note(src);
+                if (env_.opts.log_level > 0)
+                    print_linfo(env_, env_.pc);
                 env_.fail_pc = env_.pc;
                 env_.fail(fmt::format("infinite loop detected at insn {}", env_.pc));
+                if (env_.opts.log_level > 0) {
+                    const int f = int(env_.cur.frames.size()) - 1;
+                    env_.note("cur state:" + kernel_state_str(env_, env_.cur, f, true));
+                    env_.note("old state:" + kernel_state_str(env_, it->second->st, f, true));
+                }
                 return -1;
             }
         }
@@ -133,6 +164,7 @@ class Walker {
             env_.insn_processed - env_.prev_insns < 100)
             add = false; // inside a loop: checkpoint less often
         add = add || forced;
+        max_states_ = std::max(max_states_, at.done.size() + at.active.size());
         auto& list = at.done;
         for (size_t i = 0; i < list.size(); i++) {
             StoredState* sl = list[i];
@@ -166,17 +198,43 @@ class Walker {
         return 0;
     }
 
+    // The kernel's do_check prints, per insn: the state the previous one left (if touched), the source line, and
+    // "N: (op) insn". An ld_imm64 shows the value as the kernel does, with strbpf's addresses for maps.
     void log_insn() {
-        const std::string src = env_.source_note(env_.pc);
-        if (!src.empty() && src != last_src_) {
-            env_.log_line(src);
-            last_src_ = src;
+        if (env_.opts.log_level > 1 && from_pop_)
+            env_.log += fmt::format("\nfrom {} to {}:{}\n", env_.prev_pc, env_.pc,
+                                    kernel_state_str(env_, env_.cur, int(env_.cur.frames.size()) - 1, true));
+        if (env_.opts.log_level > 1 && from_pop_)
+            env_.scratched_regs = 0, env_.scratched_slots = 0;
+        else if (env_.scratched_regs || env_.scratched_slots)
+            print_insn_state(env_);
+        from_pop_ = false;
+        print_linfo(env_, env_.pc);
+        const isa::Insn& in = env_.insns[size_t(env_.pc)];
+        std::string text;
+        if (in.opcode == (isa::BPF_LD | isa::BPF_IMM | isa::BPF_DW) && size_t(env_.pc) + 1 < env_.insns.size()) {
+            uint64_t v = uint64_t(uint32_t(in.imm)) | uint64_t(uint32_t(env_.insns[size_t(env_.pc) + 1].imm)) << 32;
+            runtime::Map* m = in.src == isa::BPF_PSEUDO_MAP_FD || in.src == isa::BPF_PSEUDO_MAP_VALUE
+                                  ? env_.map(uint32_t(in.imm))
+                                  : nullptr;
+            if (in.src == isa::BPF_PSEUDO_MAP_FD)
+                v = reinterpret_cast<uint64_t>(m);
+            else if (in.src == isa::BPF_PSEUDO_MAP_VALUE)
+                v = m && m->direct_value()
+                        ? reinterpret_cast<uint64_t>(m->direct_value()) + uint32_t(env_.insns[size_t(env_.pc) + 1].imm)
+                        : 0;
+            text = fmt::format("r{} = {:#x}", int(in.dst), v);
+        } else {
+            auto names = [](uint8_t s, int32_t imm) -> std::string {
+                const runtime::HelperProto* h = s == 0 ? runtime::find_helper(imm) : nullptr;
+                return h ? h->name : "";
+            };
+            text = isa::disasm_insn(env_.insns, size_t(env_.pc), names);
         }
-        auto names = [](uint8_t s, int32_t imm) -> std::string {
-            const runtime::HelperProto* h = s == 0 ? runtime::find_helper(imm) : nullptr;
-            return h ? h->name : "";
-        };
-        env_.log_line(fmt::format("{}: {}", env_.pc, isa::disasm_insn(env_.insns, size_t(env_.pc), names)));
+        const size_t start = env_.log.size();
+        env_.log += fmt::format("{}: ({:02x}) {}\n", env_.pc, in.opcode, text);
+        env_.prev_insn_print_pos = env_.log.size() - start;
+        env_.prev_log_pos = env_.log.size();
     }
 
     bool step(bool* path_done) {
@@ -187,8 +245,11 @@ class Walker {
             if (r < 0)
                 return false;
             if (r == 1) {
-                if (env_.opts.log_level > 0)
+                if (env_.opts.log_level > 0 && from_pop_)
+                    env_.log += fmt::format("\nfrom {} to {}: safe\n", env_.prev_pc, env_.pc);
+                else if (env_.opts.log_level > 0)
                     env_.log_line(fmt::format("{}: safe", env_.pc));
+                from_pop_ = false;
                 *path_done = true;
                 return true;
             }
@@ -203,11 +264,10 @@ class Walker {
         env_.cur_entry.pc = env_.pc;
         env_.cur_entry.frame = uint8_t(env_.cur.frames.size() - 1);
         committed_ = false;
+        env_.scratched_regs |= insn_regs(*op, insn);
         if (!exec(*op, insn, path_done))
             return false;
         commit_entry();
-        if (env_.opts.log_level > 1 && !*path_done)
-            env_.log_line(fmt::format("{}: {}", env_.pc, frame_str(env_.cur.cur(), int(env_.cur.frames.size()) - 1)));
         return true;
     }
 
@@ -278,6 +338,7 @@ class Walker {
         if (take && fall) {
             if (!push(std::move(branch), target))
                 return false;
+            print_insn_state(env_); // check_cond_jmp_op prints the fall-through state after the fork
             env_.pc++;
         } else if (take) {
             if (!branch.frames.empty())
@@ -301,8 +362,9 @@ class Walker {
     std::vector<PcStates> explored_;
     std::vector<std::unique_ptr<StoredState>> pool_;
     std::vector<Pending> pending_;
-    std::string last_src_;
+    size_t max_states_ = 0;
     bool committed_ = false;
+    bool from_pop_ = false; // the kernel's do_print_state: the path was just popped
 };
 
 State entry_state() {
@@ -330,6 +392,8 @@ Verdict verify(const runtime::ObjectInstance& inst, const loader::ProgramSpec& p
         return v;
     }
     bool ok = check_cfg(env);
+    if (ok && opts.log_level > 0)
+        log_main_args(env);
     Walker walker(env);
     if (ok)
         ok = walker.run(0, entry_state());
@@ -342,9 +406,15 @@ Verdict verify(const runtime::ObjectInstance& inst, const loader::ProgramSpec& p
         State st;
         prepare_global_entry(env, sp, &st);
         ok = walker.run(sp.start, std::move(st));
+        if (ok && opts.log_level > 0)
+            env.log_line(fmt::format("Func#{} ('{}') is safe for any args that match its prototype", i, sp.name));
     }
+    if (ok && !env.failed())
+        ok = check_max_stack_depth(env);
     v.ok = ok && !env.failed();
     v.processed_insns = env.insn_processed;
+    v.max_ctx_offset = env.max_ctx_offset;
+    v.min_ctx_offset = env.min_ctx_offset;
     if (!v.ok) {
         v.reason = env.reason;
         v.pc = env.fail_pc;

@@ -19,6 +19,11 @@ struct Verdict {
     int64_t pc = -1;      // where (instruction index in ProgramSpec::insns)
     std::string log;      // the kernel's log format, with "; source @ file:line" from BTF line info
     uint64_t processed_insns = 0;
+    // The end of the furthest ctx field the program touches (the kernel's prog->aux->max_ctx_offset): a test run
+    // must pass at least this much ctx_in, as the kernel demands for raw_tp programs (-EINVAL otherwise).
+    uint32_t max_ctx_offset = 0;
+    // The lowest ctx offset it touches when negative (tracepoint programs: the kernel lets those through), else 0.
+    int32_t min_ctx_offset = 0;
 };
 
 // Verifies PROG (one of inst.spec().programs, pseudo forms intact) against INST's maps and the helper and kfunc

@@ -122,6 +122,22 @@ TEST(Cli, VerifierRejectsAtLoadInTheKernelsWords) {
     EXPECT_NE(o.out.find(R"("loaded":true)"), std::string::npos) << o.out;
 }
 
+// A raw_tp program reading its third argument, given one: the verified engines read ctx unchecked, so the run is
+// refused as the kernel refuses it (-EINVAL), never run past the 8-byte ctx_in; the checked interpreter faults.
+TEST(Cli, CtxInShorterThanTheProgramReadsIsRefused) {
+    const std::string run = "run " + prog("ctx_raw_tp") + " --prog raw_tp_third_arg --ctx-hex 0100000000000000";
+    for (const char* engine : {"interp", "jit"}) {
+        Out o = cli(run + " --engine " + engine);
+        EXPECT_EQ(o.rc, 1) << engine << ": " << o.out;
+        EXPECT_NE(o.out.find("ctx_in has 8 bytes but the program reads 24 bytes of ctx (the kernel answers -EINVAL)"),
+                  std::string::npos)
+            << engine << ": " << o.out;
+    }
+    Out o = cli(run + " --engine interp-checked");
+    EXPECT_EQ(o.rc, 1) << o.out;
+    EXPECT_EQ(cli(run + "0200000000000000" "0300000000000000 --engine jit").rc, 0);
+}
+
 TEST(Cli, MapDumpAfterRun) {
     Out o = cli("map dump " + prog("core_globals") + " --map .data.custom --run globals_custom_section --json");
     EXPECT_EQ(o.rc, 0) << o.out;

@@ -38,7 +38,9 @@ bool modelled_reason(const std::string& r) {
         "The sequence of", "string is not zero-terminated", "direct value access on string failed",
         "no direct value access support", "invalid bpf_context access", "invalid func unknown",
         "At callback return", "the call stack of", "invalid access to map key", "write to change key",
-        "callback function not static",
+        "callback function not static", "At program exit", "At subprogram exit", "Caller passes invalid args",
+        "cannot return stack pointer", "combined stack size", "misaligned stack access",
+        "dereference of modified ctx ptr", "variable ctx access",
     };
     for (const char* p : kPrefixes)
         if (r.rfind(p, 0) == 0)

@@ -94,7 +94,5 @@ struct State {
 };
 
 const char* reg_type_name(RegType t, bool maybe_null = false); // the kernel's reg_type_str: "map_value_or_null"
-std::string reg_str(const Reg& r);                               // the kernel's state print of one register
-std::string frame_str(const Frame& f, int frameno);              // "R0=... R1=ctx() R10=fp0 fp-8=mmmmmmmm"
 
 } // namespace strbpf::verifier

@@ -1,0 +1,146 @@
+// Return-value rules (verifier stage): what R0 may hold at the exit of the program, of a global subprogram and of
+// a callback, as the kernel's check_return_code() and prepare_func_exit() enforce them per program type and
+// expected attach type, with their messages.
+#include <fmt/format.h>
+#include <initializer_list>
+#include <limits>
+#include <string_view>
+
+#include "verifier/env.hpp"
+
+namespace strbpf::verifier {
+namespace {
+
+// enum bpf_prog_type values beyond the ones loader::ProgType names (the kernel's UAPI numbers).
+enum : uint32_t {
+    kProgCgroupSkb = 8,
+    kProgCgroupSock = 9,
+    kProgSockOps = 13,
+    kProgCgroupDevice = 15,
+    kProgCgroupSockAddr = 18,
+    kProgCgroupSysctl = 23,
+    kProgCgroupSockopt = 25,
+    kProgSkLookup = 30,
+    kProgNetfilter = 32,
+};
+
+// The sections whose expected attach type changes a return range (libbpf's section_defs names).
+struct AttachDef {
+    const char* section; // exact name, or a prefix when it ends in '/'
+    uint32_t attach;
+};
+constexpr AttachDef kAttachDefs[] = {
+    {"cgroup_skb/egress", kAttachCgroupInetEgress},
+    {"cgroup/recvmsg4", kAttachCgroupUdp4Recvmsg},
+    {"cgroup/recvmsg6", kAttachCgroupUdp6Recvmsg},
+    {"cgroup/recvmsg_unix", kAttachCgroupUnixRecvmsg},
+    {"cgroup/getpeername4", kAttachCgroupInet4Getpeername},
+    {"cgroup/getpeername6", kAttachCgroupInet6Getpeername},
+    {"cgroup/getpeername_unix", kAttachCgroupUnixGetpeername},
+    {"cgroup/getsockname4", kAttachCgroupInet4Getsockname},
+    {"cgroup/getsockname6", kAttachCgroupInet6Getsockname},
+    {"cgroup/getsockname_unix", kAttachCgroupUnixGetsockname},
+    {"cgroup/bind4", kAttachCgroupInet4Bind},
+    {"cgroup/bind6", kAttachCgroupInet6Bind},
+    {"kprobe.session", kAttachTraceKprobeSession},
+    {"kprobe.session/", kAttachTraceKprobeSession},
+    {"uprobe.session", kAttachTraceUprobeSession},
+    {"uprobe.session/", kAttachTraceUprobeSession},
+    {"uprobe.session.s", kAttachTraceUprobeSession},
+    {"uprobe.session.s/", kAttachTraceUprobeSession},
+    {"xdp/devmap", kAttachXdpDevmap},
+    {"xdp.frags/devmap", kAttachXdpDevmap},
+    {"xdp/cpumap", kAttachXdpCpumap},
+    {"xdp.frags/cpumap", kAttachXdpCpumap},
+};
+
+bool is_one_of(uint32_t v, std::initializer_list<uint32_t> set) {
+    for (uint32_t x : set)
+        if (x == v)
+            return true;
+    return false;
+}
+
+} // namespace
+
+uint32_t expected_attach_type(const loader::ProgramSpec& prog) {
+    const std::string_view sec = prog.section;
+    for (const AttachDef& d : kAttachDefs) {
+        const std::string_view name = d.section;
+        if (name.back() == '/' ? sec.size() > name.size() && sec.substr(0, name.size()) == name : sec == name)
+            return d.attach;
+    }
+    return kAttachNone;
+}
+
+// The range the kernel enforces on R0 at the program's exit; false when it enforces none.
+bool program_retval_range(uint32_t prog_type, uint32_t attach, RetvalRange* range) {
+    *range = {0, 1};
+    switch (prog_type) {
+    case kProgCgroupSockAddr:
+        if (is_one_of(attach,
+                      {kAttachCgroupUdp4Recvmsg, kAttachCgroupUdp6Recvmsg, kAttachCgroupUnixRecvmsg,
+                       kAttachCgroupInet4Getpeername, kAttachCgroupInet6Getpeername, kAttachCgroupUnixGetpeername,
+                       kAttachCgroupInet4Getsockname, kAttachCgroupInet6Getsockname, kAttachCgroupUnixGetsockname}))
+            *range = {1, 1};
+        if (is_one_of(attach, {kAttachCgroupInet4Bind, kAttachCgroupInet6Bind}))
+            *range = {0, 3};
+        return true;
+    case kProgCgroupSkb:
+        if (attach == kAttachCgroupInetEgress)
+            *range = {0, 3};
+        return true;
+    case kProgCgroupSock:
+    case kProgSockOps:
+    case kProgCgroupDevice:
+    case kProgCgroupSysctl:
+    case kProgCgroupSockopt:
+        return true;
+    case uint32_t(loader::ProgType::kprobe):
+        return attach == kAttachTraceKprobeSession || attach == kAttachTraceUprobeSession;
+    case kProgSkLookup:
+        return true; // SK_DROP..SK_PASS
+    case kProgNetfilter:
+        return true; // NF_DROP..NF_ACCEPT
+    default:
+        return false; // socket, tc, xdp, tracepoint, perf_event, raw_tp (no BTF id), syscall: any R0
+    }
+}
+
+// The kernel's verbose_invalid_scalar.
+std::string invalid_scalar_msg(const Reg& r, const char* ctx, const char* reg, int64_t lo, int64_t hi) {
+    std::string out = fmt::format("{} the register {} has", ctx, reg);
+    if (r.smin > std::numeric_limits<int64_t>::min())
+        out += fmt::format(" smin={}", r.smin);
+    if (r.smax < std::numeric_limits<int64_t>::max())
+        out += fmt::format(" smax={}", r.smax);
+    if (r.smin == std::numeric_limits<int64_t>::min() && r.smax == std::numeric_limits<int64_t>::max())
+        out += " unknown scalar value";
+    return out + fmt::format(" should have been in [{}, {}]", lo, hi);
+}
+
+// The exit of frame 0: of the program, or of a global subprogram verified on its own (check_return_code).
+// We run privileged, so returning a pointer is no leak ("R0 leaks addr as return value" never applies).
+bool check_return_code(Env& env) {
+    if (!check_reg_init(env, 0))
+        return false;
+    const Reg& r0 = env.cur.frames[0].regs[0];
+    if (env.cur.frames[0].subprog != 0) {
+        if (r0.type != RegType::scalar)
+            return env.fail(fmt::format("At subprogram exit the register R0 is not a scalar value ({})",
+                                        reg_type_name(r0.type, r0.maybe_null)));
+        return true;
+    }
+    RetvalRange range;
+    if (!program_retval_range(uint32_t(env.prog.type), expected_attach_type(env.prog), &range))
+        return true;
+    if (r0.type != RegType::scalar)
+        return env.fail(fmt::format("At program exit the register R0 is not a known value ({})",
+                                    reg_type_name(r0.type, r0.maybe_null)));
+    mark_reg_precise(env, 0);
+    if (r0.smin < range.lo || r0.smax > range.hi)
+        return env.fail(invalid_scalar_msg(r0, "At program exit", "R0", range.lo, range.hi));
+    return true;
+}
+
+} // namespace strbpf::verifier
