@@ -282,6 +282,34 @@ TEST(StringsBackends, AllCaseFoldingPairs) {
     }
 }
 
+// Long strings that differ only in case in every vector block, so the vector compares' raw-byte block filter
+// fires everywhere and the folded check must pass over those blocks; then one real difference, or a NUL, at
+// positions around vector and four-vector boundaries.
+TEST(StringsBackends, CaseOnlyDifferencesInLongStrings) {
+    Guarded g1(8192), g2(8192);
+    for (size_t len : {size_t{300}, size_t{1000}, size_t{4095}}) {
+        const std::string a = text(len, uint32_t(len), "aBcDeFgH\xC9\xE9");
+        std::string b = a;
+        for (auto& c : b) // flip the case of every letter: A<->a, 0xC9 (É) <-> 0xE9 (é)
+            c = char(uint8_t(c) == 0xC9 ? 0xE9 : uint8_t(c) == 0xE9 ? 0xC9 : (c ^ 0x20));
+        for (size_t p : {len, size_t{0}, size_t{63}, size_t{64}, size_t{255}, size_t{256}, size_t{257}, len - 1}) {
+            for (char repl : {'z', '\0'}) {
+                std::string bb = b;
+                if (p < len)
+                    bb[p] = repl;
+                const std::string tag = "len=" + std::to_string(len) + " p=" + std::to_string(p) + " repl=" +
+                                        std::to_string(int(repl));
+                const Str x = g1.place(a + '\0', 0), y = g2.place(bb + '\0', 0);
+                const int want = serial::cmp(x, y, kMaxLen, true);
+                ASSERT_EQ(want != 0, p < len) << tag; // equal exactly when nothing was replaced
+                agree("casecmp " + tag, [&](const StringOps& o) { return o.cmp(x, y, kMaxLen, true); });
+                agree("ncasecmp " + tag, [&](const StringOps& o) { return o.cmp(x, y, p + 1, true); });
+                agree("cmp " + tag, [&](const StringOps& o) { return o.cmp(x, y, kMaxLen, false); });
+            }
+        }
+    }
+}
+
 TEST(StringsBackends, EveryAlignmentAndEdgeLength) {
     Guarded ga(70000), gb(70000);
     const size_t lengths[] = {0, 1, 2, 15, 16, 17, 31, 32, 33, 63, 64, 65, 127, 128, 129, 4095, 4096};
