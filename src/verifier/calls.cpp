@@ -1,6 +1,7 @@
-// Calls and returns (verifier stage): helper arguments checked against the helper table's argument kinds
-// (ARG_PTR_TO_MEM, ARG_CONST_SIZE, ARG_PTR_TO_CONST_STR, ...), kfunc parameters by their BTF name suffixes,
-// bpf-to-bpf calls (static: verified in the caller's context; global: on their BTF signature) and exits.
+// Calls and returns (verifier stage): helpers checked against the helper table (the program types that may call
+// each, then its argument kinds: ARG_PTR_TO_MEM, ARG_CONST_SIZE, ARG_PTR_TO_CONST_STR, ...), kfunc parameters by
+// their BTF name suffixes, bpf-to-bpf calls (static: verified in the caller's context; global: on their BTF
+// signature) and exits.
 #include <bpf/btf.h>
 #include <cstring>
 #include <limits>
@@ -333,10 +334,23 @@ bool callback_exit(Env& env) {
 
 } // namespace
 
+bool license_is_gpl_compatible(std::string_view license) {
+    for (std::string_view gpl : {"GPL", "GPL v2", "GPL and additional rights", "Dual BSD/GPL", "Dual MIT/GPL",
+                                 "Dual MPL/GPL"})
+        if (license == gpl)
+            return true;
+    return false;
+}
+
 bool do_helper_call(Env& env, const isa::Insn& insn) {
     const runtime::HelperProto* proto = runtime::find_helper(insn.imm);
     if (!proto)
         return env.fail(fmt::format("invalid func unknown#{}", insn.imm));
+    // check_helper_call: the program type's get_func_proto decides first, then the GPL check, then the arguments.
+    if (!runtime::helper_allowed(*proto, env.prog.type))
+        return env.fail(fmt::format("program of this type cannot use helper {}#{}", proto->name, insn.imm));
+    if (proto->gpl_only && !env.gpl_compatible)
+        return env.fail("cannot call GPL-restricted function from non-GPL compatible program");
     int map_index = -1, mem_regno = -1;
     Access mem_access = Access::helper_read;
     // Array lookups with a constant in-range key never return NULL (the kernel knows this too).

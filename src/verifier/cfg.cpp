@@ -196,6 +196,12 @@ void compute_liveness(Env& env) {
 bool check_cfg(Env& env) {
     const int32_t n = int32_t(env.insns.size());
     find_subprogs(env);
+    // add_subprog_and_kfunc(): the first kfunc call of a non-GPL program fails the load, reachable or not.
+    for (size_t pc = 0; pc < env.insns.size() && !env.gpl_compatible; pc++)
+        if (env.ops[pc] && env.ops[pc]->shape == Shape::CALL_KFUNC) {
+            env.fail_pc = int32_t(pc);
+            return env.fail("cannot call kernel function from non-GPL compatible program");
+        }
     for (const Subprog& sp : env.subprogs) {
         if (sp.start < 0 || sp.start >= n)
             return env.fail(fmt::format("call to invalid destination"));

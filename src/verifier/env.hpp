@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <string_view>
 #include <string>
 #include <vector>
 
@@ -65,6 +66,9 @@ struct StoredState {
     bool evicted = false;
 };
 
+// license_is_gpl_compatible() of include/linux/license.h: the licenses that may call gpl_only helpers and kfuncs.
+bool license_is_gpl_compatible(std::string_view license);
+
 class Env {
   public:
     Env(const runtime::ObjectInstance& inst, const loader::ProgramSpec& prog, const Options& opts);
@@ -95,6 +99,7 @@ class Env {
     std::vector<uint16_t> live_in; // registers read before written on some path from pc (bit i = r_i)
     std::vector<uint64_t> stack_live_in; // stack slots likewise (bit i = fp-8*(i+1)); all bits when unknown
     std::vector<uint8_t> callback_call;  // bpf_loop / bpf_for_each_map_elem calls: forced checkpoints
+    bool gpl_compatible = false;         // the object's license is one the kernel counts as GPL-compatible
     uint32_t max_ctx_offset = 0;         // furthest ctx byte accessed (off + size)
     int32_t min_ctx_offset = 0;          // lowest negative ctx offset accessed
     std::vector<int32_t> stack_depth;    // per subprogram: the deepest stack byte any path touched, in 8-byte slots

@@ -28,6 +28,7 @@ const char* reg_type_name(RegType t, bool maybe_null) {
 
 Env::Env(const runtime::ObjectInstance& inst_, const loader::ProgramSpec& prog_, const Options& opts_)
     : inst(inst_), prog(prog_), opts(opts_), insns(prog_.insns) {
+    gpl_compatible = license_is_gpl_compatible(inst_.spec().license);
     ops.resize(insns.size(), nullptr);
     for (size_t pc = 0; pc < insns.size(); pc++) {
         ops[pc] = isa::decode(insns[pc]);

@@ -1,10 +1,12 @@
 // The helper table (runtime stage): every helper strbpf provides, declared as data with the kernel's ids and
-// argument kinds (the kernel's bpf_func_proto). The verifier reads these rows; implementations trust them.
+// argument kinds (the kernel's bpf_func_proto) and the program types that may call it (the per-type
+// get_func_proto). The verifier reads these rows; implementations trust them.
 #pragma once
 #include <array>
 #include <cstdint>
 #include <span>
 
+#include "loader/object_spec.hpp"
 #include "runtime/context.hpp"
 
 namespace strbpf::runtime {
@@ -36,6 +38,12 @@ enum class RetKind : uint8_t {
     ringbuf_mem_or_null,   // RET_PTR_TO_RINGBUF_MEM_OR_NULL
 };
 
+// A set of program types: bit N stands for enum bpf_prog_type N (all of them are below 64).
+using ProgTypeSet = uint64_t;
+constexpr ProgTypeSet prog_type_bit(loader::ProgType t) {
+    return uint32_t(t) < 64 ? ProgTypeSet(1) << uint32_t(t) : 0;
+}
+
 struct HelperProto {
     int32_t id;
     const char* name;
@@ -43,10 +51,17 @@ struct HelperProto {
     RetKind ret;
     std::array<ArgKind, 5> args;
     bool gpl_only;
+    ProgTypeSet prog_types; // whose get_func_proto returns this helper (helper_table.cpp: kBase, kSkb, ...)
 };
 
 std::span<const HelperProto> helper_table();
 const HelperProto* find_helper(int32_t id); // nullptr when strbpf does not provide it
+
+// Whether a program of type T may call helper H: the kernel's get_func_proto(H) of type T is not NULL (else its
+// verifier says "program of this type cannot use helper %s#%d").
+constexpr bool helper_allowed(const HelperProto& h, loader::ProgType t) {
+    return (h.prog_types & prog_type_bit(t)) != 0;
+}
 
 } // namespace strbpf::runtime
 
