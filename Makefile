@@ -1,6 +1,6 @@
 # strbpf: the user's entry point. `make demo` runs the main job, `make test` the whole suite.
 JOBS ?= $(shell nproc)
-.PHONY: all deps build debug test test-asan test-tsan demo install clean format
+.PHONY: all deps build debug test test-asan test-tsan demo install clean format fuzz fuzz-smoke
 PREFIX ?= /usr/local
 
 all: build
@@ -27,6 +27,13 @@ test-asan: deps build/asan/build.ninja
 test-tsan: deps build/tsan/build.ninja
 	cmake --build --preset tsan -j $(JOBS)
 	cd build/tsan && ctest -j $(JOBS) --output-on-failure --timeout 1200
+
+# libFuzzer targets (clang, ASan + UBSan) and their seed corpora in build/fuzz; fuzz-smoke runs each for 30 s.
+fuzz: deps build/fuzz/build.ninja
+	cmake --build --preset fuzz -j $(JOBS)
+
+fuzz-smoke: fuzz
+	./fuzz/smoke.sh build/fuzz/fuzz 30
 
 install: build
 	cmake --install build/release --prefix $(PREFIX)

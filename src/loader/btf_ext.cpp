@@ -4,6 +4,7 @@
 #include <bpf/btf.h>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstring>
 
 namespace strbpf::loader {
@@ -94,6 +95,10 @@ Result<BtfExt> parse_btf_ext(std::span<const uint8_t> data, const struct btf* bt
                               out[name].lines.push_back(
                                   BtfExtLine{insn, read_u32(b, pos + 4), read_u32(b, pos + 8), read_u32(b, pos + 12)});
                           }));
+    // Sorted, so that each function finds its records by binary search (objects with many functions and lines).
+    for (auto& [name, sec] : out)
+        std::stable_sort(sec.lines.begin(), sec.lines.end(),
+                         [](const BtfExtLine& a, const BtfExtLine& b) { return a.insn < b.insn; });
     return out;
 }
 

@@ -27,7 +27,7 @@ struct BtfExtLine {
 
 struct BtfExtSection {
     std::vector<BtfExtFunc> funcs;
-    std::vector<BtfExtLine> lines;
+    std::vector<BtfExtLine> lines; // sorted by insn (stable: records of one insn keep the section's order)
 };
 
 // Records by ELF section name. Section names are resolved through the object's BTF string table.

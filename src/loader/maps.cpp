@@ -5,14 +5,20 @@
 #include <elf.h>
 #include <fmt/format.h>
 
+#include <cerrno>
 #include <cstring>
 #include <string_view>
 
 namespace strbpf::loader {
 namespace {
 
-constexpr uint64_t kMaxNobitsSize = 64u << 20; // .bss has no bytes in the file: cap what we allocate for it
-constexpr int kMaxTypeChain = 64;              // typedef/modifier chains longer than this are malformed
+// .bss sections have no bytes in the file, so their sizes are bounded by nothing but this: the zeros the loader
+// allocates for all of an object's .bss* sections together.
+constexpr uint64_t kMaxNobitsSize = 64u << 20;
+// What an object's maps may declare in total (max_entries x (key_size + value_size), global data included); each
+// map is also capped at 1 GiB when it is created (runtime/maps).
+constexpr uint64_t kMaxObjectMapBytes = 4ull << 30;
+constexpr int kMaxTypeChain = 64; // typedef/modifier chains longer than this are malformed
 
 bool has_prefix(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
 
@@ -159,10 +165,14 @@ Status collect_btf_maps(const ElfFile& elf, const struct btf* btf, const ElfSect
     return ok_status();
 }
 
-Status add_data_map(const ElfSection& s, MapTable& out) {
+Status add_data_map(const ElfSection& s, MapTable& out, uint64_t* nobits_total) {
     bool nobits = s.type == SHT_NOBITS;
     if (s.size > UINT32_MAX || (nobits && s.size > kMaxNobitsSize))
         return make_error(fmt::format("section '{}': {} bytes of global data is too large", s.name, s.size));
+    if (nobits && (*nobits_total += s.size) > kMaxNobitsSize)
+        return make_error(fmt::format("section '{}': the object's .bss sections hold {} bytes in total, over the "
+                                      "{} MiB limit",
+                                      s.name, *nobits_total, kMaxNobitsSize >> 20));
     MapSpec spec;
     spec.name = s.name;
     spec.section = s.name;
@@ -179,6 +189,24 @@ Status add_data_map(const ElfSection& s, MapTable& out) {
         spec.initial.assign(s.bytes.begin(), s.bytes.end());
     out.specs.push_back(std::move(spec));
     out.origins.push_back(MapOrigin{s.index, 0});
+    return ok_status();
+}
+
+// The object-wide cap on declared map memory, so that no object makes strbpf reserve more than 4 GiB for maps.
+Status check_map_memory(const MapTable& maps) {
+    uint64_t total = 0;
+    for (const MapSpec& m : maps.specs) {
+        // Up to 2^32 entries of up to 2^33 bytes: saturate instead of overflowing 64 bits.
+        const uint64_t per = m.type == kMapRingbuf ? 1 : uint64_t(m.key_size) + m.value_size;
+        const uint64_t bytes =
+            per && m.max_entries > kMaxObjectMapBytes / per ? kMaxObjectMapBytes + 1 : per * m.max_entries;
+        total += bytes;
+        if (total > kMaxObjectMapBytes)
+            return make_error(fmt::format("map '{}': the object's maps declare {} bytes (max_entries x (key_size + "
+                                          "value_size)) in total, over the {} GiB limit per object",
+                                          m.name, total, kMaxObjectMapBytes >> 30),
+                              -E2BIG);
+    }
     return ok_status();
 }
 
@@ -209,11 +237,13 @@ Result<MapTable> collect_maps(const ElfFile& elf, const struct btf* btf) {
                           "in SEC(\".maps\")");
     if (const ElfSection* maps = elf.find_section(".maps"))
         STRBPF_TRY(collect_btf_maps(elf, btf, *maps, out));
+    uint64_t nobits_total = 0;
     for (const ElfSection& s : elf.sections()) {
         if (s.size == 0 || !(is_data_section(s) || is_rodata_section(s) || is_bss_section(s)))
             continue;
-        STRBPF_TRY(add_data_map(s, out));
+        STRBPF_TRY(add_data_map(s, out, &nobits_total));
     }
+    STRBPF_TRY(check_map_memory(out));
     return out;
 }
 

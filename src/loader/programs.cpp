@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
 
 namespace strbpf::loader {
@@ -18,6 +19,11 @@ namespace {
 using isa::Insn;
 
 constexpr uint8_t kCallOpcode = isa::BPF_JMP | isa::BPF_CALL;
+// Each program is capped at isa::kMaxInsns (the kernel's BPF_COMPLEXITY_LIMIT_INSNS); subprograms are copied into
+// every program that calls them, so the object as a whole is capped too: 4M instructions and line records.
+constexpr uint64_t kMaxObjectInsns = 4 * uint64_t(isa::kMaxInsns);
+// Line records copy their file name and source text from BTF: 64 MiB of such text per object.
+constexpr uint64_t kMaxObjectLineText = 64u << 20;
 
 struct Func {
     size_t section = 0;
@@ -111,8 +117,9 @@ const ElfReloc* CodeIndex::reloc_at(size_t section, uint32_t insn) const {
 // Builds one program: places the main function, then each subprogram it reaches, patching as it copies.
 class Linker {
   public:
-    Linker(const LinkInputs& in, const CodeIndex& code, std::vector<std::string>& kfuncs)
-        : in_(in), code_(code), kfuncs_(kfuncs) {}
+    // line_text: bytes of source and file names copied into line records so far, object-wide.
+    Linker(const LinkInputs& in, const CodeIndex& code, std::vector<std::string>& kfuncs, uint64_t& line_text)
+        : in_(in), code_(code), kfuncs_(kfuncs), line_text_(line_text) {}
     Result<ProgramSpec> link(const Func& main);
 
   private:
@@ -126,12 +133,13 @@ class Linker {
     Status call_target(const Func& f, uint32_t k, size_t section, int64_t target, uint32_t pos);
     Result<int32_t> kfunc_index(const ElfSymbol& sym, const Func& f, uint32_t k);
     std::string where(const Func& f, uint32_t k) const;
-    void add_lines(const Func& f, uint32_t base);
+    Status add_lines(const Func& f, uint32_t base);
     Result<uint32_t> func_type_id(const Func& f) const;
 
     const LinkInputs& in_;
     const CodeIndex& code_;
     std::vector<std::string>& kfuncs_;
+    uint64_t& line_text_;
     ProgramSpec prog_;
     std::vector<std::pair<const Func*, uint32_t>> placed_; // function, output position
     std::vector<Fixup> fixups_;
@@ -153,7 +161,7 @@ Result<ProgramSpec> Linker::link(const Func& main) {
         STRBPF_TRY(type_id);
         prog_.funcs.push_back(FuncInfo{placed_[i].second, f.name, *type_id});
         STRBPF_TRY(place(f, placed_[i].second));
-        add_lines(f, placed_[i].second);
+        STRBPF_TRY(add_lines(f, placed_[i].second));
     }
     for (const Fixup& fx : fixups_) {
         auto it = std::find_if(placed_.begin(), placed_.end(), [&](auto& p) { return p.first == fx.target; });
@@ -315,20 +323,30 @@ Result<uint32_t> Linker::func_type_id(const Func& f) const {
     return 0u;
 }
 
-void Linker::add_lines(const Func& f, uint32_t base) {
+Status Linker::add_lines(const Func& f, uint32_t base) {
     if (!in_.btf_ext || !in_.btf)
-        return;
+        return ok_status();
     auto it = in_.btf_ext->find(in_.elf->section(f.section)->name);
     if (it == in_.btf_ext->end())
-        return;
-    for (const BtfExtLine& l : it->second.lines) {
-        if (l.insn < f.start || l.insn - f.start >= f.count)
-            continue;
+        return ok_status();
+    const auto& lines = it->second.lines;
+    auto first = std::lower_bound(lines.begin(), lines.end(), f.start,
+                                  [](const BtfExtLine& l, uint32_t insn) { return l.insn < insn; });
+    for (auto l_it = first; l_it != lines.end() && l_it->insn - f.start < f.count; ++l_it) {
+        const BtfExtLine& l = *l_it;
         const char* file = btf__name_by_offset(in_.btf, l.file_name_off);
         const char* text = btf__name_by_offset(in_.btf, l.line_off);
+        // Every record copies its strings: a few records naming one long BTF string must not add up to gigabytes.
+        line_text_ += (file ? std::strlen(file) : 0) + (text ? std::strlen(text) : 0);
+        if (line_text_ > kMaxObjectLineText)
+            return make_error(fmt::format("{}: the object's line info holds more than {} MiB of source text for its "
+                                          "programs (.BTF.ext line records are copied into every program)",
+                                          where(f, l.insn), kMaxObjectLineText >> 20),
+                              -E2BIG);
         prog_.lines.push_back(LineInfo{base + (l.insn - f.start), file ? file : "", text ? text : "", l.line_col >> 10,
                                        l.line_col & 0x3ff});
     }
+    return ok_status();
 }
 
 } // namespace
@@ -336,6 +354,8 @@ void Linker::add_lines(const Func& f, uint32_t base) {
 Status build_programs(const LinkInputs& in, std::vector<ProgramSpec>& programs, std::vector<std::string>& kfuncs) {
     CodeIndex code;
     STRBPF_TRY(code.build(*in.elf));
+    uint64_t total = 0;     // instructions and line records of all programs, subprograms counted in every caller
+    uint64_t line_text = 0; // bytes of line-info strings copied into all programs
     for (const Func& f : code.funcs()) {
         if (!f.program)
             continue;
@@ -348,8 +368,14 @@ Status build_programs(const LinkInputs& in, std::vector<ProgramSpec>& programs, 
         ProgType type;
         if (!prog_type_from_section(section, &type))
             return make_error(fmt::format("program '{}': unknown program type for section '{}'", f.name, section));
-        auto prog = Linker(in, code, kfuncs).link(f);
+        auto prog = Linker(in, code, kfuncs, line_text).link(f);
         STRBPF_TRY(prog);
+        total += prog->insns.size() + prog->lines.size();
+        if (total > kMaxObjectInsns)
+            return make_error(fmt::format("program '{}': the object's programs hold more than {} instructions and "
+                                          "line records in total (subprograms count once per program calling them)",
+                                          f.name, kMaxObjectInsns),
+                              -E2BIG);
         prog->section = section;
         prog->type = type;
         prog->autoload = autoload;

@@ -4,6 +4,7 @@
 #include <elf.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <fstream>
 #include <iterator>
@@ -386,6 +387,73 @@ TEST(LoaderMalformed, RandomFlipsInBtfAndSymbols) {
             loads(d);
         }
     }
+}
+
+} // namespace
+} // namespace strbpf::loader
+
+namespace strbpf::loader {
+namespace {
+
+// Limits (issue 8): the object-wide caps on what ELF fields can make the loader allocate or declare.
+// Three sections named .bss (sh_name pointed at .bss's name), NOBITS, 40 MiB each: each is under the 64 MiB
+// section cap, together they are over the object's .bss budget and must be refused, not allocated.
+TEST(LoaderLimits, BssBudgetIsPerObject) {
+    std::vector<uint8_t> d = read_file(kBasic);
+    ElfView m{d};
+    const Elf64_Shdr bss = m.shdr(m.find(".bss"));
+    for (const char* name : {".data", ".data.foo", ".bss"}) {
+        const size_t i = m.find(name);
+        Elf64_Shdr s = m.shdr(i);
+        s.sh_name = bss.sh_name;
+        s.sh_type = SHT_NOBITS;
+        s.sh_size = 40u << 20;
+        m.set_shdr(i, s);
+    }
+    const std::string err = error_of(d);
+    EXPECT_NE(err.find(".bss sections hold"), std::string::npos) << err;
+    EXPECT_NE(err.find("over the 64 MiB limit"), std::string::npos) << err;
+}
+
+// Every BTF array of .BTF whose element count is `from` set to `to`: the `__uint(max_entries, N)` encoding.
+int patch_btf_arrays(std::vector<uint8_t>& d, uint32_t from, uint32_t to) {
+    ElfView v{d};
+    const Elf64_Shdr s = v.shdr(v.find(".BTF"));
+    uint8_t* btf = d.data() + s.sh_offset;
+    uint32_t hdr_len, type_off, type_len;
+    std::memcpy(&hdr_len, btf + 4, 4);
+    std::memcpy(&type_off, btf + 8, 4);
+    std::memcpy(&type_len, btf + 12, 4);
+    int n = 0;
+    // A candidate is a btf_type with info = BTF_KIND_ARRAY << 24 and size 0, then btf_array {type, index, nelems}.
+    for (uint32_t off = 0; off + 24 <= type_len; off += 4) {
+        uint8_t* t = btf + hdr_len + type_off + off;
+        uint32_t info, size, nelems;
+        std::memcpy(&info, t + 4, 4);
+        std::memcpy(&size, t + 8, 4);
+        std::memcpy(&nelems, t + 20, 4);
+        if (info == (3u << 24) && size == 0 && nelems == from) {
+            std::memcpy(t + 20, &to, 4);
+            n++;
+        }
+    }
+    return n;
+}
+
+// A .maps map declaring 2^32 - 1 entries: refused by the loader's object-wide map-memory cap with its own message
+// (the runtime would also refuse the one map at creation, over 1 GiB).
+TEST(LoaderLimits, DeclaredMapMemoryIsCapped) {
+    std::vector<uint8_t> d = read_file(kBasic);
+    auto good = load_object_memory(d, "good");
+    ASSERT_TRUE(good);
+    uint32_t entries = 0;
+    for (const MapSpec& m : good->maps)
+        if (!m.global_data)
+            entries = std::max(entries, m.max_entries);
+    ASSERT_GT(entries, 1u);
+    ASSERT_GT(patch_btf_arrays(d, entries, 0xffffffffu), 0);
+    const std::string err = error_of(d);
+    EXPECT_NE(err.find("over the 4 GiB limit per object"), std::string::npos) << err;
 }
 
 } // namespace
