@@ -19,6 +19,9 @@ namespace strbpf::verifier {
 
 inline constexpr uint64_t kComplexityLimitInsns = 1000000; // BPF_COMPLEXITY_LIMIT_INSNS
 inline constexpr int kComplexityLimitJmpSeq = 8192;        // BPF_COMPLEXITY_LIMIT_JMP_SEQ
+// is_state_visited's eviction: a checkpoint that missed more than hit * n + n times is no longer compared
+// (n = 64 for a forced checkpoint still being explored, else 3).
+inline constexpr uint32_t kMisses = 3, kForcedMisses = 64;
 inline constexpr uint64_t kMaxVarOff = 1ull << 29;          // BPF_MAX_VAR_OFF
 inline constexpr uint64_t kMaxVarSiz = 1ull << 29;          // BPF_MAX_VAR_SIZ
 

@@ -126,12 +126,18 @@ class Walker {
 
     // Returning from a callback to its helper call: a checkpoint there still being explored that contains
     // this state (every scalar by range, as its precision marks are not final) covers it.
+    // Like the kernel's is_state_visited, a checkpoint that keeps missing stops being compared (here: taken out of
+    // the active set; it still becomes a pruning candidate when its paths end), n = 64 at forced checkpoints.
     int callback_loop_closed() {
-        for (auto& [h, s] : explored_[env_.pc].active) {
-            if (!states_equal(env_, s->st, env_.cur, env_.pc, Cmp::all_precise))
-                continue;
-            mark_precise(env_, all_scalars_of(env_.cur));
-            return 1;
+        auto& active = explored_[env_.pc].active;
+        for (auto it = active.begin(); it != active.end();) {
+            StoredState* s = it->second;
+            if (states_equal(env_, s->st, env_.cur, env_.pc, Cmp::all_precise)) {
+                s->hit++;
+                mark_precise(env_, all_scalars_of(env_.cur));
+                return 1;
+            }
+            it = ++s->miss > s->hit * kForcedMisses + kForcedMisses ? active.erase(it) : std::next(it);
         }
         return 0;
     }
@@ -144,21 +150,25 @@ class Walker {
         const uint64_t h = state_hash(env_.cur);
         if (forced && callback_loop_closed())
             return 1;
-        // Checkpoints still on the current path: reaching one again unchanged is an infinite loop.
+        // Checkpoints still on the current path: reaching one again unchanged is an infinite loop. One that keeps
+        // missing (only counted when a checkpoint would be added here, as in the kernel) is no longer compared.
         auto [lo, hi] = at.active.equal_range(h);
-        for (auto it = lo; it != hi && !forced; ++it) {
-            if (states_equal(env_, it->second->st, env_.cur, env_.pc, Cmp::exact)) {
-                if (env_.opts.log_level > 0)
-                    print_linfo(env_, env_.pc);
-                env_.fail_pc = env_.pc;
-                env_.fail(fmt::format("infinite loop detected at insn {}", env_.pc));
-                if (env_.opts.log_level > 0) {
-                    const int f = int(env_.cur.frames.size()) - 1;
-                    env_.note("cur state:" + kernel_state_str(env_, env_.cur, f, true));
-                    env_.note("old state:" + kernel_state_str(env_, it->second->st, f, true));
-                }
-                return -1;
+        for (auto it = lo; it != hi && !forced;) {
+            if (!states_equal(env_, it->second->st, env_.cur, env_.pc, Cmp::exact)) {
+                StoredState* s = it->second;
+                it = add && ++s->miss > s->hit * kMisses + kMisses ? at.active.erase(it) : std::next(it);
+                continue;
             }
+            if (env_.opts.log_level > 0)
+                print_linfo(env_, env_.pc);
+            env_.fail_pc = env_.pc;
+            env_.fail(fmt::format("infinite loop detected at insn {}", env_.pc));
+            if (env_.opts.log_level > 0) {
+                const int f = int(env_.cur.frames.size()) - 1;
+                env_.note("cur state:" + kernel_state_str(env_, env_.cur, f, true));
+                env_.note("old state:" + kernel_state_str(env_, it->second->st, f, true));
+            }
+            return -1;
         }
         if (!at.active.empty() && env_.jmps_processed - env_.prev_jmps < 20 &&
             env_.insn_processed - env_.prev_insns < 100)
@@ -174,7 +184,7 @@ class Walker {
                 mark_precise(env_, precise_set_of(sl->st));
                 return 1;
             }
-            if (++sl->miss > sl->hit * 3 + 3) {
+            if (++sl->miss > sl->hit * kMisses + kMisses) {
                 list.erase(list.begin() + long(i));
                 i--;
             }
