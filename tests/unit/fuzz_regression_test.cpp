@@ -25,6 +25,7 @@ struct Target {
     const char* name;
     TargetFn fn;
 };
+void PrintTo(const Target& t, std::ostream* os) { *os << t.name; } // names the parameter in test listings
 constexpr Target kTargets[] = {
     {"elf_loader", strbpf_fuzz_elf_loader},
     {"verifier", strbpf_fuzz_verifier},
