@@ -18,9 +18,20 @@ class ByteReader {
         n_--;
         return *p_++;
     }
-    uint16_t u16() { return uint16_t(u8() | (u8() << 8)); }
-    uint32_t u32() { return uint32_t(u16()) | (uint32_t(u16()) << 16); }
-    uint64_t u64() { return uint64_t(u32()) | (uint64_t(u32()) << 32); }
+    // Little-endian; each read is its own statement, as the operands of | are evaluated in no fixed order (g++ and
+    // clang would otherwise decode one input differently).
+    uint16_t u16() {
+        const uint16_t lo = u8();
+        return uint16_t(lo | (u8() << 8));
+    }
+    uint32_t u32() {
+        const uint32_t lo = u16();
+        return lo | (uint32_t(u16()) << 16);
+    }
+    uint64_t u64() {
+        const uint64_t lo = u32();
+        return lo | (uint64_t(u32()) << 32);
+    }
     // A value in [0, n) (n > 0).
     uint32_t below(uint32_t n) { return n <= 256 ? u8() % n : u32() % n; }
     bool coin() { return u8() & 1; }

@@ -90,7 +90,8 @@ FuzzProgram decode_program(const uint8_t* data, size_t size, bool deterministic)
     const uint8_t mode = in.u8();
     p.structured = (mode & 3) != 3;
     p.type = (mode & 4) ? loader::ProgType::xdp : loader::ProgType::syscall;
-    const size_t n = std::min<size_t>(in.u8(), in.remaining());
+    const size_t wanted = in.u8(); // read before remaining(): argument evaluation order is unspecified
+    const size_t n = std::min(wanted, in.remaining());
     p.ctx_prefix.assign(in.data(), in.data() + n);
     in.skip(n);
     if (p.structured) {

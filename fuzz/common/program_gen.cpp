@@ -320,7 +320,8 @@ void Gen::ctx_store() {
 void Gen::stack_store() {
     const uint8_t sz = size();
     const int bytes = size_bytes(sz);
-    const int16_t off = int16_t(pick(in_, kScalarSlots) + int(in_.u8() % uint32_t(8 / bytes)) * bytes);
+    const int slot = pick(in_, kScalarSlots); // own statement: the operands of + are read in no fixed order
+    const int16_t off = int16_t(slot + int(in_.u8() % uint32_t(8 / bytes)) * bytes);
     if (in_.coin())
         return stx(sz, R10, ssrc(), off);
     st(sz, R10, off, imm());
@@ -329,7 +330,8 @@ void Gen::stack_store() {
 void Gen::stack_load() {
     const uint8_t sz = size();
     const int bytes = size_bytes(sz);
-    const int16_t off = int16_t(pick(in_, kScalarSlots) + int(in_.u8() % uint32_t(8 / bytes)) * bytes);
+    const int slot = pick(in_, kScalarSlots); // own statement: the operands of + are read in no fixed order
+    const int16_t off = int16_t(slot + int(in_.u8() % uint32_t(8 / bytes)) * bytes);
     const uint8_t mode = sz != BPF_DW && in_.coin() ? BPF_MEMSX : BPF_MEM;
     emit(mk(BPF_LDX | mode | sz, sdst(), R10, off, 0));
 }
@@ -448,7 +450,8 @@ void Gen::loop() {
     in_loop_ = false;
     alu64_k(BPF_ADD, R9, 1);
     static constexpr uint8_t kLoopConds[] = {BPF_JLT, BPF_JLT, BPF_JNE, BPF_JSLT, BPF_JLE};
-    emit(mk(BPF_JMP | pick(in_, kLoopConds) | BPF_K, R9, 0, int16_t(head - pc() - 1), 1 + int32_t(in_.u8() % 16)));
+    const uint8_t cond = pick(in_, kLoopConds); // before the bound: arguments are read in no fixed order
+    emit(mk(BPF_JMP | cond | BPF_K, R9, 0, int16_t(head - pc() - 1), 1 + int32_t(in_.u8() % 16)));
 }
 
 void Gen::map_lookup(int32_t map, int value_size) {
