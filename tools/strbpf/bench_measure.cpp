@@ -23,9 +23,13 @@ struct alignas(64) Counter {
     uint64_t ns = 0;
 };
 
-// Grows the batch until it lasts opts.min_batch_s. The first batches also warm caches and compile code.
+// Grows the batch until it lasts opts.min_batch_s. A first run, not timed, pays the one-time costs (verifying,
+// compiling, the kernel's load): timed, a 20-40 ms verification of a long loop made one run look like a whole
+// batch, and every later batch held a single run plus the per-batch set-up.
 Result<uint32_t> calibrate(Producer& p, double min_batch_s) {
     const double target_ns = min_batch_s * 1e9;
+    if (auto first = p.run_batch(1); !first)
+        return first.error();
     uint64_t repeat = 1;
     for (;;) {
         auto ns = p.run_batch(uint32_t(repeat));
