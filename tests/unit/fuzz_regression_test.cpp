@@ -59,12 +59,8 @@ class FuzzRegression : public ::testing::TestWithParam<Target> {
     }
 };
 
-// Fixed findings: each replays to a clean exit.
-TEST_P(FuzzRegression, FixedFindingsStayFixed) {
-    const Target t = GetParam();
-    const std::vector<fs::path> files = inputs(kRoot / t.name);
-    if (files.empty())
-        GTEST_SKIP() << "no fixed findings kept for " << t.name;
+// Each input replays through the target to a clean exit (in a child process: a finding aborts).
+void expect_clean_exits(const Target& t, const std::vector<fs::path>& files) {
     for (const fs::path& p : files) {
         const std::vector<uint8_t> data = read_file(p);
         EXPECT_EXIT(
@@ -75,6 +71,15 @@ TEST_P(FuzzRegression, FixedFindingsStayFixed) {
             ::testing::ExitedWithCode(0), "")
             << p;
     }
+}
+
+// Fixed findings: each replays to a clean exit.
+TEST_P(FuzzRegression, FixedFindingsStayFixed) {
+    const Target t = GetParam();
+    const std::vector<fs::path> files = inputs(kRoot / t.name);
+    if (files.empty())
+        GTEST_SKIP() << "no fixed findings kept for " << t.name;
+    expect_clean_exits(t, files);
 }
 
 // Open findings: each still aborts with the harness's finding message.
@@ -100,16 +105,7 @@ TEST_P(FuzzRegression, DISABLED_SlowFindingsFinish) {
     const std::vector<fs::path> files = inputs(kRoot / t.name / "slow");
     if (files.empty())
         GTEST_SKIP() << "no slow findings for " << t.name;
-    for (const fs::path& p : files) {
-        const std::vector<uint8_t> data = read_file(p);
-        EXPECT_EXIT(
-            {
-                t.fn(data.data(), data.size());
-                std::exit(0);
-            },
-            ::testing::ExitedWithCode(0), "")
-            << p;
-    }
+    expect_clean_exits(t, files);
 }
 
 INSTANTIATE_TEST_SUITE_P(Targets, FuzzRegression, ::testing::ValuesIn(kTargets),
