@@ -12,3 +12,8 @@ foreach(src ${STRBPF_TEST_PROGS})
             SKIP_REGULAR_EXPRESSION "kernel engine unavailable" TIMEOUT 600)
     endforeach()
 endforeach()
+
+# scripts/bpf-conformance-plugin, the entry the public bpf_conformance runner starts: memory first, options after.
+add_test(NAME conformance_plugin_wrapper COMMAND sh -c
+    "echo 61100000000000009500000000000000 | STRBPF=$<TARGET_FILE:strbpf> ${CMAKE_SOURCE_DIR}/scripts/bpf-conformance-plugin aa bb cc dd --engine jit")
+set_tests_properties(conformance_plugin_wrapper PROPERTIES PASS_REGULAR_EXPRESSION "^ddccbbaa\n$")
