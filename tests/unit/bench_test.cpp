@@ -1,6 +1,5 @@
 // `strbpf bench` end to end (tools stage): short runs of the CLI checking the kernel-style lines, the summary
 // table, --json keys, -p scaling, the SVG plot, usage errors, and that a wrong answer fails the run.
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmath>
@@ -14,40 +13,16 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "shell_run.hpp"
+
 namespace {
 
-struct Out {
-    int rc;
-    std::string out, err;
-};
-
-std::string slurp(const std::string& path) {
-    std::ifstream in(path);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
+using strbpf::testing_support::slurp;
+using Out = strbpf::testing_support::ShellOut;
 
 // Runs `strbpf bench ARGS` with short timings; stdout and stderr apart.
 Out bench(const std::string& args) {
-    char tmpl[] = "/tmp/strbpf_bench_test_XXXXXX";
-    const int fd = mkstemp(tmpl);
-    if (fd >= 0)
-        close(fd);
-    const std::string cmd = std::string(STRBPF_CLI) + " bench " + args + " 2>" + tmpl;
-    Out o{-1, {}, {}};
-    FILE* p = popen(cmd.c_str(), "r");
-    if (!p)
-        return o;
-    char buf[4096];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof buf, p)) > 0)
-        o.out.append(buf, n);
-    const int st = pclose(p);
-    o.rc = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-    o.err = slurp(tmpl);
-    unlink(tmpl);
-    return o;
+    return strbpf::testing_support::run_shell(std::string(STRBPF_CLI) + " bench " + args);
 }
 
 std::vector<std::string> lines(const std::string& s) {

@@ -1,6 +1,4 @@
 // The strbpf CLI as users and scripts drive it: exit codes, text and --json output, clean errors.
-#include <sys/wait.h>
-
 #include <cstdio>
 #include <fstream>
 #include <string>
@@ -8,26 +6,15 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "shell_run.hpp"
+
 namespace {
 
-struct Out {
-    int rc;
-    std::string out;
-};
+using Out = strbpf::testing_support::ShellOut;
 
+// Runs `strbpf ARGS`, stderr merged into the output.
 Out cli(const std::string& args) {
-    const std::string cmd = std::string(STRBPF_CLI) + " " + args + " 2>&1";
-    Out o{-1, {}};
-    FILE* p = popen(cmd.c_str(), "r");
-    if (!p)
-        return o;
-    char buf[4096];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof buf, p)) > 0)
-        o.out.append(buf, n);
-    const int st = pclose(p);
-    o.rc = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-    return o;
+    return strbpf::testing_support::run_shell(std::string(STRBPF_CLI) + " " + args, true);
 }
 
 std::string prog(const char* name) { return std::string(STRBPF_PROGS_DIR) + "/" + name + ".bpf.o"; }

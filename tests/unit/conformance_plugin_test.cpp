@@ -1,7 +1,6 @@
 // `strbpf conformance-plugin` as bpf_conformance drives it: every ISA case file (tests/cases/**/*.data) goes
 // through the plugin protocol (program hex on stdin, memory hex in argv, r0 in hex on stdout) on interp and jit.
 // Also: the protocol's edge cases (memory split over arguments, no memory, bad input and its exit codes).
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -14,17 +13,14 @@
 #include <gtest/gtest.h>
 
 #include "case_file.hpp"
+#include "shell_run.hpp"
 
 namespace strbpf {
 namespace {
 
 namespace fs = std::filesystem;
 
-struct PluginOut {
-    int rc = -1;
-    std::string out; // stdout
-    std::string err; // stderr
-};
+using PluginOut = testing_support::ShellOut;
 
 std::string hex(const void* data, size_t size) {
     static const char* digits = "0123456789abcdef";
@@ -37,33 +33,12 @@ std::string hex(const void* data, size_t size) {
     return s;
 }
 
-std::string slurp(const std::string& path) {
-    std::ifstream f(path);
-    std::stringstream ss;
-    ss << f.rdbuf();
-    return ss.str();
-}
-
 // Runs the plugin with `stdin_text` on stdin; `args` must be shell-safe (hex digits, spaces, options).
 PluginOut plugin(const std::string& stdin_text, const std::string& args) {
-    const std::string dir = testing::TempDir();
-    const std::string in = dir + "/conformance_in_" + std::to_string(::getpid());
-    const std::string err = dir + "/conformance_err_" + std::to_string(::getpid());
+    const std::string in = testing::TempDir() + "/conformance_in_" + std::to_string(::getpid());
     std::ofstream(in) << stdin_text;
-    const std::string cmd = std::string(STRBPF_CLI) + " conformance-plugin " + args + " <" + in + " 2>" + err;
-    PluginOut o;
-    FILE* p = popen(cmd.c_str(), "r");
-    if (!p)
-        return o;
-    char buf[4096];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof buf, p)) > 0)
-        o.out.append(buf, n);
-    const int st = pclose(p);
-    o.rc = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-    o.err = slurp(err);
+    PluginOut o = testing_support::run_shell(std::string(STRBPF_CLI) + " conformance-plugin " + args + " <" + in);
     std::remove(in.c_str());
-    std::remove(err.c_str());
     return o;
 }
 
