@@ -176,20 +176,15 @@ const Scenario* find_scenario(const std::string& name) {
     return nullptr;
 }
 
-namespace {
-// Offsets of the scenario's variables in the object's .rodata (len_var, target) and .bss (str, sub).
-struct VarOffsets {
-    uint32_t len = 0, target = 0, str = 0, sub = 0;
-    bool has_sub = false;
-};
-
 Result<VarOffsets> var_offsets(const Scenario& sc, const std::string& obj_path) {
+    VarOffsets v;
+    if (sc.len_var.empty())
+        return v;
     std::unique_ptr<bpf_object, void (*)(bpf_object*)> obj(bpf_object__open_file(obj_path.c_str(), nullptr),
                                                            bpf_object__close);
     if (!obj || !bpf_object__btf(obj.get()))
         return make_error(fmt::format("libbpf cannot open {} or it has no BTF", obj_path));
     const btf* bt = bpf_object__btf(obj.get());
-    VarOffsets v;
     auto get = [&](const char* sec, const std::string& var, uint32_t* out) -> Status {
         auto off = var_offset(bt, obj_path, sec, var);
         if (!off)
@@ -204,44 +199,30 @@ Result<VarOffsets> var_offsets(const Scenario& sc, const std::string& obj_path) 
         STRBPF_TRY(get(".bss", "sub", &v.sub));
         v.has_sub = true;
     }
+    v.present = true;
     return v;
 }
-} // namespace
 
-void Buffers::place(uint32_t target_off, uint32_t str_off, uint32_t sub_off) {
-    target = storage_[0] + target_off % kLine;
-    str = storage_[1] + str_off % kLine;
-    sub = storage_[2] + sub_off % kLine;
+void Buffers::place(const VarOffsets& v) {
+    target = storage_[0] + v.target % kLine;
+    str = storage_[1] + v.str % kLine;
+    sub = storage_[2] + v.sub % kLine;
 }
 
-Status place_like_object(const Scenario& sc, const std::string& obj_path, Buffers* b) {
-    if (sc.len_var.empty())
-        return ok_status();
-    auto v = var_offsets(sc, obj_path);
-    if (!v)
-        return v.error();
-    b->place(v->target, v->str, v->sub);
-    return ok_status();
-}
-
-Result<std::vector<runtime::GlobalPatch>> global_patches(const Scenario& sc, const std::string& obj_path,
-                                                         const Buffers& b) {
+std::vector<runtime::GlobalPatch> global_patches(const VarOffsets& v, const Buffers& b) {
     std::vector<runtime::GlobalPatch> out;
-    if (sc.len_var.empty())
+    if (!v.present)
         return out;
-    auto v = var_offsets(sc, obj_path);
-    if (!v)
-        return v.error();
     auto add = [&](const char* sec, uint32_t off, const void* bytes, size_t n) {
         const auto* p = static_cast<const uint8_t*>(bytes);
         out.push_back({sec, off, std::vector<uint8_t>(p, p + n)});
     };
     const uint32_t len = b.len;
-    add(".rodata", v->len, &len, sizeof len);
-    add(".rodata", v->target, b.target, kStrSize);
-    add(".bss", v->str, b.str, kStrSize);
-    if (v->has_sub)
-        add(".bss", v->sub, b.sub, kStrSize);
+    add(".rodata", v.len, &len, sizeof len);
+    add(".rodata", v.target, b.target, kStrSize);
+    add(".bss", v.str, b.str, kStrSize);
+    if (v.has_sub)
+        add(".bss", v.sub, b.sub, kStrSize);
     return out;
 }
 

@@ -14,6 +14,14 @@ namespace strbpf::cli::bench {
 inline constexpr uint32_t kStrSize = 4096; // BENCH_STR_SZ in bench/progs/bench_common.h
 inline constexpr uint32_t kMaxLen = kStrSize - 1;
 
+// Offsets of a scenario's variables in its object's .rodata (the length variable, target) and .bss (str, sub), from
+// the object's BTF. `present` is false for scenarios without strings (trigger).
+struct VarOffsets {
+    bool present = false;
+    uint32_t len = 0, target = 0, str = 0, sub = 0;
+    bool has_sub = false;
+};
+
 // The strings of one length, exactly as the BPF programs see them in .rodata/.bss (and glibc sees them natively).
 // Each array is kStrSize bytes. place() puts glibc's copies at the same offsets within a cache line as the
 // program's variables (target follows the 4-byte length in .rodata), so the native line meets the same
@@ -22,7 +30,7 @@ struct Buffers {
     Buffers() = default;
     Buffers(const Buffers&) = delete;
     Buffers& operator=(const Buffers&) = delete;
-    void place(uint32_t target_off, uint32_t str_off, uint32_t sub_off);
+    void place(const VarOffsets& v);
 
     uint32_t len = 0;
     char* target = storage_[0]; // 4095 random digits '1'..'9' + NUL (fixed seed)
@@ -72,11 +80,9 @@ struct Scenario {
 const std::vector<Scenario>& scenarios();
 const Scenario* find_scenario(const std::string& name);
 
-// The patches that give a BPF object of `sc` the strings in `b`: the length and target in .rodata (set before
-// load, so the kernel's verifier sees constants), str (and sub) in .bss. Offsets come from the object's BTF.
-Result<std::vector<runtime::GlobalPatch>> global_patches(const Scenario& sc, const std::string& obj_path,
-                                                         const Buffers& b);
-// b->place()s the strings like the variables of `sc`'s object (call before filling them).
-Status place_like_object(const Scenario& sc, const std::string& obj_path, Buffers* b);
+Result<VarOffsets> var_offsets(const Scenario& sc, const std::string& obj_path);
+// The patches that give a BPF object the strings in `b`: the length and target in .rodata (set before load, so
+// the kernel's verifier sees constants), str (and sub) in .bss.
+std::vector<runtime::GlobalPatch> global_patches(const VarOffsets& v, const Buffers& b);
 
 } // namespace strbpf::cli::bench

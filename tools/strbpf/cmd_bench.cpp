@@ -248,23 +248,21 @@ int BenchRun::run() {
         std::printf("# strbpf bench %s: engines %s; warm-up %g s, duration %g s; %u producer(s); answers checked\n",
                     sc_.name.c_str(), fmt::format("{}", fmt::join(engines_, ",")).c_str(), o_.warmup, o_.duration,
                     o_.producers);
+    auto vars = var_offsets(sc_, obj_path_); // the same object for every length
+    if (!vars) {
+        std::fprintf(stderr, "strbpf bench: %s\n", vars.error().message.c_str());
+        return kExitFailed;
+    }
     for (uint32_t len : lengths_) {
         auto bufs = std::make_shared<Buffers>();
-        if (auto st = place_like_object(sc_, obj_path_, bufs.get()); !st) {
-            std::fprintf(stderr, "strbpf bench: %s\n", st.error().message.c_str());
-            return kExitFailed;
-        }
+        bufs->place(*vars);
         sc_.fill(len, bufs.get());
-        auto globals = global_patches(sc_, obj_path_, *bufs);
-        if (!globals) {
-            std::fprintf(stderr, "strbpf bench: %s\n", globals.error().message.c_str());
-            return kExitFailed;
-        }
+        const std::vector<runtime::GlobalPatch> globals = global_patches(*vars, *bufs);
         for (const BenchDef* def : benches_) {
             const std::vector<std::string> engines = def->native() ? std::vector<std::string>{"native"} : engines_;
             for (const std::string& engine : engines) {
                 progress(fmt::format("[{}/{}] {} len={} {}: loading", done_ + 1, total_, def->name, len, engine));
-                measure_one(*def, engine, len, prepare(*def, engine, bufs, *globals));
+                measure_one(*def, engine, len, prepare(*def, engine, bufs, globals));
             }
         }
     }
