@@ -65,6 +65,9 @@ struct StoredState {
     StoredState* parent = nullptr;
     uint32_t branches = 1; // paths from here still being explored
     uint32_t hit = 0, miss = 0;
+    // Counts one more miss; true once the checkpoint missed more than hit * n + n times (is_state_visited's
+    // eviction: it is no longer worth comparing).
+    bool missed_too_often(uint32_t n) { return ++miss > hit * n + n; }
     uint64_t hash = 0;     // of the current frame's registers (loop detection)
     bool evicted = false;
 };

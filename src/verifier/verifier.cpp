@@ -137,7 +137,7 @@ class Walker {
                 mark_precise(env_, all_scalars_of(env_.cur));
                 return 1;
             }
-            it = ++s->miss > s->hit * kForcedMisses + kForcedMisses ? active.erase(it) : std::next(it);
+            it = s->missed_too_often(kForcedMisses) ? active.erase(it) : std::next(it);
         }
         return 0;
     }
@@ -156,7 +156,7 @@ class Walker {
         for (auto it = lo; it != hi && !forced;) {
             if (!states_equal(env_, it->second->st, env_.cur, env_.pc, Cmp::exact)) {
                 StoredState* s = it->second;
-                it = add && ++s->miss > s->hit * kMisses + kMisses ? at.active.erase(it) : std::next(it);
+                it = add && s->missed_too_often(kMisses) ? at.active.erase(it) : std::next(it);
                 continue;
             }
             if (env_.opts.log_level > 0)
@@ -184,7 +184,7 @@ class Walker {
                 mark_precise(env_, precise_set_of(sl->st));
                 return 1;
             }
-            if (++sl->miss > sl->hit * kMisses + kMisses) {
+            if (sl->missed_too_often(kMisses)) {
                 list.erase(list.begin() + long(i));
                 i--;
             }
