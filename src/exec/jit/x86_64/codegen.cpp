@@ -157,6 +157,7 @@ class Gen {
     // Lean program (one BPF function, no callback-taking helper): main runs inline in enter_main_ (a LeanFn) and
     // exits straight to its caller; stubs return their status in rdx instead of unwinding through the RunState.
     bool single_ = false;
+    bool calls_back_ = false;           // it calls a helper that takes a callback (bpf_loop, ...)
     bool lean_calls_ = false;           // it calls helpers or kfuncs: r12 holds &ctx, rsp 16-aligned at calls
     std::vector<x86::Gp> lean_saved_;   // the callee-saved registers it uses, in push order
     bool lean_pad_ = false;             // an 8-byte pad keeps rsp 16-aligned at calls
@@ -198,6 +199,9 @@ void Gen::find_targets() {
         case Shape::LDDW:
             if (op.sem == Sem::func)
                 mark_function(target(pc, op));
+            break;
+        case Shape::CALL_HELPER:
+            calls_back_ = calls_back_ || takes_callback(insns_[pc].imm);
             break;
         default:
             break;
@@ -316,10 +320,9 @@ Status Gen::run(Emitted* out) {
     fail_ = a_.newLabel();
     abort_ = a_.newLabel();
     find_targets();
-    single_ = std::count_if(entry_.begin(), entry_.end(), [](const Label& l) { return l.isValid(); }) == 1;
-    for (size_t pc = 0; pc < insns_.size() && single_; pc++) // callbacks need the RunState of the trampoline
-        if (const isa::OpInfo* op = isa::decode(insns_[pc]); op && op->shape == Shape::CALL_HELPER)
-            single_ = !takes_callback(insns_[pc].imm);
+    // Callbacks need the trampoline's RunState, so a program calling a callback-taking helper is never lean.
+    single_ = !calls_back_ &&
+              std::count_if(entry_.begin(), entry_.end(), [](const Label& l) { return l.isValid(); }) == 1;
     emit_enter();
     if (single_) {
         enter_main_ = a_.newLabel();
