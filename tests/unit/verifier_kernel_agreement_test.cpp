@@ -12,6 +12,7 @@
 #include "loader/loader.hpp"
 #include "runtime/instance.hpp"
 #include "verifier/verifier.hpp"
+#include "kernel_prog_log.hpp"
 
 // last: linux/bpf.h macros would clash with isa/insn.hpp constants
 #include <bpf/libbpf.h>
@@ -60,22 +61,8 @@ uint64_t kernel_processed(const std::string& log) {
 // The kernel's processed-insn count for PROG of PATH when it accepts it (log level 4: stats only); 0 when the
 // plain libbpf load fails (e.g. kfuncs this kernel lacks, which the kernel engine stubs).
 uint64_t kernel_processed_accepted(const std::string& path, const std::string& prog) {
-    bpf_object* obj = bpf_object__open_file(path.c_str(), nullptr);
-    if (!obj)
-        return 0;
-    std::vector<char> log(1 << 16);
-    bpf_program* p = nullptr;
-    bpf_object__for_each_program(p, obj) {
-        const bool mine = prog == bpf_program__name(p);
-        bpf_program__set_autoload(p, mine);
-        if (mine) {
-            bpf_program__set_log_buf(p, log.data(), log.size());
-            bpf_program__set_log_level(p, 4);
-        }
-    }
-    const int err = bpf_object__load(obj);
-    bpf_object__close(obj);
-    return err ? 0 : kernel_processed(log.data());
+    const testing_support::KernelLoad k = testing_support::kernel_load_program(path, prog, 4, 1 << 16);
+    return k.opened && !k.rejected ? kernel_processed(k.log) : 0;
 }
 
 TEST(VerifierKernelAgreement, EveryTestProgram) {

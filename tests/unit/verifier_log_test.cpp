@@ -13,6 +13,7 @@
 #include "loader/loader.hpp"
 #include "runtime/instance.hpp"
 #include "verifier/verifier.hpp"
+#include "kernel_prog_log.hpp"
 
 // last: linux/bpf.h macros would clash with isa/insn.hpp constants
 #include <bpf/libbpf.h>
@@ -24,23 +25,9 @@ namespace fs = std::filesystem;
 
 // The kernel's level-1 log of PROG in PATH, or "" when it loads (or libbpf fails before the kernel runs).
 std::string kernel_log(const std::string& path, const std::string& prog, bool* rejected) {
-    *rejected = false;
-    bpf_object* obj = bpf_object__open_file(path.c_str(), nullptr);
-    if (!obj)
-        return "";
-    std::vector<char> log(1 << 20);
-    bpf_program* p = nullptr;
-    bpf_object__for_each_program(p, obj) {
-        const bool mine = prog == bpf_program__name(p);
-        bpf_program__set_autoload(p, mine);
-        if (mine) {
-            bpf_program__set_log_buf(p, log.data(), log.size());
-            bpf_program__set_log_level(p, 1);
-        }
-    }
-    *rejected = bpf_object__load(obj) != 0;
-    bpf_object__close(obj);
-    return log.data();
+    const testing_support::KernelLoad k = testing_support::kernel_load_program(path, prog, 1, 1 << 20);
+    *rejected = k.rejected;
+    return k.log;
 }
 
 // Drops the statistics line and writes every ld_imm64 value that is an address as "<addr>".
