@@ -17,3 +17,7 @@ endforeach()
 add_test(NAME conformance_plugin_wrapper COMMAND sh -c
     "echo 61100000000000009500000000000000 | STRBPF=$<TARGET_FILE:strbpf> ${CMAKE_SOURCE_DIR}/scripts/bpf-conformance-plugin aa bb cc dd --engine jit")
 set_tests_properties(conformance_plugin_wrapper PROPERTIES PASS_REGULAR_EXPRESSION "^ddccbbaa\n$")
+
+# build/<preset>/strbpf, the path README and the docs give for the CLI, is the binary the build made.
+add_test(NAME cli_build_path COMMAND sh -c "test \"$(readlink -f ${CMAKE_BINARY_DIR}/strbpf)\" = \"$(readlink -f $<TARGET_FILE:strbpf>)\" && ${CMAKE_BINARY_DIR}/strbpf --help")
+set_tests_properties(cli_build_path PROPERTIES PASS_REGULAR_EXPRESSION "Usage: .*strbpf")

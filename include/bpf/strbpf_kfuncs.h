@@ -1,6 +1,6 @@
 /* Declarations of the kernel's string kfuncs for BPF C programs (what bpftool's vmlinux.h emits), with their
  * kernel-doc contracts. Every pointer parameter carries __ign: the verifier checks nothing, the kfunc checks at
- * run time. -ERANGE: a pointer's first byte is in the NULL page / below 64 KiB / non-canonical (x86-64);
+ * run time. -ERANGE: a pointer's first byte is in the user half, the vsyscall page or non-canonical (x86-64);
  * -EFAULT: a byte read faulted; -E2BIG: 65536 bytes examined without reaching the terminator. */
 #ifndef STRBPF_KFUNCS_H
 #define STRBPF_KFUNCS_H

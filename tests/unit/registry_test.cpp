@@ -49,7 +49,9 @@ TEST(Registry, RemoveForgetsRegion) {
 }
 
 TEST(Registry, ForbiddenAddressClassesMatchX86Kernel) {
-    // copy_from_kernel_nofault_allowed() on x86-64: the user half, the vsyscall page and non-canonical addresses.
+    // copy_from_kernel_nofault_allowed() on x86-64: the user half, the vsyscall page and non-canonical addresses,
+    // here for a 48-bit CPU under 4-level paging (every variant: address_model_test).
+    ScopedAddressModel forced(AddressModel{48, false});
     EXPECT_TRUE(is_forbidden_address_class(0));                        // NULL
     EXPECT_TRUE(is_forbidden_address_class(1));                        // (char *)1
     EXPECT_TRUE(is_forbidden_address_class(0x10000));                  // any user address

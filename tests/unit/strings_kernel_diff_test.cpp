@@ -19,6 +19,7 @@
 #include "exec/runner.hpp"
 #include "loader/loader.hpp"
 #include "runtime/instance.hpp"
+#include "runtime/memory/address_model.hpp"
 #include "runtime/strings/dispatch.hpp"
 
 // After strbpf's headers: <linux/bpf.h> defines BPF_* macros that would clobber strbpf::isa's constants.
@@ -792,16 +793,22 @@ Batch pointer_class_batch(const std::vector<uint64_t>& addrs) {
     return b;
 }
 
-// Addresses whose class strbpf and the kernel agree on: the NULL page and everything below 64 KiB, the kernel half
-// outside any mapping, and non-canonical addresses.
+// Addresses whose class depends on the host's address model (the CPU's virtual-address width and the paging mode,
+// address_model.hpp), against the live kernel on this host: the NULL page and everything below 64 KiB, the top of
+// the user half under either paging mode, addresses canonical at 57 bits but not at 48, the kernel half outside
+// any mapping. Every variant of the model is checked without the kernel in address_model_test.
 TEST_F(StringsKernelDiff, PointerClasses) {
+    std::printf("host address model: %s\n", runtime::host_address_model().describe().c_str());
     // clang-format off
     const std::vector<uint64_t> addrs = {
         0, 1, 0xfff, 0x1000, 0xffff,                                     // the NULL page, below 64 KiB
-        0x0000800000000000ull, 0x7fff000000000000ull, 0x8000000000000000ull, // non-canonical (48-bit) ...
-        0xfeff800000000000ull, 0xffff7fffffffffffull,                        // ... up to the last one
-        0xffff800000000000ull, 0xffff87ffffffffffull,                        // the kernel half's guard hole
-        0xffffffffffe00000ull, 0xfffffffffffffffeull, ~0ull};                // the unused top 2 MiB
+        0x0000800000000000ull, 0x0000800000001000ull,                    // above the 4-level user half
+        0x00fffffffffff000ull, 0x00ffffffffffffffull,                    // the top of the 5-level user half
+        0x0100000000000000ull, 0x7fff000000000000ull, 0x8000000000000000ull, // non-canonical at 57 and 48 bits
+        0xfeff800000000000ull, 0xfeffffffffffffffull,                    // ... up to the last one at 57 bits
+        0xff00000000000000ull, 0xffff7fffffffffffull,                    // canonical at 57 bits only
+        0xffff800000000000ull, 0xffff87ffffffffffull,                    // the kernel half's guard hole
+        0xffffffffffe00000ull, 0xfffffffffffffffeull, ~0ull};            // the unused top 2 MiB
     // clang-format on
     EXPECT_EQ(diff({pointer_class_batch(addrs)}), addrs.size() * 8);
 }

@@ -1,5 +1,5 @@
 // Helpers that read program memory given as (pointer, size) (runtime stage).
-// bpf_probe_read_kernel: Returns: 0; -ERANGE (NULL page, non-canonical); -EFAULT (not program-visible); dst is
+// bpf_probe_read_kernel: Returns: 0; -ERANGE (user half, vsyscall page, non-canonical); -EFAULT (not program-visible); dst is
 //   zeroed on failure. bpf_probe_read_kernel_str: Returns: bytes copied including the NUL (size when truncated,
 //   0 for size 0); -ERANGE; -EFAULT; dst zeroed on failure.
 // bpf_strtol / bpf_strtoul: Returns: characters consumed; -EINVAL (bad base or flags, no digits, strtoul of a

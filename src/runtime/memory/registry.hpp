@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "runtime/memory/address_model.hpp"
+
 namespace strbpf::runtime {
 
 enum Perm : uint8_t { kPermRead = 1, kPermWrite = 2, kPermRW = 3 };
@@ -29,14 +31,9 @@ struct Region {
 
 // The x86-64 kernel's copy_from_kernel_nofault_allowed() refuses, before any read, every address below
 // TASK_SIZE_MAX + PAGE_SIZE (the whole user half: NULL, (char *)1, any user pointer), the vsyscall page and
-// non-canonical addresses. String kfuncs and probe_read_kernel answer -ERANGE for them.
-inline bool is_forbidden_address_class(uint64_t addr) {
-    if (addr < 0x0000800000000000ull) // the user half, NULL page included
-        return true;
-    if ((addr & ~uint64_t(0xfff)) == 0xffffffffff600000ull) // the vsyscall page
-        return true;
-    return (addr >> 47) != 0x1ffff; // non-canonical (the upper half starts at 0xffff800000000000)
-}
+// non-canonical addresses, judged by the host's address model (address_model.hpp). String kfuncs and
+// probe_read_kernel answer -ERANGE for them.
+inline bool is_forbidden_address_class(uint64_t addr) { return address_model().refused(addr); }
 
 class MemoryRegistry {
   public:
