@@ -5,6 +5,7 @@
 #include <cpuid.h>
 
 #include <cstdio>
+#include <iterator>
 #include <string>
 #include <vector>
 
