@@ -47,7 +47,7 @@ class JitShift : public ::testing::TestWithParam<Mode> {
     CompileOptions opts() const { return CompileOptions{GetParam() == Mode::bmi2}; }
 };
 
-struct Run {
+struct Outcome {
     bool ok = false;
     uint64_t r0 = 0;
     std::string error;
@@ -69,16 +69,16 @@ struct Env {
     }
 };
 
-Run interp(std::span<const isa::Insn> prog, const std::vector<uint8_t>& mem = {}) {
+Outcome interp(std::span<const isa::Insn> prog, const std::vector<uint8_t>& mem = {}) {
     Env env(mem);
     const auto r = exec::interp::run(prog, env.r1, env.mem.size(), env.ctx, env.stack);
-    return Run{r.ok, r.r0, r.error, env.mem};
+    return Outcome{r.ok, r.r0, r.error, env.mem};
 }
 
-Run jit(const exec::jit::CompiledProgram& p, const std::vector<uint8_t>& mem = {}) {
+Outcome jit(const exec::jit::CompiledProgram& p, const std::vector<uint8_t>& mem = {}) {
     Env env(mem);
     const auto r = p.run(env.r1, env.mem.size(), env.ctx, env.stack);
-    return Run{r.ok, r.r0, r.error, env.mem};
+    return Outcome{r.ok, r.r0, r.error, env.mem};
 }
 
 // True when code[from, to) holds a VEX-encoded shlx/shrx/sarx: C4, map 0F38 (low 5 bits of byte 1 = 2), pp != 0
@@ -125,10 +125,10 @@ TEST_P(JitShift, EveryRegisterPairMatchesInterpreter) {
                         auto p = exec::jit::compile(*prog, opts());
                         ASSERT_TRUE(p.ok()) << p.error().message;
                         compiled++;
-                        const Run want = interp(*prog), got = jit(**p);
+                        const Outcome want = interp(*prog), got = jit(**p);
                         ASSERT_TRUE(want.ok && got.ok) << what << ": " << want.error << " / " << got.error;
-                        ASSERT_EQ(got.r0, want.r0) << what << std::hex << ": jit 0x" << got.r0 << ", interp 0x"
-                                                   << want.r0;
+                        ASSERT_EQ(got.r0, want.r0)
+                            << what << std::hex << ": jit 0x" << got.r0 << ", interp 0x" << want.r0;
                         const size_t pc = 20; // ten lddw of two slots each
                         ASSERT_EQ(has_bmi2_shift((*p)->code(), (*p)->insn_offset(pc), (*p)->insn_offset(pc + 1)),
                                   GetParam() == Mode::bmi2)
@@ -161,7 +161,7 @@ TEST_P(JitShift, CaseFilesWithRegisterShiftsMatchInterpreter) {
             continue;
         auto p = exec::jit::compile(prog, opts());
         ASSERT_TRUE(p.ok()) << f << ": " << p.error().message;
-        const Run want = interp(prog, c.mem), got = jit(**p, c.mem);
+        const Outcome want = interp(prog, c.mem), got = jit(**p, c.mem);
         ASSERT_TRUE(got.ok) << f << ": " << got.error;
         EXPECT_EQ(got.r0, *c.result) << f;
         EXPECT_EQ(got.r0, want.r0) << f;
@@ -201,13 +201,22 @@ std::string first_insn(const std::string& text, CompileOptions opts) {
 TEST(JitShiftGolden, BaselineRoutesTheCountThroughCl) {
     const CompileOptions base{false};
     // mov r11, rcx; mov rcx, rsi; shl rdi, cl; mov rcx, r11
-    EXPECT_EQ(first_insn("lsh %r1, %r2\nexit", base), "4989CB" "4889F1" "48D3E7" "4C89D9");
+    EXPECT_EQ(first_insn("lsh %r1, %r2\nexit", base), "4989CB"
+                                                      "4889F1"
+                                                      "48D3E7"
+                                                      "4C89D9");
     // 32-bit: the same with shr edi, cl
-    EXPECT_EQ(first_insn("rsh32 %r1, %r2\nexit", base), "4989CB" "4889F1" "D3EF" "4C89D9");
+    EXPECT_EQ(first_insn("rsh32 %r1, %r2\nexit", base), "4989CB"
+                                                        "4889F1"
+                                                        "D3EF"
+                                                        "4C89D9");
     // the count already in cl (r4): sar rdi, cl alone
     EXPECT_EQ(first_insn("arsh %r1, %r4\nexit", base), "48D3FF");
     // r4 shifted: its value moves to r11, is shifted there and comes back into rcx
-    EXPECT_EQ(first_insn("lsh %r4, %r2\nexit", base), "4989CB" "4889F1" "49D3E3" "4C89D9");
+    EXPECT_EQ(first_insn("lsh %r4, %r2\nexit", base), "4989CB"
+                                                      "4889F1"
+                                                      "49D3E3"
+                                                      "4C89D9");
     // r4 by r4: shl rcx, cl
     EXPECT_EQ(first_insn("lsh %r4, %r4\nexit", base), "48D3E1");
 }
@@ -216,8 +225,8 @@ TEST(JitShiftGolden, Bmi2UsesShlxShrxSarx) {
     if (std::string why = bmi2_missing(); !why.empty())
         GTEST_SKIP() << "shlx/shrx/sarx not run: " << why;
     const CompileOptions bmi2{true};
-    EXPECT_EQ(first_insn("lsh %r1, %r2\nexit", bmi2), "C4E2C9F7FF");  // shlx rdi, rdi, rsi
-    EXPECT_EQ(first_insn("rsh %r1, %r2\nexit", bmi2), "C4E2CBF7FF");  // shrx rdi, rdi, rsi
+    EXPECT_EQ(first_insn("lsh %r1, %r2\nexit", bmi2), "C4E2C9F7FF");    // shlx rdi, rdi, rsi
+    EXPECT_EQ(first_insn("rsh %r1, %r2\nexit", bmi2), "C4E2CBF7FF");    // shrx rdi, rdi, rsi
     EXPECT_EQ(first_insn("arsh32 %r1, %r2\nexit", bmi2), "C4E24AF7FF"); // sarx edi, edi, esi
 }
 

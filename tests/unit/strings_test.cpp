@@ -405,8 +405,8 @@ TEST_P(StringsBackends, SubstringAtTheKMaxLenEdge) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, StringsSerial, ::testing::ValuesIn(kAllBackends), backend_param_name);
-INSTANTIATE_TEST_SUITE_P(Backends, StringsBackends,
-                         ::testing::Values(Backend::sse2, Backend::avx2, Backend::avx512), backend_param_name);
+INSTANTIATE_TEST_SUITE_P(Backends, StringsBackends, ::testing::Values(Backend::sse2, Backend::avx2, Backend::avx512),
+                         backend_param_name);
 
 TEST(StringsDispatch, BackendsSelectable) {
     const auto avail = available_backends();

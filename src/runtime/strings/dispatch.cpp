@@ -66,7 +66,8 @@ const Feature kAvx2Needs[] = {
     {"BMI2", 7, 0, "ebx", 8, [] { return bool(__builtin_cpu_supports("bmi2")); }},
     {"POPCNT", 1, 0, "ecx", 23, [] { return bool(__builtin_cpu_supports("popcnt")); }},
 };
-const Feature kAvx512Needs[] = { // and everything AVX2's backend needs
+const Feature kAvx512Needs[] = {
+    // and everything AVX2's backend needs
     {"AVX-512F", 7, 0, "ebx", 16, [] { return bool(__builtin_cpu_supports("avx512f")); }},
     {"AVX-512BW", 7, 0, "ebx", 30, [] { return bool(__builtin_cpu_supports("avx512bw")); }},
     {"AVX-512VL", 7, 0, "ebx", 31, [] { return bool(__builtin_cpu_supports("avx512vl")); }},
@@ -89,7 +90,8 @@ std::string missing(const Feature& f) {
     std::string where = "cpuid " + std::to_string(f.leaf) + "." + std::to_string(f.subleaf) + " " + f.reg + " bit " +
                         std::to_string(f.bit) + " = " + std::to_string(bit);
     if (bit)
-        return std::string("CPU reports ") + f.name + " (" + where + ") but the OS does not enable its register state (XCR0)";
+        return std::string("CPU reports ") + f.name + " (" + where +
+               ") but the OS does not enable its register state (XCR0)";
     return std::string("CPU lacks ") + f.name + " (" + where + ")";
 }
 
