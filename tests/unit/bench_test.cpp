@@ -131,8 +131,10 @@ TEST(Bench, KernelEngineRunsOrIsNoted) {
     Out o = bench(std::string("trigger --engine kernel") + kShort);
     ASSERT_EQ(o.rc, 0) << o.err;
     const bool ran = o.out.find("trigger              len=-     kernel hits") != std::string::npos;
-    const bool noted = o.out.find("note: kernel engine unavailable") != std::string::npos;
-    EXPECT_TRUE(ran || noted) << o.out;
+    const size_t note = o.out.find("note: kernel engine unavailable");
+    if (!ran && note != std::string::npos) // the note is right, but nothing was measured: say so as a skip
+        GTEST_SKIP() << o.out.substr(note, o.out.find('\n', note) - note);
+    EXPECT_TRUE(ran) << o.out;
 }
 
 TEST(Bench, UsageErrors) {

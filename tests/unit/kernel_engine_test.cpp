@@ -146,7 +146,7 @@ TEST_F(KernelEngineTest, RejectedProgramGivesKernelsOneLineReason) {
 
 TEST_F(KernelEngineTest, MissingKfuncIsUnsupported) {
     if (kernel_has_function("bpf_strcasestr"))
-        GTEST_SKIP() << "this kernel has bpf_strcasestr";
+        GTEST_SKIP() << "this kernel (Linux " << kernel_release() << ") has bpf_strcasestr: no missing kfunc to test";
     RunDetails details;
     RunReport r = run(prog_path("kernel_kfunc"), "kfunc_missing", RunRequest{}, &details);
     EXPECT_FALSE(r.loaded);
@@ -156,7 +156,7 @@ TEST_F(KernelEngineTest, MissingKfuncIsUnsupported) {
 
 TEST_F(KernelEngineTest, PresentKfuncLoadsBesideMissingOne) {
     if (!kernel_has_function("bpf_strlen"))
-        GTEST_SKIP() << "this kernel lacks bpf_strlen";
+        GTEST_SKIP() << "this kernel (Linux " << kernel_release() << ") lacks the kfunc bpf_strlen (Linux 6.17+)";
     RunDetails details;
     RunReport r = run(prog_path("kernel_kfunc"), "kfunc_present", RunRequest{}, &details);
     ASSERT_TRUE(r.ran) << r.error << "\n" << details.log;

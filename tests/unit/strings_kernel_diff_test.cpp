@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
+#include <map>
 #include <random>
 #include <string>
 #include <vector>
@@ -686,19 +687,35 @@ class StringsKernelDiff : public ::testing::Test {
         ASSERT_TRUE(load_error_.empty()) << load_error_;
     }
 
-    // Runs batches on the kernel once, then on every available strbpf engine with every string backend this CPU
-    // has (serial, sse2, avx2, avx512), comparing each run with the kernel's; returns the number of cases compared
-    // (each counted once, however many engines and backends ran it).
-    size_t diff(const std::vector<Batch>& batches) {
+    // Runs batches on the kernel once, then on every available strbpf engine with each of `backends` (default:
+    // every string backend this CPU has, a note naming each one it lacks), comparing each run with the kernel's;
+    // returns the number of cases compared (each counted once, however many engines and backends ran it).
+    // `kernel_cache`, when given, keeps the kernel's results by batch label across the tests of one suite.
+    size_t diff(const std::vector<Batch>& batches, std::vector<runtime::strings::Backend> backends = {},
+                std::map<std::string, Results>* kernel_cache = nullptr) {
         std::vector<Results> kernel;
         size_t compared = 0;
         for (const Batch& b : batches) {
+            if (kernel_cache && kernel_cache->count(b.label)) {
+                kernel.push_back(kernel_cache->at(b.label));
+                compared += b.cases.size();
+                continue;
+            }
             Result<Results> k = kernel_->run(b);
             EXPECT_TRUE(k.ok()) << b.label << ": " << (k.ok() ? "" : k.error().message);
             kernel.push_back(k.ok() ? std::move(k.value()) : Results{});
             compared += k.ok() ? b.cases.size() : 0;
+            if (k.ok() && kernel_cache)
+                (*kernel_cache)[b.label] = kernel.back();
         }
         namespace rs = runtime::strings;
+        if (backends.empty()) {
+            backends = rs::available_backends();
+            for (rs::Backend b : rs::kAllBackends)
+                if (!rs::backend_ops(b))
+                    std::cout << "[ note ] string backend " << rs::backend_name(b)
+                              << " not compared: " << rs::unavailable_reason(b) << "\n";
+        }
         const rs::Backend saved = rs::current_backend();
         size_t reported = 0, mismatches = 0;
         std::string runs;
@@ -708,8 +725,8 @@ class StringsKernelDiff : public ::testing::Test {
                 std::cout << "[ note ] " << exec::engine_name(engine) << " not compared: " << why << "\n";
                 continue;
             }
-            for (rs::Backend backend : rs::available_backends()) {
-                rs::set_backend(backend);
+            for (rs::Backend backend : backends) {
+                EXPECT_TRUE(rs::set_backend(backend)) << rs::backend_name(backend);
                 const std::string who = fmt::format("{}/{}", exec::engine_name(engine), rs::backend_name(backend));
                 runs += (runs.empty() ? "" : ", ") + who;
                 for (size_t i = 0; i < batches.size(); i++) {
@@ -739,9 +756,30 @@ class StringsKernelDiff : public ::testing::Test {
     static inline std::shared_ptr<const loader::ObjectSpec> spec_;
 };
 
+// The random and 64 KiB tests once per string backend: a backend this CPU lacks is a SKIPPED test naming the
+// missing feature. The kernel runs each batch once per suite (its results are cached by batch label).
+class StringsKernelDiffPerBackend : public StringsKernelDiff,
+                                    public ::testing::WithParamInterface<runtime::strings::Backend> {
+  protected:
+    void SetUp() override {
+        StringsKernelDiff::SetUp();
+        if (IsSkipped() || HasFatalFailure())
+            return;
+        namespace rs = runtime::strings;
+        if (!rs::backend_ops(GetParam()))
+            GTEST_SKIP() << "string backend " << rs::backend_name(GetParam())
+                         << " not compared: " << rs::unavailable_reason(GetParam());
+    }
+    size_t diff(const std::vector<Batch>& batches) { return StringsKernelDiff::diff(batches, {GetParam()}, &cache_); }
+    static inline std::map<std::string, Results> cache_;
+};
+
+INSTANTIATE_TEST_SUITE_P(Backends, StringsKernelDiffPerBackend, ::testing::ValuesIn(runtime::strings::kAllBackends),
+                         [](const auto& p) { return std::string(runtime::strings::backend_name(p.param)); });
+
 // ---- tests --------------------------------------------------------------------------------------------------------
 
-TEST_F(StringsKernelDiff, RandomStringsPointersAndLimits) {
+TEST_P(StringsKernelDiffPerBackend, RandomStringsPointersAndLimits) {
     const auto t0 = std::chrono::steady_clock::now();
     std::vector<Batch> batches;
     const int nbatches = int(env_u64("STRBPF_DIFF_BATCHES", 64));
@@ -754,7 +792,7 @@ TEST_F(StringsKernelDiff, RandomStringsPointersAndLimits) {
     EXPECT_GE(n, 10000u);
 }
 
-TEST_F(StringsKernelDiff, SixtyFourKiBBound) {
+TEST_P(StringsKernelDiffPerBackend, SixtyFourKiBBound) {
     const auto t0 = std::chrono::steady_clock::now();
     std::vector<Batch> batches;
     const int nbatches = int(env_u64("STRBPF_DIFF_BIG_BATCHES", 16));

@@ -7,6 +7,7 @@
 #include <map>
 
 #include "verifier_raw_prog.hpp"
+#include "host_facts.hpp"
 
 namespace strbpf {
 namespace {
@@ -75,8 +76,8 @@ std::vector<isa::Insn> program(Kind kind, int16_t off, int size) {
 }
 
 TEST(VerifierCtxAccess, EveryOffsetAndSizeAgreesWithKernel) {
-    if (auto st = exec::kernel::available(); !st)
-        GTEST_SKIP() << st.error().message;
+    if (std::string why = testing_support::verifier_oracle_unavailable(); !why.empty())
+        GTEST_SKIP() << why;
     int compared = 0, accepted = 0, mismatches = 0;
     for (const CtxCase& c : kCases) {
         for (Kind kind : {Kind::load, Kind::load_sx, Kind::store_reg, Kind::store_imm}) {
@@ -118,8 +119,8 @@ TEST(VerifierCtxAccess, ContextExtentMatchesKernelRunCheck) {
         vtest::strbpf_verdict({"tp/syscalls/sys_enter_nanosleep", 5, 0}, program(Kind::load, -16, 4));
     ASSERT_TRUE(tp.ok) << tp.reason;
     EXPECT_EQ(tp.min_ctx_offset, -16);
-    if (auto st = exec::kernel::available(); !st)
-        GTEST_SKIP() << st.error().message;
+    if (std::string why = testing_support::verifier_oracle_unavailable(); !why.empty())
+        GTEST_SKIP() << why;
     const int fd = bpf_prog_load(BPF_PROG_TYPE_RAW_TRACEPOINT, "raw", "GPL",
                                  reinterpret_cast<const struct bpf_insn*>(insns.data()), insns.size(), nullptr);
     ASSERT_GE(fd, 0);

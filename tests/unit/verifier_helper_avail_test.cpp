@@ -11,6 +11,7 @@
 
 #include "runtime/helpers/helper_table.hpp"
 #include "verifier_raw_prog.hpp"
+#include "host_facts.hpp"
 
 namespace strbpf {
 namespace {
@@ -59,8 +60,8 @@ std::vector<isa::Insn> call_program(int32_t helper, int shape) {
 bool is_avail_reject(const std::string& reason) { return reason.find(kAvailMsg) != std::string::npos; }
 
 TEST(VerifierHelperAvail, EveryHelperAndProgTypeAgreesWithKernel) {
-    if (auto st = exec::kernel::available(); !st)
-        GTEST_SKIP() << "bpf() unavailable, nothing to compare with: " << st.error().message;
+    if (std::string why = testing_support::verifier_oracle_unavailable(); !why.empty())
+        GTEST_SKIP() << "bpf() unavailable, nothing to compare with: " << why;
     int compared = 0, refused = 0, accepted = 0, same_reason = 0, mismatches = 0;
     for (const runtime::HelperProto& h : runtime::helper_table()) {
         for (const vtest::RawProg& t : kTypes) {
@@ -148,8 +149,8 @@ TEST(VerifierHelperAvail, FuzzFindingSkbLoadBytesInSyscallIsRejected) {
         const verifier::Verdict ok = vtest::strbpf_verdict(skb_type, p.insns);
         EXPECT_TRUE(ok.ok) << skb_type.section << ": " << ok.reason;
     }
-    if (auto st = exec::kernel::available(); !st)
-        GTEST_SKIP() << "bpf() unavailable, the kernel's verdict not compared: " << st.error().message;
+    if (std::string why = testing_support::verifier_oracle_unavailable(); !why.empty())
+        GTEST_SKIP() << "bpf() unavailable, the kernel's verdict not compared: " << why;
     bool loaded = true;
     EXPECT_EQ(vtest::kernel_verdict(syscall, p.insns, &loaded), v.reason);
     EXPECT_FALSE(loaded);

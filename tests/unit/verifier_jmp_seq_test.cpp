@@ -9,6 +9,7 @@
 #include "loader/loader.hpp"
 #include "runtime/instance.hpp"
 #include "verifier/verifier.hpp"
+#include "host_facts.hpp"
 
 // last: linux/bpf.h macros would clash with isa/insn.hpp constants
 #include <bpf/libbpf.h>
@@ -52,8 +53,8 @@ TEST(VerifierJmpSeq, StrncmpBenchLoopIsAccepted) {
 }
 
 TEST(VerifierJmpSeq, KernelAgreesWithinTwiceItsCount) {
-    if (auto st = exec::kernel::available(); !st)
-        GTEST_SKIP() << st.error().message;
+    if (std::string why = testing_support::verifier_oracle_unavailable(); !why.empty())
+        GTEST_SKIP() << why;
     auto k = exec::kernel::KernelObject::load(kPath, "strncmp_no_helper", {{".rodata", 0, rodata()}});
     ASSERT_TRUE(k->loaded()) << k->error();
 

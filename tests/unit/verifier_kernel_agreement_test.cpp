@@ -13,6 +13,7 @@
 #include "runtime/instance.hpp"
 #include "verifier/verifier.hpp"
 #include "kernel_prog_log.hpp"
+#include "host_facts.hpp"
 
 // last: linux/bpf.h macros would clash with isa/insn.hpp constants
 #include <bpf/libbpf.h>
@@ -66,8 +67,8 @@ uint64_t kernel_processed_accepted(const std::string& path, const std::string& p
 }
 
 TEST(VerifierKernelAgreement, EveryTestProgram) {
-    if (auto st = exec::kernel::available(); !st)
-        GTEST_SKIP() << st.error().message;
+    if (std::string why = testing_support::verifier_oracle_unavailable(); !why.empty())
+        GTEST_SKIP() << why;
     int compared = 0;
     double worst = 0;
     for (const std::string& path : objects()) {
@@ -119,8 +120,8 @@ TEST(VerifierKernelAgreement, EveryTestProgram) {
 // The kernel's strncmp_bench byte loop over 4096 bytes: strbpf explores it within 2x the kernel's processed
 // instructions, and faster than the kernel loads the same object (both measured here, side by side).
 TEST(VerifierKernelAgreement, StrncmpLoopAgainstKernel) {
-    if (auto st = exec::kernel::available(); !st)
-        GTEST_SKIP() << st.error().message;
+    if (std::string why = testing_support::verifier_oracle_unavailable(); !why.empty())
+        GTEST_SKIP() << why;
     const std::string path = std::string(STRBPF_PROGS_DIR) + "/verifier_strncmp_loop.bpf.o";
     auto spec = loader::load_object_file(path);
     ASSERT_TRUE(spec) << spec.error().message;

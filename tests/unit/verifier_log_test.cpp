@@ -14,6 +14,7 @@
 #include "runtime/instance.hpp"
 #include "verifier/verifier.hpp"
 #include "kernel_prog_log.hpp"
+#include "host_facts.hpp"
 
 // last: linux/bpf.h macros would clash with isa/insn.hpp constants
 #include <bpf/libbpf.h>
@@ -39,8 +40,8 @@ std::string normalise(const std::string& log) {
 }
 
 TEST(VerifierLog, LevelOneMatchesKernelByteForByte) {
-    if (auto st = exec::kernel::available(); !st)
-        GTEST_SKIP() << st.error().message;
+    if (std::string why = testing_support::verifier_oracle_unavailable(); !why.empty())
+        GTEST_SKIP() << why;
     int compared = 0, skipped_no_btf = 0;
     std::vector<std::string> objects;
     for (const auto& e : fs::directory_iterator(STRBPF_PROGS_DIR))

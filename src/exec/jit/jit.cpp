@@ -63,8 +63,6 @@ uint64_t invoke_callback(runtime::RunContext* ctx, uint64_t callback, uint64_t r
     return r0;
 }
 
-bool host_has_bmi2() { return asmjit::CpuInfo::host().hasFeature(asmjit::CpuFeatures::X86::kBMI2); }
-
 Error asmjit_error(const char* what, asmjit::Error err) {
     return make_error(fmt::format("JIT: {} failed: {}", what, asmjit::DebugUtils::errorAsString(err)));
 }
@@ -153,9 +151,16 @@ std::string CompiledProgram::stop_message(uint32_t status, int32_t pc, const run
     return fmt::format("JIT run stopped with unknown status {}", status);
 }
 
-Result<std::unique_ptr<CompiledProgram>> compile(std::span<const isa::Insn> insns) {
+CompileOptions CompileOptions::host() {
+    static const CompileOptions host{asmjit::CpuInfo::host().hasFeature(asmjit::CpuFeatures::X86::kBMI2)};
+    return host;
+}
+
+Result<std::unique_ptr<CompiledProgram>> compile(std::span<const isa::Insn> insns, const CompileOptions& opts) {
     STRBPF_TRY(isa::validate(insns));
-    static const bool bmi2 = host_has_bmi2();
+    if (opts.bmi2 && !CompileOptions::host().bmi2)
+        return make_error("JIT: BMI2 code requested, but this CPU lacks BMI2 (cpuid 7.0 ebx bit 8 = 0)");
+    const bool bmi2 = opts.bmi2;
     // Two emissions: the first with rel32 forward jumps measures which of them fit in rel8; the second uses rel8
     // for those (x86 has no relaxing assembler in asmjit; the kernel's JIT iterates its passes the same way).
     x86_64::Emitted first;

@@ -18,6 +18,13 @@
 
 namespace strbpf::exec::jit {
 
+// The instruction-set extensions compiled code may use. host() is what this CPU has (asmjit's CpuInfo, read once);
+// tests clear a field to emit and run the baseline encoding on any host (jit_shift_test.cpp).
+struct CompileOptions {
+    bool bmi2 = false; // shlx/shrx/sarx for shifts by register; without: shl/shr/sar with the count in cl
+    static CompileOptions host();
+};
+
 struct JitResult {
     bool ok = false;
     uint64_t r0 = 0;
@@ -67,7 +74,8 @@ class CompiledProgram {
     std::string stop_message(uint32_t status, int32_t pc, const runtime::RunContext& ctx) const;
 
   private:
-    friend Result<std::unique_ptr<CompiledProgram>> compile(std::span<const isa::Insn> insns);
+    friend Result<std::unique_ptr<CompiledProgram>> compile(std::span<const isa::Insn> insns,
+                                                            const CompileOptions& opts);
     JitResult run_trampoline(uint64_t r1, uint64_t r2, runtime::RunContext& ctx, runtime::StackArea& stack) const;
     JitResult lean_failure(const x86_64::LeanResult& res, const runtime::RunContext& ctx) const;
     CompiledProgram() = default;
@@ -85,8 +93,12 @@ class CompiledProgram {
 };
 
 // Validates (isa::validate) and compiles. LD_ABS/LD_IND, unknown helpers/kfuncs and unresolved ld_imm64 pseudo
-// forms compile to stubs that end the run with the interpreter's error when reached.
-Result<std::unique_ptr<CompiledProgram>> compile(std::span<const isa::Insn> insns);
+// forms compile to stubs that end the run with the interpreter's error when reached. Options beyond host() (an
+// extension this CPU lacks) are refused.
+Result<std::unique_ptr<CompiledProgram>> compile(std::span<const isa::Insn> insns, const CompileOptions& opts);
+inline Result<std::unique_ptr<CompiledProgram>> compile(std::span<const isa::Insn> insns) {
+    return compile(insns, CompileOptions::host());
+}
 Result<std::unique_ptr<CompiledProgram>> compile(const runtime::LinkedProgram& prog);
 
 // compile(prog) once per linked program (cache.cpp): later calls with the same program return the same code.

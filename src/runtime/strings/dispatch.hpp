@@ -1,8 +1,10 @@
 // The string-kernel dispatch (runtime stage): one table of function pointers per backend (serial, SSE2, AVX2,
-// AVX-512BW), chosen once from CPUID at first use; tests and benchmarks may pin a backend.
+// AVX-512BW), chosen once from CPUID at first use; tests and benchmarks may pin a backend, and STRBPF_STRINGS_HIDE
+// makes this process act as a CPU without some backends.
 #pragma once
 #include <atomic>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "runtime/strings/serial.hpp"
@@ -27,10 +29,18 @@ struct StringOps {
 enum class Backend : uint8_t { serial, sse2, avx2, avx512 };
 const char* backend_name(Backend b);
 
-// Backends this CPU can run, slowest first (serial and sse2 always).
+constexpr Backend kAllBackends[] = {Backend::serial, Backend::sse2, Backend::avx2, Backend::avx512};
+
+// Backends this process can run, slowest first: serial always; sse2 on every x86-64 CPU; avx2 and avx512 when CPUID
+// (and the OS's XCR0) say so. STRBPF_STRINGS_HIDE=avx512,avx2 (read once) hides the listed vector backends as if
+// the CPU lacked them, so a host with AVX-512 can run what a host without it runs.
 std::vector<Backend> available_backends();
-// The table of one backend; nullptr when the CPU lacks it.
+// The table of one backend; nullptr when the CPU lacks it (or it is hidden).
 const StringOps* backend_ops(Backend b);
+// Why backend_ops(b) is nullptr, naming the fact and this host's value: "CPU lacks AVX-512BW (cpuid 7.0 ebx bit
+// 30 = 0)", "... (cpuid ... = 1) but the OS does not enable its register state (XCR0)", or "hidden by
+// STRBPF_STRINGS_HIDE=avx512 (the CPU has it)". Empty when the backend is available.
+std::string unavailable_reason(Backend b);
 // Pins the backend used by ops() (false, and no change, when unavailable). Not for use while programs run.
 bool set_backend(Backend b);
 Backend current_backend();
