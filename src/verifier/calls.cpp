@@ -395,6 +395,9 @@ bool do_helper_call(Env& env, const isa::Insn& insn) {
     case runtime::RetKind::ringbuf_mem_or_null:
         f.regs[0] = reg_ptr(RegType::mem, uint32_t(std::min<uint64_t>(alloc_size, kMaxVarSiz)));
         f.regs[0].maybe_null = true;
+        // The kernel takes an id for the maybe-null pointer, then acquires the reservation as a reference under a
+        // second id, which becomes the pointer's id (and its ref_obj_id, which strbpf does not track).
+        env.new_id();
         f.regs[0].id = env.new_id();
         break;
     }

@@ -294,3 +294,23 @@ int for_each_second_round_id(void *ctx)
 	bpf_for_each_map_elem(&arr, index_each_value, &c, 0);
 	return 0;
 }
+
+/* A pushed callback leaves the caller's whole frame to print after the call (R6 and the key's stack slot too);
+ * the caller then fails on its own. */
+static long loop_returns_zero(__u32 i, void *c)
+{
+	return 0;
+}
+
+SEC("syscall")
+__failure __msg("invalid access to map value, value_size=8 off=8 size=1")
+int loop_then_caller_fails(void *ctx)
+{
+	__u32 k = 0;
+	__u64 *v = bpf_map_lookup_elem(&arr, &k);
+
+	if (!v)
+		return 0;
+	bpf_loop(1, loop_returns_zero, 0, 0);
+	return *(volatile __u8 *)((char *)v + 8);
+}
