@@ -215,8 +215,9 @@ void mark_ptr_or_null(State& st, uint32_t id, bool is_null) {
         if (o.maybe_null && o.id == id) {
             if (is_null) {
                 o = reg_const(0);
-            } else {
+            } else { // the id has done its work (the kernel keeps it only for bpf_spin_lock, not in the helper table)
                 o.maybe_null = false;
+                o.id = 0;
             }
         }
     });

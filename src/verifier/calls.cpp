@@ -236,6 +236,9 @@ bool call_global(Env& env, const Subprog& sp) {
 // bpf_loop (181) and bpf_for_each_map_elem (164), the kernel's push_callback_call: the callback body is a new
 // frame entered from this call and verified as a pending path; the caller goes on after the call as if the
 // callback ran no (more) times. The callback returns to this call, which runs again until the state repeats.
+// Every push gives a for_each callback's value pointer a new id, taken when the callback is pushed (before the
+// caller goes on), as the live 6.18 kernel does; and a push leaves the caller's whole frame to print after the
+// call.
 bool push_callback(Env& env, int32_t helper) {
     Frame& caller = env.cur.cur();
     if (helper == 181) {
@@ -259,6 +262,7 @@ bool push_callback(Env& env, int32_t helper) {
         callee.regs[1] = c.regs[1];
         callee.regs[2] = reg_ptr(RegType::map_key, c.regs[1].aux);
         callee.regs[3] = reg_ptr(RegType::map_value, c.regs[1].aux);
+        callee.regs[3].id = env.new_id();
         callee.regs[4] = c.regs[3];
     }
     callee.regs[10] = reg_ptr(RegType::stack);
@@ -270,6 +274,8 @@ bool push_callback(Env& env, int32_t helper) {
     st.frames.push_back(std::move(callee));
     env.callback_state = std::move(st);
     env.callback_pending = true;
+    if (env.opts.log_level > 0)
+        mark_all_scratched(env);
     return true;
 }
 
@@ -389,6 +395,9 @@ bool do_helper_call(Env& env, const isa::Insn& insn) {
     case runtime::RetKind::ringbuf_mem_or_null:
         f.regs[0] = reg_ptr(RegType::mem, uint32_t(std::min<uint64_t>(alloc_size, kMaxVarSiz)));
         f.regs[0].maybe_null = true;
+        // The kernel takes an id for the maybe-null pointer, then acquires the reservation as a reference under a
+        // second id, which becomes the pointer's id (and its ref_obj_id, which strbpf does not track).
+        env.new_id();
         f.regs[0].id = env.new_id();
         break;
     }

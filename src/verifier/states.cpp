@@ -61,6 +61,8 @@ bool regsafe(const Reg& o, const Reg& c, IdMap& ids, Cmp cmp) {
     case RegType::ctx:
     case RegType::packet_end:
     case RegType::func: return regs_exact(o, c, ids);
+    case RegType::map_value: // ids must correspond, set or not alike, null-checked or not (as the kernel's)
+        return o.off == c.off && o.aux == c.aux && range_within(o, c) && ids.check(o.id, c.id, false);
     default:
         return o.off == c.off && o.aux == c.aux && o.frameno == c.frameno && range_within(o, c) &&
                (!o.maybe_null || ids.check(o.id, c.id, false));

@@ -223,3 +223,94 @@ int loop_global_callback(void *ctx)
 {
 	return bpf_loop(1, global_cb, 0, 0);
 }
+
+/* Register ids in callback frames. Each push of a bpf_for_each_map_elem callback gives the value pointer (R3)
+ * a fresh id, taken from the same counter as map lookups, so the log of a failing callback prints it. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4);
+	__type(key, __u32);
+	__type(value, __u64);
+} hash SEC(".maps");
+
+/* A lookup takes id 1 first: the callback's value pointer is id 2. */
+SEC("syscall")
+__failure __msg("invalid access to map value, value_size=8 off=8 size=1")
+int for_each_value_id_after_lookup(void *ctx)
+{
+	__u32 k = bpf_get_prandom_u32();
+	__u64 *v = bpf_map_lookup_elem(&hash, &k);
+
+	if (!v)
+		return 0;
+	return bpf_for_each_map_elem(&arr, read_past_value, 0, 0) + *v;
+}
+
+/* The first call's callback is pushed (and takes id 1) before the second call's (id 2), which fails first. */
+static long returns_zero(struct bpf_map *map, __u32 *key, __u64 *val, void *c)
+{
+	return 0;
+}
+
+SEC("syscall")
+__failure __msg("invalid access to map value, value_size=8 off=8 size=1")
+int for_each_second_call_id(void *ctx)
+{
+	long n = bpf_for_each_map_elem(&hash, returns_zero, 0, 0);
+
+	return n + bpf_for_each_map_elem(&arr, read_past_value, 0, 0);
+}
+
+/* A for_each callback inside a bpf_loop callback: frame 2's value pointer. */
+static long loop_body_for_each(__u32 i, void *c)
+{
+	bpf_for_each_map_elem(&arr, read_past_value, 0, 0);
+	return 0;
+}
+
+SEC("syscall")
+__failure __msg("invalid access to map value, value_size=8 off=8 size=1")
+int loop_nested_for_each_id(void *ctx)
+{
+	bpf_loop(2, loop_body_for_each, 0, 0);
+	return 0;
+}
+
+/* The second round of a for_each callback gets a new id for its value pointer (the first round's was 1), and
+ * overflows the value with the offset the first round left in the ctx. */
+static long index_each_value(struct bpf_map *map, __u32 *key, char *val, struct idx_ctx *c)
+{
+	val[c->off] = 1;
+	c->off = 8;
+	return 0;
+}
+
+SEC("syscall")
+__failure __msg("invalid access to map value, value_size=8 off=8 size=1")
+int for_each_second_round_id(void *ctx)
+{
+	struct idx_ctx c = {0};
+
+	bpf_for_each_map_elem(&arr, index_each_value, &c, 0);
+	return 0;
+}
+
+/* A pushed callback leaves the caller's whole frame to print after the call (R6 and the key's stack slot too);
+ * the caller then fails on its own. */
+static long loop_returns_zero(__u32 i, void *c)
+{
+	return 0;
+}
+
+SEC("syscall")
+__failure __msg("invalid access to map value, value_size=8 off=8 size=1")
+int loop_then_caller_fails(void *ctx)
+{
+	__u32 k = 0;
+	__u64 *v = bpf_map_lookup_elem(&arr, &k);
+
+	if (!v)
+		return 0;
+	bpf_loop(1, loop_returns_zero, 0, 0);
+	return *(volatile __u8 *)((char *)v + 8);
+}
