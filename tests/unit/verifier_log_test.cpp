@@ -39,6 +39,27 @@ std::string normalise(const std::string& log) {
     return stats == std::string::npos ? out : out.substr(0, stats);
 }
 
+// Whether the live kernel gives a pushed bpf_for_each_map_elem callback's value pointer (R3) an id, as the 6.18.44
+// kernels strbpf is measured against do. A kernel build that leaves it without one prints every later id one lower;
+// strbpf models the former, and the programs whose logs show such an id are then reported as skipped, by name.
+bool kernel_gives_callback_value_ids() {
+    static const bool gives = [] {
+        bool rejected = false;
+        const std::string k =
+            kernel_log(std::string(STRBPF_PROGS_DIR) + "/verifier_callbacks.bpf.o", "for_each_value_off_by_one",
+                       &rejected);
+        return k.find("R3=map_value(id=") != std::string::npos;
+    }();
+    return gives;
+}
+bool shows_callback_value_id(const std::string& log) {
+    static const std::regex frame_line(R"(frame[1-9]: [^\n]*R3=map_value\(id=)");
+    return std::regex_search(log, frame_line);
+}
+constexpr const char* kNoCallbackIds =
+    "this kernel build gives a bpf_for_each_map_elem callback's value pointer no id (the live 6.18.44 kernels "
+    "strbpf models print R3=map_value(id=N,...))";
+
 TEST(VerifierLog, LevelOneMatchesKernelByteForByte) {
     if (std::string why = testing_support::verifier_oracle_unavailable(); !why.empty())
         GTEST_SKIP() << why;
@@ -66,6 +87,11 @@ TEST(VerifierLog, LevelOneMatchesKernelByteForByte) {
                 skipped_no_btf++;
                 continue;
             }
+            if (!kernel_gives_callback_value_ids() && shows_callback_value_id(v.log)) {
+                std::printf("skipped %s:%s: %s\n", fs::path(path).filename().c_str(), prog.name.c_str(),
+                            kNoCallbackIds);
+                continue;
+            }
             compared++;
             EXPECT_EQ(normalise(v.log), normalise(k)) << fs::path(path).filename().string() << ":" << prog.name;
         }
@@ -82,8 +108,10 @@ TEST(VerifierLog, LevelOneMatchesKernelByteForByte) {
 // "r6 = r0" tied the first call's result to 2: 3; nested in bpf_loop: frame2 and 1; the second round: 2) and be
 // the kernel's byte for byte.
 TEST(VerifierLog, CallbackValueIdsMatchKernel) {
-    if (auto st = exec::kernel::available(); !st)
-        GTEST_SKIP() << st.error().message;
+    if (std::string why = testing_support::verifier_oracle_unavailable(); !why.empty())
+        GTEST_SKIP() << why;
+    if (!kernel_gives_callback_value_ids())
+        GTEST_SKIP() << kNoCallbackIds;
     const std::string path = std::string(STRBPF_PROGS_DIR) + "/verifier_callbacks.bpf.o";
     auto spec = loader::load_object_file(path);
     ASSERT_TRUE(spec) << path;
