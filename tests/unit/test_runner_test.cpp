@@ -172,7 +172,8 @@ TEST(AnnotFail, EachCheckFails) {
 // An object strbpf's loader refuses: every program is still reported on every engine, the kernel still runs it.
 TEST(AnnotFail, RefusedObjectReportsEveryProgram) {
     const bool kernel = kernel_ok();
-    CliRun r = run_json(obj("test_annot_fail_loader") + (kernel ? "" : " --engine interp,jit"));
+    const std::string refused = std::string(STRBPF_REFUSED_PROGS_DIR) + "/test_annot_fail_loader.bpf.o";
+    CliRun r = run_json(refused + (kernel ? "" : " --engine interp,jit"));
     EXPECT_EQ(r.rc, 1);
     for (const char* prog : {"loader_refused_first", "loader_refused_second"}) {
         for (const char* engine : {"interp", "jit"}) {

@@ -182,8 +182,10 @@ Runner add_test_command(CLI::App& app) {
     CLI::App* c = app.add_subcommand("test", "Run BPF objects annotated with the kernel selftests' test_loader tags "
                                              "(__success, __failure, __msg, __retval, __flag, ...) on every engine");
     c->add_option("OBJ", o->objs, "BPF ELF objects")->required()->check(CLI::ExistingFile);
+    // One value per --engine (repeatable, comma-separated), so that OBJs may follow it.
     c->add_option("--engine", o->engines, "engines, comma-separated (default: interp, jit and kernel if available)")
-        ->delimiter(',');
+        ->delimiter(',')
+        ->allow_extra_args(false);
     c->add_option("--filter", o->filter, "only programs whose name or test name contains this");
     c->add_option("-j,--jobs", o->jobs, "programs run in parallel (output stays in program order)");
     c->add_flag("--tagged-only", o->tagged_only,
