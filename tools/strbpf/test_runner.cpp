@@ -281,6 +281,9 @@ TestResult run_one(const TestObject& obj, const exec::TestSpec& spec, bool unpri
         }
     }
     j.apply(&r);
+    // Reasons and errors are one line each (a pattern or a libbpf message may hold newlines).
+    for (std::string* s : {&r.reason, &r.error})
+        std::replace(s->begin(), s->end(), '\n', ' ');
     return r;
 }
 
