@@ -13,7 +13,10 @@
 #include <cerrno>
 #include <climits>
 #include <cstdlib>
+#include <iterator>
 #include <map>
+
+#include <fmt/format.h>
 
 namespace strbpf::exec {
 namespace {
@@ -82,65 +85,248 @@ const char* value_after(const std::string& body, const char* key) {
     return body.compare(0, n, key) == 0 ? body.c_str() + n : nullptr;
 }
 
-Status apply_tag(const RawTag& raw, TestSpec* spec, std::vector<std::optional<long>>* counters) {
-    const std::string& b = raw.body;
-    const char* v;
-    if (b == "test_expect_success" || b == "test_expect_failure") {
-        spec->expect_success = b == "test_expect_success";
-        spec->has_expect = true;
-    } else if (b == "test_auxiliary") {
-        spec->auxiliary = true;
-    } else if ((v = value_after(b, "test_description="))) {
-        spec->description = v;
-    } else if ((v = value_after(b, "test_expect_msg=")) || (v = value_after(b, "test_expect_regex=")) ||
-               (v = value_after(b, "test_expect_not_msg="))) {
-        std::string text = v;
-        std::optional<long> counter = strip_counter(&text);
-        ExpectKind kind = starts_with(b, "test_expect_regex=")     ? ExpectKind::regex
-                          : starts_with(b, "test_expect_not_msg=") ? ExpectKind::not_msg
-                                                                   : ExpectKind::msg;
-        spec->expects.push_back(Expect{kind, text});
-        counters->push_back(raw.counter ? raw.counter : counter);
-    } else if ((v = value_after(b, "test_retval="))) {
-        uint32_t r = 0;
-        if (!parse_retval(v, &r))
-            return make_error(spec->prog + ": cannot parse __retval from '" + v + "'");
-        spec->retval = r;
-    } else if ((v = value_after(b, "test_log_level="))) {
-        uint32_t level = 0;
-        if (!parse_retval(v, &level))
-            return make_error(spec->prog + ": cannot parse __log_level from '" + v + "'");
-        spec->log_level = static_cast<int>(level);
-    } else {
-        size_t eq = b.find('=');
-        spec->other_tags.emplace_back(b.substr(0, eq), eq == std::string::npos ? "" : b.substr(eq + 1));
+// test_loader's parse_int: "0x" hex or decimal (strtol), the whole string.
+bool parse_int(const std::string& s, long* out) {
+    const bool hex = starts_with(s, "0x");
+    const char* p = s.c_str() + (hex ? 2 : 0);
+    errno = 0;
+    char* end = nullptr;
+    long v = std::strtol(p, &end, hex ? 16 : 10);
+    if (errno != 0 || end == p || *end != '\0')
+        return false;
+    *out = v;
+    return true;
+}
+
+struct FlagName {
+    const char* name;
+    uint32_t value;
+};
+constexpr FlagName kFlagNames[] = {
+    {"BPF_F_STRICT_ALIGNMENT", kBpfFStrictAlignment}, {"BPF_F_ANY_ALIGNMENT", kBpfFAnyAlignment},
+    {"BPF_F_TEST_RND_HI32", kBpfFTestRndHi32},       {"BPF_F_TEST_STATE_FREQ", kBpfFTestStateFreq},
+    {"BPF_F_SLEEPABLE", kBpfFSleepable},             {"BPF_F_XDP_HAS_FRAGS", kBpfFXdpHasFrags},
+    {"BPF_F_XDP_DEV_BOUND_ONLY", kBpfFXdpDevBoundOnly}, {"BPF_F_TEST_REG_INVARIANTS", kBpfFTestRegInvariants},
+};
+
+struct ArchName {
+    const char* name;
+    uint32_t mask;
+};
+constexpr ArchName kArchNames[] = {{"X86_64", kArchX86_64},
+                                   {"ARM64", kArchArm64},
+                                   {"RISCV64", kArchRiscv64},
+                                   {"s390x", kArchS390x},
+                                   {"LOONGARCH", kArchLoongarch}};
+
+// Tags test_loader reads that this runner does not judge: a test carrying one is skipped, never passed.
+constexpr const char* kUnjudgedTags[] = {"test_expect_stderr",        "test_expect_stderr_unpriv",
+                                         "test_expect_stdout",        "test_expect_stdout_unpriv",
+                                         "test_linear_size",          "test_btf_func_path",
+                                         "test_kconfig"};
+
+// Parse state beyond the spec: what test_loader keeps in locals while it walks the tags.
+struct ParseState {
+    bool has_unpriv_result = false, has_unpriv_retval = false;
+    bool collect_jit = false; // the last __arch_* is this machine's
+    uint32_t arch_mask = 0;
+    std::vector<std::optional<long>> priv_counters, unpriv_counters;
+};
+
+Status set_retval(const std::string& text, SubSpec* sub, const std::string& prog) {
+    uint32_t r = 0;
+    if (!parse_retval(text, &r))
+        return make_error(prog + ": cannot parse __retval from '" + text + "'");
+    sub->retval = r;
+    // POINTER_VALUE: 0xcafe4a by name in 6.12's bpf_misc.h, 0xbadcafe expanded in newer ones.
+    sub->retval_any = text == "POINTER_VALUE" || r == 0xcafe4au || r == 0xbadcafeu;
+    return ok_status();
+}
+
+Status apply_flag(std::string v, TestSpec* spec) {
+    const bool clear = !v.empty() && v[0] == '!';
+    if (clear)
+        v.erase(0, 1);
+    std::optional<uint32_t> flag;
+    for (const FlagName& f : kFlagNames)
+        if (v == f.name)
+            flag = f.value;
+    if (!flag) {
+        long n = 0;
+        if (!parse_int(v, &n))
+            return make_error(spec->prog + ": cannot parse __flag from '" + v + "'");
+        flag = static_cast<uint32_t>(n);
+    }
+    spec->prog_flags = clear ? spec->prog_flags & ~*flag : spec->prog_flags | *flag;
+    return ok_status();
+}
+
+Status apply_caps(const std::string& v, SubSpec* sub, const std::string& prog) {
+    size_t at = 0;
+    while (at <= v.size()) {
+        size_t bar = v.find('|', at);
+        std::string token = v.substr(at, bar == std::string::npos ? std::string::npos : bar - at);
+        long cap = 0;
+        if (starts_with(token, "CAP_") || !parse_int(token, &cap) || cap <= 0 || cap >= 64)
+            return make_error(prog + ": cannot parse __caps_unpriv from '" + v + "'");
+        sub->caps |= 1ull << cap;
+        if (bar == std::string::npos)
+            break;
+        at = bar + 1;
     }
     return ok_status();
 }
 
-Result<TestSpec> build_spec(const std::string& func, const std::vector<RawTag>& tags) {
+Status apply_tag(const RawTag& raw, TestSpec* spec, ParseState* st) {
+    const std::string& b = raw.body;
+    const char* v;
+    if (b == "test_expect_success" || b == "test_expect_failure") {
+        spec->priv.expect_failure = b == "test_expect_failure";
+        spec->has_expect = true;
+        spec->mode_mask |= kModePriv;
+    } else if (b == "test_expect_success_unpriv" || b == "test_expect_failure_unpriv") {
+        spec->unpriv.expect_failure = b == "test_expect_failure_unpriv";
+        st->has_unpriv_result = true;
+        spec->mode_mask |= kModeUnpriv;
+    } else if (b == "test_auxiliary" || b == "test_auxiliary_unpriv") {
+        spec->auxiliary = true;
+        const int mode = b == "test_auxiliary" ? kModePriv : kModeUnpriv;
+        spec->aux_mode_mask |= mode;
+        spec->mode_mask |= mode;
+    } else if ((v = value_after(b, "test_description="))) {
+        spec->description = v;
+    } else if ((v = value_after(b, "test_expect_msg=")) || (v = value_after(b, "test_expect_regex=")) ||
+               (v = value_after(b, "test_expect_not_msg=")) || (v = value_after(b, "test_expect_msg_unpriv=")) ||
+               (v = value_after(b, "test_expect_regex_unpriv=")) ||
+               (v = value_after(b, "test_expect_not_msg_unpriv="))) {
+        const bool unpriv = b.find("_unpriv=") != std::string::npos;
+        std::string text = v;
+        std::optional<long> counter = strip_counter(&text);
+        ExpectKind kind = starts_with(b, "test_expect_regex")     ? ExpectKind::regex
+                          : starts_with(b, "test_expect_not_msg") ? ExpectKind::not_msg
+                                                                  : ExpectKind::msg;
+        (unpriv ? spec->unpriv : spec->priv).expects.push_back(Expect{kind, text});
+        (unpriv ? st->unpriv_counters : st->priv_counters).push_back(raw.counter ? raw.counter : counter);
+        spec->mode_mask |= unpriv ? kModeUnpriv : kModePriv;
+    } else if ((v = value_after(b, "test_expect_xlated=")) || (v = value_after(b, "test_expect_xlated_unpriv="))) {
+        const bool unpriv = b.find("_unpriv=") != std::string::npos;
+        std::string text = v;
+        strip_counter(&text);
+        (unpriv ? spec->unpriv : spec->priv).xlated.push_back(text);
+        spec->mode_mask |= unpriv ? kModeUnpriv : kModePriv;
+    } else if ((v = value_after(b, "test_jited=")) || (v = value_after(b, "test_jited_unpriv="))) {
+        const bool unpriv = b.find("_unpriv=") != std::string::npos;
+        if (st->arch_mask == 0)
+            return make_error(spec->prog + ": __jited used before __arch_*");
+        if (st->collect_jit) {
+            std::string text = v;
+            strip_counter(&text);
+            (unpriv ? spec->unpriv : spec->priv).jited.push_back(text);
+            spec->mode_mask |= unpriv ? kModeUnpriv : kModePriv;
+        }
+    } else if ((v = value_after(b, "test_retval="))) {
+        STRBPF_TRY(set_retval(v, &spec->priv, spec->prog));
+        spec->mode_mask |= kModePriv;
+    } else if ((v = value_after(b, "test_retval_unpriv="))) {
+        STRBPF_TRY(set_retval(v, &spec->unpriv, spec->prog));
+        st->has_unpriv_retval = true;
+        spec->mode_mask |= kModeUnpriv;
+    } else if ((v = value_after(b, "test_log_level="))) {
+        long level = 0;
+        if (!parse_int(v, &level))
+            return make_error(spec->prog + ": cannot parse __log_level from '" + v + "'");
+        spec->log_level = static_cast<int>(level);
+    } else if ((v = value_after(b, "test_prog_flags="))) {
+        STRBPF_TRY(apply_flag(v, spec));
+    } else if ((v = value_after(b, "test_arch="))) {
+        const ArchName* a = std::find_if(std::begin(kArchNames), std::end(kArchNames),
+                                         [&](const ArchName& n) { return std::string(v) == n.name; });
+        if (a == std::end(kArchNames))
+            return make_error(spec->prog + ": bad arch spec: '" + v + "'");
+        st->arch_mask |= a->mask;
+        st->collect_jit = a->mask == current_arch();
+    } else if ((v = value_after(b, "test_btf_path="))) {
+        spec->btf_path = v;
+    } else if ((v = value_after(b, "test_caps_unpriv="))) {
+        STRBPF_TRY(apply_caps(v, &spec->unpriv, spec->prog));
+        spec->mode_mask |= kModeUnpriv;
+    } else if ((v = value_after(b, "load_mode="))) {
+        if (std::string(v) == "jited")
+            spec->load_mask = kLoadJited;
+        else if (std::string(v) == "no_jited")
+            spec->load_mask = kLoadNoJited;
+        else
+            return make_error(spec->prog + ": bad load spec: '" + v + "'");
+    } else {
+        size_t eq = b.find('=');
+        std::string key = b.substr(0, eq);
+        if (std::find(std::begin(kUnjudgedTags), std::end(kUnjudgedTags), key) != std::end(kUnjudgedTags))
+            spec->unsupported.push_back(key);
+        spec->other_tags.emplace_back(key, eq == std::string::npos ? "" : b.substr(eq + 1));
+    }
+    return ok_status();
+}
+
+// When every pattern carries a counter, the counters give source order whatever order the compiler chose.
+void sort_by_counter(std::vector<Expect>* expects, const std::vector<std::optional<long>>& counters) {
+    if (counters.empty() || !std::all_of(counters.begin(), counters.end(), [](auto& c) { return c.has_value(); }))
+        return;
+    std::vector<size_t> idx(counters.size());
+    for (size_t i = 0; i < idx.size(); i++)
+        idx[i] = i;
+    std::stable_sort(idx.begin(), idx.end(), [&](size_t a, size_t b) { return *counters[a] < *counters[b]; });
+    std::vector<Expect> sorted;
+    for (size_t i : idx)
+        sorted.push_back((*expects)[i]);
+    *expects = std::move(sorted);
+}
+
+// test_loader's parse_test_spec after the tag walk: names, and what the unprivileged mode inherits.
+void finish_spec(TestSpec* spec, const ParseState& st) {
+    spec->arch_mask = st.arch_mask ? st.arch_mask : ~0u;
+    if (spec->mode_mask == 0)
+        spec->mode_mask = kModePriv;
+    const std::string base = spec->description.empty() ? spec->prog : spec->description;
+    spec->priv.name = base;
+    spec->unpriv.name = base + " @unpriv";
+    if (!st.has_unpriv_result)
+        spec->unpriv.expect_failure = spec->priv.expect_failure;
+    if (!st.has_unpriv_retval) {
+        spec->unpriv.retval = spec->priv.retval;
+        spec->unpriv.retval_any = spec->priv.retval_any;
+    }
+    if (spec->unpriv.expects.empty())
+        spec->unpriv.expects = spec->priv.expects;
+    if (spec->unpriv.xlated.empty())
+        spec->unpriv.xlated = spec->priv.xlated;
+    if (spec->unpriv.jited.empty())
+        spec->unpriv.jited = spec->priv.jited;
+    spec->expect_success = !spec->priv.expect_failure;
+    spec->expects = spec->priv.expects;
+    spec->retval = spec->priv.retval;
+    for (const Expect& e : spec->expects) {
+        if (e.kind == ExpectKind::msg)
+            spec->msgs.push_back(e.text);
+        else if (e.kind == ExpectKind::regex)
+            spec->regexes.push_back(e.text);
+    }
+}
+
+TestSpec build_spec(const std::string& func, const std::vector<RawTag>& tags) {
     TestSpec spec;
     spec.prog = func;
-    std::vector<std::optional<long>> counters;
-    for (const RawTag& raw : tags)
-        STRBPF_TRY(apply_tag(raw, &spec, &counters));
-    // When every pattern carries a counter, the counters give source order whatever order the compiler chose.
-    if (!counters.empty() && std::all_of(counters.begin(), counters.end(), [](auto& c) { return c.has_value(); })) {
-        std::vector<size_t> idx(counters.size());
-        for (size_t i = 0; i < idx.size(); i++)
-            idx[i] = i;
-        std::stable_sort(idx.begin(), idx.end(), [&](size_t a, size_t b) { return *counters[a] < *counters[b]; });
-        std::vector<Expect> sorted;
-        for (size_t i : idx)
-            sorted.push_back(spec.expects[i]);
-        spec.expects = std::move(sorted);
+    spec.mode_mask = 0;
+    spec.tagged = !tags.empty();
+    ParseState st;
+    for (const RawTag& raw : tags) {
+        if (Status s = apply_tag(raw, &spec, &st); !s.ok()) {
+            spec.error = s.error().message;
+            break;
+        }
     }
-    for (const Expect& e : spec.expects) {
-        if (e.kind == ExpectKind::msg)
-            spec.msgs.push_back(e.text);
-        else if (e.kind == ExpectKind::regex)
-            spec.regexes.push_back(e.text);
-    }
+    sort_by_counter(&spec.priv.expects, st.priv_counters);
+    sort_by_counter(&spec.unpriv.expects, st.unpriv_counters);
+    finish_spec(&spec, st);
     return spec;
 }
 
@@ -218,6 +404,31 @@ const char* kind_name(ExpectKind k) { return k == ExpectKind::regex ? "regex" : 
 
 } // namespace
 
+uint32_t current_arch() {
+#if defined(__x86_64__)
+    return kArchX86_64;
+#elif defined(__aarch64__)
+    return kArchArm64;
+#else
+    return 0x1; // test_loader's ARCH_UNKNOWN
+#endif
+}
+
+std::string prog_flags_text(uint32_t flags) {
+    if (flags == 0)
+        return "0";
+    std::string out;
+    for (const FlagName& f : kFlagNames) {
+        if (flags & f.value) {
+            out += (out.empty() ? "" : "|") + std::string(f.name);
+            flags &= ~f.value;
+        }
+    }
+    if (flags)
+        out += (out.empty() ? "" : "|") + fmt::format("{:#x}", flags);
+    return out;
+}
+
 bool parse_retval(const std::string& text, uint32_t* out) {
     std::string s = text;
     while (s.size() >= 2 && s.front() == '(' && s.back() == ')')
@@ -267,20 +478,17 @@ Result<std::vector<TestSpec>> parse_test_specs(const std::string& obj_path) {
     if (order.empty())
         order = tagged; // libbpf could not open the object: BTF order is the best guess
     std::vector<TestSpec> specs;
+    static const std::vector<RawTag> kNoTags;
     for (const std::string& name : order) {
         auto it = tags.find(name);
-        if (it == tags.end())
-            continue;
-        auto spec = build_spec(name, it->second);
-        if (!spec.ok())
-            return spec.error();
-        specs.push_back(std::move(spec.value()));
+        specs.push_back(build_spec(name, it == tags.end() ? kNoTags : it->second));
     }
     return specs;
 }
 
-std::string match_messages(const TestSpec& spec, const std::string& log) {
-    const std::vector<Expect>& ex = spec.expects;
+std::string match_messages(const TestSpec& spec, const std::string& log) { return match_messages(spec.expects, log); }
+
+MessageCheck check_messages(const std::vector<Expect>& ex, const std::string& log) {
     std::vector<size_t> start(ex.size(), std::string::npos), end(ex.size(), std::string::npos);
     size_t pos = 0;
     std::string error, prev;
@@ -289,9 +497,10 @@ std::string match_messages(const TestSpec& spec, const std::string& log) {
             continue;
         if (!find_expect(ex[i], log, pos, &start[i], &end[i], &error)) {
             if (!error.empty())
-                return error;
-            return std::string("expected ") + kind_name(ex[i].kind) + " not found: '" + ex[i].text + "'" +
-                   (prev.empty() ? "" : " (after '" + prev + "')");
+                return {error, ex[i].text, false};
+            return {std::string("expected ") + kind_name(ex[i].kind) + " not found: '" + ex[i].text + "'" +
+                        (prev.empty() ? "" : " (after '" + prev + "')"),
+                    ex[i].text, false};
         }
         pos = end[i];
         prev = ex[i].text;
@@ -312,11 +521,15 @@ std::string match_messages(const TestSpec& spec, const std::string& log) {
         }
         size_t so = 0, eo = 0;
         if (find_expect(ex[i], log, span_start, &so, &eo, &error) && eo <= span_end)
-            return "unexpected message found: '" + ex[i].text + "'";
+            return {"unexpected message found: '" + ex[i].text + "'", ex[i].text, true};
         if (!error.empty())
-            return error;
+            return {error, ex[i].text, true};
     }
-    return "";
+    return {};
+}
+
+std::string match_messages(const std::vector<Expect>& ex, const std::string& log) {
+    return check_messages(ex, log).failure;
 }
 
 } // namespace strbpf::exec

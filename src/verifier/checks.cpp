@@ -214,6 +214,29 @@ bool check_stack_alignment(Env& env, int regno, int32_t insn_off, int size) {
     return env.fail(fmt::format("misaligned stack access off {}+{}+{} size {}", var, r.off, insn_off, size));
 }
 
+// The rest of check_ptr_alignment, for BPF_F_STRICT_ALIGNMENT (without BPF_F_ANY_ALIGNMENT): packet pointers are
+// checked as if the packet started NET_IP_ALIGN (2) bytes into an aligned buffer, other pointers as they are.
+bool check_strict_alignment(Env& env, int regno, int32_t insn_off, int size) {
+    const uint32_t flags = env.opts.prog_flags;
+    if (!(flags & kProgFlagStrictAlignment) || (flags & kProgFlagAnyAlignment) || size == 1)
+        return true;
+    const Reg& r = env.cur.cur().regs[regno];
+    const bool packet = r.type == RegType::packet || r.type == RegType::packet_meta;
+    const char* desc = r.type == RegType::map_value ? "value "
+                       : r.type == RegType::map_key ? "key "
+                       : r.type == RegType::ctx     ? "context "
+                                                    : "";
+    const int64_t ip_align = packet ? 2 : 0;
+    const uint64_t bits = r.var.value + uint64_t(ip_align + int64_t(r.off) + insn_off);
+    if (((bits | r.var.mask) & uint64_t(size - 1)) == 0)
+        return true;
+    if (packet)
+        return env.fail(fmt::format("misaligned packet access off {}+{}+{}+{} size {}", ip_align, tnum_str(r.var),
+                                    r.off, insn_off, size));
+    return env.fail(fmt::format("misaligned {}access off {}+{}+{} size {}", desc, tnum_str(r.var), r.off, insn_off,
+                                size));
+}
+
 bool ctx_access(Env& env, int regno, int32_t off, int size, Access access, int value_regno, bool sign_extend) {
     const Reg& r = env.cur.cur().regs[regno];
     if (r.off != 0)
@@ -262,6 +285,9 @@ bool check_mem_access(Env& env, int regno, int32_t insn_off, int size, Access ac
                       bool sign_extend) {
     const Reg r = env.cur.cur().regs[regno];
     Reg* dst = (!is_write(access) && value_regno >= 0) ? &env.cur.cur().regs[value_regno] : nullptr;
+    if (!is_helper(access) && r.type != RegType::stack && !r.maybe_null &&
+        !check_strict_alignment(env, regno, insn_off, size))
+        return false;
     switch (r.type) {
     case RegType::map_value: {
         if (r.maybe_null)

@@ -26,12 +26,20 @@ class AnnotTest : public ::testing::Test {
     std::vector<TestSpec> specs_;
 };
 
-TEST_F(AnnotTest, TaggedProgramsInElfOrder) {
+// test_loader makes a spec of every program, untagged ones included (a privileged __success test).
+TEST_F(AnnotTest, EveryProgramInElfOrder) {
     std::vector<std::string> names;
     for (const TestSpec& s : specs_)
         names.push_back(s.prog);
     EXPECT_EQ(names, (std::vector<std::string>{"annot_success", "annot_enoent", "annot_hex", "annot_int_min",
-                                               "annot_failure", "annot_unknown"}));
+                                               "annot_failure", "annot_unknown", "annot_untagged"}));
+    const TestSpec* u = find(specs_, "annot_untagged");
+    ASSERT_NE(u, nullptr);
+    EXPECT_FALSE(u->tagged);
+    EXPECT_EQ(u->mode_mask, kModePriv);
+    EXPECT_FALSE(u->priv.expect_failure);
+    EXPECT_EQ(u->priv.name, "annot_untagged");
+    EXPECT_EQ(u->prog_flags, kDefaultProgFlags);
 }
 
 TEST_F(AnnotTest, SuccessDescriptionAndRetvalZero) {
@@ -76,11 +84,17 @@ TEST_F(AnnotTest, UnknownTagsRecordedAndCounterFirstFormRead) {
     EXPECT_EQ(s->log_level, 2);
     EXPECT_EQ(s->msgs, (std::vector<std::string>{"counter first"}));
     EXPECT_EQ(s->retval, std::optional<uint32_t>(0x80000000u)); // _INT_MIN
+    // __msg_unpriv makes it an unprivileged test too, with its own pattern (a counter-less tag keeps its text).
+    EXPECT_EQ(s->mode_mask, kModePriv | kModeUnpriv);
+    ASSERT_EQ(s->unpriv.expects.size(), 1u);
+    EXPECT_EQ(s->unpriv.expects[0].text, "unpriv message");
+    EXPECT_EQ(s->unpriv.name, "annot_unknown @unpriv");
+    EXPECT_EQ(s->unpriv.retval, s->priv.retval); // inherited
     auto has = [&](const std::string& k, const std::string& v) {
         return std::find(s->other_tags.begin(), s->other_tags.end(), std::make_pair(k, v)) != s->other_tags.end();
     };
-    EXPECT_TRUE(has("test_expect_msg_unpriv", "unpriv message"));
-    EXPECT_TRUE(has("test_flags", "BPF_F_TEST_STATE_FREQ"));
+    EXPECT_TRUE(has("test_flags", "BPF_F_TEST_STATE_FREQ")); // not test_prog_flags: no flag of test_loader's
+    EXPECT_EQ(s->prog_flags, kDefaultProgFlags);
 }
 
 TEST(TestSpec, MissingObjectIsAnError) {

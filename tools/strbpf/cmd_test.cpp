@@ -1,67 +1,37 @@
-// `strbpf test`: runs programs annotated with the kernel test_loader's tags (__success, __failure, __msg,
-// __retval, ...) on every engine and reports PASS/FAIL per test and engine (tools stage).
+// `strbpf test`: runs BPF objects annotated with the kernel test_loader's tags (__success, __failure, __msg,
+// __retval, __flag, ...) on every engine, test_loader's way (test_runner), and reports each subtest per engine
+// (test_report) in program order, with -j N programs at a time (tools stage).
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
 #include <cstdio>
+#include <mutex>
+#include <thread>
 
 #include <fmt/format.h>
 
 #include "cli.hpp"
 #include "exec/kernel/kernel_engine.hpp"
 #include "exec/runner.hpp"
-#include "exec/test_spec.hpp"
-#include "verifier/verifier.hpp"
+#include "test_report.hpp"
+#include "test_runner.hpp"
 
 namespace strbpf::cli {
 namespace {
-
-constexpr size_t kTestDataLen = 64; // the kernel test_loader's TEST_DATA_LEN zero bytes for packet programs
 
 struct TestOptions {
     std::vector<std::string> objs;
     std::vector<std::string> engines;
     std::string filter;
     bool verbose = false;
+    bool json = false;
+    bool tagged_only = false;
+    int jobs = 1;
 };
 
-struct Totals {
-    int passed = 0, failed = 0, skipped = 0;
-};
-
-// strbpf's own decl tags (comment:strbpf_data_hex=..., ...): test_spec keeps every tag it does not interpret.
-const std::string* strbpf_tag(const exec::TestSpec& spec, const std::string& name) {
-    for (const auto& [key, value] : spec.other_tags)
-        if (key == "strbpf_" + name)
-            return &value;
-    return nullptr;
-}
-
-bool is_packet_prog(loader::ProgType t) {
-    return t == loader::ProgType::xdp || t == loader::ProgType::sched_cls || t == loader::ProgType::socket_filter;
-}
-
-// Compares one engine's outcome with the spec; returns "" on PASS, else the reason.
-// `log` is what the messages are matched against: the verifier log where there is one, else the error.
-std::string judge(const exec::TestSpec& spec, const exec::RunReport& r, bool needs_run, const std::string& log) {
-    const bool rejected = !r.loaded || (needs_run && !r.ran);
-    if (!spec.expect_success) {
-        if (!rejected)
-            return "expected the program to be rejected, but it loaded and ran";
-        std::string missing = exec::match_messages(spec, log.empty() ? r.error : r.error + "\n" + log);
-        return missing.empty() ? "" : fmt::format("rejected with \"{}\", but {}", r.error, missing);
-    }
-    if (!r.loaded)
-        return fmt::format("load failed: {}", r.error);
-    if (spec.retval) {
-        if (!r.ran)
-            return fmt::format("run failed: {}", r.error);
-        if (r.retval != *spec.retval)
-            return fmt::format("retval {} (0x{:x}), expected {} (0x{:x})", int32_t(r.retval), r.retval,
-                               int32_t(*spec.retval), *spec.retval);
-    }
-    return "";
-}
-
-int run(const TestOptions& o) {
-    std::vector<exec::EngineKind> engines;
+// Engines by name; the default set drops the ones this machine lacks (the kernel without bpf()) with a note.
+// Returns false (usage error) for an unknown or unavailable engine asked for by name.
+bool select_engines(const TestOptions& o, std::vector<exec::EngineKind>* engines) {
     std::vector<std::string> names = o.engines;
     const bool defaulted = names.empty();
     if (defaulted)
@@ -69,118 +39,139 @@ int run(const TestOptions& o) {
     for (const auto& n : names) {
         exec::EngineKind k;
         if (!exec::parse_engine(n, &k)) {
-            std::fprintf(stderr, "strbpf test: unknown engine '%s' (interp, jit or kernel)\n", n.c_str());
-            return kExitUsage;
+            std::fprintf(stderr, "strbpf test: unknown engine '%s' (interp, jit, kernel or interp-checked)\n",
+                         n.c_str());
+            return false;
         }
         std::string why;
         if (k == exec::EngineKind::kernel) {
             if (auto st = exec::kernel::available(); !st) {
-                std::printf("NOTE  kernel engine unavailable, its tests are skipped: %s\n",
-                            st.error().message.c_str());
+                std::fprintf(o.json ? stderr : stdout, "NOTE  kernel engine unavailable, its tests are skipped: %s\n",
+                             st.error().message.c_str());
                 if (!defaulted)
-                    return kExitUsage;
+                    return false;
                 continue;
             }
         } else if (!exec::engine_available(k, &why)) {
             if (!defaulted) {
                 std::fprintf(stderr, "strbpf test: %s\n", why.c_str());
-                return kExitUsage;
+                return false;
             }
-            continue; // an engine still to come
+            continue;
         }
-        engines.push_back(k);
+        engines->push_back(k);
     }
+    return true;
+}
+
+std::string object_name(const std::string& path) {
+    std::string name = path.substr(path.find_last_of('/') + 1);
+    for (const char* ext : {".bpf.o", ".o"}) {
+        if (name.size() > std::string(ext).size() && name.ends_with(ext)) {
+            name.resize(name.size() - std::string(ext).size());
+            break;
+        }
+    }
+    return name;
+}
+
+// One unit of work: a program of an object (all its variants and engines).
+struct Job {
+    const TestObject* obj;
+    size_t spec;
+};
+
+bool selected(const exec::TestSpec& s, const std::string& filter, bool tagged_only) {
+    if (tagged_only && !s.tagged)
+        return false;
+    return filter.empty() || s.prog.find(filter) != std::string::npos ||
+           s.priv.name.find(filter) != std::string::npos;
+}
+
+// Runs JOBS on N threads; EMIT sees each job's results in job order as soon as they and all before them are done.
+template <typename Emit>
+void run_jobs(const std::vector<Job>& jobs, int n, const RunnerOptions& ro, Emit emit) {
+    std::vector<std::vector<TestResult>> results(jobs.size());
+    std::vector<char> done(jobs.size(), 0);
+    std::mutex mu;
+    std::condition_variable cv;
+    std::atomic<size_t> next{0};
+    auto worker = [&] {
+        for (size_t i; (i = next.fetch_add(1)) < jobs.size();) {
+            std::vector<TestResult> r = run_program_tests(*jobs[i].obj, jobs[i].spec, ro);
+            std::lock_guard<std::mutex> lock(mu);
+            results[i] = std::move(r);
+            done[i] = 1;
+            cv.notify_all();
+        }
+    };
+    std::vector<std::thread> threads;
+    for (int t = 1; t < n; t++)
+        threads.emplace_back(worker);
+    if (n <= 1) {
+        worker();
+    }
+    for (size_t i = 0; i < jobs.size(); i++) {
+        std::unique_lock<std::mutex> lock(mu);
+        cv.wait(lock, [&] { return done[i] != 0; });
+        std::vector<TestResult> r = std::move(results[i]);
+        lock.unlock();
+        for (const TestResult& t : r)
+            emit(t);
+    }
+    for (auto& t : threads)
+        t.join();
+}
+
+int run(const TestOptions& o) {
+    RunnerOptions ro;
+    if (!select_engines(o, &ro.engines))
+        return kExitUsage;
+    ro.min_log_level = o.verbose ? 1 : 0;
+    if (o.jobs < 1) {
+        std::fprintf(stderr, "strbpf test: -j needs a positive number\n");
+        return kExitUsage;
+    }
+
+    bool io_error = false;
+    std::vector<std::unique_ptr<TestObject>> objects;
+    for (const auto& path : o.objs) {
+        auto specs = exec::parse_test_specs(path);
+        if (!specs) {
+            std::fprintf(stderr, "strbpf test: %s: %s\n", path.c_str(), specs.error().message.c_str());
+            io_error = true;
+            continue;
+        }
+        auto obj = std::make_unique<TestObject>();
+        obj->path = path;
+        obj->name = object_name(path);
+        obj->specs = std::move(specs).value();
+        // A refusal by strbpf's loader does not end the object: each program reports it, the kernel still runs.
+        if (auto loaded = load_spec(path))
+            obj->spec = std::move(loaded).value();
+        else
+            obj->load_error = loaded.error().message;
+        objects.push_back(std::move(obj));
+    }
+    std::vector<Job> jobs;
+    for (const auto& obj : objects)
+        for (size_t i = 0; i < obj->specs.size(); i++)
+            if (selected(obj->specs[i], o.filter, o.tagged_only))
+                jobs.push_back(Job{obj.get(), i});
 
     Totals t;
-    for (const auto& obj : o.objs) {
-        auto specs = exec::parse_test_specs(obj);
-        if (!specs) {
-            std::fprintf(stderr, "strbpf test: %s: %s\n", obj.c_str(), specs.error().message.c_str());
-            return kExitUsage;
-        }
-        auto loaded = load_spec(obj);
-        if (!loaded) {
-            std::fprintf(stderr, "strbpf test: %s: %s\n", obj.c_str(), loaded.error().message.c_str());
-            return kExitUsage;
-        }
-        auto object = std::move(loaded).value();
-        std::string objname = obj.substr(obj.find_last_of('/') + 1);
-        if (auto dot = objname.find(".bpf.o"); dot != std::string::npos)
-            objname.resize(dot);
-
-        for (const auto& spec : specs.value()) {
-            if (!o.filter.empty() && spec.prog.find(o.filter) == std::string::npos)
-                continue;
-            const loader::ProgramSpec* ps = object->find_program(spec.prog);
-            exec::RunRequest req;
-            if (const std::string* hex = strbpf_tag(spec, "data_hex")) {
-                auto b = parse_hex(*hex);
-                if (b)
-                    req.data_in = std::move(b).value();
-            } else if (ps && is_packet_prog(ps->type)) {
-                req.data_in.assign(kTestDataLen, 0);
-            }
-            if (const std::string* hex = strbpf_tag(spec, "ctx_hex")) {
-                auto b = parse_hex(*hex);
-                if (b)
-                    req.ctx_in = std::move(b).value();
-            }
-            // The kernel test_loader runs a program only when it has __retval; a rejection expected of a
-            // user-space engine before the verifier lands shows at run time, so failure tests run too.
-            const bool needs_run = spec.retval.has_value() || !spec.expect_success;
-            for (auto engine : engines) {
-                const std::string label = fmt::format("{}/{} [{}]", objname, spec.prog, exec::engine_name(engine));
-                exec::RunReport r;
-                exec::kernel::RunDetails details;
-                if (engine == exec::EngineKind::kernel) {
-                    r = exec::kernel::run(obj, spec.prog, req, &details);
-                    if (details.unsupported) {
-                        t.skipped++;
-                        std::printf("SKIP  %s: %s\n", label.c_str(), r.error.c_str());
-                        continue;
-                    }
-                } else if (strbpf_tag(spec, "needs_verifier") && engine == exec::EngineKind::interp_checked) {
-                    t.skipped++;
-                    std::printf("SKIP  %s: the expected rejection needs a verifier; this engine runs without one\n",
-                                label.c_str());
-                    continue;
-                } else if (!ps) {
-                    r.error = "strbpf's loader found no such program";
-                } else if (needs_run) {
-                    r = exec::run_fresh(engine, object, spec.prog, req);
-                } else {
-                    auto inst = runtime::ObjectInstance::create(object, req.globals);
-                    const runtime::LinkedProgram* lp = inst ? inst.value()->find_program(spec.prog) : nullptr;
-                    if (!inst) {
-                        r.error = inst.error().message;
-                    } else if (!lp) {
-                        r.error = "no such program";
-                    } else if (auto st = exec::load_check(engine, *inst.value(), *lp); !st) {
-                        r.error = st.error().message;
-                    } else {
-                        r.loaded = true;
-                    }
-                }
-                std::string log = details.log;
-                if (!r.loaded && engine != exec::EngineKind::kernel && ps && !spec.expect_success) {
-                    // Messages are matched against the whole verifier log, as the kernel's test_loader does.
-                    if (auto inst = runtime::ObjectInstance::create(object, req.globals); inst)
-                        log = verifier::verify(*inst.value(), *ps, verifier::Options{1}).log;
-                }
-                const std::string why = judge(spec, r, needs_run, log);
-                if (why.empty()) {
-                    t.passed++;
-                    std::printf("PASS  %s\n", label.c_str());
-                } else {
-                    t.failed++;
-                    std::printf("FAIL  %s: %s\n", label.c_str(), why.c_str());
-                }
-            }
-        }
-    }
-    if (t.skipped)
-        std::printf("%d skipped\n", t.skipped);
-    std::printf("%d passed, %d failed\n", t.passed, t.failed);
+    run_jobs(jobs, o.jobs, ro, [&](const TestResult& r) {
+        t.add(r);
+        if (o.json)
+            std::printf("%s\n", json_line(r, o.verbose).c_str());
+        else
+            print_human(stdout, r, o.verbose);
+        std::fflush(stdout);
+    });
+    // With --json stdout holds only the records; the closing line goes to stderr.
+    std::fprintf(o.json ? stderr : stdout, "%s\n", t.line().c_str());
+    if (io_error)
+        return kExitUsage;
     return t.failed ? kExitFailed : kExitOk;
 }
 
@@ -188,13 +179,20 @@ int run(const TestOptions& o) {
 
 Runner add_test_command(CLI::App& app) {
     auto o = std::make_shared<TestOptions>();
-    CLI::App* c = app.add_subcommand("test", "Run the programs annotated with the kernel selftests' test_loader tags "
-                                             "(__success, __failure, __msg, __retval) on every engine");
+    CLI::App* c = app.add_subcommand("test", "Run BPF objects annotated with the kernel selftests' test_loader tags "
+                                             "(__success, __failure, __msg, __retval, __flag, ...) on every engine");
     c->add_option("OBJ", o->objs, "BPF ELF objects")->required()->check(CLI::ExistingFile);
-    c->add_option("--engine", o->engines, "engines, comma-separated (default: every available one)")
-        ->delimiter(',');
-    c->add_option("--filter", o->filter, "only programs whose name contains this");
-    c->add_flag("-v,--verbose", o->verbose, "print the reason for passing tests too");
+    // One value per --engine (repeatable, comma-separated), so that OBJs may follow it.
+    c->add_option("--engine", o->engines, "engines, comma-separated (default: interp, jit and kernel if available)")
+        ->delimiter(',')
+        ->allow_extra_args(false);
+    c->add_option("--filter", o->filter, "only programs whose name or test name contains this");
+    c->add_option("-j,--jobs", o->jobs, "programs run in parallel (output stays in program order)");
+    c->add_flag("--tagged-only", o->tagged_only,
+                "test only programs with at least one test tag (test_loader tests untagged ones as __success)");
+    c->add_flag("--json", o->json, "JSON Lines: one object per test, variant and engine (closing line on stderr)");
+    c->add_flag("-v,--verbose", o->verbose,
+                "print the verifier log of failures; loads at log level 1 at least, as test_progs -v does");
     return [o] { return run(*o); };
 }
 

@@ -67,6 +67,26 @@ std::string obj_name_of(const std::string& path) {
     return base.substr(0, base.find('.'));
 }
 
+// test_loader's is_unpriv_capable_map: the map types an unprivileged loader may create.
+bool unpriv_capable_map(const struct bpf_map* m) {
+    switch (bpf_map__type(m)) {
+    case BPF_MAP_TYPE_HASH:
+    case BPF_MAP_TYPE_PERCPU_HASH:
+    case BPF_MAP_TYPE_HASH_OF_MAPS: return !(bpf_map__map_flags(m) & BPF_F_ZERO_SEED);
+    case BPF_MAP_TYPE_PERCPU_CGROUP_STORAGE:
+    case BPF_MAP_TYPE_ARRAY:
+    case BPF_MAP_TYPE_RINGBUF:
+    case BPF_MAP_TYPE_PROG_ARRAY:
+    case BPF_MAP_TYPE_CGROUP_ARRAY:
+    case BPF_MAP_TYPE_PERCPU_ARRAY:
+    case BPF_MAP_TYPE_USER_RINGBUF:
+    case BPF_MAP_TYPE_ARRAY_OF_MAPS:
+    case BPF_MAP_TYPE_CGROUP_STORAGE:
+    case BPF_MAP_TYPE_PERF_EVENT_ARRAY: return true;
+    default: return false;
+    }
+}
+
 bool same_globals(const std::vector<runtime::GlobalPatch>& a, const std::vector<runtime::GlobalPatch>& b) {
     return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](const auto& x, const auto& y) {
         return x.map == y.map && x.offset == y.offset && x.bytes == y.bytes;
@@ -76,10 +96,12 @@ bool same_globals(const std::vector<runtime::GlobalPatch>& a, const std::vector<
 } // namespace
 
 std::unique_ptr<KernelObject> KernelObject::load(const std::string& obj_path, const std::string& prog,
-                                                 const std::vector<runtime::GlobalPatch>& globals) {
+                                                 const std::vector<runtime::GlobalPatch>& globals,
+                                                 const LoadOptions& opts) {
     std::unique_ptr<KernelObject> ko(new KernelObject());
     ko->path_ = obj_path;
     ko->prog_name_ = prog;
+    ko->opts_ = opts;
     std::ifstream in(obj_path, std::ios::binary);
     if (!in) {
         ko->error_ = "cannot open " + obj_path + ": " + errno_text(errno);
@@ -125,6 +147,8 @@ bool KernelObject::open_and_load(const std::vector<runtime::GlobalPatch>& global
     LibbpfCapture capture;
     std::string obj_name = obj_name_of(path_);
     LIBBPF_OPTS(bpf_object_open_opts, opts, .object_name = obj_name.c_str());
+    if (!opts_.btf_custom_path.empty())
+        opts.btf_custom_path = opts_.btf_custom_path.c_str();
     obj_ = bpf_object__open_mem(image_.data(), image_.size(), &opts);
     if (!obj_) {
         std::string why = capture.first_error();
@@ -142,13 +166,22 @@ bool KernelObject::open_and_load(const std::vector<runtime::GlobalPatch>& global
         return false;
     }
     struct bpf_program* p;
-    bpf_object__for_each_program(p, obj_) bpf_program__set_autoload(p, p == prog_);
+    bpf_object__for_each_program(p, obj_) {
+        const std::string name = bpf_program__name(p);
+        const bool aux = std::find(opts_.also_load.begin(), opts_.also_load.end(), name) != opts_.also_load.end();
+        bpf_program__set_autoload(p, p == prog_ || aux);
+    }
     prog_type_ = bpf_program__type(prog_);
     std::unique_ptr<char[]> log(new char[kLogSize]);
     log[0] = '\0';
     // log_level 0 with a buffer: libbpf loads without a log and, only on failure, retries with log_level 1.
     bpf_program__set_log_buf(prog_, log.get(), kLogSize);
-    bpf_program__set_log_level(prog_, 0);
+    bpf_program__set_log_level(prog_, static_cast<uint32_t>(opts_.log_level));
+    bpf_program__set_flags(prog_, bpf_program__flags(prog_) | opts_.prog_flags);
+    if (opts_.unpriv) {
+        struct bpf_map* m;
+        bpf_object__for_each_map(m, obj_) bpf_map__set_autocreate(m, unpriv_capable_map(m));
+    }
 
     struct bpf_map* m;
     bpf_object__for_each_map(m, obj_) {
@@ -180,7 +213,7 @@ bool KernelObject::open_and_load(const std::vector<runtime::GlobalPatch>& global
     prog_fd_ = bpf_program__fd(prog_);
     applied_ = globals;
     error_.clear();
-    details_.log.clear();
+    details_.log = log.get(); // empty at log_level 0
     return true;
 }
 
@@ -350,6 +383,22 @@ void KernelObject::run_packet(const RunRequest& req, bool is_packet, RunReport* 
 RunReport run(const std::string& obj_path, const std::string& prog, const RunRequest& req, RunDetails* details) {
     std::unique_ptr<KernelObject> ko = KernelObject::load(obj_path, prog, req.globals);
     RunReport report = ko->run(req);
+    if (details)
+        *details = ko->details();
+    return report;
+}
+
+RunReport run_test(const std::string& obj_path, const std::string& prog, const RunRequest& req,
+                   const LoadOptions& opts, bool execute, RunDetails* details) {
+    std::unique_ptr<KernelObject> ko = KernelObject::load(obj_path, prog, req.globals, opts);
+    RunReport report;
+    report.prog = prog;
+    if (execute) {
+        report = ko->run(req);
+    } else {
+        report.loaded = ko->loaded();
+        report.error = ko->error();
+    }
     if (details)
         *details = ko->details();
     return report;

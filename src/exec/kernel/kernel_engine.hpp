@@ -36,13 +36,24 @@ void set_verbose(bool verbose);
 
 // What a run reports beyond RunReport.
 struct RunDetails {
-    std::string log;          // the verifier log of a failed load (log_level 1), and libbpf's messages
+    std::string log;          // the verifier log (of a failed load: at least level 1), and libbpf's messages
     bool unsupported = false; // the program calls a kfunc this kernel lacks: treat as SKIP, not FAIL
 };
 
 // One-line reason from a verifier log: the kernel's last meaningful line before "processed N insns".
 // Empty when the log has none.
 std::string verifier_reason(const std::string& log);
+
+// How a test loads a program, as the kernel's test_loader prepares it (prepare_case): flags ORed into the
+// program's own, the log level (0: libbpf loads without a log and retries at level 1 on failure), the auxiliary
+// programs autoloaded with it, a custom BTF for CO-RE, and the unprivileged mode's map choice.
+struct LoadOptions {
+    uint32_t prog_flags = 0;
+    int log_level = 0;
+    std::vector<std::string> also_load; // other programs of the object loaded with PROG (__auxiliary)
+    std::string btf_custom_path;        // __btf_path
+    bool unpriv = false;                // create only the maps an unprivileged loader may (is_unpriv_capable_map)
+};
 
 // Opens and loads OBJ's program PROG once, then runs it any number of times.
 // Global data: `globals` patches the .data/.rodata/.bss sections before load (matched by section name, as libbpf
@@ -54,7 +65,8 @@ class KernelObject {
   public:
     // Never null. loaded() false: error()/details() say why (unsupported() when a kfunc is missing).
     static std::unique_ptr<KernelObject> load(const std::string& obj_path, const std::string& prog,
-                                              const std::vector<runtime::GlobalPatch>& globals = {});
+                                              const std::vector<runtime::GlobalPatch>& globals = {},
+                                              const LoadOptions& opts = {});
     ~KernelObject();
     KernelObject(const KernelObject&) = delete;
     KernelObject& operator=(const KernelObject&) = delete;
@@ -89,6 +101,7 @@ class KernelObject {
 
     std::string path_;
     std::string prog_name_;
+    LoadOptions opts_;
     std::vector<uint8_t> image_; // the ELF, with missing kfunc externs made weak (libbpf reads it in place)
     bpf_object* obj_ = nullptr;
     bpf_program* prog_ = nullptr;
@@ -105,5 +118,22 @@ class KernelObject {
 // whether the failure is a missing kfunc (unsupported, error "kfunc X is not available in this kernel (Linux 6.18)").
 RunReport run(const std::string& obj_path, const std::string& prog, const RunRequest& req,
               RunDetails* details = nullptr);
+
+// One test_loader subtest on the kernel: load PROG with OPTS; run it once with REQ only when EXECUTE (a __retval
+// was given). The loaded/ran/error/retval of the report and DETAILS say what happened.
+RunReport run_test(const std::string& obj_path, const std::string& prog, const RunRequest& req,
+                   const LoadOptions& opts, bool execute, RunDetails* details);
+
+// The same in test_loader's unprivileged mode: in a child process whose effective capabilities lack
+// CAP_SYS_ADMIN, CAP_NET_ADMIN, CAP_PERFMON and CAP_BPF (but for KEEP_CAPS bits, __caps_unpriv); the run itself
+// happens with the capabilities restored, as test_loader does. Call only when unprivileged_bpf_disabled() is 0.
+RunReport run_test_unprivileged(const std::string& obj_path, const std::string& prog, const RunRequest& req,
+                                const LoadOptions& opts, bool execute, uint64_t keep_caps, RunDetails* details);
+
+// /proc/sys/kernel/unprivileged_bpf_disabled (-1 when unreadable, which test_loader treats as disabled).
+int unprivileged_bpf_disabled();
+
+// Whether the kernel JITs programs (/proc/sys/net/core/bpf_jit_enable non-zero), for __load_if_JITed.
+bool kernel_jit_enabled();
 
 } // namespace strbpf::exec::kernel

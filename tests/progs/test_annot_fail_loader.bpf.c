@@ -1,0 +1,28 @@
+/* An object strbpf's loader refuses whole (a queue map, a type it does not have): every program is still
+ * reported, per engine — FAIL on strbpf's engines with the loader's reason, judged by the kernel, which loads the
+ * object with libbpf. Excluded from progs.* (tests/cli.cmake); checked by tests/unit/test_runner_test.cpp. */
+#include <linux/bpf.h>
+#include <bpf/bpf_helpers.h>
+#include "strbpf_test.h"
+
+char _license[] SEC("license") = "GPL";
+
+struct {
+	__uint(type, BPF_MAP_TYPE_QUEUE);
+	__uint(max_entries, 4);
+	__type(value, __u32);
+} queue SEC(".maps");
+
+SEC("syscall")
+__success __retval(0)
+int loader_refused_first(void *ctx)
+{
+	return 0;
+}
+
+SEC("syscall")
+__failure __msg("R2 !read_ok")
+__attribute__((naked)) int loader_refused_second(void *ctx)
+{
+	asm volatile ("r0 = r1; r0 = r2; exit;" ::: "r0");
+}
