@@ -131,11 +131,13 @@ def load_manifest(path):
 
 
 _NUMBER = re.compile(r"-?\b0x[0-9a-fA-F]+\b|-?\d+")
+_WHERE = re.compile(r"^(?:load failed: )?(?:program '[^']*': )?(?:pc \d+: )?")
 
 
 def category_text(text):
-    """A reason with its numbers stripped, so R1/R2, offsets and sizes group together."""
-    text = (text or "").strip() or "(no message)"
+    """A reason without the program name and pc it starts with and with its numbers stripped, so R1/R2, offsets
+    and sizes group together (a section name stays: "unknown program type for section 'lsm/file_open'")."""
+    text = _WHERE.sub("", (text or "").strip()) or "(no message)"
     return _NUMBER.sub("N", text)
 
 
@@ -322,10 +324,10 @@ class Report:
                        self.strbpf_side_rows()), ""]
         p += ["## Top disagreement categories", "",
               md_table(("category", "count"), [[c, str(n)] for c, n in self.categories.most_common()]), ""]
-        failed = [r for r in self.rows.values() if r.status != "ok"]
-        if failed:
-            p += ["## Files without results", ""]
-            p += [f"- `{r.name}`: {r.status}: {r.detail}" for r in failed]
+        noted = [r for r in self.rows.values() if r.status != "ok" or r.detail]
+        if noted:
+            p += ["## Files that failed or were compiled differently", ""]
+            p += [f"- `{r.name}`: {r.status}: {r.detail}" for r in noted]
             p.append("")
         if bad_lines:
             p += ["## Unreadable JSON lines", ""] + [f"- {b}" for b in bad_lines] + [""]

@@ -71,7 +71,13 @@ class ReportOnSample(unittest.TestCase):
         self.assertIn("R2 invalid mem access 'scalar'", self.md)
         self.assertIn("messages missing: R1 min value is negative", self.md)
         self.assertIn("| verifier_broken | compile failed |", self.md)
+        self.assertIn("`verifier_broken`: compile-failed: progs/verifier_broken.c:3:1", self.md)
         self.assertIn("`kernel-selftests: 10 tests, 4 verdicts agree", self.md)
+
+    def test_category_drops_program_and_pc(self):
+        self.assertEqual(ksr.category_text("load failed: program 'reg_equal_const': pc 12: unknown func #9"),
+                         "unknown func #N")
+        self.assertEqual(ksr.category_text(""), "(no message)")
 
     def test_kernel_unavailable_is_said(self):
         stdout, md = run("--kernel-unavailable", "bpf() not permitted")
