@@ -131,7 +131,8 @@ def load_manifest(path):
 
 
 _NUMBER = re.compile(r"-?\b0x[0-9a-fA-F]+\b|-?\d+")
-_WHERE = re.compile(r"^(?:load failed: )?(?:program '[^']*': )?(?:pc \d+: )?")
+# Where a reason happened, not what: strbpf's object-level prefix, the object's path, the program's name, the pc.
+_WHERE = re.compile(r"^(?:(?:strbpf cannot load the object|load failed): |\S+\.o: |program '[^']*': |pc \d+: )+")
 
 
 def category_text(text):

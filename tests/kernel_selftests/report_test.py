@@ -77,6 +77,9 @@ class ReportOnSample(unittest.TestCase):
     def test_category_drops_program_and_pc(self):
         self.assertEqual(ksr.category_text("load failed: program 'reg_equal_const': pc 12: unknown func #9"),
                          "unknown func #N")
+        self.assertEqual(ksr.category_text("strbpf cannot load the object: /b/objs/verifier_sock.bpf.o: program "
+                                           "'t1': unknown program type for section 'cgroup/sock'"),
+                         "unknown program type for section 'cgroup/sock'")
         self.assertEqual(ksr.category_text(""), "(no message)")
 
     def test_kernel_unavailable_is_said(self):
