@@ -50,7 +50,7 @@ SELFTESTS=$SRC/tools/testing/selftests/bpf
 MEMBERS="tools/testing/selftests/bpf tools/lib/bpf tools/include tools/arch/x86/include tools/bpf/bpftool
 tools/build tools/scripts scripts/bpf_doc.py kernel/bpf/disasm.c kernel/bpf/disasm.h"
 
-say() { echo "kernel-selftests: $*"; }
+say() { echo "kernel-selftests: [${SECONDS}s] $*"; }
 die() { echo "kernel-selftests: error: $*" >&2; exit 1; }
 
 install_deps() {

@@ -131,15 +131,21 @@ def load_manifest(path):
 
 
 _NUMBER = re.compile(r"-?\b0x[0-9a-fA-F]+\b|-?\d+")
-# Where a reason happened, not what: strbpf's object-level prefix, the object's path, the program's name, the pc.
-_WHERE = re.compile(r"^(?:(?:strbpf cannot load the object|load failed): |\S+\.o: |program '[^']*': |pc \d+: )+")
+# Where a reason happened, not what: strbpf's and libbpf's object-level prefixes, the object's path, the program's
+# or map's name, the pc.
+_WHERE = re.compile(r"^(?:(?:strbpf cannot load the object|load failed): "
+                    r"|program '[^']*': |map '[^']*': |pc \d+: )+")
+_PATH = re.compile(r"(?:\S*/)?[\w.+-]+\.o(?:: |\b)")
+# Numbers that name what is missing stay: quoted names (sections, fields), map/program types, helper ids.
+_KEEP = re.compile(r"('[^']*'|\b(?:map|program|prog|attach) type \d+|\bhelper id \d+|\w*#\d+)")
 
 
 def category_text(text):
-    """A reason without the program name and pc it starts with and with its numbers stripped, so R1/R2, offsets
-    and sizes group together (a section name stays: "unknown program type for section 'lsm/file_open'")."""
-    text = _WHERE.sub("", (text or "").strip()) or "(no message)"
-    return _NUMBER.sub("N", text)
+    """A reason without where it happened (program, map, pc) and with its numbers stripped, so R1/R2, offsets
+    and sizes group together, except numbers that name the missing thing: "unknown program type for section
+    'cgroup/recvmsg4'" is counted per section, "unsupported map type 24" per map type."""
+    text = _WHERE.sub("", _PATH.sub("", (text or "").strip())) or "(no message)"
+    return "".join(part if i % 2 else _NUMBER.sub("N", part) for i, part in enumerate(_KEEP.split(text)))
 
 
 def disagreement_category(t):
@@ -280,6 +286,15 @@ class Report:
                          str(c["PASS"]), str(c["FAIL"]), str(c["SKIP"])])
         return rows
 
+    def unjudged(self):
+        """(variant, why) -> count for the tests the kernel gave no verdict (they are not in T)."""
+        c = collections.Counter()
+        for t in self.tests.values():
+            if not t.judged:
+                k = t.rec("kernel")
+                c[(t.variant, category_text(k.get("reason") or k.get("error")) if k else "no kernel record")] += 1
+        return c
+
     def disagreements(self):
         """(kind, test, detail) for every difference from the kernel, and every interp/jit difference."""
         out = []
@@ -323,7 +338,14 @@ class Report:
         p += ["## strbpf's side (priv, whatever the kernel did)", "",
               md_table(("engine", "tests", "accepted", "rejected", "no verdict", "PASS", "FAIL", "SKIP"),
                        self.strbpf_side_rows()), ""]
+        p += ["## Tests the kernel did not judge (not in T)", "",
+              md_table(("variant", "kernel's reason", "count"),
+                       [[v, why, str(n)] for (v, why), n in self.unjudged().most_common()]), ""]
         p += ["## Top disagreement categories", "",
+              "Per test (priv): an object strbpf refuses whole counts each of its tests under that one reason. "
+              "K is grouped by strbpf's rejection reason, S by the kernel's, N by strbpf's load error or skip "
+              "reason; program and map names, pcs and numbers are stripped, but not section names, map types or "
+              "helper ids.", "",
               md_table(("category", "count"), [[c, str(n)] for c, n in self.categories.most_common()]), ""]
         noted = [r for r in self.rows.values() if r.status != "ok" or r.detail]
         if noted:

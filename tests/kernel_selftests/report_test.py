@@ -76,11 +76,20 @@ class ReportOnSample(unittest.TestCase):
 
     def test_category_drops_program_and_pc(self):
         self.assertEqual(ksr.category_text("load failed: program 'reg_equal_const': pc 12: unknown func #9"),
-                         "unknown func #N")
+                         "unknown func #9")
         self.assertEqual(ksr.category_text("strbpf cannot load the object: /b/objs/verifier_sock.bpf.o: program "
                                            "'t1': unknown program type for section 'cgroup/sock'"),
                          "unknown program type for section 'cgroup/sock'")
+        self.assertEqual(ksr.category_text("strbpf cannot load the object: x.bpf.o: map 'map_prog1_tc': unsupported "
+                                           "map type 24"), "unsupported map type 24")
+        self.assertEqual(ksr.category_text("invalid access to map value, value_size=8 off=-1 size=4"),
+                         "invalid access to map value, value_size=N off=N size=N")
+        self.assertEqual(ksr.category_text("unknown func bpf_ktime_get_ns#5"), "unknown func bpf_ktime_get_ns#5")
         self.assertEqual(ksr.category_text(""), "(no message)")
+
+    def test_unjudged_tests_are_grouped_by_the_kernels_reason(self):
+        self.assertEqual(self.report.unjudged(), {("priv", "__arch_armN"): 1})
+        self.assertIn("| priv | __arch_armN | 1 |", self.md)
 
     def test_kernel_unavailable_is_said(self):
         stdout, md = run("--kernel-unavailable", "bpf() not permitted")
