@@ -13,7 +13,8 @@ Usage: scripts/kernel-selftests.sh [--files GLOB] [--engines LIST] [--jobs N] [-
   --jobs N         parallel compiles and strbpf runs (default 2)
   --strbpf PATH    the strbpf CLI with `test --json` (default $STRBPF or build/release/tools/strbpf/strbpf)
   --out DIR        work directory (default build/kernel-selftests)
-Environment: STRBPF, KSELFTEST_TIMEOUT (seconds per object and engine run, default 900).
+Environment: STRBPF, KSELFTEST_TIMEOUT (seconds per object's strbpf run, default 900), VMLINUX_BTF (the BTF
+vmlinux.h is dumped from, default /sys/kernel/btf/vmlinux, as in the selftests Makefile).
 EOF
 }
 
@@ -24,6 +25,7 @@ JOBS=2
 STRBPF=${STRBPF:-$ROOT/build/release/tools/strbpf/strbpf}
 OUT=$ROOT/build/kernel-selftests
 TIMEOUT=${KSELFTEST_TIMEOUT:-900}
+VMLINUX_BTF=${VMLINUX_BTF:-/sys/kernel/btf/vmlinux}
 while [ $# -gt 0 ]; do
     case $1 in
     --files) FILES=$2; shift 2 ;;
@@ -106,7 +108,7 @@ build_tools() {
 
 # vmlinux.h of the running kernel; rewritten only when it changes, so objects are not recompiled needlessly.
 gen_vmlinux_h() {
-    local btf=/sys/kernel/btf/vmlinux
+    local btf=$VMLINUX_BTF
     [ -r "$btf" ] || die "$btf is missing: the running kernel has no BTF (CONFIG_DEBUG_INFO_BTF), so there is" \
         "no vmlinux.h to compile the selftests against"
     "$TOOLS/sbin/bpftool" btf dump file "$btf" format c >"$TOOLS/include/.vmlinux.h.tmp" ||
@@ -137,7 +139,9 @@ select_files() {
         cd "$SELFTESTS/progs"
         IFS=,
         for glob in $FILES; do
-            for f in ${glob%.c}.c; do [ -f "$f" ] && echo "${f%.c}"; done
+            for f in ${glob%.c}.c; do
+                if [ -f "$f" ]; then echo "${f%.c}"; fi
+            done
         done
     ) | sort -u
 }
@@ -178,19 +182,22 @@ compile_all() {
     echo "$names" | xargs -P "$JOBS" -I{} bash -c 'compile_one "$1" "$2"' _ {} "$flags"
 }
 
-# bpf() through bpftool: listing programs needs the same privilege as loading them.
+# bpf() through bpftool: listing programs needs the same privilege as loading them. Prints why not.
 kernel_probe() {
     local err
     if err=$("$TOOLS/sbin/bpftool" prog show 2>&1 >/dev/null); then return 0; fi
-    say "bpf() is not available here (${err:-bpftool prog show failed}): reporting strbpf's side only"
+    echo "bpf() is not available here: bpftool prog show: ${err:-failed}" | head -n1
     return 1
 }
 
 run_all() {
     local engines=$ENGINES names
-    if [[ ",$engines," == *,kernel,* ]] && ! kernel_probe; then
+    local why=""
+    if [[ ",$engines," == *,kernel,* ]]; then why=$(kernel_probe) || true; fi
+    if [ -n "$why" ]; then
+        say "$why: reporting strbpf's side only"
         engines=$(echo ",$engines," | sed 's/,kernel,/,/; s/^,//; s/,$//')
-        echo "bpf() unavailable: bpftool prog show failed" >"$OUT/kernel-unavailable"
+        echo "$why" >"$OUT/kernel-unavailable"
     else
         rm -f "$OUT/kernel-unavailable"
     fi

@@ -383,7 +383,10 @@ def main(argv=None):
     print(text_table(FileRow.COLUMNS, report.table_rows()))
     print()
     if report.kernel_unavailable:
-        print(f"kernel engine did not run ({report.kernel_unavailable}): strbpf's side only, in {args.out}")
+        print(f"kernel engine did not run ({report.kernel_unavailable}); strbpf's side (priv):")
+        print(text_table(("engine", "tests", "accepted", "rejected", "no verdict", "PASS", "FAIL", "SKIP"),
+                         report.strbpf_side_rows()))
+        print()
     print(f"top disagreement categories ({len(report.categories)} in all, every one in {args.out}):")
     for c, n in report.categories.most_common(args.top):
         print(f"  {n:5d}  {c}")

@@ -93,7 +93,8 @@ class ReportOnSample(unittest.TestCase):
 
     def test_kernel_unavailable_is_said(self):
         stdout, md = run("--kernel-unavailable", "bpf() not permitted")
-        self.assertIn("kernel engine did not run (bpf() not permitted)", stdout)
+        self.assertIn("kernel engine did not run (bpf() not permitted); strbpf's side (priv):", stdout)
+        self.assertRegex(stdout, r"\ninterp +11 +4 +4 +3 +5 +3 +3\n")
         self.assertIn("**The kernel engine did not run: bpf() not permitted.**", md)
 
 
