@@ -390,6 +390,13 @@ def main(argv=None):
     print(f"top disagreement categories ({len(report.categories)} in all, every one in {args.out}):")
     for c, n in report.categories.most_common(args.top):
         print(f"  {n:5d}  {c}")
+    # N (loader breadth) dominates the overall list; the verifier's own worklist is K and S.
+    for kind in ("kernel accepts, strbpf rejects: ", "strbpf accepts, kernel rejects: "):
+        top = [(c, n) for c, n in report.categories.most_common() if c.startswith(kind)][:5]
+        if top:
+            print(f"top {kind.rstrip(': ')}:")
+            for c, n in top:
+                print(f"  {n:5d}  {c[len(kind):]}")
     if bad:
         print(f"{len(bad)} unreadable JSON lines (listed in {args.out})")
     print(report.closing_line())

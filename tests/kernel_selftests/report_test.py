@@ -37,6 +37,10 @@ class ReportOnSample(unittest.TestCase):
                          "kernel-selftests: 10 tests, 4 verdicts agree, 1 strbpf-only accepts, "
                          "2 kernel-only accepts, 3 no strbpf verdict")
 
+    def test_stdout_lists_the_verifier_worklist(self):
+        self.assertIn("top kernel accepts, strbpf rejects:\n      2  RN min value is outside of the allowed memory "
+                      "range\n", self.stdout)
+
     def test_every_line_is_read(self):
         self.assertEqual(self.bad, [])
 
