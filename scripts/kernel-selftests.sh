@@ -156,6 +156,7 @@ compile_one() {
     rm -f "$obj" "$OBJS/$name.err" "$OBJS/$name.note"
     # shellcheck disable=SC2086
     $CLANG $flags -c "$src" -o "$obj" 2>"$OBJS/$name.err" && { rm -f "$OBJS/$name.err"; return 0; }
+    # shellcheck disable=SC2086
     if grep -q 'error: conflicting types for' "$OBJS/$name.err" &&
         $CLANG $flags -DBPF_NO_KFUNC_PROTOTYPES -c "$src" -o "$obj" 2>"$OBJS/$name.err2"; then
         echo "compiled with -DBPF_NO_KFUNC_PROTOTYPES: $(grep -m1 'error: conflicting types for' \
@@ -176,9 +177,15 @@ compile_all() {
     names=$(select_files)
     [ -n "$names" ] || die "no progs/ file matches --files '$FILES'"
     mkdir -p "$OBJS"
+    # Objects are reused while newer than their source and vmlinux.h, and while the flags are the same.
+    if [ "$(cat "$OBJS/.flags" 2>/dev/null)" != "$flags" ]; then
+        rm -f "$OBJS"/*.bpf.o "$OBJS"/*.err "$OBJS"/*.note
+        echo "$flags" >"$OBJS/.flags"
+    fi
     say "compiling $(echo "$names" | wc -l) files with $CLANG -j$JOBS"
     export -f compile_one
     export CLANG SELFTESTS OBJS TOOLS
+    # shellcheck disable=SC2016  # $1 and $2 are the inner shell's
     echo "$names" | xargs -P "$JOBS" -I{} bash -c 'compile_one "$1" "$2"' _ {} "$flags"
 }
 
@@ -206,6 +213,7 @@ run_all() {
     names=$(select_files)
     say "running strbpf test --json --engine $engines on $(echo "$names" | wc -l) objects, -j$JOBS"
     # Each object: NAME.jsonl (its records), NAME.stderr, NAME.rc. strbpf exits 1 when a test FAILs; that is data.
+    # shellcheck disable=SC2016  # $1..$5 are the inner shell's
     echo "$names" | xargs -P "$JOBS" -I{} sh -c '
         obj=$2/{}.bpf.o
         [ -f "$obj" ] || exit 0
