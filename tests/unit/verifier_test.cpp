@@ -1,5 +1,6 @@
-// The verifier (tests): the abstract domain (tnums, bounds), and every annotated program of tests/progs — each
-// __success program verifies, each __failure program is refused with its __msg lines in the log, in order.
+// The verifier (tests): the abstract domain (bounds; tnums are in tnum_test.cpp), and every annotated program of
+// tests/progs — each __success program verifies, each __failure program is refused with its __msg lines in the log,
+// in order.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -15,19 +16,6 @@ namespace strbpf::verifier {
 namespace {
 
 namespace fs = std::filesystem;
-
-TEST(Tnum, RangeAndArithmetic) {
-    const Tnum r = Tnum::range(0, 255);
-    EXPECT_EQ(r.value, 0u);
-    EXPECT_EQ(r.mask, 0xffu);
-    EXPECT_TRUE(r.contains(Tnum::constant(17)));
-    EXPECT_FALSE(r.contains(Tnum::constant(256)));
-    EXPECT_EQ(tnum_add(Tnum::constant(3), Tnum::constant(4)), Tnum::constant(7));
-    EXPECT_EQ(tnum_and(Tnum::unknown(), Tnum::constant(0xf0)).mask, 0xf0u);
-    EXPECT_EQ(tnum_lsh(Tnum::range(0, 3), 2).mask, 0xcu);
-    EXPECT_EQ(tnum_mul(Tnum::constant(6), Tnum::constant(7)), Tnum::constant(42));
-    EXPECT_EQ(tnum_cast(Tnum::constant(0x1234), 1), Tnum::constant(0x34));
-}
 
 TEST(Scalar, AddKeepsBoundsAndAndMasks) {
     Reg a = reg_unknown();

@@ -1,6 +1,6 @@
-// Tristate numbers (verifier stage): a 64-bit value where each bit is known 0, known 1 or unknown. `value` holds
-// the known ones, `mask` the unknown bits; a bit is never set in both. The arithmetic follows the published
-// tnum algebra (Vishwanathan et al., "Sound, Precise, and Fast Abstract Interpretation with Tristate Numbers").
+// Tristate numbers (verifier stage): what the verifier knows of a 64-bit value bit by bit — known 0, known 1 or
+// unknown. The operations follow Vishwanathan, Shachnai, Narayana and Nagarakatte, "Sound, Precise, and Fast
+// Abstract Interpretation with Tristate Numbers" (CGO 2022), written here in terms of each operand's extremes.
 #pragma once
 #include <bit>
 #include <cstdint>
@@ -8,86 +8,120 @@
 
 namespace strbpf::verifier {
 
+// `value` holds the bits known to be 1 and `mask` the unknown bits; no bit is in both. The tnum stands for every
+// x with (x & ~mask) == value: its smallest member is `value`, its largest `value | mask`.
 struct Tnum {
     uint64_t value = 0;
     uint64_t mask = 0;
 
     static constexpr Tnum constant(uint64_t v) { return {v, 0}; }
     static constexpr Tnum unknown() { return {0, ~0ull}; }
-    // The smallest tnum holding every value of [min, max].
-    static constexpr Tnum range(uint64_t min, uint64_t max) {
-        const uint64_t chi = min ^ max;
-        const int bits = 64 - std::countl_zero(chi);
-        if (bits > 63)
-            return unknown();
-        const uint64_t delta = (1ull << bits) - 1;
-        return {min & ~delta, delta};
-    }
+    static constexpr Tnum range(uint64_t min, uint64_t max);
+
     constexpr bool is_const() const { return mask == 0; }
     constexpr bool is_unknown() const { return mask == ~0ull; }
     constexpr bool operator==(const Tnum&) const = default;
-    // Every value of `o` is a value of this.
-    constexpr bool contains(Tnum o) const { return (o.mask & ~mask) == 0 && value == (o.value & ~mask); }
     constexpr uint64_t min() const { return value; }
     constexpr uint64_t max() const { return value | mask; }
+    // Every member of `o` is a member of this: `o` leaves unknown only bits this leaves unknown, and fixes the
+    // bits this fixes to the same values.
+    constexpr bool contains(Tnum o) const { return (o.mask & ~mask) == 0 && (o.value & ~mask) == value; }
 };
 
-constexpr Tnum tnum_add(Tnum a, Tnum b) {
-    const uint64_t sm = a.mask + b.mask, sv = a.value + b.value;
-    const uint64_t mu = ((sm + sv) ^ sv) | a.mask | b.mask;
-    return {sv & ~mu, mu};
+namespace tnum_detail {
+
+inline constexpr uint64_t kLow32 = 0xffffffffull;
+
+// The tnum that is 1 where `ones` is set and unknown where `maybe` is set but `ones` is not.
+constexpr Tnum from_bits(uint64_t ones, uint64_t maybe) { return {ones, maybe & ~ones}; }
+
+// Both halves of `t` restricted to the bits of `keep`.
+constexpr Tnum select(Tnum t, uint64_t keep) { return {t.value & keep, t.mask & keep}; }
+
+// Every bit at or below the highest set bit of `x` (0 for 0).
+constexpr uint64_t fill_down(uint64_t x) {
+    for (unsigned step = 1; step < 64; step <<= 1)
+        x |= x >> step;
+    return x;
 }
-constexpr Tnum tnum_sub(Tnum a, Tnum b) {
-    const uint64_t dv = a.value - b.value;
-    const uint64_t mu = ((dv + a.mask) ^ (dv - b.mask)) | a.mask | b.mask;
-    return {dv & ~mu, mu};
+
+// The result of a carry (or borrow) chain whose members are bracketed by the two extreme results `lo` and `hi`:
+// bits where the extremes differ, or where an operand bit was unknown (`free`), are unknown; the rest are lo's.
+constexpr Tnum carry_hull(uint64_t lo, uint64_t hi, uint64_t free) {
+    const uint64_t unknown = (lo ^ hi) | free;
+    return {lo & ~unknown, unknown};
 }
-constexpr Tnum tnum_and(Tnum a, Tnum b) {
-    const uint64_t v = a.value & b.value;
-    return {v, (a.value | a.mask) & (b.value | b.mask) & ~v};
+
+} // namespace tnum_detail
+
+// Every x in [min, max] agrees with min above the highest bit where min and max differ (x is squeezed between two
+// numbers sharing that prefix), and every pattern below it occurs, so this is the smallest tnum of the interval.
+constexpr Tnum Tnum::range(uint64_t min, uint64_t max) {
+    const uint64_t free = tnum_detail::fill_down(min ^ max);
+    return {min & ~free, free};
 }
-constexpr Tnum tnum_or(Tnum a, Tnum b) {
-    const uint64_t v = a.value | b.value;
-    return {v, (a.mask | b.mask) & ~v};
-}
+
+// ---- bitwise: each result bit depends on one bit of each operand, so the per-bit answer is exact (optimal) ------
+
+constexpr Tnum tnum_and(Tnum a, Tnum b) { return tnum_detail::from_bits(a.min() & b.min(), a.max() & b.max()); }
+constexpr Tnum tnum_or(Tnum a, Tnum b) { return tnum_detail::from_bits(a.min() | b.min(), a.max() | b.max()); }
+// A bit of a ^ b is known when it is known in both operands, and is then 1 where they differ.
 constexpr Tnum tnum_xor(Tnum a, Tnum b) {
-    const uint64_t mu = a.mask | b.mask;
-    return {(a.value ^ b.value) & ~mu, mu};
+    const uint64_t unknown = a.mask | b.mask;
+    return {(a.value ^ b.value) & ~unknown, unknown};
 }
-constexpr Tnum tnum_lsh(Tnum a, unsigned s) { return {a.value << s, a.mask << s}; }
-constexpr Tnum tnum_rsh(Tnum a, unsigned s) { return {a.value >> s, a.mask >> s}; }
-constexpr Tnum tnum_arsh(Tnum a, unsigned s, int width) {
-    if (width == 32)
-        return {uint64_t(uint32_t(int32_t(uint32_t(a.value)) >> s)), uint64_t(uint32_t(int32_t(uint32_t(a.mask)) >> s))};
-    return {uint64_t(int64_t(a.value) >> s), uint64_t(int64_t(a.mask) >> s)};
+
+// Members of both: a bit is known 1 if either operand knows it is, and may be 1 only if both allow it. Exact when
+// the operands share a member; when they share none the result means nothing.
+constexpr Tnum tnum_intersect(Tnum a, Tnum b) { return tnum_detail::from_bits(a.min() | b.min(), a.max() & b.max()); }
+
+// ---- arithmetic -------------------------------------------------------------------------------------------------
+
+// CGO'22 (tnum_add, proven sound and optimal): a member's carry into each bit lies between the carries of the
+// smallest and the largest sum, so where those two sums agree and no operand bit is unknown, the bit is known.
+constexpr Tnum tnum_add(Tnum a, Tnum b) {
+    return tnum_detail::carry_hull(a.min() + b.min(), a.max() + b.max(), a.mask | b.mask);
 }
-// Multiplication: exact for constants; otherwise the low bits known zero in both factors stay zero.
+// CGO'22 (tnum_sub, sound and optimal): the same argument with borrows, between a.min - b.max and a.max - b.min.
+constexpr Tnum tnum_sub(Tnum a, Tnum b) {
+    return tnum_detail::carry_hull(a.min() - b.max(), a.max() - b.min(), a.mask | b.mask);
+}
+// Exact for two constants. Otherwise only trailing zeros survive: a multiple of 2^i times a multiple of 2^j is a
+// multiple of 2^(i+j) modulo 2^64 (sound; coarser than CGO'22's our_mul — the bounds narrow it in reg_sync).
 constexpr Tnum tnum_mul(Tnum a, Tnum b) {
     if (a.is_const() && b.is_const())
         return Tnum::constant(a.value * b.value);
-    const int tz = std::countr_zero((a.value | a.mask)) + std::countr_zero((b.value | b.mask));
-    if (tz >= 64)
-        return Tnum::constant(0);
-    return {0, ~0ull << tz};
-}
-// Values in both a and b.
-constexpr Tnum tnum_intersect(Tnum a, Tnum b) {
-    const uint64_t v = a.value | b.value, mu = a.mask & b.mask;
-    return {v & ~mu, mu};
-}
-constexpr Tnum tnum_cast(Tnum a, int bytes) {
-    if (bytes >= 8)
-        return a;
-    const uint64_t m = (1ull << (bytes * 8)) - 1;
-    return {a.value & m, a.mask & m};
-}
-constexpr Tnum tnum_subreg(Tnum a) { return tnum_cast(a, 4); }
-// a with its low 32 bits replaced by those of sub.
-constexpr Tnum tnum_with_subreg(Tnum a, Tnum sub) {
-    const uint64_t hi = 0xffffffff00000000ull;
-    return {(a.value & hi) | (sub.value & 0xffffffffull), (a.mask & hi) | (sub.mask & 0xffffffffull)};
+    const int zeros = std::countr_zero(a.max()) + std::countr_zero(b.max());
+    return {0, zeros >= 64 ? 0 : ~0ull << zeros};
 }
 
-std::string tnum_str(Tnum t); // "(0x0; 0xff)" as the kernel prints var_off
+// ---- shifts (by a known amount below the width): each result bit copies one operand bit or is 0, so shifting
+// value and mask alike is exact ----------------------------------------------------------------------------------
+
+constexpr Tnum tnum_lsh(Tnum a, unsigned s) { return {a.value << s, a.mask << s}; }
+constexpr Tnum tnum_rsh(Tnum a, unsigned s) { return {a.value >> s, a.mask >> s}; }
+// The copies of the sign bit take its trit: an arithmetic shift of both halves replicates a known sign and an
+// unknown one alike. At width 32 the low word is shifted and the result zero-extended, as ALU32 writes it.
+constexpr Tnum tnum_arsh(Tnum a, unsigned s, int width) {
+    if (width != 32)
+        return {uint64_t(int64_t(a.value) >> s), uint64_t(int64_t(a.mask) >> s)};
+    const auto word = [s](uint64_t half) { return uint64_t(uint32_t(int32_t(uint32_t(half)) >> s)); };
+    return {word(a.value), word(a.mask)};
+}
+
+// ---- width changes ----------------------------------------------------------------------------------------------
+
+// The low `bytes` bytes (zero-extended); 8 or more keeps all.
+constexpr Tnum tnum_cast(Tnum a, int bytes) {
+    return bytes >= 8 ? a : tnum_detail::select(a, (1ull << (bytes * 8)) - 1);
+}
+constexpr Tnum tnum_subreg(Tnum a) { return tnum_detail::select(a, tnum_detail::kLow32); }
+// `high`'s upper 32 bits above `low`'s lower 32 bits.
+constexpr Tnum tnum_with_subreg(Tnum high, Tnum low) {
+    const Tnum h = tnum_detail::select(high, ~tnum_detail::kLow32), l = tnum_subreg(low);
+    return {h.value | l.value, h.mask | l.mask};
+}
+
+std::string tnum_str(Tnum t); // "(0x0; 0xff)" as the kernel prints var_off (defined in scalar.cpp)
 
 } // namespace strbpf::verifier
