@@ -35,6 +35,9 @@ constexpr Case kCases[] = {
     {"for_each_hash_nested_7", false, 128, nullptr},
     {"mixed_nested_8_frames", true, 48, nullptr},
     {"mixed_nested_too_deep", true, 0, "the call stack of 9 frames is too deep"},
+    {"calls_8_frames", false, 35, nullptr},
+    {"calls_9_frames", false, 0, "the call stack of 9 frames is too deep"},
+    {"loop_under_calls_8_frames", true, 11, nullptr},
 };
 
 exec::RunRequest request_for(const Case& c) {
