@@ -129,6 +129,47 @@ TEST(MemoryRegistryOverlap, OverlappingRegionIsRefused) {
     EXPECT_STREQ(reg.find(0x10ff)->name, "a");
 }
 
+// MAX_USED_MAPS: the kernel refuses a program referencing a 65th distinct map at load (asked with
+// tests/progs/limits_used_maps.bpf.c plus one more map: "The total number of maps per program has reached the
+// limit of 64"); referencing one map many times counts once.
+std::shared_ptr<const loader::ObjectSpec> object_using_maps(int nmaps, int refs) {
+    loader::ObjectSpec obj;
+    obj.path = "used_maps";
+    for (int i = 0; i < 70; i++) {
+        loader::MapSpec m;
+        m.name = "m" + std::to_string(i);
+        m.type = loader::kMapArray;
+        m.key_size = 4;
+        m.value_size = 8;
+        m.max_entries = 1;
+        obj.maps.push_back(m);
+    }
+    loader::ProgramSpec p;
+    p.name = "prog";
+    p.type = loader::ProgType::syscall;
+    for (int i = 0; i < refs; i++) {
+        p.insns.push_back(isa::Insn{0x18, 1, isa::BPF_PSEUDO_MAP_FD, 0, i % nmaps});
+        p.insns.push_back(isa::Insn{0, 0, 0, 0, 0});
+    }
+    p.insns.push_back(isa::Insn{0xb7, 0, 0, 0, 7});
+    p.insns.push_back(isa::Insn{0x95, 0, 0, 0, 0});
+    obj.programs.push_back(p);
+    return std::make_shared<const loader::ObjectSpec>(std::move(obj));
+}
+
+TEST(LinkerUsedMaps, SixtyFiveDistinctMapsAreRefusedWithTheKernelsWords) {
+    for (EngineKind e : {EngineKind::interp, EngineKind::jit, EngineKind::interp_checked}) {
+        SCOPED_TRACE(exec::engine_name(e));
+        exec::RunReport r = exec::run_fresh(e, object_using_maps(64, 200), "prog", exec::RunRequest{});
+        ASSERT_TRUE(r.ran) << r.error;
+        EXPECT_EQ(r.retval, 7u);
+        r = exec::run_fresh(e, object_using_maps(65, 65), "prog", exec::RunRequest{});
+        EXPECT_FALSE(r.loaded);
+        EXPECT_NE(r.error.find("The total number of maps per program has reached the limit of 64"), std::string::npos)
+            << r.error;
+    }
+}
+
 // ld_imm64 BPF_PSEUDO_MAP_IDX(_VALUE) index the load's fd_array; libbpf passes none for these objects, and the
 // kernel refuses them at load: "fd_idx without fd_array is invalid" (-EPROTO). The fuzz finding
 // tests/fuzz/verifier_soundness/ld_imm64_map_idx_value_accepted_but_not_linked had the verifier accept one that
