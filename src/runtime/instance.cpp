@@ -2,6 +2,7 @@
 #include "runtime/instance.hpp"
 
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
 
 #include <fmt/format.h>
@@ -45,9 +46,11 @@ Result<std::unique_ptr<ObjectInstance>> ObjectInstance::create(std::shared_ptr<c
         const auto& ms = m->spec();
         const bool rdonly = ms.frozen || (ms.map_flags & loader::kMapFlagRdonlyProg);
         const uint64_t size = ms.global_data ? ms.value_size : m->arena_size();
-        inst->registry_.add(Region{reinterpret_cast<uint64_t>(m->arena()), size,
-                                   uint8_t(rdonly ? kPermRead : kPermRW),
-                                   ms.global_data ? RegionKind::global_data : RegionKind::map, ms.name.c_str()});
+        if (!inst->registry_.add(Region{reinterpret_cast<uint64_t>(m->arena()), size,
+                                        uint8_t(rdonly ? kPermRead : kPermRW),
+                                        ms.global_data ? RegionKind::global_data : RegionKind::map, ms.name.c_str()}))
+            return make_error(fmt::format("map '{}': its storage at {:#x} ({} bytes) overlaps another region of the "
+                                          "memory registry", ms.name, reinterpret_cast<uint64_t>(m->arena()), size));
     }
     inst->programs_.reserve(os.programs.size());
     for (const auto& p : os.programs) {
@@ -63,10 +66,15 @@ Result<std::unique_ptr<ObjectInstance>> ObjectInstance::create(std::shared_ptr<c
     return inst;
 }
 
+namespace {
+constexpr size_t kMaxUsedMaps = 64; // MAX_USED_MAPS
+} // namespace
+
 Status ObjectInstance::link(const loader::ProgramSpec& prog, LinkedProgram* out) {
     out->spec = &prog;
     out->insns = prog.insns;
     auto& insns = out->insns;
+    std::vector<uint32_t> used_maps; // distinct map indexes, in the order the program first references them
     auto fail = [&](size_t pc, std::string msg) {
         return make_error(fmt::format("program '{}': {}", prog.name, msg), -22, int64_t(pc));
     };
@@ -76,10 +84,24 @@ Status ObjectInstance::link(const loader::ProgramSpec& prog, LinkedProgram* out)
             if (pc + 1 >= insns.size())
                 return fail(pc, fmt::format("invalid ld_imm64 at insn {}: missing second slot", pc));
             Insn& hi = insns[pc + 1];
+            // The kernel's resolve_pseudo_ldimm64 reads these forms' imm as an index into the load's fd_array,
+            // which libbpf passes only for module BTF fds, and refuses them without one (-EPROTO) before its
+            // verifier runs; strbpf's map indexes are the object's maps, so there is no fd_array to index.
+            if (in.src == BPF_PSEUDO_MAP_IDX || in.src == BPF_PSEUDO_MAP_IDX_VALUE)
+                return make_error(fmt::format("program '{}': fd_idx without fd_array is invalid", prog.name), -EPROTO,
+                                  int64_t(pc));
             if (in.src == BPF_PSEUDO_MAP_FD || in.src == BPF_PSEUDO_MAP_VALUE) {
                 const uint32_t idx = uint32_t(in.imm);
                 if (idx >= maps_.size())
                     return fail(pc, fmt::format("ld_imm64 at insn {} refers to map #{} of {}", pc, idx, maps_.size()));
+                // The kernel's __add_used_map: a program may reference at most MAX_USED_MAPS distinct maps.
+                if (std::find(used_maps.begin(), used_maps.end(), idx) == used_maps.end()) {
+                    if (used_maps.size() >= kMaxUsedMaps)
+                        return make_error(fmt::format("program '{}': The total number of maps per program has "
+                                                      "reached the limit of {}", prog.name, kMaxUsedMaps),
+                                          -E2BIG, int64_t(pc));
+                    used_maps.push_back(idx);
+                }
                 Map* m = maps_[idx].get();
                 uint64_t addr = reinterpret_cast<uint64_t>(m);
                 if (in.src == BPF_PSEUDO_MAP_VALUE) {

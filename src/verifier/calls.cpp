@@ -128,6 +128,8 @@ bool check_helper_arg(Env& env, int regno, ArgKind kind, int* map_index, int* me
             return type_mismatch(env, regno, kMemTypes);
         return check_helper_mem(env, regno, 8, false, Access::helper_write);
     case ArgKind::ptr_to_ringbuf_mem:
+        if (r.type == RegType::mem && r.maybe_null) // bpf_ringbuf_reserve's result before its NULL check
+            return env.fail(fmt::format("R{} type=ringbuf_mem_or_null expected=ringbuf_mem", regno));
         if (r.type != RegType::mem)
             return type_mismatch(env, regno, "ringbuf_mem");
         return true;

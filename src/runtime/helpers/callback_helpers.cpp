@@ -5,6 +5,8 @@
 
 #include <cerrno>
 
+#include <fmt/format.h>
+
 #include "runtime/helpers/helper_checks.hpp"
 
 namespace strbpf::runtime {
@@ -29,14 +31,19 @@ struct ForEachState {
 uint64_t visit_elem(const void* key, void* value, void* arg) {
     auto* s = static_cast<ForEachState*>(arg);
     RunContext* ctx = s->ctx;
-    const RunMemory saved = ctx->mem;
+    const int mark = ctx->mem.local_count();
     const auto* m = reinterpret_cast<const Map*>(s->map);
-    if (!ctx->mem.check(reinterpret_cast<uint64_t>(key), m->spec().key_size, kPermRead))
-        ctx->mem.add_local(Region{reinterpret_cast<uint64_t>(key), m->spec().key_size, kPermRead, RegionKind::stack,
-                                  "for_each key"});
+    if (!ctx->mem.check(reinterpret_cast<uint64_t>(key), m->spec().key_size, kPermRead) &&
+        !ctx->mem.add_local(Region{reinterpret_cast<uint64_t>(key), m->spec().key_size, kPermRead,
+                                   RegionKind::stack, "for_each key"})) {
+        // Unreachable while engines keep callbacks within MAX_CALL_FRAMES (RunMemory::kMaxLocal counts on it).
+        ctx->abort(fmt::format("bpf_for_each_map_elem: no room for the callback's key region ({} per-run regions "
+                               "in use)", ctx->mem.local_count()));
+        return 1;
+    }
     const uint64_t r = ctx->invoke_callback(ctx, s->fn, s->map, reinterpret_cast<uint64_t>(key),
                                             reinterpret_cast<uint64_t>(value), s->cb_ctx, 0);
-    ctx->mem = saved;
+    ctx->mem.drop_local_from(mark);
     return ctx->aborted ? 1 : r;
 }
 

@@ -2,7 +2,6 @@
 #include "runtime/memory/registry.hpp"
 
 #include <algorithm>
-#include <cassert>
 
 namespace strbpf::runtime {
 
@@ -18,14 +17,19 @@ const char* region_kind_name(RegionKind k) {
     return "memory";
 }
 
-void MemoryRegistry::add(const Region& r) {
+bool MemoryRegistry::add(const Region& r) {
     if (r.size == 0)
-        return;
+        return true;
+    if (r.base + r.size < r.base) // wraps past the end of the address space
+        return false;
     auto it = std::lower_bound(regions_.begin(), regions_.end(), r.base,
                                [](const Region& a, uint64_t b) { return a.base < b; });
-    assert(it == regions_.end() || r.base + r.size <= it->base);
-    assert(it == regions_.begin() || std::prev(it)->base + std::prev(it)->size <= r.base);
+    if (it != regions_.end() && r.base + r.size > it->base)
+        return false;
+    if (it != regions_.begin() && std::prev(it)->base + std::prev(it)->size > r.base)
+        return false;
     regions_.insert(it, r);
+    return true;
 }
 
 void MemoryRegistry::remove(uint64_t base) {
@@ -41,10 +45,13 @@ const Region* MemoryRegistry::find(uint64_t addr) const {
     return addr - it->base < it->size ? &*it : nullptr;
 }
 
-void RunMemory::add_local(const Region& r) {
-    assert(nlocal_ < kMaxLocal);
-    if (r.size != 0)
-        local_[nlocal_++] = r;
+bool RunMemory::add_local(const Region& r) {
+    if (r.size == 0)
+        return true;
+    if (nlocal_ >= kMaxLocal)
+        return false;
+    local_[nlocal_++] = r;
+    return true;
 }
 
 } // namespace strbpf::runtime

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "isa/insn.hpp"
 #include "runtime/memory/address_model.hpp"
 
 namespace strbpf::runtime {
@@ -37,8 +38,9 @@ inline bool is_forbidden_address_class(uint64_t addr) { return address_model().r
 
 class MemoryRegistry {
   public:
-    // Adds a region; regions never overlap (asserted). Not thread-safe: build before running.
-    void add(const Region& r);
+    // Adds a region; false (nothing added) when it would overlap one already registered, since find() could then
+    // answer with the wrong region. Not thread-safe: build before running.
+    bool add(const Region& r);
     void remove(uint64_t base);
     const Region* find(uint64_t addr) const;
     const std::vector<Region>& regions() const { return regions_; }
@@ -47,14 +49,27 @@ class MemoryRegistry {
     std::vector<Region> regions_; // sorted by base
 };
 
-// The memory view of one run: the object's shared registry plus this run's stack, ctx and packet.
+// The memory view of one run: the object's shared registry plus this run's stack, ctx and packet, and the keys
+// bpf_for_each_map_elem hands its callbacks.
 class RunMemory {
   public:
-    static constexpr int kMaxLocal = 6;
+    // What an engine registers before a run: the stack, the ctx and a packet (exec/contexts.cpp), one spare.
+    static constexpr int kMaxRunRegions = 4;
+    // bpf_for_each_map_elem adds at most one region (an array's key) per callback it runs, and a callback runs
+    // one frame below its caller, so a run never holds more than one per frame (MAX_CALL_FRAMES).
+    static constexpr int kMaxLocal = kMaxRunRegions + isa::kMaxCallDepth;
     explicit RunMemory(const MemoryRegistry* shared = nullptr) : shared_(shared) {}
     void set_shared(const MemoryRegistry* shared) { shared_ = shared; }
-    void add_local(const Region& r);
+    // Adds a per-run region (size 0: nothing). False when all kMaxLocal slots are taken: the region is not added
+    // (so its bytes stay refused) and the caller fails the run or operation.
+    bool add_local(const Region& r);
     void clear_local() { nlocal_ = 0; }
+    // local_count() and drop_local_from(n) bracket a callback's run: regions added meanwhile are dropped.
+    int local_count() const { return nlocal_; }
+    void drop_local_from(int n) {
+        if (n >= 0 && n < nlocal_)
+            nlocal_ = n;
+    }
 
     const Region* find(uint64_t addr) const {
         for (int i = 0; i < nlocal_; i++)
