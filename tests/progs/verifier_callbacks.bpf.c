@@ -314,3 +314,28 @@ int loop_then_caller_fails(void *ctx)
 	bpf_loop(1, loop_returns_zero, 0, 0);
 	return *(volatile __u8 *)((char *)v + 8);
 }
+
+/* A static function whose pointer argument has no size (void, or a struct only declared): the kernel logs the
+ * "reference type ... size cannot be determined" problem for global functions only, so a static call prints none. */
+struct only_declared;
+int static_calls;
+
+static __noinline int takes_only_declared(struct only_declared *c)
+{
+	__sync_fetch_and_add(&static_calls, 1);
+	return c != 0;
+}
+static __noinline int takes_void(void *c)
+{
+	__sync_fetch_and_add(&static_calls, 1);
+	return c != 0;
+}
+
+SEC("xdp")
+__failure __msg("invalid mem access 'scalar'")
+int static_call_unsized_args_log_nothing(struct xdp_md *ctx)
+{
+	takes_only_declared(0);
+	takes_void(0);
+	return *(int *)(long)static_calls;
+}
