@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include "case_file.hpp"
+#include "case_run.hpp"
 #include "exec/interp/interpreter.hpp"
 #include "exec/jit/jit.hpp"
 #include "isa/opcodes.hpp"
@@ -21,41 +22,13 @@ using test_cases::CaseFile;
 
 constexpr uint64_t kCaseInsnLimit = 10'000'000; // the interpreter's cap, as in interp_cases_test.cpp
 
-struct Outcome {
-    bool ok = false;
-    uint64_t r0 = 0;
-    std::string error;
-    std::vector<uint8_t> mem; // the -- mem bytes after the run
-};
-
-struct Env {
-    runtime::RunContext ctx;
-    runtime::StackArea stack;
-    std::vector<uint8_t> mem;
-    uint64_t r1 = 0;
-    explicit Env(const std::vector<uint8_t>& m) : mem(m) {
-        ctx.mem.add_local(runtime::Region{reinterpret_cast<uint64_t>(stack.bytes), sizeof stack.bytes, runtime::kPermRW,
-                                          runtime::RegionKind::stack, "stack"});
-        if (!mem.empty()) {
-            r1 = reinterpret_cast<uint64_t>(mem.data());
-            ctx.mem.add_local(runtime::Region{r1, mem.size(), runtime::kPermRW, runtime::RegionKind::ctx, "mem"});
-        }
-    }
-};
-
-Outcome run_interp(std::span<const isa::Insn> prog, const std::vector<uint8_t>& mem) {
-    Env env(mem);
-    const auto res = exec::interp::run(prog, env.r1, env.mem.size(), env.ctx, env.stack, kCaseInsnLimit);
-    return Outcome{res.ok, res.r0, res.error, env.mem};
-}
+using test_cases::Outcome;
 
 Outcome run_jit(std::span<const isa::Insn> prog, const std::vector<uint8_t>& mem) {
     auto compiled = exec::jit::compile(prog);
     if (!compiled)
         return Outcome{false, 0, compiled.error().message, mem};
-    Env env(mem);
-    const auto res = (*compiled)->run(env.r1, env.mem.size(), env.ctx, env.stack);
-    return Outcome{res.ok, res.r0, res.error, env.mem};
+    return test_cases::run_compiled(**compiled, mem);
 }
 
 // Errors only a checked engine can report; the verifier refuses such programs before a JIT sees them.
@@ -76,7 +49,7 @@ TEST_P(JitCases, MatchInterpreter) {
     std::string why;
     if (!test_cases::case_program(c, &prog, &why))
         GTEST_SKIP() << "assembler case (no engine runs it): " << why;
-    const Outcome ref = run_interp(prog, c.mem);
+    const Outcome ref = test_cases::run_interp(prog, c.mem, kCaseInsnLimit);
     if ((c.error && checked_only(*c.error)) || (!ref.ok && checked_only(ref.error)))
         GTEST_SKIP() << "run-time memory checks are the interpreter's; the JIT trusts the verifier";
     const Outcome out = run_jit(prog, c.mem);

@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include "case_file.hpp"
+#include "case_run.hpp"
 #include "exec/interp/interpreter.hpp"
 #include "exec/jit/jit.hpp"
 #include "isa/assembler.hpp"
@@ -47,38 +48,13 @@ class JitShift : public ::testing::TestWithParam<Mode> {
     CompileOptions opts() const { return CompileOptions{GetParam() == Mode::bmi2}; }
 };
 
-struct Outcome {
-    bool ok = false;
-    uint64_t r0 = 0;
-    std::string error;
-    std::vector<uint8_t> mem;
-};
-
-struct Env {
-    runtime::RunContext ctx;
-    runtime::StackArea stack;
-    std::vector<uint8_t> mem;
-    uint64_t r1 = 0;
-    explicit Env(const std::vector<uint8_t>& m) : mem(m) {
-        ctx.mem.add_local(runtime::Region{reinterpret_cast<uint64_t>(stack.bytes), sizeof stack.bytes, runtime::kPermRW,
-                                          runtime::RegionKind::stack, "stack"});
-        if (!mem.empty()) {
-            r1 = reinterpret_cast<uint64_t>(mem.data());
-            ctx.mem.add_local(runtime::Region{r1, mem.size(), runtime::kPermRW, runtime::RegionKind::ctx, "mem"});
-        }
-    }
-};
+using test_cases::Outcome;
 
 Outcome interp(std::span<const isa::Insn> prog, const std::vector<uint8_t>& mem = {}) {
-    Env env(mem);
-    const auto r = exec::interp::run(prog, env.r1, env.mem.size(), env.ctx, env.stack);
-    return Outcome{r.ok, r.r0, r.error, env.mem};
+    return test_cases::run_interp(prog, mem);
 }
-
 Outcome jit(const exec::jit::CompiledProgram& p, const std::vector<uint8_t>& mem = {}) {
-    Env env(mem);
-    const auto r = p.run(env.r1, env.mem.size(), env.ctx, env.stack);
-    return Outcome{r.ok, r.r0, r.error, env.mem};
+    return test_cases::run_compiled(p, mem);
 }
 
 // True when code[from, to) holds a VEX-encoded shlx/shrx/sarx: C4, map 0F38 (low 5 bits of byte 1 = 2), pp != 0

@@ -124,6 +124,15 @@ void judge_loaded(const exec::SubSpec& sub, TestResult* r, Judgement* j) {
         j->skip = "strbpf cannot check __jited yet (no disassembler for the kernel JIT's code)";
 }
 
+
+// A test run's r0 against __retval (test_loader's do_prog_test_run): POINTER_VALUE runs but is not compared.
+void judge_run(const exec::SubSpec& sub, const exec::RunReport& run, TestResult* r, Judgement* j) {
+    r->retval = run.retval;
+    if (!sub.retval_any && run.retval != *sub.retval)
+        j->fail(fmt::format("retval {} (0x{:x}), expected {} (0x{:x})", int32_t(run.retval), run.retval,
+                            int32_t(*sub.retval), *sub.retval));
+}
+
 void run_strbpf(const TestObject& obj, const exec::TestSpec& spec, const exec::SubSpec& sub, TestResult* r,
                 Judgement* j) {
     const uint32_t unimplemented = r->flags & ~(kNoVerdictFlags | verifier::kProgFlagsImplemented);
@@ -192,10 +201,7 @@ void run_strbpf(const TestObject& obj, const exec::TestSpec& spec, const exec::S
         j->fail("run failed: " + run.error);
         return;
     }
-    r->retval = run.retval;
-    if (!sub.retval_any && run.retval != *sub.retval)
-        j->fail(fmt::format("retval {} (0x{:x}), expected {} (0x{:x})", int32_t(run.retval), run.retval,
-                            int32_t(*sub.retval), *sub.retval));
+    judge_run(sub, run, r, j);
 }
 
 void run_kernel(const TestObject& obj, const exec::TestSpec& spec, const exec::SubSpec& sub, TestResult* r,
@@ -237,10 +243,7 @@ void run_kernel(const TestObject& obj, const exec::TestSpec& spec, const exec::S
         j->fail("run failed: " + run.error);
         return;
     }
-    r->retval = run.retval;
-    if (!sub.retval_any && run.retval != *sub.retval)
-        j->fail(fmt::format("retval {} (0x{:x}), expected {} (0x{:x})", int32_t(run.retval), run.retval,
-                            int32_t(*sub.retval), *sub.retval));
+    judge_run(sub, run, r, j);
 }
 
 TestResult run_one(const TestObject& obj, const exec::TestSpec& spec, bool unpriv, exec::EngineKind engine,
