@@ -173,7 +173,9 @@ class Walker {
         if (!at.active.empty() && env_.jmps_processed - env_.prev_jmps < 20 &&
             env_.insn_processed - env_.prev_insns < 100)
             add = false; // inside a loop: checkpoint less often
-        add = add || forced;
+        // BPF_F_TEST_STATE_FREQ: a checkpoint at every prune point, as at a callback's call (is_state_visited's
+        // force_new_state), so tests exercise pruning where the heuristics above would skip it.
+        add = add || forced || (env_.opts.prog_flags & kProgFlagTestStateFreq);
         max_states_ = std::max(max_states_, at.done.size() + at.active.size());
         auto& list = at.done;
         for (size_t i = 0; i < list.size(); i++) {

@@ -12,9 +12,12 @@ namespace strbpf::verifier {
 // BPF_PROG_LOAD's prog_flags (include/uapi/linux/bpf.h values) that change what the verifier decides.
 inline constexpr uint32_t kProgFlagStrictAlignment = 1u << 0; // BPF_F_STRICT_ALIGNMENT
 inline constexpr uint32_t kProgFlagAnyAlignment = 1u << 1;    // BPF_F_ANY_ALIGNMENT
-// The flags verify() implements: strict alignment (cleared by any-alignment, as the kernel does). Callers that
-// are asked for other flags must say the verdict may differ from the kernel's.
-inline constexpr uint32_t kProgFlagsImplemented = kProgFlagStrictAlignment | kProgFlagAnyAlignment;
+inline constexpr uint32_t kProgFlagTestStateFreq = 1u << 3;   // BPF_F_TEST_STATE_FREQ
+// The flags verify() implements: strict alignment (cleared by any-alignment, as the kernel does), and a checkpoint
+// at every prune point (test-state frequency). Callers that are asked for other flags must say the verdict may
+// differ from the kernel's.
+inline constexpr uint32_t kProgFlagsImplemented =
+    kProgFlagStrictAlignment | kProgFlagAnyAlignment | kProgFlagTestStateFreq;
 
 struct Options {
     int log_level = 0; // 0: reason only; 1: the kernel's log level 1; 2: register states after every insn

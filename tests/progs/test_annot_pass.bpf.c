@@ -79,6 +79,14 @@ int annot_any_alignment(struct xdp_md *ctx)
 
 /* A flag strbpf's verifier does not implement: SKIP on interp and jit, judged on the kernel. */
 SEC("syscall")
+__success __flag(BPF_F_SLEEPABLE) __retval(0)
+int annot_sleepable(void *ctx)
+{
+	return 0;
+}
+
+/* BPF_F_TEST_STATE_FREQ is implemented (a checkpoint at every prune point): judged on every engine. */
+SEC("syscall")
 __success __flag(BPF_F_TEST_STATE_FREQ) __retval(0)
 int annot_state_freq(void *ctx)
 {

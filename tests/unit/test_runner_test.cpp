@@ -68,7 +68,7 @@ TEST_F(AnnotPass, EveryRecordHasTheSchema) {
         EXPECT_NE(j["result"], "FAIL") << j.dump();
     }
     EXPECT_EQ(run_->rc, 0);
-    EXPECT_EQ(run_->closing, "19 passed, 0 failed, 9 skipped\n") << "the closing line goes to stderr with --json";
+    EXPECT_EQ(run_->closing, "21 passed, 0 failed, 9 skipped\n") << "the closing line goes to stderr with --json";
 }
 
 TEST_F(AnnotPass, MsgCheckedOnSuccessTestAtItsLogLevel) {
@@ -117,10 +117,17 @@ TEST_F(AnnotPass, StrictAlignmentChangesTheVerdict) {
 }
 
 TEST_F(AnnotPass, UnimplementedFlagSkipsWithTheReason) {
-    const json& j = run_->at("annot_state_freq", "interp");
+    const json& j = run_->at("annot_sleepable", "interp");
     EXPECT_EQ(j["result"], "SKIP");
-    EXPECT_EQ(j["reason"], "strbpf's verifier does not implement BPF_F_TEST_STATE_FREQ");
+    EXPECT_EQ(j["reason"], "strbpf's verifier does not implement BPF_F_SLEEPABLE");
     EXPECT_EQ(j["verdict"], nullptr);
+}
+
+TEST_F(AnnotPass, TestStateFreqIsJudged) {
+    const json& j = run_->at("annot_state_freq", "jit");
+    EXPECT_EQ(j["result"], "PASS");
+    EXPECT_EQ(j["verdict"], "accepted");
+    EXPECT_EQ(j["flags"], 0x8c); // BPF_F_TEST_STATE_FREQ over the defaults
 }
 
 TEST_F(AnnotPass, UnprivilegedVariantSkipsOnStrbpf) {

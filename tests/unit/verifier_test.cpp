@@ -94,7 +94,7 @@ TEST(VerifierPrograms, LogLevelsAndProcessedCount) {
 }
 
 // Loads PROG of tests/progs/FILE and verifies it.
-Verdict verify_prog(const std::string& file, const std::string& name, int log_level = 0) {
+Verdict verify_prog(const std::string& file, const std::string& name, int log_level = 0, uint32_t prog_flags = 0) {
     auto obj = loader::load_object_file(std::string(STRBPF_PROGS_DIR) + "/" + file);
     if (!obj)
         return {};
@@ -103,7 +103,12 @@ Verdict verify_prog(const std::string& file, const std::string& name, int log_le
     const loader::ProgramSpec* prog = inst ? shared->find_program(name) : nullptr;
     if (!prog)
         return {};
-    return verify(*inst.value(), *prog, Options{log_level});
+    return verify(*inst.value(), *prog, Options{log_level, prog_flags});
+}
+
+uint64_t total_states(const Verdict& v) {
+    const size_t at = v.log.rfind("total_states ");
+    return at == std::string::npos ? 0 : std::stoull(v.log.substr(at + 13));
 }
 
 // 16 unrolled "if (lookup(k)) n++": n is never relied on, so its 2^16 values must not keep paths apart.
@@ -111,6 +116,16 @@ TEST(VerifierPrecision, UnrolledCountStaysLinear) {
     const Verdict v = verify_prog("verifier_precision.bpf.o", "unrolled_count_16");
     ASSERT_TRUE(v.ok) << v.reason;
     EXPECT_LT(v.processed_insns, 2000u); // the kernel: 471
+}
+
+// BPF_F_TEST_STATE_FREQ: a checkpoint at every prune point, where the heuristics would skip most of them; the
+// verdict stays the same.
+TEST(VerifierPrograms, TestStateFreqCheckpointsEveryPrunePoint) {
+    const Verdict plain = verify_prog("verifier_precision.bpf.o", "unrolled_count_16", 1);
+    const Verdict freq = verify_prog("verifier_precision.bpf.o", "unrolled_count_16", 1, kProgFlagTestStateFreq);
+    ASSERT_TRUE(plain.ok) << plain.reason;
+    ASSERT_TRUE(freq.ok) << freq.reason;
+    EXPECT_GT(total_states(freq), total_states(plain)) << plain.log << freq.log;
 }
 
 // The callback body is walked in its own frame, and again after the state at the call changed.
