@@ -159,6 +159,26 @@ bool read_stack_fixed(Env& env, Frame& f, int64_t off, int size, int dst) {
     return true;
 }
 
+// What a helper writing stack bytes [LO, HI) leaves there, as 6.18 records it: a raw (MEM_UNINIT) argument at a
+// constant offset is written byte by byte after the arguments are checked (check_helper_call's BPF_B writes), any
+// other write clobbers in check_stack_range_initialized; either way every byte becomes STACK_MISC and a slot
+// holding a spilled register is scrubbed whole (its initialised bytes STACK_MISC, the register gone), so a
+// pointer spilled there can no longer be filled. Only the byte writes mark the slots for the log (SCRATCH).
+void helper_stack_write(Env& env, Frame& f, int64_t lo, int64_t hi, bool scratch) {
+    for (int64_t a = std::max<int64_t>(lo, -isa::kStackSize); a < std::min<int64_t>(hi, 0); a++) {
+        StackSlot* s = stack_slot(f, a, true);
+        if (std::find(s->bytes.begin(), s->bytes.end(), Slot::spill) != s->bytes.end()) {
+            for (Slot& b : s->bytes)
+                if (b != Slot::invalid)
+                    b = Slot::misc;
+            s->spilled = Reg{};
+        }
+        s->bytes[byte_index(a)] = Slot::misc;
+        if (scratch)
+            env.scratched_slots |= 1ull << ((-a - 1) / 8);
+    }
+}
+
 bool stack_access(Env& env, int regno, int64_t off, int size, Access access, int value_regno) {
     const Reg r = env.cur.cur().regs[regno];
     Frame& f = env.cur.frames[r.frameno];
@@ -168,6 +188,8 @@ bool stack_access(Env& env, int regno, int64_t off, int size, Access access, int
         if (!stack_bounds(env, regno, at, at, size, access))
             return false;
         update_stack_depth(env, r.frameno, at);
+        if (access == Access::helper_write)
+            helper_stack_write(env, f, at, at + size, true);
         if (is_helper(access))
             return true; // privileged: reading uninitialised stack is allowed
         note_stack_access(env, r.frameno, at, size, is_write(access));
@@ -186,7 +208,9 @@ bool stack_access(Env& env, int regno, int64_t off, int size, Access access, int
     if (r.smin < -isa::kStackSize * 2 || r.smax > isa::kStackSize * 2 || !stack_bounds(env, regno, lo, hi, size, access))
         return env.failed() ? false : stack_bounds(env, regno, -1000000, 0, size, access);
     update_stack_depth(env, r.frameno, lo);
-    if (is_write(access)) {
+    if (access == Access::helper_write) {
+        helper_stack_write(env, f, lo, hi + size, false);
+    } else if (is_write(access)) {
         for (int64_t a = lo; a < hi + size; a++) {
             StackSlot* s = stack_slot(f, a, true);
             if (std::find(s->bytes.begin(), s->bytes.end(), Slot::spill) != s->bytes.end())

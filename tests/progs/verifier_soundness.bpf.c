@@ -1,0 +1,159 @@
+/* Programs the kernel refuses and strbpf once accepted (tests): each one ran without per-access checks on interp
+ * and jit, so accepting it could corrupt the host. Helper writes over spilled pointers, read-only and write-only
+ * maps, stack pointer subtraction, raw map fds, packet ranges, packet pointers to helpers, misaligned atomics,
+ * one insn through ctx and another pointer, LD_ABS in subprograms, loops through fp == 0,
+ * a spilled constant map key that is not the key. */
+#include <linux/bpf.h>
+#include <bpf/bpf_helpers.h>
+#include <stddef.h>
+#include "strbpf_test.h"
+
+#ifndef __naked
+#define __naked __attribute__((naked))
+#endif
+#ifndef __used
+#define __used __attribute__((used))
+#endif
+#define __imm(name) [name] "i"(name)
+#define __imm_const(name, expr) [name] "i"(expr)
+#define __imm_addr(name) [name] "i"(&name)
+#define __clobber_all "r0", "r1", "r2", "r3", "r4", "r5", "r6", "r7", "r8", "r9", "memory"
+
+char _license[] SEC("license") = "GPL";
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, int);
+	__type(value, long long);
+	__uint(map_flags, BPF_F_RDONLY_PROG);
+} prog_ro SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, int);
+	__type(value, long long);
+	__uint(map_flags, BPF_F_WRONLY_PROG);
+} prog_wo SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, int);
+	__type(value, long long[2]);
+} vals SEC(".maps");
+
+/* ---- helpers writing over a spilled pointer: the slot holds bytes, not the pointer, afterwards ---- */
+
+SEC("tc")
+__description("skb_load_bytes over a spilled ctx, then the fill dereferenced")
+__failure __msg("R0 invalid mem access 'scalar'")
+__naked int skb_load_bytes_over_spilled_ctx(void)
+{
+	asm volatile ("					\
+	*(u64*)(r10 - 8) = r1;				\
+	r2 = 0;						\
+	r3 = r10;					\
+	r3 += -8;					\
+	r4 = 8;						\
+	call %[bpf_skb_load_bytes];			\
+	r0 = *(u64*)(r10 - 8);				\
+	r0 = *(u32*)(r0 + 0);				\
+	exit;						\
+"	:
+	: __imm(bpf_skb_load_bytes)
+	: __clobber_all);
+}
+
+SEC("tc")
+__description("skb_load_bytes over half of a spilled ctx scrubs the whole slot")
+__failure __msg("R0 invalid mem access 'scalar'")
+__naked int skb_load_bytes_over_half_spilled_ctx(void)
+{
+	asm volatile ("					\
+	*(u64*)(r10 - 16) = r1;				\
+	r2 = 0;						\
+	r3 = r10;					\
+	r3 += -12;					\
+	r4 = 4;						\
+	call %[bpf_skb_load_bytes];			\
+	r0 = *(u64*)(r10 - 16);				\
+	r0 = *(u32*)(r0 + 0);				\
+	exit;						\
+"	:
+	: __imm(bpf_skb_load_bytes)
+	: __clobber_all);
+}
+
+SEC("tc")
+__description("skb_load_bytes at a variable stack offset over spilled ctx pointers")
+__failure __msg("R0 invalid mem access 'scalar'")
+__naked int skb_load_bytes_var_off_over_spilled_ctx(void)
+{
+	asm volatile ("					\
+	r6 = r1;					\
+	*(u64*)(r10 - 8) = r1;				\
+	*(u64*)(r10 - 16) = r1;				\
+	r2 = *(u32*)(r1 + %[mark]);			\
+	r2 &= 8;					\
+	r3 = r10;					\
+	r3 += -16;					\
+	r3 += r2;					\
+	r1 = r6;					\
+	r2 = 0;						\
+	r4 = 8;						\
+	call %[bpf_skb_load_bytes];			\
+	r0 = *(u64*)(r10 - 8);				\
+	r0 = *(u32*)(r0 + 0);				\
+	exit;						\
+"	:
+	: __imm(bpf_skb_load_bytes),
+	  __imm_const(mark, offsetof(struct __sk_buff, mark))
+	: __clobber_all);
+}
+
+SEC("tc")
+__description("probe_read_kernel over a spilled ctx")
+__failure __msg("R0 invalid mem access 'scalar'")
+__naked int probe_read_kernel_over_spilled_ctx(void)
+{
+	asm volatile ("					\
+	*(u64*)(r10 - 8) = r1;				\
+	r1 = r10;					\
+	r1 += -8;					\
+	r2 = 8;						\
+	r3 = 0;						\
+	call %[bpf_probe_read_kernel];			\
+	r0 = *(u64*)(r10 - 8);				\
+	r0 = *(u32*)(r0 + 0);				\
+	exit;						\
+"	:
+	: __imm(bpf_probe_read_kernel)
+	: __clobber_all);
+}
+
+SEC("tc")
+__description("strtol's result over a spilled ctx")
+__failure __msg("R0 invalid mem access 'scalar'")
+__naked int strtol_res_over_spilled_ctx(void)
+{
+	asm volatile ("					\
+	*(u64*)(r10 - 8) = r1;				\
+	r1 = 0x3231;					\
+	*(u64*)(r10 - 16) = r1;				\
+	r1 = r10;					\
+	r1 += -16;					\
+	r2 = 8;						\
+	r3 = 0;						\
+	r4 = r10;					\
+	r4 += -8;					\
+	call %[bpf_strtol];				\
+	r0 = *(u64*)(r10 - 8);				\
+	r0 = *(u32*)(r0 + 0);				\
+	exit;						\
+"	:
+	: __imm(bpf_strtol)
+	: __clobber_all);
+}
+
