@@ -49,6 +49,23 @@ bool check_region(Env& env, int regno, int64_t off, int64_t size, uint64_t mem_s
     return true;
 }
 
+// The kernel's check_map_access_type (bpf_map_flags_to_cap): programs may not write a BPF_F_RDONLY_PROG map
+// (.rodata* is one) nor read a BPF_F_WRONLY_PROG one. OFF is the fixed offset (insn off + register off).
+constexpr uint32_t kMapFlagWronlyProg = 1u << 8; // BPF_F_WRONLY_PROG
+bool check_map_access_type(Env& env, const loader::MapSpec* spec, int64_t off, int64_t size, Access access) {
+    if (!spec)
+        return true;
+    const bool rdonly = spec->frozen || (spec->map_flags & loader::kMapFlagRdonlyProg);
+    const bool wronly = spec->map_flags & kMapFlagWronlyProg;
+    if (is_write(access) && rdonly)
+        return env.fail(fmt::format("write into map forbidden, value_size={} off={} size={}", spec->value_size, off,
+                                    size));
+    if (!is_write(access) && wronly)
+        return env.fail(fmt::format("read from map forbidden, value_size={} off={} size={}", spec->value_size, off,
+                                    size));
+    return true;
+}
+
 // Reads SIZE bytes of a frozen read-only map value at a known offset: the verifier sees .rodata constants.
 bool read_rdonly_value(Env& env, const Reg& ptr, int64_t off, int size, bool sx, Reg* out) {
     const loader::MapSpec* spec = env.map_spec(ptr.aux);
@@ -319,8 +336,8 @@ bool check_mem_access(Env& env, int regno, int32_t insn_off, int size, Access ac
         const loader::MapSpec* spec = env.map_spec(r.aux);
         const uint32_t vs = spec ? spec->value_size : 0;
         const int64_t off = int64_t(insn_off) + r.off;
-        if (is_write(access) && spec && spec->frozen)
-            return env.fail(fmt::format("write into map forbidden, value_size={} off={} size={}", vs, off, size));
+        if (!check_map_access_type(env, spec, off, size, access))
+            return false;
         if (!check_region(env, regno, off, size, vs, Region::map_value))
             return false;
         if (dst) {
@@ -395,8 +412,8 @@ bool check_helper_mem(Env& env, int regno, uint64_t size, bool zero_size_allowed
     case RegType::map_value: {
         const loader::MapSpec* spec = env.map_spec(r.aux);
         const uint32_t vs = spec ? spec->value_size : 0;
-        if (is_write(access) && spec && spec->frozen)
-            return env.fail(fmt::format("write into map forbidden, value_size={} off={} size={}", vs, r.off, sz));
+        if (!check_map_access_type(env, spec, r.off, sz, access))
+            return false;
         return check_region(env, regno, r.off, sz, vs, Region::map_value);
     }
     case RegType::mem: return check_region(env, regno, r.off, sz, r.aux, Region::mem);

@@ -157,3 +157,100 @@ __naked int strtol_res_over_spilled_ctx(void)
 	: __clobber_all);
 }
 
+/* ---- BPF_F_RDONLY_PROG / BPF_F_WRONLY_PROG ---- */
+
+SEC("socket")
+__description("store into a BPF_F_RDONLY_PROG map")
+__failure __msg("write into map forbidden, value_size=8 off=0 size=8")
+__naked int store_into_rdonly_prog_map(void)
+{
+	asm volatile ("					\
+	r1 = 0;						\
+	*(u64*)(r10 - 8) = r1;				\
+	r2 = r10;					\
+	r2 += -8;					\
+	r1 = %[prog_ro] ll;				\
+	call %[bpf_map_lookup_elem];			\
+	if r0 == 0 goto l0_%=;				\
+	r1 = 1;						\
+	*(u64*)(r0 + 0) = r1;				\
+l0_%=:	r0 = 0;						\
+	exit;						\
+"	:
+	: __imm(bpf_map_lookup_elem),
+	  __imm_addr(prog_ro)
+	: __clobber_all);
+}
+
+SEC("tc")
+__description("skb_load_bytes into a BPF_F_RDONLY_PROG map")
+__failure __msg("write into map forbidden, value_size=8 off=0 size=4")
+__naked int skb_load_bytes_into_rdonly_prog_map(void)
+{
+	asm volatile ("					\
+	r6 = r1;					\
+	r1 = 0;						\
+	*(u64*)(r10 - 8) = r1;				\
+	r2 = r10;					\
+	r2 += -8;					\
+	r1 = %[prog_ro] ll;				\
+	call %[bpf_map_lookup_elem];			\
+	if r0 == 0 goto l0_%=;				\
+	r1 = r6;					\
+	r2 = 0;						\
+	r3 = r0;					\
+	r4 = 4;						\
+	call %[bpf_skb_load_bytes];			\
+l0_%=:	r0 = 0;						\
+	exit;						\
+"	:
+	: __imm(bpf_map_lookup_elem),
+	  __imm(bpf_skb_load_bytes),
+	  __imm_addr(prog_ro)
+	: __clobber_all);
+}
+
+SEC("socket")
+__description("load from a BPF_F_WRONLY_PROG map")
+__failure __msg("read from map forbidden, value_size=8 off=4 size=4")
+__naked int load_from_wronly_prog_map(void)
+{
+	asm volatile ("					\
+	r1 = 0;						\
+	*(u64*)(r10 - 8) = r1;				\
+	r2 = r10;					\
+	r2 += -8;					\
+	r1 = %[prog_wo] ll;				\
+	call %[bpf_map_lookup_elem];			\
+	if r0 == 0 goto l0_%=;				\
+	r0 = *(u32*)(r0 + 4);				\
+l0_%=:	exit;						\
+"	:
+	: __imm(bpf_map_lookup_elem),
+	  __imm_addr(prog_wo)
+	: __clobber_all);
+}
+
+SEC("socket")
+__description("atomic add on a BPF_F_WRONLY_PROG map reads it")
+__failure __msg("read from map forbidden, value_size=8 off=0 size=8")
+__naked int atomic_on_wronly_prog_map(void)
+{
+	asm volatile ("					\
+	r1 = 0;						\
+	*(u64*)(r10 - 8) = r1;				\
+	r2 = r10;					\
+	r2 += -8;					\
+	r1 = %[prog_wo] ll;				\
+	call %[bpf_map_lookup_elem];			\
+	if r0 == 0 goto l0_%=;				\
+	r1 = 1;						\
+	lock *(u64 *)(r0 + 0) += r1;			\
+l0_%=:	r0 = 0;						\
+	exit;						\
+"	:
+	: __imm(bpf_map_lookup_elem),
+	  __imm_addr(prog_wo)
+	: __clobber_all);
+}
+
