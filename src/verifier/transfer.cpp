@@ -68,14 +68,18 @@ bool ptr_arith(Env& env, int dst, const Reg& ptr, const Reg& off, Sem sem, bool 
         [[fallthrough]];
     default: return env.fail(fmt::format("R{} pointer arithmetic on {} prohibited", dst, tn));
     }
+    // adjust_ptr_min_max_vals: the offsets' sanity first, then the operator.
+    if (!sane_offset(env, off, ptr.type, false) || !sane_offset(env, ptr, ptr.type, false))
+        return false;
     if (sem == Sem::and_ || sem == Sem::or_ || sem == Sem::xor_)
         return env.fail(fmt::format("R{} bitwise operator {} on pointer prohibited", dst, alu_name(sem)));
     if (sem != Sem::add && sem != Sem::sub)
         return env.fail(fmt::format("R{} pointer arithmetic with {} operator prohibited", dst, alu_name(sem)));
     if (sem == Sem::sub && scalar_minus_ptr)
         return env.fail(fmt::format("R{} tried to subtract pointer from scalar", dst));
-    if (!sane_offset(env, off, ptr.type, false) || !sane_offset(env, ptr, ptr.type, false))
-        return false;
+    // Any subtraction from a stack pointer, even of a constant (JITs might not generate correct code for it).
+    if (sem == Sem::sub && ptr.type == RegType::stack)
+        return env.fail(fmt::format("R{} subtraction from stack pointer prohibited", dst));
     Reg out = ptr;
     const bool known = off.is_const();
     const int64_t k = int64_t(off.var.value);

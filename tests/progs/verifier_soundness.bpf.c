@@ -254,3 +254,35 @@ l0_%=:	r0 = 0;						\
 	: __clobber_all);
 }
 
+/* ---- the frame pointer ---- */
+
+SEC("socket")
+__description("subtracting a constant from the frame pointer")
+__failure __msg("R2 subtraction from stack pointer prohibited")
+__naked int fp_minus_const(void)
+{
+	asm volatile ("					\
+	r2 = r10;					\
+	r2 -= 16;					\
+	r0 = 0;						\
+	*(u64*)(r2 + 0) = r0;				\
+	exit;						\
+"	::: __clobber_all);
+}
+
+SEC("socket")
+__description("subtracting a register from a stack pointer")
+__failure __msg("R2 subtraction from stack pointer prohibited")
+__naked int stack_ptr_minus_reg(void)
+{
+	asm volatile ("					\
+	r3 = 8;						\
+	r2 = r10;					\
+	r2 += -8;					\
+	r2 -= r3;					\
+	r0 = 0;						\
+	*(u64*)(r2 + 0) = r0;				\
+	exit;						\
+"	::: __clobber_all);
+}
+
