@@ -230,6 +230,11 @@ bool check_cfg(Env& env) {
                 return env.fail(fmt::format("jump out of range from insn {} to {}", pc, succ[i]));
             }
     }
+    // resolve_pseudo_ldimm64: a map fd the object did not relocate names no map strbpf has.
+    for (uint32_t pc : env.prog.raw_map_fds) {
+        env.fail_pc = int32_t(pc);
+        return env.fail(fmt::format("fd {} is not pointing to valid bpf_map", env.insns[pc].imm));
+    }
     // Reachability from the entry, through calls and callback references.
     std::vector<uint8_t> seen(n, 0);
     std::vector<int32_t> work{0};

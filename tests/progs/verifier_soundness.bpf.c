@@ -286,3 +286,26 @@ __naked int stack_ptr_minus_reg(void)
 "	::: __clobber_all);
 }
 
+/* ---- a map fd the object never relocated (ld_imm64 r1 = map fd 0, raw) ---- */
+
+SEC("socket")
+__description("raw BPF_PSEUDO_MAP_FD without a relocation")
+__failure __msg("fd 0 is not pointing to valid bpf_map")
+__naked int raw_pseudo_map_fd(void)
+{
+	asm volatile ("					\
+	r2 = 0;						\
+	*(u64*)(r10 - 8) = r2;				\
+	r2 = r10;					\
+	r2 += -8;					\
+	.8byte %[ld_map_fd];				\
+	.8byte 0;					\
+	call %[bpf_map_lookup_elem];			\
+	r0 = 0;						\
+	exit;						\
+"	:
+	: __imm(bpf_map_lookup_elem),
+	  __imm_const(ld_map_fd, (BPF_LD | BPF_DW | BPF_IMM) | (BPF_REG_1 << 8) | (BPF_PSEUDO_MAP_FD << 12))
+	: __clobber_all);
+}
+
