@@ -309,3 +309,72 @@ __naked int raw_pseudo_map_fd(void)
 	: __clobber_all);
 }
 
+/* ---- packet ranges ---- */
+
+SEC("xdp")
+__description("data_meta compared with data + 8 proves nothing")
+__failure __msg("R2 offset is outside of the packet")
+__naked int meta_vs_moved_data(void)
+{
+	asm volatile ("					\
+	r2 = *(u32*)(r1 + %[xdp_md_data_meta]);		\
+	r3 = *(u32*)(r1 + %[xdp_md_data]);		\
+	r3 += 8;					\
+	r4 = r2;					\
+	r4 += 4;					\
+	if r4 > r3 goto l0_%=;				\
+	r0 = *(u32*)(r2 + 0);				\
+l0_%=:	r0 = 0;						\
+	exit;						\
+"	:
+	: __imm_const(xdp_md_data, offsetof(struct xdp_md, data)),
+	  __imm_const(xdp_md_data_meta, offsetof(struct xdp_md, data_meta))
+	: __clobber_all);
+}
+
+SEC("xdp")
+__description("data_meta + 0x10000 compared with data proves nothing")
+__failure __msg("R2 offset is outside of the packet")
+__naked int meta_past_max_packet_off(void)
+{
+	asm volatile ("					\
+	r2 = *(u32*)(r1 + %[xdp_md_data_meta]);		\
+	r3 = *(u32*)(r1 + %[xdp_md_data]);		\
+	r4 = r2;					\
+	r4 += 0x8000;					\
+	r4 += 0x8000;					\
+	if r4 > r3 goto l0_%=;				\
+	r0 = *(u8*)(r2 + 0);				\
+l0_%=:	r0 = 0;						\
+	exit;						\
+"	:
+	: __imm_const(xdp_md_data, offsetof(struct xdp_md, data)),
+	  __imm_const(xdp_md_data_meta, offsetof(struct xdp_md, data_meta))
+	: __clobber_all);
+}
+
+SEC("tc")
+__description("a packet pointer whose variable offset may pass 0xffff gets no range")
+__failure __msg("R5 offset is outside of the packet")
+__naked int pkt_var_off_past_max_packet_off(void)
+{
+	asm volatile ("					\
+	r2 = *(u32*)(r1 + %[__sk_buff_data]);		\
+	r3 = *(u32*)(r1 + %[__sk_buff_data_end]);	\
+	r4 = *(u32*)(r1 + %[__sk_buff_mark]);		\
+	r4 &= 0xffff;					\
+	r4 += 1;					\
+	r2 += r4;					\
+	r5 = r2;					\
+	r2 += 1;					\
+	if r2 > r3 goto l0_%=;				\
+	r0 = *(u8*)(r5 + 0);				\
+l0_%=:	r0 = 0;						\
+	exit;						\
+"	:
+	: __imm_const(__sk_buff_data, offsetof(struct __sk_buff, data)),
+	  __imm_const(__sk_buff_data_end, offsetof(struct __sk_buff, data_end)),
+	  __imm_const(__sk_buff_mark, offsetof(struct __sk_buff, mark))
+	: __clobber_all);
+}
+
