@@ -378,3 +378,43 @@ l0_%=:	r0 = 0;						\
 	: __clobber_all);
 }
 
+/* ---- packet pointers for helpers without pkt_access ---- */
+
+SEC("xdp")
+__description("bpf_strncmp on a checked packet pointer")
+__failure __msg("helper access to the packet is not allowed")
+int strncmp_on_packet(struct xdp_md *ctx)
+{
+	char *data = (char *)(long)ctx->data;
+	char *end = (char *)(long)ctx->data_end;
+
+	if (data + 4 > end)
+		return XDP_PASS;
+	return bpf_strncmp(data, 4, "GET ") ? XDP_PASS : XDP_DROP;
+}
+
+SEC("tc")
+__description("skb_load_bytes into a checked packet pointer")
+__failure __msg("helper access to the packet is not allowed")
+__naked int skb_load_bytes_into_packet(void)
+{
+	asm volatile ("					\
+	r6 = r1;					\
+	r3 = *(u32*)(r1 + %[__sk_buff_data]);		\
+	r4 = *(u32*)(r1 + %[__sk_buff_data_end]);	\
+	r5 = r3;					\
+	r5 += 8;					\
+	if r5 > r4 goto l0_%=;				\
+	r1 = r6;					\
+	r2 = 0;						\
+	r4 = 8;						\
+	call %[bpf_skb_load_bytes];			\
+l0_%=:	r0 = 0;						\
+	exit;						\
+"	:
+	: __imm(bpf_skb_load_bytes),
+	  __imm_const(__sk_buff_data, offsetof(struct __sk_buff, data)),
+	  __imm_const(__sk_buff_data_end, offsetof(struct __sk_buff, data_end))
+	: __clobber_all);
+}
+
