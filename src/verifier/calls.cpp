@@ -136,9 +136,17 @@ bool check_helper_arg(Env& env, int regno, ArgKind kind, bool pkt_access, int* m
         if (!is_mem_type(r))
             return type_mismatch(env, regno, kMemTypes);
         return check_helper_mem(env, regno, 8, false, Access::helper_write);
-    case ArgKind::ptr_to_ringbuf_mem:
+    case ArgKind::ptr_to_ringbuf_mem: // OBJ_RELEASE: check_func_arg_reg_off wants the reservation unmodified
+        if (r.type == RegType::mem && r.maybe_null) // strbpf's mem here is bpf_ringbuf_reserve's
+            return env.fail(fmt::format("R{} type=ringbuf_mem_or_null expected=ringbuf_mem", regno));
         if (r.type != RegType::mem)
             return type_mismatch(env, regno, "ringbuf_mem");
+        if (r.off != 0)
+            return env.fail(fmt::format(
+                "R{} must have zero offset when passed to release func or trusted arg to kfunc", regno));
+        if (!r.var.is_const() || r.var.value != 0)
+            return env.fail(
+                fmt::format("variable ringbuf_mem access var_off={} disallowed", tnum_str(r.var)));
         return true;
     }
     return true;
