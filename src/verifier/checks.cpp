@@ -257,9 +257,11 @@ bool check_stack_alignment(Env& env, int regno, int32_t insn_off, int size) {
 
 // The rest of check_ptr_alignment, for BPF_F_STRICT_ALIGNMENT (without BPF_F_ANY_ALIGNMENT): packet pointers are
 // checked as if the packet started NET_IP_ALIGN (2) bytes into an aligned buffer, other pointers as they are.
-bool check_strict_alignment(Env& env, int regno, int32_t insn_off, int size) {
+// STRICT_ONCE (atomics) checks whatever the flags say.
+bool check_strict_alignment(Env& env, int regno, int32_t insn_off, int size, bool strict_once) {
     const uint32_t flags = env.opts.prog_flags;
-    if (!(flags & kProgFlagStrictAlignment) || (flags & kProgFlagAnyAlignment) || size == 1)
+    const bool strict = strict_once || ((flags & kProgFlagStrictAlignment) && !(flags & kProgFlagAnyAlignment));
+    if (!strict || size == 1)
         return true;
     const Reg& r = env.cur.cur().regs[regno];
     const bool packet = r.type == RegType::packet || r.type == RegType::packet_meta;
@@ -271,11 +273,11 @@ bool check_strict_alignment(Env& env, int regno, int32_t insn_off, int size) {
     const uint64_t bits = r.var.value + uint64_t(ip_align + int64_t(r.off) + insn_off);
     if (((bits | r.var.mask) & uint64_t(size - 1)) == 0)
         return true;
+    const std::string var = r.var.is_const() ? fmt::format("{}", int64_t(r.var.value)) : tnum_str(r.var);
     if (packet)
-        return env.fail(fmt::format("misaligned packet access off {}+{}+{}+{} size {}", ip_align, tnum_str(r.var),
-                                    r.off, insn_off, size));
-    return env.fail(fmt::format("misaligned {}access off {}+{}+{} size {}", desc, tnum_str(r.var), r.off, insn_off,
-                                size));
+        return env.fail(fmt::format("misaligned packet access off {}+{}+{}+{} size {}", ip_align, var, r.off,
+                                    insn_off, size));
+    return env.fail(fmt::format("misaligned {}access off {}+{}+{} size {}", desc, var, r.off, insn_off, size));
 }
 
 bool ctx_access(Env& env, int regno, int32_t off, int size, Access access, int value_regno, bool sign_extend) {
@@ -323,11 +325,11 @@ bool check_reg_init(Env& env, int regno) {
 
 // value_regno: the register loaded into / stored from; -1 none; -2 the insn's imm (BPF_ST).
 bool check_mem_access(Env& env, int regno, int32_t insn_off, int size, Access access, int value_regno,
-                      bool sign_extend) {
+                      bool sign_extend, bool strict_once) {
     const Reg r = env.cur.cur().regs[regno];
     Reg* dst = (!is_write(access) && value_regno >= 0) ? &env.cur.cur().regs[value_regno] : nullptr;
     if (!is_helper(access) && r.type != RegType::stack && !r.maybe_null &&
-        !check_strict_alignment(env, regno, insn_off, size))
+        !check_strict_alignment(env, regno, insn_off, size, strict_once))
         return false;
     switch (r.type) {
     case RegType::map_value: {

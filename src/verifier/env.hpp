@@ -196,8 +196,9 @@ bool do_load_store(Env& env, const isa::OpInfo& op, const isa::Insn& insn);
 bool do_ld_imm64(Env& env, const isa::OpInfo& op, const isa::Insn& insn);
 // checks.cpp: memory access through a pointer register.
 enum class Access : uint8_t { read, write, helper_read, helper_write };
+// strict_once: check alignment strictly whatever the program's flags (the kernel's strict_alignment_once, atomics).
 bool check_mem_access(Env& env, int regno, int32_t insn_off, int size, Access access, int value_regno,
-                      bool sign_extend = false);
+                      bool sign_extend = false, bool strict_once = false);
 bool check_reg_init(Env& env, int regno);
 // ctx_access.cpp: whether the program type lets a load (or store) of SIZE bytes at ctx offset OFF through; *field:
 // what a load gives (a scalar, or pkt / pkt_end / pkt_meta).

@@ -281,8 +281,8 @@ bool do_load_store(Env& env, const isa::OpInfo& op, const isa::Insn& insn) {
         if (d.type == RegType::ctx || d.is_pkt())
             return env.fail(fmt::format("BPF_ATOMIC stores into R{} {} is not allowed", insn.dst,
                                         reg_type_name(d.type, d.maybe_null)));
-        if (!check_mem_access(env, insn.dst, insn.off, size, Access::read, -1) ||
-            !check_mem_access(env, insn.dst, insn.off, size, Access::write, -1))
+        if (!check_mem_access(env, insn.dst, insn.off, size, Access::read, -1, false, true) ||
+            !check_mem_access(env, insn.dst, insn.off, size, Access::write, -1, false, true))
             return false;
         auto& regs = env.cur.cur().regs;
         Reg result = reg_unknown();

@@ -418,3 +418,28 @@ l0_%=:	r0 = 0;						\
 	: __clobber_all);
 }
 
+/* ---- atomics are always strictly aligned ---- */
+
+SEC("socket")
+__description("atomic add at a misaligned map value offset")
+__failure __msg("misaligned value access off")
+__naked int atomic_misaligned_map_value(void)
+{
+	asm volatile ("					\
+	r1 = 0;						\
+	*(u64*)(r10 - 8) = r1;				\
+	r2 = r10;					\
+	r2 += -8;					\
+	r1 = %[vals] ll;				\
+	call %[bpf_map_lookup_elem];			\
+	if r0 == 0 goto l0_%=;				\
+	r1 = 1;						\
+	lock *(u64 *)(r0 + 4) += r1;			\
+l0_%=:	r0 = 0;						\
+	exit;						\
+"	:
+	: __imm(bpf_map_lookup_elem),
+	  __imm_addr(vals)
+	: __clobber_all);
+}
+
