@@ -255,22 +255,38 @@ bool do_alu(Env& env, const isa::OpInfo& op, const isa::Insn& insn) {
     return true;
 }
 
+// The kernel's save_aux_ptr_type: one insn may access memory through different pointer types on different paths,
+// unless one of them is ctx (whose accesses the kernel rewrites per insn, for one type).
+static bool save_aux_ptr_type(Env& env, RegType type) {
+    RegType& prev = env.insn_ptr_type[size_t(env.pc)];
+    if (prev == RegType::not_init)
+        prev = type;
+    else if (prev != type && (prev == RegType::ctx || type == RegType::ctx))
+        return env.fail("same insn cannot be used with different pointers");
+    return true;
+}
+
 bool do_load_store(Env& env, const isa::OpInfo& op, const isa::Insn& insn) {
     const int size = isa::access_size(op);
     switch (op.shape) {
     case Shape::LDX:
-    case Shape::LDSX:
+    case Shape::LDSX: {
         if (!check_reg_init(env, insn.src))
             return false;
-        return check_mem_access(env, insn.src, insn.off, size, Access::read, insn.dst, op.shape == Shape::LDSX);
+        const RegType src_type = env.cur.cur().regs[insn.src].type; // before the load may overwrite it
+        return check_mem_access(env, insn.src, insn.off, size, Access::read, insn.dst, op.shape == Shape::LDSX) &&
+               save_aux_ptr_type(env, src_type);
+    }
     case Shape::ST:
         if (!check_reg_init(env, insn.dst))
             return false;
-        return check_mem_access(env, insn.dst, insn.off, size, Access::write, -2);
+        return check_mem_access(env, insn.dst, insn.off, size, Access::write, -2) &&
+               save_aux_ptr_type(env, env.cur.cur().regs[insn.dst].type);
     case Shape::STX:
         if (!check_reg_init(env, insn.src) || !check_reg_init(env, insn.dst))
             return false;
-        return check_mem_access(env, insn.dst, insn.off, size, Access::write, insn.src);
+        return check_mem_access(env, insn.dst, insn.off, size, Access::write, insn.src) &&
+               save_aux_ptr_type(env, env.cur.cur().regs[insn.dst].type);
     case Shape::ATOMIC_W:
     case Shape::ATOMIC_DW: {
         if (!check_reg_init(env, insn.src) || !check_reg_init(env, insn.dst))

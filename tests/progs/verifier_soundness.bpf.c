@@ -443,3 +443,25 @@ l0_%=:	r0 = 0;						\
 	: __clobber_all);
 }
 
+/* ---- one load insn through ctx on one path and the stack on another ---- */
+
+SEC("tc")
+__description("one load through ctx or a stack pointer")
+__failure __msg("same insn cannot be used with different pointers")
+__naked int load_through_ctx_or_stack(void)
+{
+	asm volatile ("					\
+	r2 = *(u32*)(r1 + %[__sk_buff_mark]);		\
+	r6 = r1;					\
+	if r2 == 0 goto l0_%=;				\
+	r6 = r10;					\
+	r6 += -8;					\
+	r3 = 0;						\
+	*(u64*)(r6 + 0) = r3;				\
+l0_%=:	r0 = *(u32*)(r6 + 0);				\
+	exit;						\
+"	:
+	: __imm_const(__sk_buff_mark, offsetof(struct __sk_buff, mark))
+	: __clobber_all);
+}
+
