@@ -465,3 +465,28 @@ l0_%=:	r0 = *(u32*)(r6 + 0);				\
 	: __clobber_all);
 }
 
+/* ---- LD_ABS in subprograms: an int return (check_btf_func) ---- */
+
+__naked __noinline __used static void ld_abs_in_void_subprog(void)
+{
+	asm volatile ("					\
+	r6 = r1;					\
+	.8byte %[ld_abs];				\
+	exit;						\
+"	:
+	: __imm_const(ld_abs, BPF_LD | BPF_ABS | BPF_H)
+	: __clobber_all);
+}
+
+SEC("socket")
+__description("LD_ABS in a subprogram returning void")
+__failure __msg("LD_ABS is only allowed in functions that return 'int'.")
+__naked int call_ld_abs_in_void_subprog(void)
+{
+	asm volatile ("					\
+	call ld_abs_in_void_subprog;			\
+	r0 = 0;						\
+	exit;						\
+"	::: __clobber_all);
+}
+
