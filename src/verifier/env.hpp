@@ -127,7 +127,8 @@ class Env {
     std::vector<HistEntry> hist;   // insns executed since cur_parent
     HistEntry cur_entry;           // the insn being executed (stack access and links filled in as it runs)
     std::vector<BtSet> linked_sets;
-    // A callback body to verify, set by do_helper_call; the walker pushes it as a pending path.
+    // A callback body to verify, set by do_helper_call (or the successful load of an LD_ABS/IND in a subprogram,
+    // set by do_load_store); the walker pushes it as a pending path.
     bool callback_pending = false;
     State callback_state;
     int32_t callback_pc = 0;

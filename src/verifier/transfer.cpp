@@ -321,6 +321,14 @@ bool do_load_store(Env& env, const isa::OpInfo& op, const isa::Insn& insn) {
             regs[r] = Reg{};
         regs[0] = reg_unknown();
         coerce_to_size(regs[0], size);
+        if (env.cur.frames.size() == 1)
+            return true;
+        // In a subprogram a failed load returns 0 from it (bpf_gen_ld_abs's hidden exit), and the kernel explores
+        // that first: the load's success goes on as a pending path, this one (R0 = 0) exits (the walker).
+        env.callback_state = env.cur;
+        env.callback_pc = env.pc + 1;
+        env.callback_pending = true;
+        regs[0] = reg_const(0);
         return true;
     }
     default: return env.fail("unknown insn class");

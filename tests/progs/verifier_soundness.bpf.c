@@ -490,3 +490,31 @@ __naked int call_ld_abs_in_void_subprog(void)
 "	::: __clobber_all);
 }
 
+/* ---- LD_ABS early exit: a failed load returns 0 from its subprogram (bpf_gen_ld_abs's hidden exit) ---- */
+
+__naked __noinline __used static int ld_abs_returns_2(void)
+{
+	asm volatile ("					\
+	r6 = r1;					\
+	.8byte %[ld_abs];				\
+	r0 = 2;						\
+	exit;						\
+"	:
+	: __imm_const(ld_abs, BPF_LD | BPF_ABS | BPF_B)
+	: __clobber_all);
+}
+
+SEC("socket")
+__description("a failed LD_ABS returns 0 from its subprogram")
+__failure __msg("R8 !read_ok")
+__naked int ld_abs_subprog_returns_0(void)
+{
+	asm volatile ("					\
+	call ld_abs_returns_2;				\
+	if r0 == 2 goto l0_%=;				\
+	r0 = r8;					\
+l0_%=:	r0 = 0;						\
+	exit;						\
+"	::: __clobber_all);
+}
+
