@@ -267,8 +267,11 @@ bool try_pkt_compare(Env& env, const isa::Insn& insn, Sem sem, State* taken) {
     return true;
 }
 
+// The kernel's reg_not_null: the pointer kinds a comparison with 0 is decided for. Not ctx, the stack, packets
+// or functions: for those both successors are walked (so `if r1 == 0 goto back` with R1=ctx can loop).
 bool reg_not_null(const Reg& r) {
-    return r.is_pointer() && !r.maybe_null && r.type != RegType::packet_end;
+    return !r.maybe_null && (r.type == RegType::map_value || r.type == RegType::map_key || r.type == RegType::mem ||
+                             r.type == RegType::map_ptr);
 }
 
 void mark_operands_precise(Env& env, const isa::Insn& insn, bool is_x) {

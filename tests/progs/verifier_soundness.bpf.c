@@ -518,3 +518,20 @@ l0_%=:	r0 = 0;						\
 "	::: __clobber_all);
 }
 
+/* ---- comparing the stack (or ctx) with 0 decides nothing: both successors are walked ---- */
+
+SEC("socket")
+__description("a loop back through fp-8 == 0")
+__failure __msg("infinite loop detected")
+__naked int loop_through_fp_null(void)
+{
+	asm volatile ("					\
+l0_%=:	r1 = r10;					\
+	r1 += -8;					\
+	r2 = r1;					\
+	if r1 == 0 goto l0_%=;				\
+	r0 = 0;						\
+	exit;						\
+"	::: __clobber_all);
+}
+
