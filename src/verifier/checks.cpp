@@ -435,6 +435,8 @@ bool check_helper_mem(Env& env, int regno, uint64_t size, bool zero_size_allowed
 
 namespace strbpf::verifier {
 
+// The kernel's get_constant_map_key: zero bytes from the key's address to the end of its slot, or a spilled
+// constant scalar of exactly SIZE bytes there (whose whole value is the key); nothing across slots.
 bool stack_const(Env& env, int regno, int size, uint64_t* out) {
     const Reg& r = env.cur.cur().regs[regno];
     if (r.type != RegType::stack || !r.var.is_const())
@@ -448,25 +450,23 @@ bool stack_const(Env& env, int regno, int size, uint64_t* out) {
         return false;
     const StackSlot& s = f.stack[slot];
     const int first = int((off % 8 + 8) % 8);
-    if (first == 0 && s.bytes[0] == Slot::spill && s.spilled.is_const()) {
-        int spill = 0;
-        while (spill < 8 && s.bytes[spill] == Slot::spill)
-            spill++;
-        if (size <= spill) {
-            *out = size == 8 ? s.spilled.var.value : s.spilled.var.value & ((1ull << (size * 8)) - 1);
-            BtSet bt; // the decision rests on this spilled value
-            bt.slots[r.frameno] = 1ull << slot;
-            mark_precise(env, bt);
-            return true;
-        }
+    int zero = 0, spill = 0;
+    while (first + zero < 8 && s.bytes[size_t(first + zero)] == Slot::zero)
+        zero++;
+    if (zero >= size) {
+        *out = 0;
+        return true;
     }
-    for (int i = 0; i < size; i++) {
-        const int64_t a = off + i;
-        const size_t sl = size_t((-a - 1) / 8);
-        if (sl >= f.stack.size() || f.stack[sl].bytes[size_t((a % 8 + 8) % 8)] != Slot::zero)
-            return false;
-    }
-    *out = 0;
+    if (s.bytes[0] != Slot::spill || s.spilled.type != RegType::scalar)
+        return false;
+    while (first + spill < 8 && s.bytes[size_t(first + spill)] == Slot::spill)
+        spill++;
+    if (spill != size || !s.spilled.var.is_const())
+        return false;
+    *out = s.spilled.var.value;
+    BtSet bt; // the decision rests on this spilled value
+    bt.slots[r.frameno] = 1ull << slot;
+    mark_precise(env, bt);
     return true;
 }
 

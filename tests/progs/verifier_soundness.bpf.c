@@ -535,3 +535,24 @@ l0_%=:	r1 = r10;					\
 "	::: __clobber_all);
 }
 
+/* ---- a constant array key is one spilled exactly at the key's size (get_constant_map_key) ---- */
+
+SEC("socket")
+__description("an 8-byte spilled 0 is no 4-byte constant key: the lookup may return NULL")
+__failure __msg("R0 invalid mem access 'map_value_or_null'")
+__naked int array_key_spilled_wider(void)
+{
+	asm volatile ("					\
+	r1 = 0;						\
+	*(u64*)(r10 - 8) = r1;				\
+	r2 = r10;					\
+	r2 += -8;					\
+	r1 = %[vals] ll;				\
+	call %[bpf_map_lookup_elem];			\
+	r0 = *(u64*)(r0 + 0);				\
+	exit;						\
+"	:
+	: __imm(bpf_map_lookup_elem),
+	  __imm_addr(vals)
+	: __clobber_all);
+}
