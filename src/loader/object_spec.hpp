@@ -81,6 +81,9 @@ struct ProgramSpec {
     std::vector<isa::Insn> insns; // main function, then every subprogram it reaches
     std::vector<FuncInfo> funcs;  // main first
     std::vector<LineInfo> lines;  // sorted by insn
+    // ld_imm64 with src BPF_PSEUDO_MAP_FD/BPF_PSEUDO_MAP_VALUE written in the object without a relocation: their
+    // imm is a file descriptor the program made up, not a map index (the verifier refuses them as the kernel does).
+    std::vector<uint32_t> raw_map_fds;
 };
 
 struct ObjectSpec {

@@ -265,8 +265,11 @@ Result<int32_t> Linker::kfunc_index(const ElfSymbol& sym, const Func& f, uint32_
 
 Status Linker::relocate_ld_imm64(const Func& f, uint32_t k, Insn* insn, uint32_t pos) {
     const ElfReloc* r = code_.reloc_at(f.section, k);
-    if (!r)
+    if (!r) {
+        if (insn[0].src == isa::BPF_PSEUDO_MAP_FD || insn[0].src == isa::BPF_PSEUDO_MAP_VALUE)
+            prog_.raw_map_fds.push_back(pos);
         return ok_status();
+    }
     const ElfSymbol& sym = in_.elf->symbols()[r->sym];
     std::string name = in_.elf->symbol_display_name(sym);
     if (r->type != kRBpf64_64)

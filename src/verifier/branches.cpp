@@ -223,8 +223,12 @@ void mark_ptr_or_null(State& st, uint32_t id, bool is_null) {
     });
 }
 
+// find_good_pkt_pointers: no range from a negative offset, nor where p's offset may pass MAX_PACKET_OFF (0xffff;
+// ptr + 2^63 may be below pkt_end only because it wrapped below pkt).
 void mark_pkt_range(State& st, const Reg& p) {
-    if (p.off < 0)
+    constexpr uint64_t kMaxPacketOff = 0xffff;
+    if (p.off < 0 || uint64_t(p.off) > kMaxPacketOff || p.umax > kMaxPacketOff ||
+        p.umax + uint64_t(p.off) > kMaxPacketOff)
         return;
     const uint32_t range = uint32_t(p.off);
     for_each_reg(st, [&](Reg& o) {
@@ -237,11 +241,16 @@ void mark_pkt_range(State& st, const Reg& p) {
 bool try_pkt_compare(Env& env, const isa::Insn& insn, Sem sem, State* taken) {
     const Reg& d = env.cur.cur().regs[insn.dst];
     const Reg& s = env.cur.cur().regs[insn.src];
-    auto limit_of = [](RegType t) { return t == RegType::packet ? RegType::packet_end : RegType::packet; };
+    // pkt' vs pkt_end, or pkt_meta' vs pkt itself (reg_is_init_pkt_pointer: data unmoved, no id).
+    auto is_limit_of = [](RegType t, const Reg& l) {
+        if (t == RegType::packet)
+            return l.type == RegType::packet_end;
+        return l.type == RegType::packet && l.id == 0 && l.off == 0 && l.var.is_const() && l.var.value == 0;
+    };
     bool ptr_is_dst;
-    if (d.is_pkt() && s.type == limit_of(d.type))
+    if (d.is_pkt() && is_limit_of(d.type, s))
         ptr_is_dst = true;
-    else if (s.is_pkt() && d.type == limit_of(s.type))
+    else if (s.is_pkt() && is_limit_of(s.type, d))
         ptr_is_dst = false;
     else
         return false;
@@ -258,8 +267,11 @@ bool try_pkt_compare(Env& env, const isa::Insn& insn, Sem sem, State* taken) {
     return true;
 }
 
+// The kernel's reg_not_null: the pointer kinds a comparison with 0 is decided for. Not ctx, the stack, packets
+// or functions: for those both successors are walked (so `if r1 == 0 goto back` with R1=ctx can loop).
 bool reg_not_null(const Reg& r) {
-    return r.is_pointer() && !r.maybe_null && r.type != RegType::packet_end;
+    return !r.maybe_null && (r.type == RegType::map_value || r.type == RegType::map_key || r.type == RegType::mem ||
+                             r.type == RegType::map_ptr);
 }
 
 void mark_operands_precise(Env& env, const isa::Insn& insn, bool is_x) {

@@ -76,10 +76,19 @@ bool check_size_arg(Env& env, int regno, int mem_regno, bool zero_ok, Access acc
     return check_helper_mem(env, mem_regno, r.umax, zero_ok, access);
 }
 
-bool check_helper_arg(Env& env, int regno, ArgKind kind, int* map_index, int* mem_regno, Access* mem_access) {
+// The helpers of the table whose bpf_func_proto sets pkt_access (6.18): only the map element helpers. Every other
+// helper refuses packet pointers in its pointer arguments. (A column of the helper row once helper_table.hpp has
+// one.)
+bool helper_pkt_access(int32_t id) { return id == 1 || id == 2 || id == 3; }
+
+bool check_helper_arg(Env& env, int regno, ArgKind kind, bool pkt_access, int* map_index, int* mem_regno,
+                      Access* mem_access) {
     const Reg& r = env.cur.cur().regs[regno];
     if (kind != ArgKind::none && !check_reg_init(env, regno))
         return false;
+    // check_func_arg: before the type check (may_access_direct_pkt_data with the helper's meta).
+    if (kind != ArgKind::none && kind != ArgKind::anything && r.is_pkt() && !pkt_access)
+        return env.fail("helper access to the packet is not allowed");
     const loader::MapSpec* map = *map_index >= 0 ? env.map_spec(uint32_t(*map_index)) : nullptr;
     switch (kind) {
     case ArgKind::none:
@@ -127,11 +136,17 @@ bool check_helper_arg(Env& env, int regno, ArgKind kind, int* map_index, int* me
         if (!is_mem_type(r))
             return type_mismatch(env, regno, kMemTypes);
         return check_helper_mem(env, regno, 8, false, Access::helper_write);
-    case ArgKind::ptr_to_ringbuf_mem:
-        if (r.type == RegType::mem && r.maybe_null) // bpf_ringbuf_reserve's result before its NULL check
+    case ArgKind::ptr_to_ringbuf_mem: // OBJ_RELEASE: check_func_arg_reg_off wants the reservation unmodified
+        if (r.type == RegType::mem && r.maybe_null) // strbpf's mem here is bpf_ringbuf_reserve's
             return env.fail(fmt::format("R{} type=ringbuf_mem_or_null expected=ringbuf_mem", regno));
         if (r.type != RegType::mem)
             return type_mismatch(env, regno, "ringbuf_mem");
+        if (r.off != 0)
+            return env.fail(fmt::format(
+                "R{} must have zero offset when passed to release func or trusted arg to kfunc", regno));
+        if (!r.var.is_const() || r.var.value != 0)
+            return env.fail(
+                fmt::format("variable ringbuf_mem access var_off={} disallowed", tnum_str(r.var)));
         return true;
     }
     return true;
@@ -373,7 +388,7 @@ bool do_helper_call(Env& env, const isa::Insn& insn) {
         const ArgKind kind = proto->args[i];
         if (kind == ArgKind::none)
             break;
-        if (!check_helper_arg(env, i + 1, kind, &map_index, &mem_regno, &mem_access))
+        if (!check_helper_arg(env, i + 1, kind, helper_pkt_access(insn.imm), &map_index, &mem_regno, &mem_access))
             return false;
         if (kind == ArgKind::const_size || kind == ArgKind::const_size_or_zero)
             mem_regno = -1;

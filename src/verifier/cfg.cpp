@@ -191,6 +191,32 @@ void compute_liveness(Env& env) {
     }
 }
 
+// check_btf_func: a subprogram (not the main one) with LD_ABS/LD_IND must return a small int or an enum in BTF,
+// since the load's hidden failure path returns 0 from it. Subprograms without BTF are not checked.
+bool check_ld_abs_return(Env& env) {
+    const btf* b = env.inst.spec().btf.get();
+    for (size_t i = 1; b && i < env.subprogs.size(); i++) {
+        const Subprog& sp = env.subprogs[i];
+        const btf_type* fn = sp.btf_type ? btf__type_by_id(b, sp.btf_type) : nullptr;
+        const btf_type* proto = fn && btf_is_func(fn) ? btf__type_by_id(b, fn->type) : nullptr;
+        if (!proto || !btf_is_func_proto(proto))
+            continue;
+        bool has_ld_abs = false;
+        for (int32_t pc = sp.start; pc < sp.end; pc++)
+            if (env.ops[pc] && (env.ops[pc]->shape == Shape::LD_ABS || env.ops[pc]->shape == Shape::LD_IND))
+                has_ld_abs = true;
+        if (!has_ld_abs)
+            continue;
+        const btf_type* ret = proto->type ? btf__type_by_id(b, proto->type) : nullptr;
+        while (ret && (btf_is_mod(ret) || btf_is_typedef(ret)))
+            ret = btf__type_by_id(b, ret->type);
+        const bool scalar = ret && ((btf_is_int(ret) && ret->size <= 8) || btf_is_enum(ret) || btf_is_enum64(ret));
+        if (!scalar)
+            return env.fail("LD_ABS is only allowed in functions that return 'int'.");
+    }
+    return true;
+}
+
 } // namespace
 
 bool check_cfg(Env& env) {
@@ -229,6 +255,13 @@ bool check_cfg(Env& env) {
                 env.fail_pc = pc;
                 return env.fail(fmt::format("jump out of range from insn {} to {}", pc, succ[i]));
             }
+    }
+    if (!check_ld_abs_return(env))
+        return false;
+    // resolve_pseudo_ldimm64: a map fd the object did not relocate names no map strbpf has.
+    for (uint32_t pc : env.prog.raw_map_fds) {
+        env.fail_pc = int32_t(pc);
+        return env.fail(fmt::format("fd {} is not pointing to valid bpf_map", env.insns[pc].imm));
     }
     // Reachability from the entry, through calls and callback references.
     std::vector<uint8_t> seen(n, 0);

@@ -49,6 +49,23 @@ bool check_region(Env& env, int regno, int64_t off, int64_t size, uint64_t mem_s
     return true;
 }
 
+// The kernel's check_map_access_type (bpf_map_flags_to_cap): programs may not write a BPF_F_RDONLY_PROG map
+// (.rodata* is one) nor read a BPF_F_WRONLY_PROG one. OFF is the fixed offset (insn off + register off).
+constexpr uint32_t kMapFlagWronlyProg = 1u << 8; // BPF_F_WRONLY_PROG
+bool check_map_access_type(Env& env, const loader::MapSpec* spec, int64_t off, int64_t size, Access access) {
+    if (!spec)
+        return true;
+    const bool rdonly = spec->frozen || (spec->map_flags & loader::kMapFlagRdonlyProg);
+    const bool wronly = spec->map_flags & kMapFlagWronlyProg;
+    if (is_write(access) && rdonly)
+        return env.fail(fmt::format("write into map forbidden, value_size={} off={} size={}", spec->value_size, off,
+                                    size));
+    if (!is_write(access) && wronly)
+        return env.fail(fmt::format("read from map forbidden, value_size={} off={} size={}", spec->value_size, off,
+                                    size));
+    return true;
+}
+
 // Reads SIZE bytes of a frozen read-only map value at a known offset: the verifier sees .rodata constants.
 bool read_rdonly_value(Env& env, const Reg& ptr, int64_t off, int size, bool sx, Reg* out) {
     const loader::MapSpec* spec = env.map_spec(ptr.aux);
@@ -159,6 +176,26 @@ bool read_stack_fixed(Env& env, Frame& f, int64_t off, int size, int dst) {
     return true;
 }
 
+// What a helper writing stack bytes [LO, HI) leaves there, as 6.18 records it: a raw (MEM_UNINIT) argument at a
+// constant offset is written byte by byte after the arguments are checked (check_helper_call's BPF_B writes), any
+// other write clobbers in check_stack_range_initialized; either way every byte becomes STACK_MISC and a slot
+// holding a spilled register is scrubbed whole (its initialised bytes STACK_MISC, the register gone), so a
+// pointer spilled there can no longer be filled. Only the byte writes mark the slots for the log (SCRATCH).
+void helper_stack_write(Env& env, Frame& f, int64_t lo, int64_t hi, bool scratch) {
+    for (int64_t a = std::max<int64_t>(lo, -isa::kStackSize); a < std::min<int64_t>(hi, 0); a++) {
+        StackSlot* s = stack_slot(f, a, true);
+        if (std::find(s->bytes.begin(), s->bytes.end(), Slot::spill) != s->bytes.end()) {
+            for (Slot& b : s->bytes)
+                if (b != Slot::invalid)
+                    b = Slot::misc;
+            s->spilled = Reg{};
+        }
+        s->bytes[byte_index(a)] = Slot::misc;
+        if (scratch)
+            env.scratched_slots |= 1ull << ((-a - 1) / 8);
+    }
+}
+
 bool stack_access(Env& env, int regno, int64_t off, int size, Access access, int value_regno) {
     const Reg r = env.cur.cur().regs[regno];
     Frame& f = env.cur.frames[r.frameno];
@@ -168,6 +205,8 @@ bool stack_access(Env& env, int regno, int64_t off, int size, Access access, int
         if (!stack_bounds(env, regno, at, at, size, access))
             return false;
         update_stack_depth(env, r.frameno, at);
+        if (access == Access::helper_write)
+            helper_stack_write(env, f, at, at + size, true);
         if (is_helper(access))
             return true; // privileged: reading uninitialised stack is allowed
         note_stack_access(env, r.frameno, at, size, is_write(access));
@@ -186,7 +225,9 @@ bool stack_access(Env& env, int regno, int64_t off, int size, Access access, int
     if (r.smin < -isa::kStackSize * 2 || r.smax > isa::kStackSize * 2 || !stack_bounds(env, regno, lo, hi, size, access))
         return env.failed() ? false : stack_bounds(env, regno, -1000000, 0, size, access);
     update_stack_depth(env, r.frameno, lo);
-    if (is_write(access)) {
+    if (access == Access::helper_write) {
+        helper_stack_write(env, f, lo, hi + size, false);
+    } else if (is_write(access)) {
         for (int64_t a = lo; a < hi + size; a++) {
             StackSlot* s = stack_slot(f, a, true);
             if (std::find(s->bytes.begin(), s->bytes.end(), Slot::spill) != s->bytes.end())
@@ -216,9 +257,11 @@ bool check_stack_alignment(Env& env, int regno, int32_t insn_off, int size) {
 
 // The rest of check_ptr_alignment, for BPF_F_STRICT_ALIGNMENT (without BPF_F_ANY_ALIGNMENT): packet pointers are
 // checked as if the packet started NET_IP_ALIGN (2) bytes into an aligned buffer, other pointers as they are.
-bool check_strict_alignment(Env& env, int regno, int32_t insn_off, int size) {
+// STRICT_ONCE (atomics) checks whatever the flags say.
+bool check_strict_alignment(Env& env, int regno, int32_t insn_off, int size, bool strict_once) {
     const uint32_t flags = env.opts.prog_flags;
-    if (!(flags & kProgFlagStrictAlignment) || (flags & kProgFlagAnyAlignment) || size == 1)
+    const bool strict = strict_once || ((flags & kProgFlagStrictAlignment) && !(flags & kProgFlagAnyAlignment));
+    if (!strict || size == 1)
         return true;
     const Reg& r = env.cur.cur().regs[regno];
     const bool packet = r.type == RegType::packet || r.type == RegType::packet_meta;
@@ -230,11 +273,11 @@ bool check_strict_alignment(Env& env, int regno, int32_t insn_off, int size) {
     const uint64_t bits = r.var.value + uint64_t(ip_align + int64_t(r.off) + insn_off);
     if (((bits | r.var.mask) & uint64_t(size - 1)) == 0)
         return true;
+    const std::string var = r.var.is_const() ? fmt::format("{}", int64_t(r.var.value)) : tnum_str(r.var);
     if (packet)
-        return env.fail(fmt::format("misaligned packet access off {}+{}+{}+{} size {}", ip_align, tnum_str(r.var),
-                                    r.off, insn_off, size));
-    return env.fail(fmt::format("misaligned {}access off {}+{}+{} size {}", desc, tnum_str(r.var), r.off, insn_off,
-                                size));
+        return env.fail(fmt::format("misaligned packet access off {}+{}+{}+{} size {}", ip_align, var, r.off,
+                                    insn_off, size));
+    return env.fail(fmt::format("misaligned {}access off {}+{}+{} size {}", desc, var, r.off, insn_off, size));
 }
 
 bool ctx_access(Env& env, int regno, int32_t off, int size, Access access, int value_regno, bool sign_extend) {
@@ -282,11 +325,11 @@ bool check_reg_init(Env& env, int regno) {
 
 // value_regno: the register loaded into / stored from; -1 none; -2 the insn's imm (BPF_ST).
 bool check_mem_access(Env& env, int regno, int32_t insn_off, int size, Access access, int value_regno,
-                      bool sign_extend) {
+                      bool sign_extend, bool strict_once) {
     const Reg r = env.cur.cur().regs[regno];
     Reg* dst = (!is_write(access) && value_regno >= 0) ? &env.cur.cur().regs[value_regno] : nullptr;
     if (!is_helper(access) && r.type != RegType::stack && !r.maybe_null &&
-        !check_strict_alignment(env, regno, insn_off, size))
+        !check_strict_alignment(env, regno, insn_off, size, strict_once))
         return false;
     switch (r.type) {
     case RegType::map_value: {
@@ -295,8 +338,8 @@ bool check_mem_access(Env& env, int regno, int32_t insn_off, int size, Access ac
         const loader::MapSpec* spec = env.map_spec(r.aux);
         const uint32_t vs = spec ? spec->value_size : 0;
         const int64_t off = int64_t(insn_off) + r.off;
-        if (is_write(access) && spec && spec->frozen)
-            return env.fail(fmt::format("write into map forbidden, value_size={} off={} size={}", vs, off, size));
+        if (!check_map_access_type(env, spec, off, size, access))
+            return false;
         if (!check_region(env, regno, off, size, vs, Region::map_value))
             return false;
         if (dst) {
@@ -371,8 +414,8 @@ bool check_helper_mem(Env& env, int regno, uint64_t size, bool zero_size_allowed
     case RegType::map_value: {
         const loader::MapSpec* spec = env.map_spec(r.aux);
         const uint32_t vs = spec ? spec->value_size : 0;
-        if (is_write(access) && spec && spec->frozen)
-            return env.fail(fmt::format("write into map forbidden, value_size={} off={} size={}", vs, r.off, sz));
+        if (!check_map_access_type(env, spec, r.off, sz, access))
+            return false;
         return check_region(env, regno, r.off, sz, vs, Region::map_value);
     }
     case RegType::mem: return check_region(env, regno, r.off, sz, r.aux, Region::mem);
@@ -392,6 +435,8 @@ bool check_helper_mem(Env& env, int regno, uint64_t size, bool zero_size_allowed
 
 namespace strbpf::verifier {
 
+// The kernel's get_constant_map_key: zero bytes from the key's address to the end of its slot, or a spilled
+// constant scalar of exactly SIZE bytes there (whose whole value is the key); nothing across slots.
 bool stack_const(Env& env, int regno, int size, uint64_t* out) {
     const Reg& r = env.cur.cur().regs[regno];
     if (r.type != RegType::stack || !r.var.is_const())
@@ -405,25 +450,23 @@ bool stack_const(Env& env, int regno, int size, uint64_t* out) {
         return false;
     const StackSlot& s = f.stack[slot];
     const int first = int((off % 8 + 8) % 8);
-    if (first == 0 && s.bytes[0] == Slot::spill && s.spilled.is_const()) {
-        int spill = 0;
-        while (spill < 8 && s.bytes[spill] == Slot::spill)
-            spill++;
-        if (size <= spill) {
-            *out = size == 8 ? s.spilled.var.value : s.spilled.var.value & ((1ull << (size * 8)) - 1);
-            BtSet bt; // the decision rests on this spilled value
-            bt.slots[r.frameno] = 1ull << slot;
-            mark_precise(env, bt);
-            return true;
-        }
+    int zero = 0, spill = 0;
+    while (first + zero < 8 && s.bytes[size_t(first + zero)] == Slot::zero)
+        zero++;
+    if (zero >= size) {
+        *out = 0;
+        return true;
     }
-    for (int i = 0; i < size; i++) {
-        const int64_t a = off + i;
-        const size_t sl = size_t((-a - 1) / 8);
-        if (sl >= f.stack.size() || f.stack[sl].bytes[size_t((a % 8 + 8) % 8)] != Slot::zero)
-            return false;
-    }
-    *out = 0;
+    if (s.bytes[0] != Slot::spill || s.spilled.type != RegType::scalar)
+        return false;
+    while (first + spill < 8 && s.bytes[size_t(first + spill)] == Slot::spill)
+        spill++;
+    if (spill != size || !s.spilled.var.is_const())
+        return false;
+    *out = s.spilled.var.value;
+    BtSet bt; // the decision rests on this spilled value
+    bt.slots[r.frameno] = 1ull << slot;
+    mark_precise(env, bt);
     return true;
 }
 

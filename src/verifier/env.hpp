@@ -105,6 +105,9 @@ class Env {
     std::vector<uint16_t> live_in; // registers read before written on some path from pc (bit i = r_i)
     std::vector<uint64_t> stack_live_in; // stack slots likewise (bit i = fp-8*(i+1)); all bits when unknown
     std::vector<uint8_t> callback_call;  // bpf_loop / bpf_for_each_map_elem calls: forced checkpoints
+    // Per load/store insn, the pointer type it accessed through on the first path that reached it (the kernel's
+    // insn_aux_data.ptr_type): ctx accesses are rewritten per insn, so no other path may use another type there.
+    std::vector<RegType> insn_ptr_type;
     bool gpl_compatible = false;         // the object's license is one the kernel counts as GPL-compatible
     uint32_t max_ctx_offset = 0;         // furthest ctx byte accessed (off + size)
     int32_t min_ctx_offset = 0;          // lowest negative ctx offset accessed
@@ -124,7 +127,8 @@ class Env {
     std::vector<HistEntry> hist;   // insns executed since cur_parent
     HistEntry cur_entry;           // the insn being executed (stack access and links filled in as it runs)
     std::vector<BtSet> linked_sets;
-    // A callback body to verify, set by do_helper_call; the walker pushes it as a pending path.
+    // A callback body to verify, set by do_helper_call (or the successful load of an LD_ABS/IND in a subprogram,
+    // set by do_load_store); the walker pushes it as a pending path.
     bool callback_pending = false;
     State callback_state;
     int32_t callback_pc = 0;
@@ -196,8 +200,9 @@ bool do_load_store(Env& env, const isa::OpInfo& op, const isa::Insn& insn);
 bool do_ld_imm64(Env& env, const isa::OpInfo& op, const isa::Insn& insn);
 // checks.cpp: memory access through a pointer register.
 enum class Access : uint8_t { read, write, helper_read, helper_write };
+// strict_once: check alignment strictly whatever the program's flags (the kernel's strict_alignment_once, atomics).
 bool check_mem_access(Env& env, int regno, int32_t insn_off, int size, Access access, int value_regno,
-                      bool sign_extend = false);
+                      bool sign_extend = false, bool strict_once = false);
 bool check_reg_init(Env& env, int regno);
 // ctx_access.cpp: whether the program type lets a load (or store) of SIZE bytes at ctx offset OFF through; *field:
 // what a load gives (a scalar, or pkt / pkt_end / pkt_meta).

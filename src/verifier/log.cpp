@@ -30,6 +30,7 @@ Env::Env(const runtime::ObjectInstance& inst_, const loader::ProgramSpec& prog_,
     : inst(inst_), prog(prog_), opts(opts_), insns(prog_.insns) {
     gpl_compatible = license_is_gpl_compatible(inst_.spec().license);
     ops.resize(insns.size(), nullptr);
+    insn_ptr_type.resize(insns.size(), RegType::not_init);
     for (size_t pc = 0; pc < insns.size(); pc++) {
         ops[pc] = isa::decode(insns[pc]);
         if (ops[pc] && ops[pc]->shape == isa::Shape::LDDW)

@@ -68,14 +68,18 @@ bool ptr_arith(Env& env, int dst, const Reg& ptr, const Reg& off, Sem sem, bool 
         [[fallthrough]];
     default: return env.fail(fmt::format("R{} pointer arithmetic on {} prohibited", dst, tn));
     }
+    // adjust_ptr_min_max_vals: the offsets' sanity first, then the operator.
+    if (!sane_offset(env, off, ptr.type, false) || !sane_offset(env, ptr, ptr.type, false))
+        return false;
     if (sem == Sem::and_ || sem == Sem::or_ || sem == Sem::xor_)
         return env.fail(fmt::format("R{} bitwise operator {} on pointer prohibited", dst, alu_name(sem)));
     if (sem != Sem::add && sem != Sem::sub)
         return env.fail(fmt::format("R{} pointer arithmetic with {} operator prohibited", dst, alu_name(sem)));
     if (sem == Sem::sub && scalar_minus_ptr)
         return env.fail(fmt::format("R{} tried to subtract pointer from scalar", dst));
-    if (!sane_offset(env, off, ptr.type, false) || !sane_offset(env, ptr, ptr.type, false))
-        return false;
+    // Any subtraction from a stack pointer, even of a constant (JITs might not generate correct code for it).
+    if (sem == Sem::sub && ptr.type == RegType::stack)
+        return env.fail(fmt::format("R{} subtraction from stack pointer prohibited", dst));
     Reg out = ptr;
     const bool known = off.is_const();
     const int64_t k = int64_t(off.var.value);
@@ -251,22 +255,38 @@ bool do_alu(Env& env, const isa::OpInfo& op, const isa::Insn& insn) {
     return true;
 }
 
+// The kernel's save_aux_ptr_type: one insn may access memory through different pointer types on different paths,
+// unless one of them is ctx (whose accesses the kernel rewrites per insn, for one type).
+static bool save_aux_ptr_type(Env& env, RegType type) {
+    RegType& prev = env.insn_ptr_type[size_t(env.pc)];
+    if (prev == RegType::not_init)
+        prev = type;
+    else if (prev != type && (prev == RegType::ctx || type == RegType::ctx))
+        return env.fail("same insn cannot be used with different pointers");
+    return true;
+}
+
 bool do_load_store(Env& env, const isa::OpInfo& op, const isa::Insn& insn) {
     const int size = isa::access_size(op);
     switch (op.shape) {
     case Shape::LDX:
-    case Shape::LDSX:
+    case Shape::LDSX: {
         if (!check_reg_init(env, insn.src))
             return false;
-        return check_mem_access(env, insn.src, insn.off, size, Access::read, insn.dst, op.shape == Shape::LDSX);
+        const RegType src_type = env.cur.cur().regs[insn.src].type; // before the load may overwrite it
+        return check_mem_access(env, insn.src, insn.off, size, Access::read, insn.dst, op.shape == Shape::LDSX) &&
+               save_aux_ptr_type(env, src_type);
+    }
     case Shape::ST:
         if (!check_reg_init(env, insn.dst))
             return false;
-        return check_mem_access(env, insn.dst, insn.off, size, Access::write, -2);
+        return check_mem_access(env, insn.dst, insn.off, size, Access::write, -2) &&
+               save_aux_ptr_type(env, env.cur.cur().regs[insn.dst].type);
     case Shape::STX:
         if (!check_reg_init(env, insn.src) || !check_reg_init(env, insn.dst))
             return false;
-        return check_mem_access(env, insn.dst, insn.off, size, Access::write, insn.src);
+        return check_mem_access(env, insn.dst, insn.off, size, Access::write, insn.src) &&
+               save_aux_ptr_type(env, env.cur.cur().regs[insn.dst].type);
     case Shape::ATOMIC_W:
     case Shape::ATOMIC_DW: {
         if (!check_reg_init(env, insn.src) || !check_reg_init(env, insn.dst))
@@ -277,8 +297,8 @@ bool do_load_store(Env& env, const isa::OpInfo& op, const isa::Insn& insn) {
         if (d.type == RegType::ctx || d.is_pkt())
             return env.fail(fmt::format("BPF_ATOMIC stores into R{} {} is not allowed", insn.dst,
                                         reg_type_name(d.type, d.maybe_null)));
-        if (!check_mem_access(env, insn.dst, insn.off, size, Access::read, -1) ||
-            !check_mem_access(env, insn.dst, insn.off, size, Access::write, -1))
+        if (!check_mem_access(env, insn.dst, insn.off, size, Access::read, -1, false, true) ||
+            !check_mem_access(env, insn.dst, insn.off, size, Access::write, -1, false, true))
             return false;
         auto& regs = env.cur.cur().regs;
         Reg result = reg_unknown();
@@ -301,6 +321,14 @@ bool do_load_store(Env& env, const isa::OpInfo& op, const isa::Insn& insn) {
             regs[r] = Reg{};
         regs[0] = reg_unknown();
         coerce_to_size(regs[0], size);
+        if (env.cur.frames.size() == 1)
+            return true;
+        // In a subprogram a failed load returns 0 from it (bpf_gen_ld_abs's hidden exit), and the kernel explores
+        // that first: the load's success goes on as a pending path, this one (R0 = 0) exits (the walker).
+        env.callback_state = env.cur;
+        env.callback_pc = env.pc + 1;
+        env.callback_pending = true;
+        regs[0] = reg_const(0);
         return true;
     }
     default: return env.fail("unknown insn class");

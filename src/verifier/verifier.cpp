@@ -335,6 +335,12 @@ class Walker {
         default:
             if (!do_load_store(env_, op, insn))
                 return false;
+            if (env_.callback_pending) { // LD_ABS/IND in a subprogram: the successful load is pending, and the
+                env_.callback_pending = false; // failed one returns R0 = 0 to the caller
+                if (!push(std::move(env_.callback_state), env_.callback_pc))
+                    return false;
+                return do_exit(env_, path_done);
+            }
             env_.pc++;
             return true;
         }
