@@ -313,10 +313,18 @@ bool do_load_store(Env& env, const isa::OpInfo& op, const isa::Insn& insn) {
     case Shape::LD_ABS:
     case Shape::LD_IND: {
         auto& regs = env.cur.cur().regs;
-        if (op.shape == Shape::LD_IND && !check_reg_init(env, insn.src))
+        // check_ld_abs's order: only the __sk_buff program types (may_access_skb), then the implicit R6, then the
+        // explicit source of LD_IND.
+        const loader::ProgType t = env.prog.type;
+        if (t != loader::ProgType::socket_filter && t != loader::ProgType::sched_cls &&
+            t != loader::ProgType::sched_act)
+            return env.fail("BPF_LD_[ABS|IND] instructions not allowed for this program type");
+        if (!check_reg_init(env, 6))
             return false;
         if (regs[6].type != RegType::ctx)
             return env.fail("at the time of BPF_LD_ABS|IND R6 != pointer to skb");
+        if (op.shape == Shape::LD_IND && !check_reg_init(env, insn.src))
+            return false;
         for (int r = 1; r <= 5; r++)
             regs[r] = Reg{};
         regs[0] = reg_unknown();

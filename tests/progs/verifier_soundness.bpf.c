@@ -556,3 +556,35 @@ __naked int array_key_spilled_wider(void)
 	  __imm_addr(vals)
 	: __clobber_all);
 }
+
+/* ---- LD_ABS/LD_IND only in the __sk_buff program types (may_access_skb); found by fuzz_verifier_soundness ---- */
+
+SEC("xdp")
+__description("LD_ABS in an XDP program, R6 = ctx")
+__failure __msg("BPF_LD_[ABS|IND] instructions not allowed for this program type")
+__naked int ld_abs_in_xdp(void)
+{
+	asm volatile ("					\
+	r6 = r1;					\
+	.8byte %[ld_abs];				\
+	r0 = 0;						\
+	exit;						\
+"	:
+	: __imm_const(ld_abs, BPF_LD | BPF_ABS | BPF_H)
+	: __clobber_all);
+}
+
+SEC("syscall")
+__description("LD_ABS in a syscall program, R6 = ctx")
+__failure __msg("BPF_LD_[ABS|IND] instructions not allowed for this program type")
+__naked int ld_abs_in_syscall(void)
+{
+	asm volatile ("					\
+	r6 = r1;					\
+	.8byte %[ld_abs];				\
+	r0 = 0;						\
+	exit;						\
+"	:
+	: __imm_const(ld_abs, BPF_LD | BPF_ABS | BPF_H)
+	: __clobber_all);
+}
