@@ -73,13 +73,16 @@ bool check_size_arg(Env& env, int regno, int mem_regno, bool zero_ok, Access acc
             fmt::format("R{} unbounded memory access, use 'var &= const' or 'if (var < const)'", regno));
     if (mem_regno < 0)
         return true;
+    // A NULL memory argument (PTR_MAYBE_NULL kinds) reads nothing only when its size is 0 (check_helper_mem_access).
+    if (env.cur.cur().regs[mem_regno].type == RegType::scalar && !(zero_ok && r.umax == 0))
+        return env.fail(fmt::format("R{} type=scalar expected=fp", mem_regno));
     return check_helper_mem(env, mem_regno, r.umax, zero_ok, access);
 }
 
-// The helpers of the table whose bpf_func_proto sets pkt_access (6.18): only the map element helpers. Every other
-// helper refuses packet pointers in its pointer arguments. (A column of the helper row once helper_table.hpp has
+// The helpers of the table whose bpf_func_proto sets pkt_access (6.18): the map element helpers. Every other
+// helper refuses packet pointers in its pointer arguments. bpf_csum_diff (28) sets it too. (A column of the helper row once helper_table.hpp has
 // one.)
-bool helper_pkt_access(int32_t id) { return id == 1 || id == 2 || id == 3; }
+bool helper_pkt_access(int32_t id) { return id == 1 || id == 2 || id == 3 || id == 28; }
 
 bool check_helper_arg(Env& env, int regno, ArgKind kind, bool pkt_access, int* map_index, int* mem_regno,
                       Access* mem_access) {
@@ -106,13 +109,23 @@ bool check_helper_arg(Env& env, int regno, ArgKind kind, bool pkt_access, int* m
             return env.fail(fmt::format("invalid map_ptr to access map->{}", kind == ArgKind::ptr_to_map_key ? "key" : "value"));
         return check_helper_mem(env, regno, kind == ArgKind::ptr_to_map_key ? map->key_size : map->value_size, false,
                                 Access::helper_read);
+    case ArgKind::ptr_to_mem_rdonly_or_null:
+        if (r.type == RegType::scalar && r.is_const() && r.var.value == 0) { // register_is_null: no type check
+            mark_reg_precise(env, regno);
+            *mem_regno = regno;
+            *mem_access = Access::helper_read;
+            return true;
+        }
+        [[fallthrough]];
     case ArgKind::ptr_to_mem:
     case ArgKind::ptr_to_mem_rdonly:
     case ArgKind::ptr_to_uninit_mem:
         if (!is_mem_type(r))
             return type_mismatch(env, regno, kMemTypes);
         *mem_regno = regno;
-        *mem_access = kind == ArgKind::ptr_to_mem_rdonly ? Access::helper_read : Access::helper_write;
+        *mem_access = kind == ArgKind::ptr_to_mem_rdonly || kind == ArgKind::ptr_to_mem_rdonly_or_null
+                          ? Access::helper_read
+                          : Access::helper_write;
         return true;
     case ArgKind::const_size:
     case ArgKind::const_size_or_zero:

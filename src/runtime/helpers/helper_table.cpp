@@ -57,8 +57,7 @@ constexpr HelperProto kHelpers[] = {
     {8, "bpf_get_smp_processor_id", bpf_get_smp_processor_id_helper, R::integer, {_, _, _, _, _}, false, kBase},
     {14, "bpf_get_current_pid_tgid", bpf_get_current_pid_tgid_helper, R::integer, {_, _, _, _, _}, false, kBase},
     {26, "bpf_skb_load_bytes", bpf_skb_load_bytes_helper, R::integer, {A::ptr_to_ctx, A::anything, A::ptr_to_uninit_mem, A::const_size, _}, false, kSkb},
-    // ARG_PTR_TO_MEM | PTR_MAYBE_NULL | MEM_RDONLY: strbpf has no maybe-null memory kind yet, so NULL is refused.
-    {28, "bpf_csum_diff", bpf_csum_diff_helper, R::integer, {A::ptr_to_mem_rdonly, A::const_size_or_zero, A::ptr_to_mem_rdonly, A::const_size_or_zero, A::anything}, false, bits({ProgType::sched_cls, ProgType::sched_act, ProgType::xdp})},
+    {28, "bpf_csum_diff", bpf_csum_diff_helper, R::integer, {A::ptr_to_mem_rdonly_or_null, A::const_size_or_zero, A::ptr_to_mem_rdonly_or_null, A::const_size_or_zero, A::anything}, false, bits({ProgType::sched_cls, ProgType::sched_act, ProgType::xdp})},
     {105, "bpf_strtol", bpf_strtol_helper, R::integer, {A::ptr_to_mem_rdonly, A::const_size, A::anything, A::ptr_to_long, _}, false, kBase},
     {106, "bpf_strtoul", bpf_strtoul_helper, R::integer, {A::ptr_to_mem_rdonly, A::const_size, A::anything, A::ptr_to_long, _}, false, kBase},
     {113, "bpf_probe_read_kernel", bpf_probe_read_kernel_helper, R::integer, {A::ptr_to_uninit_mem, A::const_size_or_zero, A::anything, _, _}, true, kBase},

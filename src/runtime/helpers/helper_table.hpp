@@ -16,6 +16,7 @@ enum class ArgKind : uint8_t {
     anything,              // ARG_ANYTHING
     ptr_to_mem,            // ARG_PTR_TO_MEM
     ptr_to_mem_rdonly,     // ARG_PTR_TO_MEM | MEM_RDONLY
+    ptr_to_mem_rdonly_or_null, // ARG_PTR_TO_MEM | PTR_MAYBE_NULL | MEM_RDONLY: also NULL, with a size that may be 0
     ptr_to_uninit_mem,     // ARG_PTR_TO_UNINIT_MEM
     const_size,            // ARG_CONST_SIZE
     const_size_or_zero,    // ARG_CONST_SIZE_OR_ZERO
