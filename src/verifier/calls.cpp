@@ -79,9 +79,9 @@ bool check_size_arg(Env& env, int regno, int mem_regno, bool zero_ok, Access acc
     return check_helper_mem(env, mem_regno, r.umax, zero_ok, access);
 }
 
-// The helpers of the table whose bpf_func_proto sets pkt_access (6.18): the map element helpers. Every other
-// helper refuses packet pointers in its pointer arguments. bpf_csum_diff (28) sets it too. (A column of the helper row once helper_table.hpp has
-// one.)
+// The helpers of the table whose bpf_func_proto sets pkt_access (6.18): the map element helpers and bpf_csum_diff.
+// Every other helper refuses packet pointers in its pointer arguments. (A column of the helper row once
+// helper_table.hpp has one.)
 bool helper_pkt_access(int32_t id) { return id == 1 || id == 2 || id == 3 || id == 28; }
 
 bool check_helper_arg(Env& env, int regno, ArgKind kind, bool pkt_access, int* map_index, int* mem_regno,
