@@ -79,11 +79,6 @@ bool check_size_arg(Env& env, int regno, int mem_regno, bool zero_ok, Access acc
     return check_helper_mem(env, mem_regno, r.umax, zero_ok, access);
 }
 
-// The helpers of the table whose bpf_func_proto sets pkt_access (6.18): the map element helpers and bpf_csum_diff.
-// Every other helper refuses packet pointers in its pointer arguments. (A column of the helper row once
-// helper_table.hpp has one.)
-bool helper_pkt_access(int32_t id) { return id == 1 || id == 2 || id == 3 || id == 28; }
-
 bool check_helper_arg(Env& env, int regno, ArgKind kind, bool pkt_access, int* map_index, int* mem_regno,
                       Access* mem_access) {
     const Reg& r = env.cur.cur().regs[regno];
@@ -401,7 +396,7 @@ bool do_helper_call(Env& env, const isa::Insn& insn) {
         const ArgKind kind = proto->args[i];
         if (kind == ArgKind::none)
             break;
-        if (!check_helper_arg(env, i + 1, kind, helper_pkt_access(insn.imm), &map_index, &mem_regno, &mem_access))
+        if (!check_helper_arg(env, i + 1, kind, proto->pkt_access, &map_index, &mem_regno, &mem_access))
             return false;
         if (kind == ArgKind::const_size || kind == ArgKind::const_size_or_zero)
             mem_regno = -1;

@@ -53,6 +53,7 @@ struct HelperProto {
     std::array<ArgKind, 5> args;
     bool gpl_only;
     ProgTypeSet prog_types; // whose get_func_proto returns this helper (helper_table.cpp: kBase, kSkb, ...)
+    bool pkt_access = false; // bpf_func_proto.pkt_access: its pointer arguments may be packet pointers
 };
 
 std::span<const HelperProto> helper_table();
