@@ -12,7 +12,7 @@ struct btf;
 
 namespace strbpf::loader {
 
-// Kernel program types (enum bpf_prog_type values).
+// Kernel program types (enum bpf_prog_type of Linux 6.18, every value).
 enum class ProgType : uint32_t {
     unspec = 0,
     socket_filter = 1,
@@ -22,8 +22,31 @@ enum class ProgType : uint32_t {
     tracepoint = 5,
     xdp = 6,
     perf_event = 7,
+    cgroup_skb = 8,
+    cgroup_sock = 9,
+    lwt_in = 10,
+    lwt_out = 11,
+    lwt_xmit = 12,
+    sock_ops = 13,
+    sk_skb = 14,
+    cgroup_device = 15,
+    sk_msg = 16,
     raw_tracepoint = 17,
+    cgroup_sock_addr = 18,
+    lwt_seg6local = 19,
+    lirc_mode2 = 20,
+    sk_reuseport = 21,
+    flow_dissector = 22,
+    cgroup_sysctl = 23,
+    raw_tracepoint_writable = 24,
+    cgroup_sockopt = 25,
+    tracing = 26,
+    struct_ops = 27,
+    ext = 28,
+    lsm = 29,
+    sk_lookup = 30,
     syscall = 31,
+    netfilter = 32,
 };
 const char* prog_type_name(ProgType t);
 
