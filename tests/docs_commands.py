@@ -2,10 +2,11 @@
 """Runs the shell commands of README.md and docs/*.md as a new user would type them (tests).
 
 Every fenced code block tagged `sh` holds commands, one per line (a trailing backslash continues a line, a `#`
-starting a word begins a comment); `text` blocks are synopses and output. An untagged block that starts like a command (build/..., make, scripts/, clang,
-ctest, strbpf) is an error: commands must be tagged so that this test sees them. Each command runs from the source
-directory, with `build/release/` read as the build directory under test and a leading `strbpf` (the installed
-name) as its CLI, and must exit 0.
+starting a word begins a comment); `text` blocks are synopses and output. An untagged block that starts like a
+command (build/..., make, scripts/, clang, ctest, strbpf) is an error: commands must be tagged so that this test
+sees them. Each command runs from the source directory, with `build/release/` read as the build directory under test
+and a leading `strbpf` (the installed name) as its CLI, `/tmp/` as a directory private to this run, and must exit
+0.
 
 Commands are run, skipped or run only where bpf() works:
   * a comment containing `needs bpf()` marks a command that needs the kernel engine: it runs only where the kernel
@@ -17,9 +18,11 @@ Output: one `PASS`, `FAIL` or `SKIP` line per command, then
 """
 import argparse
 import os
+import shutil
 import re
 import subprocess
 import sys
+import tempfile
 
 # (pattern matched at the start of a command, reason). The explicit list of commands this test does not run.
 SKIPPED = [
@@ -115,6 +118,7 @@ def main():
         print(f"NOTE kernel engine unavailable, commands marked `needs bpf()` are skipped: {why[0]}")
     env = dict(os.environ, STRBPF=args.cli)
     passed = failed = skipped = 0
+    scratch = tempfile.mkdtemp(prefix="strbpf-docs-")  # /tmp/ in a command: private to this run
     for where, code, comment in found:
         reason = next((why for pat, why in SKIPPED if re.match(pat, code)), None)
         if reason is None and "needs bpf()" in comment and not kernel_ok:
@@ -125,6 +129,7 @@ def main():
             continue
         cmd = re.sub(r"^strbpf ", "build/release/strbpf ", code)
         cmd = cmd.replace("build/release/strbpf", args.cli).replace("build/release/", build + "/")
+        cmd = re.sub(r"(?<![\w/])/tmp/", scratch + "/", cmd)
         if args.list:
             print(f"RUN  {where}: {cmd}")
             continue
@@ -140,6 +145,7 @@ def main():
         else:
             print(f"FAIL {where}: {code}: exit {rc}\n    " + "\n    ".join(out.strip().splitlines()[-10:]))
             failed += 1
+    shutil.rmtree(scratch, ignore_errors=True)
     failed += len(errors)
     print(f"docs-commands: {len(found)} commands, {passed} passed, {failed} failed, {skipped} skipped")
     if args.list:

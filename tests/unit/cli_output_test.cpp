@@ -170,3 +170,23 @@ TEST(CliOutput, BenchPlotPathIsCheckedBeforeMeasuring) {
 }
 
 } // namespace
+
+namespace {
+
+// On a terminal (util-linux `script` gives the run one), a long --repeat shows its progress on stderr; in a pipe it
+// does not, and the result is the same.
+TEST(CliOutput, LongRepeatShowsProgressOnATerminal) {
+    if (strbpf::testing_support::run_shell("command -v script", false).rc != 0)
+        GTEST_SKIP() << "util-linux `script` is not installed: no terminal to run under";
+    const std::string run = std::string(STRBPF_CLI) + " run " + kObj + " --prog negative --repeat 200000";
+    Out tty = strbpf::testing_support::run_shell("script -qec '" + run + "' /dev/null", true);
+    EXPECT_EQ(tty.rc, 0) << tty.out;
+    EXPECT_NE(tty.out.find("\rnegative: 100000 of 200000 runs (50%)"), std::string::npos) << tty.out;
+    EXPECT_NE(tty.out.find("Return value: -14 (0xfffffff2), duration (average of 200000, wall clock)"),
+              std::string::npos)
+        << tty.out;
+    Out pipe = cli("run " + kObj + " --prog negative --repeat 200000");
+    EXPECT_EQ(pipe.out.find(" runs ("), std::string::npos) << pipe.out;
+}
+
+} // namespace

@@ -2,6 +2,7 @@
 // `map dump` (tools stage): map types by name, keys and values formatted through BTF where the object has it
 // (map_format), hex otherwise and in --json beside the formatted form. Per-CPU maps print every CPU's value;
 // ring buffers their size and positions.
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 
@@ -58,77 +59,114 @@ std::optional<nlohmann::ordered_json> formatted(const ObjectBtf* btf, const MapT
     return btf->format(is_key ? types.key : types.value, p, n);
 }
 
+struct Entry {
+    std::vector<uint8_t> key, value;           // value: one stride per CPU for per-CPU maps
+    std::optional<nlohmann::ordered_json> btf; // {"key":..., "value" or "values":...} when BTF formats both
+};
+
+// The BTF form of one entry (per-CPU: "values", one per CPU, as bpftool prints them); nullopt if any part has none.
+std::optional<nlohmann::ordered_json> format_entry(const runtime::Map& m, const ObjectBtf* btf, const MapTypes& types,
+                                                   const Entry& e, uint64_t stride) {
+    const auto& sp = m.spec();
+    auto k = formatted(btf, types, true, sp, e.key.data(), e.key.size());
+    if (!k)
+        return std::nullopt;
+    nlohmann::ordered_json f{{"key", *k}};
+    if (!m.percpu()) {
+        auto v = formatted(btf, types, false, sp, e.value.data(), sp.value_size);
+        if (!v)
+            return std::nullopt;
+        f["value"] = *v;
+        return f;
+    }
+    nlohmann::ordered_json vals = nlohmann::ordered_json::array();
+    for (uint32_t c = 0; c < m.ncpus(); c++) {
+        auto v = formatted(btf, types, false, sp, e.value.data() + c * stride, sp.value_size);
+        if (!v)
+            return std::nullopt;
+        vals.push_back({{"cpu", c}, {"value", *v}});
+    }
+    f["values"] = vals;
+    return f;
+}
+
+// hex and, where BTF formats it, "formatted": bpftool -j's shape.
+void print_json(const runtime::Map& m, const std::vector<Entry>& entries, uint64_t stride) {
+    const auto& sp = m.spec();
+    nlohmann::ordered_json list = nlohmann::ordered_json::array();
+    for (const Entry& en : entries) {
+        nlohmann::ordered_json e{{"key", hex_string(en.key)}};
+        if (m.percpu()) {
+            nlohmann::ordered_json vals = nlohmann::ordered_json::array();
+            for (uint32_t c = 0; c < m.ncpus(); c++) {
+                const uint8_t* v = en.value.data() + c * stride;
+                vals.push_back({{"cpu", c}, {"value", hex_string({v, v + sp.value_size})}});
+            }
+            e["values"] = vals;
+        } else {
+            e["value"] = hex_string({en.value.data(), en.value.data() + sp.value_size});
+        }
+        if (en.btf)
+            e["formatted"] = *en.btf;
+        list.push_back(e);
+    }
+    nlohmann::ordered_json j{{"map", sp.name},           {"type", map_type_name(sp.type)},
+                             {"key_size", sp.key_size},  {"value_size", sp.value_size},
+                             {"max_entries", sp.max_entries}, {"entries", list}};
+    std::printf("%s\n", j.dump().c_str());
+}
+
+// The BTF form of every entry when BTF formats them all (bpftool's plain output), else hex lines.
+void print_plain(const runtime::Map& m, const std::vector<Entry>& entries, uint64_t stride) {
+    const auto& sp = m.spec();
+    std::printf("map %s: %s key %uB value %uB max_entries %u%s%s\n", sp.name.c_str(), map_type_name(sp.type).c_str(),
+                sp.key_size, sp.value_size, sp.max_entries, m.percpu() ? " (per-CPU)" : "",
+                sp.frozen ? " (frozen)" : "");
+    const bool all_btf = !entries.empty() && std::all_of(entries.begin(), entries.end(), [](const Entry& e) {
+        return e.btf.has_value();
+    });
+    if (all_btf) {
+        nlohmann::ordered_json list = nlohmann::ordered_json::array();
+        for (const Entry& e : entries)
+            list.push_back(*e.btf);
+        std::printf("%s\n", list.dump(4).c_str());
+        return;
+    }
+    for (const Entry& e : entries) {
+        if (!m.percpu()) {
+            std::printf("key: %s  value: %s\n", spaced_hex(e.key.data(), e.key.size()).c_str(),
+                        spaced_hex(e.value.data(), sp.value_size).c_str());
+            continue;
+        }
+        std::printf("key: %s\n", spaced_hex(e.key.data(), e.key.size()).c_str());
+        for (uint32_t c = 0; c < m.ncpus(); c++)
+            std::printf("  cpu %u: %s\n", c, spaced_hex(e.value.data() + c * stride, sp.value_size).c_str());
+    }
+}
+
 // Per-CPU maps show one value per possible CPU, as `bpftool map dump` does.
 void dump_map(runtime::Map& m, bool json, const ObjectBtf* btf) {
     if (runtime::RingbufMap* rb = m.as_ringbuf())
         return dump_ringbuf(*rb, json);
     const auto& sp = m.spec();
     const MapTypes types = btf ? btf->types_of(sp) : MapTypes{};
-    nlohmann::ordered_json pretty = nlohmann::ordered_json::array(); // the plain form with BTF, bpftool's
-    bool all_formatted = btf != nullptr;
     const uint64_t stride = (uint64_t(sp.value_size) + 7) & ~uint64_t(7);
-    std::vector<uint8_t> key(sp.key_size), next(sp.key_size), value(m.syscall_value_size());
-    nlohmann::ordered_json entries = nlohmann::ordered_json::array();
-    if (!json)
-        std::printf("map %s: %s key %uB value %uB max_entries %u%s%s\n", sp.name.c_str(),
-                    map_type_name(sp.type).c_str(), sp.key_size, sp.value_size, sp.max_entries, m.percpu() ? " (per-CPU)" : "", sp.frozen ? " (frozen)" : "");
+    std::vector<Entry> entries;
+    std::vector<uint8_t> cur(sp.key_size), next(sp.key_size);
     const void* prev = nullptr;
     while (m.next_key(prev, next.data()) == 0) {
-        key = next;
-        prev = key.data();
-        if (m.copy_value(key.data(), value.data()) != 0)
+        cur = next;
+        prev = cur.data();
+        Entry e{cur, std::vector<uint8_t>(m.syscall_value_size()), std::nullopt};
+        if (m.copy_value(e.key.data(), e.value.data()) != 0)
             continue;
-        nlohmann::ordered_json f;
-        if (auto fk = formatted(btf, types, true, sp, key.data(), key.size()))
-            f["key"] = *fk;
-        if (m.percpu()) {
-            nlohmann::ordered_json vals = nlohmann::ordered_json::array();
-            for (uint32_t c = 0; c < m.ncpus() && f.contains("key"); c++)
-                if (auto fv = formatted(btf, types, false, sp, value.data() + c * stride, sp.value_size))
-                    vals.push_back({{"cpu", c}, {"value", *fv}});
-            if (vals.size() == m.ncpus())
-                f["values"] = vals;
-        } else if (auto fv = formatted(btf, types, false, sp, value.data(), sp.value_size); fv && f.contains("key")) {
-            f["value"] = *fv;
-        }
-        const bool ok = f.size() == 2;
-        all_formatted = all_formatted && ok;
-        if (ok)
-            pretty.push_back(f);
-        if (json) {
-            nlohmann::ordered_json e{{"key", hex_string(key)}};
-            if (m.percpu()) {
-                nlohmann::ordered_json vals = nlohmann::ordered_json::array();
-                for (uint32_t c = 0; c < m.ncpus(); c++) {
-                    const uint8_t* v = value.data() + c * stride;
-                    vals.push_back({{"cpu", c}, {"value", hex_string({v, v + sp.value_size})}});
-                }
-                e["values"] = vals;
-            } else {
-                e["value"] = hex_string({value.data(), value.data() + sp.value_size});
-            }
-            if (ok)
-                e["formatted"] = f;
-            entries.push_back(e);
-        } else if (all_formatted) {
-            continue; // printed below, all at once
-        } else if (m.percpu()) {
-            std::printf("key: %s\n", spaced_hex(key.data(), key.size()).c_str());
-            for (uint32_t c = 0; c < m.ncpus(); c++)
-                std::printf("  cpu %u: %s\n", c, spaced_hex(value.data() + c * stride, sp.value_size).c_str());
-        } else {
-            std::printf("key: %s  value: %s\n", spaced_hex(key.data(), key.size()).c_str(),
-                        spaced_hex(value.data(), sp.value_size).c_str());
-        }
+        e.btf = format_entry(m, btf, types, e, stride);
+        entries.push_back(std::move(e));
     }
-    if (!json && all_formatted)
-        std::printf("%s\n", pretty.dump(4).c_str());
-    if (json) {
-        nlohmann::ordered_json j{{"map", sp.name}, {"type", map_type_name(sp.type)}, {"key_size", sp.key_size},
-                                 {"value_size", sp.value_size}, {"max_entries", sp.max_entries},
-                                 {"entries", entries}};
-        std::printf("%s\n", j.dump().c_str());
-    }
+    if (json)
+        print_json(m, entries, stride);
+    else
+        print_plain(m, entries, stride);
 }
 
 int run(const MapOptions& o) {

@@ -189,14 +189,16 @@ exec::RunReport run_program(const RunOptions& o, exec::EngineKind engine,
         failed.error = lp ? lp->link_error.message : "not linked";
         return failed;
     }
-    return run_with_progress(name, o.repeat, req,
-                             [in, lp, engine](const exec::RunRequest& r) { return exec::run_linked(engine, *in, *lp, r); });
+    return run_with_progress(name, o.repeat, req, [in, lp, engine](const exec::RunRequest& r) {
+        return exec::run_linked(engine, *in, *lp, r);
+    });
 }
 
 int run(const RunOptions& o) {
     exec::EngineKind engine;
     if (!exec::parse_engine(o.engine, &engine)) {
-        std::fprintf(stderr, "strbpf run: unknown engine '%s' (interp, jit, kernel or interp-checked)\n", o.engine.c_str());
+        std::fprintf(stderr, "strbpf run: unknown engine '%s' (interp, jit, kernel or interp-checked)\n",
+                     o.engine.c_str());
         return kExitUsage;
     }
     exec::RunRequest req;
@@ -237,7 +239,8 @@ Runner add_run_command(CLI::App& app) {
                                             "a fresh load, unless --prog)");
     c->add_option("OBJ", o->obj, "BPF ELF object (clang -target bpf)")->required()->check(CLI::ExistingFile);
     c->add_option("--prog", o->prog, "run only this program");
-    c->add_option("--engine", o->engine, "interp, jit, kernel, or interp-checked (no verifier, every access checked)")->capture_default_str();
+    c->add_option("--engine", o->engine, "interp, jit, kernel, or interp-checked (no verifier, every access checked)")
+        ->capture_default_str();
     auto* ci = c->add_option("--ctx-in", o->ctx_in, "file with the ctx bytes")->check(CLI::ExistingFile);
     auto* ch = c->add_option("--ctx-hex", o->ctx_hex, "ctx bytes as hex");
     ci->excludes(ch);
