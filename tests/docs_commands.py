@@ -128,8 +128,10 @@ def main():
             skipped += 1
             continue
         cmd = re.sub(r"^strbpf ", "build/release/strbpf ", code)
-        cmd = cmd.replace("build/release/strbpf", args.cli).replace("build/release/", build + "/")
-        cmd = re.sub(r"(?<![\w/])/tmp/", scratch + "/", cmd)
+        # One pass, at word starts only: the replacements themselves may contain "build/release/".
+        cmd = re.sub(r"(?<![\w/.])(build/release/strbpf(?![\w/.])|build/release/|/tmp/)",
+                     lambda m: args.cli if m.group(1).endswith("strbpf") else
+                     build + "/" if m.group(1).startswith("build") else scratch + "/", cmd)
         if args.list:
             print(f"RUN  {where}: {cmd}")
             continue
