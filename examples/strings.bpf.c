@@ -1,5 +1,5 @@
 /* strbpf example: the kernel's string helper and kfuncs on an HTTP request line passed as the syscall ctx
- * (64 bytes, NUL-padded). Run it on the interpreter and in the kernel with scripts/demo.sh. */
+ * (64 bytes, NUL-padded). README.md ("Your own program") compiles it and runs it on every engine. */
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
 #include "strbpf_kfuncs.h"

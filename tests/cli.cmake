@@ -29,3 +29,6 @@ set_tests_properties(conformance_plugin_wrapper PROPERTIES PASS_REGULAR_EXPRESSI
 # build/<preset>/strbpf, the path README and the docs give for the CLI, is the binary the build made.
 add_test(NAME cli_build_path COMMAND sh -c "test \"$(readlink -f ${CMAKE_BINARY_DIR}/strbpf)\" = \"$(readlink -f $<TARGET_FILE:strbpf>)\" && ${CMAKE_BINARY_DIR}/strbpf --help")
 set_tests_properties(cli_build_path PROPERTIES PASS_REGULAR_EXPRESSION "Usage: .*strbpf")
+
+# The commands of README.md and docs/*.md, run as written.
+include(${CMAKE_CURRENT_LIST_DIR}/docs_commands.cmake)

@@ -7,7 +7,7 @@
 
 namespace strbpf {
 
-// code: a negative errno where one fits (-EINVAL for malformed input), else -1.
+// code: a negative errno; make_error() defaults to -EINVAL (-22), a default-constructed Error holds -1.
 // pc: the instruction index the error is about, -1 when none.
 struct Error {
     int code = -1;

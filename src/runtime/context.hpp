@@ -29,8 +29,8 @@ struct RunContext {
     // bpf_strncmp's s1 size and NUL-terminated read-only s2) instead of re-checking them on every call.
     bool verified = false;
 
-    // A helper that finds a condition the kernel's verifier would have refused (until our verifier lands) ends
-    // the run: it sets abort_message and returns; the engine stops at once and reports it.
+    // A helper that finds a condition the kernel's verifier would have refused (possible only on interp-checked)
+    // ends the run: it sets abort_message and returns; the engine stops at once and reports it.
     bool aborted = false;
     std::string abort_message;
     void abort(std::string msg) {

@@ -68,7 +68,7 @@ TEST(Cli, RunJsonOneObjectPerProgram) {
 TEST(Cli, RunTextLikeBpftool) {
     Out o = cli("run " + prog("core_calls") + " --prog calls_static --repeat 10");
     EXPECT_EQ(o.rc, 0) << o.out;
-    EXPECT_NE(o.out.find("calls_static: Return value: 60, duration (average): "), std::string::npos) << o.out;
+    EXPECT_NE(o.out.find("calls_static: Return value: 60 (0x3c), duration (average of 10, wall clock): "), std::string::npos) << o.out;
 }
 
 TEST(Cli, UnknownKfuncAndHelperAreNamedLoadErrors) {
@@ -128,7 +128,10 @@ TEST(Cli, CtxInShorterThanTheProgramReadsIsRefused) {
 TEST(Cli, MapDumpAfterRun) {
     Out o = cli("map dump " + prog("core_globals") + " --map .data.custom --run globals_custom_section --json");
     EXPECT_EQ(o.rc, 0) << o.out;
-    auto j = nlohmann::json::parse(o.out);
+    const size_t nl = o.out.find('\n'); // the run's result, then the map
+    ASSERT_NE(nl, std::string::npos) << o.out;
+    EXPECT_EQ(nlohmann::json::parse(o.out.substr(0, nl))["prog"], "globals_custom_section");
+    auto j = nlohmann::json::parse(o.out.substr(nl + 1));
     EXPECT_EQ(j["entries"][0]["value"], "2a000000"); // custom_a: 40 + 2
 }
 

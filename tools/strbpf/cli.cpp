@@ -50,6 +50,13 @@ std::string hex_string(const std::vector<uint8_t>& bytes) {
     return s;
 }
 
+std::string program_list(const loader::ObjectSpec& spec) {
+    std::string names;
+    for (const loader::ProgramSpec& p : spec.programs)
+        names += (names.empty() ? "" : ", ") + p.name;
+    return names.empty() ? "none" : names;
+}
+
 Result<std::vector<uint8_t>> read_file(const std::string& path) {
     std::ifstream f(path, std::ios::binary);
     if (!f)

@@ -20,6 +20,8 @@ Result<std::vector<uint8_t>> parse_hex(const std::string& hex);
 Result<std::vector<uint8_t>> read_file(const std::string& path);
 Result<std::shared_ptr<const loader::ObjectSpec>> load_spec(const std::string& path);
 std::string hex_string(const std::vector<uint8_t>& bytes);
+// "a, b, c": the object's program names in ELF order, for "no program 'x' in OBJ (its programs: ...)".
+std::string program_list(const loader::ObjectSpec& spec);
 
 // Each command registers its subcommand and returns the function that runs it after parsing.
 using Runner = std::function<int()>;

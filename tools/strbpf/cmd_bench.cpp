@@ -244,6 +244,10 @@ int BenchRun::run() {
         std::fprintf(stderr, "strbpf bench: %s\n", st.error().message.c_str());
         return kExitUsage;
     }
+    if (!o_.plot.empty() && !std::ofstream(o_.plot, std::ios::app)) { // before minutes of measuring, not after
+        std::fprintf(stderr, "strbpf bench: --plot: cannot write %s\n", o_.plot.c_str());
+        return kExitUsage;
+    }
     if (!o_.json)
         std::printf("# strbpf bench %s: engines %s; warm-up %g s, duration %g s; %u producer(s); answers checked\n",
                     sc_.name.c_str(), fmt::format("{}", fmt::join(engines_, ",")).c_str(), o_.warmup, o_.duration,

@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "cli.hpp"
 #include "isa/disasm.hpp"
@@ -14,12 +15,16 @@ namespace {
 
 struct DisasmOptions {
     std::string obj, prog;
-    bool no_source = false;
+    bool no_source = false, json = false;
 };
 
-void print_program(const loader::ObjectSpec& spec, const loader::ProgramSpec& p, bool source) {
-    std::printf("%s: SEC(\"%s\") %s, %zu insns\n", p.name.c_str(), p.section.c_str(), loader::prog_type_name(p.type),
-                p.insns.size());
+// Text (bpftool's `prog dump xlated` lines) or, with json, one object per program: its instructions with pc,
+// opcode, text and the source line that starts there.
+void print_program(const loader::ObjectSpec& spec, const loader::ProgramSpec& p, bool source, bool json) {
+    nlohmann::ordered_json insns = nlohmann::ordered_json::array(), pending_src;
+    if (!json)
+        std::printf("%s: SEC(\"%s\") %s, %zu insns\n", p.name.c_str(), p.section.c_str(),
+                    loader::prog_type_name(p.type), p.insns.size());
     isa::CallNameFn names = [&](uint8_t src, int32_t imm) -> std::string {
         if (src == 0) {
             const runtime::HelperProto* h = runtime::find_helper(imm);
@@ -32,7 +37,7 @@ void print_program(const loader::ObjectSpec& spec, const loader::ProgramSpec& p,
     size_t li = 0, fi = 0;
     for (size_t pc = 0; pc < p.insns.size(); pc++) {
         while (fi < p.funcs.size() && p.funcs[fi].insn <= pc) {
-            if (p.funcs[fi].insn == pc && (fi > 0 || pc > 0))
+            if (p.funcs[fi].insn == pc && (fi > 0 || pc > 0) && !json)
                 std::printf("%s:\n", p.funcs[fi].name.c_str());
             fi++;
         }
@@ -40,33 +45,51 @@ void print_program(const loader::ObjectSpec& spec, const loader::ProgramSpec& p,
             const auto& l = p.lines[li];
             if (source && l.insn == pc && !l.source.empty()) {
                 const std::string file = l.file.substr(l.file.find_last_of('/') + 1);
-                std::printf("; %s @ %s:%u\n", l.source.c_str(), file.c_str(), l.line);
+                if (json)
+                    pending_src = {{"src", l.source}, {"file", file}, {"line", l.line}};
+                else
+                    std::printf("; %s @ %s:%u\n", l.source.c_str(), file.c_str(), l.line);
             }
             li++;
         }
-        std::printf("%5zu: (%02x) %s\n", pc, p.insns[pc].opcode, isa::disasm_insn(p.insns, pc, names).c_str());
+        const std::string text = isa::disasm_insn(p.insns, pc, names);
+        if (json) {
+            nlohmann::ordered_json j{{"pc", pc}, {"opcode", p.insns[pc].opcode}, {"disasm", text}};
+            if (!pending_src.is_null())
+                j.update(pending_src);
+            pending_src = nullptr;
+            insns.push_back(j);
+        } else {
+            std::printf("%5zu: (%02x) %s\n", pc, p.insns[pc].opcode, text.c_str());
+        }
         if (isa::is_ld_imm64(p.insns[pc]))
             pc++;
+    }
+    if (json) {
+        nlohmann::ordered_json j{{"prog", p.name}, {"section", p.section}, {"type", loader::prog_type_name(p.type)},
+                                 {"insns", insns}};
+        std::printf("%s\n", j.dump().c_str());
     }
 }
 
 int run(const DisasmOptions& o) {
     auto spec = load_spec(o.obj);
     if (!spec) {
-        std::fprintf(stderr, "strbpf disasm: %s: %s\n", o.obj.c_str(), spec.error().message.c_str());
+        std::fprintf(stderr, "strbpf disasm: %s\n", spec.error().message.c_str()); // it names the file
         return kExitUsage;
     }
     bool found = false;
     for (const auto& p : spec.value()->programs) {
         if (!o.prog.empty() && p.name != o.prog)
             continue;
-        if (found)
+        if (found && !o.json)
             std::printf("\n");
         found = true;
-        print_program(*spec.value(), p, !o.no_source);
+        print_program(*spec.value(), p, !o.no_source, o.json);
     }
     if (!found) {
-        std::fprintf(stderr, "strbpf disasm: no program '%s' in %s\n", o.prog.c_str(), o.obj.c_str());
+        std::fprintf(stderr, "strbpf disasm: no program '%s' in %s (its programs: %s)\n", o.prog.c_str(),
+                     o.obj.c_str(), program_list(*spec.value()).c_str());
         return kExitUsage;
     }
     return kExitOk;
@@ -80,6 +103,7 @@ Runner add_disasm_command(CLI::App& app) {
     c->add_option("OBJ", o->obj, "BPF ELF object")->required()->check(CLI::ExistingFile);
     c->add_option("--prog", o->prog, "only this program");
     c->add_flag("--no-source", o->no_source, "omit the source lines from BTF line info");
+    c->add_flag("--json", o->json, "one JSON object per program and line: its instructions with their source lines");
     return [o] { return run(*o); };
 }
 

@@ -138,7 +138,7 @@ int run(const TestOptions& o) {
     for (const auto& path : o.objs) {
         auto specs = exec::parse_test_specs(path);
         if (!specs) {
-            std::fprintf(stderr, "strbpf test: %s: %s\n", path.c_str(), specs.error().message.c_str());
+            std::fprintf(stderr, "strbpf test: %s\n", specs.error().message.c_str()); // it names the file
             io_error = true;
             continue;
         }

@@ -150,7 +150,7 @@ namespace {
     DST = alu::sem(DST);                                                                                               \
     NEXT();
 
-// Memory: every access is checked against ctx.mem (through the cache) until the verifier proves them.
+// Memory: every access is checked against ctx.mem (through the cache), unless the program was verified.
 #define EXEC_LDX(T)                                                                                                    \
     {                                                                                                                  \
         const uint64_t a = SRC + uint64_t(int64_t(ip->off));                                                           \

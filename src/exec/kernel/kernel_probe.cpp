@@ -61,9 +61,11 @@ std::vector<std::string> split_lines(const std::string& text) {
 }
 
 // Lines the verifier adds after its verdict: statistics, not reasons.
+// Lines after the reason that are not it: statistics, and the two states "infinite loop detected" prints.
 bool is_stats_line(const std::string& l) {
     return l.empty() || starts_with(l, "processed ") || starts_with(l, "verification time") ||
-           starts_with(l, "stack depth") || starts_with(l, "func#") || starts_with(l, "-- ");
+           starts_with(l, "stack depth") || starts_with(l, "func#") || starts_with(l, "-- ") ||
+           starts_with(l, "cur state:") || starts_with(l, "old state:");
 }
 
 struct KernelFuncs {

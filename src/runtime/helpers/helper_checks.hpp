@@ -1,5 +1,5 @@
-// Argument checks shared by the helpers (runtime stage). Until the verifier lands, helpers check the pointer and
-// map arguments the kernel's verifier would have proved, and a violation ends the run (RunContext::abort).
+// Argument checks shared by the helpers (runtime stage). Helpers check again the pointer and map arguments
+// the verifier proves (for interp-checked, which runs without it), and a violation ends the run (RunContext::abort).
 #pragma once
 #include <cstdint>
 

@@ -1,5 +1,5 @@
-// The string helper bpf_strncmp (runtime stage). Returns: -1, 0 or +1 (sign-extended into R0). Until the verifier
-// lands it aborts the run (RunContext::abort, the verifier's message) on arguments the kernel would refuse to load.
+// The string helper bpf_strncmp (runtime stage). Returns: -1, 0 or +1 (sign-extended into R0). On arguments
+// the verifier refuses (reachable only on interp-checked) it aborts the run (RunContext::abort, the verifier's message).
 #pragma once
 #include "runtime/context.hpp"
 

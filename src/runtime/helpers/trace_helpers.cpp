@@ -1,7 +1,8 @@
 // bpf_trace_printk (6) and bpf_get_current_pid_tgid (14), runtime stage. The format rules are those of the
 // kernel's bpf_bprintf_prepare (kernel/bpf/helpers.c): at most 3 conversions of [0 +-]*[width] followed by %d %i
 // %u %x %X with l/ll, %c, %s, %p; printable ASCII only. The message goes to RunContext::trace_out (stderr unless the
-// embedder set another stream); %s reads program memory and prints "" where the kernel's read would fault.
+// embedder set another stream) followed by a newline, as trace_pipe prints each event on its own line; %s reads
+// program memory and prints "" where the kernel's read would fault.
 #include <unistd.h>
 
 #include <cerrno>
@@ -110,8 +111,9 @@ uint64_t bpf_trace_printk_helper(uint64_t fmt, uint64_t fmt_size, uint64_t a1, u
         return uint64_t(int64_t(err));
     if (out.size() > kMaxOut - 1)
         out.resize(kMaxOut - 1);
-    if (ctx->trace_out) {
+    if (ctx->trace_out) { // one line per call, as trace_pipe ends every event with a newline
         std::fwrite(out.data(), 1, out.size(), ctx->trace_out);
+        std::fputc('\n', ctx->trace_out);
         std::fflush(ctx->trace_out);
     }
     return out.size();
