@@ -139,23 +139,13 @@ std::string xml_escape(const std::string& s) {
     return o;
 }
 
-const char* dash_of(const std::string& engine) {
-    if (engine == "kernel")
-        return "9,4";
-    if (engine == "interp")
-        return "2,4";
-    if (engine == "native")
-        return "12,3,2,3";
-    return "none";
-}
-
 } // namespace
 
 std::string text_line(const Measurement& m, bool show_producers) {
     std::string p = show_producers ? fmt::format("p={:<2} ", m.producers) : "";
     std::string per = show_producers ? fmt::format(" ({:.3f}M/prod)", m.hits_mps / m.producers) : "";
-    return fmt::format("{:<20} len={:<5} {:<7}{}hits {:8.3f} ± {:5.3f}M/s{} (drops 0.000 ± 0.000M/s)", m.bench,
-                       len_text(m.len), m.engine, p, m.hits_mps, m.hits_mps_stddev, per);
+    return fmt::format("{:<20} len={:<5} {:<7}{}hits {:8.3f} ± {:5.3f}M/s{}", m.bench, len_text(m.len), m.engine, p,
+                       m.hits_mps, m.hits_mps_stddev, per);
 }
 
 std::string json_line(const Measurement& m) {
@@ -167,7 +157,6 @@ std::string json_line(const Measurement& m) {
     j["hits_mps"] = m.hits_mps;
     j["hits_mps_stddev"] = m.hits_mps_stddev;
     j["ns_per_op"] = m.ns_per_op();
-    j["drops_mps"] = 0.0;
     j["samples"] = m.samples;
     return j.dump();
 }
@@ -192,88 +181,145 @@ std::string summary(const Scenario& sc, const std::vector<Measurement>& ms, cons
     return out;
 }
 
-std::string svg_plot(const Scenario& sc, const std::vector<Measurement>& ms, const std::string& subtitle) {
-    // Series: (bench, engine) at one producer, in measurement order.
-    std::vector<std::pair<std::string, std::string>> series;
-    std::map<std::pair<std::string, std::string>, std::vector<std::pair<double, double>>> points;
-    double xmin = 1e9, xmax = 0, ymin = 1e18, ymax = 0;
-    for (const Measurement& m : ms) {
-        if (m.producers != 1 || m.hits_mps <= 0)
-            continue;
-        auto key = std::make_pair(m.bench, m.engine);
-        if (!points.count(key))
-            series.push_back(key);
-        const double x = std::max<double>(1, m.len), y = m.ns_per_op();
-        points[key].push_back({x, y});
-        xmin = std::min(xmin, x), xmax = std::max(xmax, x), ymin = std::min(ymin, y), ymax = std::max(ymax, y);
+namespace {
+// One panel of the plot: a family's benches (kfunc / loop / glibc) on every engine, log-log.
+struct Panel {
+    const Family* family;
+    std::vector<std::pair<std::string, std::string>> series; // (bench, engine) in measurement order
+};
+
+const char* engine_color(const std::string& engine) {
+    if (engine == "jit")
+        return "#1f77b4";
+    if (engine == "kernel")
+        return "#d62728";
+    if (engine == "interp")
+        return "#2ca02c";
+    return "#555555"; // native (glibc)
+}
+
+// The dash of a bench by its role in the family: the helper/kfunc solid, the open-coded loop dashed, glibc dotted.
+const char* role_dash(const Family& f, const std::string& bench) {
+    if (bench == f.slow)
+        return "7,4";
+    if (bench == f.native)
+        return "2,3";
+    return "none";
+}
+
+struct Axes {
+    double x, y, w, h;         // the panel's plotting area
+    double lx0, lx1, ly0, ly1; // log10 ranges
+    double X(double v) const { return x + (std::log10(v) - lx0) / (lx1 - lx0) * w; }
+    double Y(double v) const {
+        return y + h - (std::log10(std::clamp(v, std::pow(10, ly0), std::pow(10, ly1))) - ly0) / (ly1 - ly0) * h;
     }
-    const double W = 1000, H = 620, L = 80, R = 300, T = 70, B = 60;
-    const double pw = W - L - R, ph = H - T - B;
-    if (series.empty())
-        xmin = 1, xmax = 4095, ymin = 1, ymax = 10;
-    const double lx0 = std::log10(xmin), lx1 = std::max(std::log10(xmax), lx0 + 1);
+};
+
+std::string panel_svg(const Panel& p, const std::vector<Measurement>& ms, const Axes& a,
+                      const std::vector<double>& xs) {
+    std::string s = fmt::format("<text x=\"{}\" y=\"{}\" font-weight=\"bold\">{}</text>\n", a.x, a.y - 6,
+                                xml_escape(p.family->label));
+    for (double d = a.ly0; d <= a.ly1 + 1e-9; d++) {
+        const double v = std::pow(10, d);
+        s += fmt::format("<line x1=\"{}\" x2=\"{}\" y1=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"#ddd\"/>"
+                         "<text x=\"{}\" y=\"{:.1f}\" text-anchor=\"end\" font-size=\"10\">{:g}</text>\n",
+                         a.x, a.x + a.w, a.Y(v), a.Y(v), a.x - 4, a.Y(v) + 3, v);
+    }
+    for (double x : xs)
+        s += fmt::format("<line x1=\"{0:.1f}\" x2=\"{0:.1f}\" y1=\"{1}\" y2=\"{2}\" stroke=\"#eee\"/>"
+                         "<text x=\"{0:.1f}\" y=\"{3}\" text-anchor=\"middle\" font-size=\"10\">{4:g}</text>\n",
+                         a.X(x), a.y, a.y + a.h, a.y + a.h + 12, x);
+    s += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"none\" stroke=\"#333\"/>\n", a.x, a.y,
+                     a.w, a.h);
+    for (const auto& [bench, engine] : p.series) {
+        const char* color = engine_color(engine);
+        std::string path, marks;
+        for (const Measurement& m : ms) {
+            if (m.bench != bench || m.engine != engine || m.producers != 1 || m.hits_mps <= 0)
+                continue;
+            const double x = a.X(std::max<double>(1, m.len)), y = a.Y(m.ns_per_op());
+            path += fmt::format("{:.1f},{:.1f} ", x, y);
+            // Error bar: ns per operation at mean ± one standard deviation of the rate.
+            const double hi = m.hits_mps - m.hits_mps_stddev > 0 ? 1e3 / (m.hits_mps - m.hits_mps_stddev) : 1e18;
+            const double lo = 1e3 / (m.hits_mps + m.hits_mps_stddev);
+            marks += fmt::format("<line x1=\"{0:.1f}\" x2=\"{0:.1f}\" y1=\"{1:.1f}\" y2=\"{2:.1f}\" stroke=\"{3}\"/>"
+                                 "<circle cx=\"{0:.1f}\" cy=\"{4:.1f}\" r=\"2.5\" fill=\"{3}\"/>\n",
+                                 x, a.Y(lo), a.Y(hi), color, y);
+        }
+        s += fmt::format("<polyline fill=\"none\" stroke=\"{}\" stroke-width=\"1.8\" stroke-dasharray=\"{}\" "
+                         "points=\"{}\"/>\n",
+                         color, role_dash(*p.family, bench), path);
+        s += marks;
+    }
+    return s;
+}
+
+// The legend: engines by colour, the family roles by dash.
+std::string legend_svg(const std::vector<std::string>& engines, const Family& roles, double x, double y) {
+    std::string s;
+    auto item = [&](const char* color, const char* dash, const std::string& text) {
+        s += fmt::format("<line x1=\"{0}\" x2=\"{1}\" y1=\"{2}\" y2=\"{2}\" stroke=\"{3}\" stroke-width=\"2\" "
+                         "stroke-dasharray=\"{4}\"/><text x=\"{5}\" y=\"{6}\">{7}</text>\n",
+                         x, x + 28, y, color, dash, x + 34, y + 4, xml_escape(text));
+        x += 44 + 7.0 * double(text.size());
+    };
+    for (const std::string& e : engines)
+        item(engine_color(e), "none", e == "native" ? "glibc (native)" : e);
+    item("#333", "none", roles.fast_short);
+    if (!roles.slow.empty())
+        item("#333", "7,4", roles.slow_short);
+    if (!roles.native.empty())
+        item("#333", "2,3", "glibc");
+    return s;
+}
+} // namespace
+
+std::string svg_plot(const Scenario& sc, const std::vector<Measurement>& ms, const std::string& subtitle) {
+    std::vector<Panel> panels;
+    std::vector<std::string> engines;
+    std::vector<double> xs;
+    double ymin = 1e18, ymax = 0;
+    for (const Family& f : sc.families) {
+        Panel p{&f, {}};
+        for (const Measurement& m : ms) {
+            if (m.producers != 1 || m.hits_mps <= 0 || (m.bench != f.fast && m.bench != f.slow && m.bench != f.native))
+                continue;
+            auto key = std::make_pair(m.bench, m.engine);
+            if (std::find(p.series.begin(), p.series.end(), key) == p.series.end())
+                p.series.push_back(key);
+            if (std::find(engines.begin(), engines.end(), m.engine) == engines.end())
+                engines.push_back(m.engine);
+            xs.push_back(std::max<double>(1, m.len));
+            ymin = std::min(ymin, m.ns_per_op()), ymax = std::max(ymax, m.ns_per_op());
+        }
+        if (!p.series.empty())
+            panels.push_back(std::move(p));
+    }
+    std::sort(xs.begin(), xs.end());
+    xs.erase(std::unique(xs.begin(), xs.end()), xs.end());
+    if (xs.empty())
+        xs = {1, 4095}, ymin = 1, ymax = 10;
+    const size_t cols = panels.size() >= 3 ? 3 : std::max<size_t>(1, panels.size());
+    const size_t rows = (panels.size() + cols - 1) / cols;
+    const double PW = 360, PH = 230, GAPX = 40, GAPY = 60, L = 55, T = 110;
+    const double W = L + double(cols) * (PW + GAPX), H = T + double(std::max<size_t>(rows, 1)) * (PH + GAPY);
+    const double lx0 = std::log10(xs.front()), lx1 = std::max(std::log10(xs.back()), lx0 + 1);
     const double ly0 = std::floor(std::log10(ymin)), ly1 = std::max(std::ceil(std::log10(ymax)), ly0 + 1);
-    auto X = [&](double x) { return L + (std::log10(x) - lx0) / (lx1 - lx0) * pw; };
-    auto Y = [&](double y) { return T + ph - (std::log10(y) - ly0) / (ly1 - ly0) * ph; };
-    static const char* kColors[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b",
-                                    "#e377c2", "#17becf", "#7f7f7f", "#bcbd22", "#393b79", "#637939"};
     std::string s = fmt::format(R"(<svg xmlns="http://www.w3.org/2000/svg" width="{0}" height="{1}" )"
                                 R"(viewBox="0 0 {0} {1}" font-family="sans-serif" font-size="12">)"
                                 "\n<rect width=\"{0}\" height=\"{1}\" fill=\"white\"/>\n",
                                 W, H);
     s += fmt::format("<text x=\"{}\" y=\"28\" font-size=\"17\" font-weight=\"bold\">strbpf bench {}: ns per "
-                     "operation against string length (log-log, lower is better)</text>\n",
+                     "operation against string length (log-log, lower is better; bars: ± 1 stddev)</text>\n",
                      L, xml_escape(sc.name));
     s += fmt::format("<text x=\"{}\" y=\"48\" fill=\"#555\">{}</text>\n", L, xml_escape(subtitle));
-    for (double d = ly0; d <= ly1 + 1e-9; d++) { // decades of ns, with 2× and 5× minor lines
-        for (double m : {1.0, 2.0, 5.0}) {
-            const double v = m * std::pow(10, d);
-            if (std::log10(v) > ly1 + 1e-9)
-                break;
-            s += fmt::format("<line x1=\"{}\" x2=\"{}\" y1=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"{}\"/>\n", L, L + pw,
-                             Y(v), Y(v), m == 1 ? "#ccc" : "#eee");
-            if (m == 1)
-                s += fmt::format("<text x=\"{}\" y=\"{:.1f}\" text-anchor=\"end\">{:g}</text>\n", L - 6, Y(v) + 4, v);
-        }
-    }
-    std::vector<double> xs;
-    for (auto& [k, pts] : points)
-        for (auto& p : pts)
-            xs.push_back(p.first);
-    std::sort(xs.begin(), xs.end());
-    xs.erase(std::unique(xs.begin(), xs.end()), xs.end());
-    for (double x : xs)
-        s += fmt::format("<line x1=\"{0:.1f}\" x2=\"{0:.1f}\" y1=\"{1}\" y2=\"{2}\" stroke=\"#eee\"/>"
-                         "<text x=\"{0:.1f}\" y=\"{3}\" text-anchor=\"middle\">{4:g}</text>\n",
-                         X(x), T, T + ph, T + ph + 18, x);
-    s += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"none\" stroke=\"#333\"/>\n", L, T,
-                     pw, ph);
-    s += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">string length (bytes)</text>\n", L + pw / 2,
-                     H - 15);
-    s += fmt::format("<text transform=\"translate(22,{}) rotate(-90)\" text-anchor=\"middle\">ns per operation"
-                     "</text>\n",
-                     T + ph / 2);
-    std::vector<std::string> benches; // one colour per bench, one dash pattern per engine
-    for (const auto& key : series)
-        if (std::find(benches.begin(), benches.end(), key.first) == benches.end())
-            benches.push_back(key.first);
-    for (size_t i = 0; i < series.size(); i++) {
-        const auto& key = series[i];
-        const size_t b = size_t(std::find(benches.begin(), benches.end(), key.first) - benches.begin());
-        const char* color = kColors[b % (sizeof kColors / sizeof *kColors)];
-        std::string path;
-        for (auto& [x, y] : points[key])
-            path += fmt::format("{:.1f},{:.1f} ", X(x), Y(y));
-        s += fmt::format("<polyline fill=\"none\" stroke=\"{}\" stroke-width=\"2\" stroke-dasharray=\"{}\" "
-                         "points=\"{}\"/>\n",
-                         color, dash_of(key.second), path);
-        for (auto& [x, y] : points[key])
-            s += fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"3\" fill=\"{}\"/>\n", X(x), Y(y), color);
-        const double ly = T + 10 + double(i) * 20;
-        s += fmt::format("<line x1=\"{0}\" x2=\"{1}\" y1=\"{2}\" y2=\"{2}\" stroke=\"{3}\" stroke-width=\"2\" "
-                         "stroke-dasharray=\"{4}\"/><text x=\"{5}\" y=\"{6}\">{7} ({8})</text>\n",
-                         L + pw + 15, L + pw + 45, ly, color, dash_of(key.second), L + pw + 52, ly + 4,
-                         xml_escape(key.first), xml_escape(key.second));
+    if (!sc.families.empty())
+        s += legend_svg(engines, sc.families.front(), L, 74);
+    for (size_t k = 0; k < panels.size(); k++) {
+        const Axes a{
+            L + double(k % cols) * (PW + GAPX), T + double(k / cols) * (PH + GAPY), PW, PH, lx0, lx1, ly0, ly1};
+        s += panel_svg(panels[k], ms, a, xs);
     }
     s += "</svg>\n";
     return s;

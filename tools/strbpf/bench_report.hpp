@@ -19,7 +19,7 @@ struct Measurement {
     double ns_per_op() const { return hits_mps > 0 ? 1e3 / hits_mps : 0; }
 };
 
-// `strncmp-helper     len=4095  jit     hits   42.123 ± 0.101M/s (drops 0.000 ± 0.000M/s)`; with several
+// `strncmp-helper     len=4095  jit     hits   42.123 ± 0.101M/s` (no drops column: nothing is dropped); with several
 // producers a `p=N` column and the per-producer rate, as the kernel's Summary line has it.
 std::string text_line(const Measurement& m, bool show_producers);
 // {"bench":..,"engine":..,"len":..,"producers":..,"hits_mps":..,"hits_mps_stddev":..,"ns_per_op":..,...}
@@ -30,7 +30,8 @@ std::string json_line(const Measurement& m);
 std::string summary(const Scenario& sc, const std::vector<Measurement>& ms, const std::vector<std::string>& engines,
                     const std::vector<uint32_t>& lengths);
 
-// A standalone SVG: ns per operation against length (log-log), one line per bench and engine, with a legend.
+// A standalone SVG: one log-log panel of ns per operation against length per family (shared axes), a line per
+// bench and engine with ± 1 stddev error bars; one legend: engines by colour, kfunc/loop/glibc by dash.
 std::string svg_plot(const Scenario& sc, const std::vector<Measurement>& ms, const std::string& subtitle);
 
 } // namespace strbpf::cli::bench

@@ -4,6 +4,8 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <set>
@@ -23,13 +25,39 @@ namespace {
 
 using namespace strbpf::cli::bench;
 
-struct BenchOptions {
-    std::string scenario, engines = "interp,jit,kernel", lengths = "1,8,32,64,128,512,2048,4095", plot,
-                          progs_dir, only;
-    double warmup = 1, duration = 5;
-    uint32_t producers = 1;
-    bool json = false, quiet = false, no_native = false;
+// Defaults: a quick run (a few minutes for string-kfuncs) unless --full asks for the kernel bench's timings over
+// every length and engine. Options given explicitly win over both.
+struct BenchDefaults {
+    const char* engines;
+    const char* lengths;
+    double warmup, duration;
 };
+constexpr BenchDefaults kQuick{"jit,kernel", "1,8,64,512,4095", 0.05, 0.25};
+constexpr BenchDefaults kFull{"interp,jit,kernel", "1,8,32,64,128,512,2048,4095", 1, 5};
+
+struct BenchOptions {
+    std::string scenario, engines, lengths, plot, progs_dir, only;
+    double warmup = -1, duration = -1; // < 0: the default of the quick or --full run
+    uint32_t producers = 1;
+    bool json = false, quiet = false, no_native = false, full = false;
+    void apply_defaults() {
+        const BenchDefaults& d = full ? kFull : kQuick;
+        if (engines.empty())
+            engines = d.engines;
+        if (lengths.empty())
+            lengths = d.lengths;
+        if (warmup < 0)
+            warmup = d.warmup;
+        if (duration < 0)
+            duration = d.duration;
+    }
+};
+
+// "1m05s", "42s": the progress line's estimate of the time left.
+std::string eta_text(double s) {
+    const long t = std::lround(std::max(0.0, s));
+    return t >= 60 ? fmt::format("{}m{:02}s", t / 60, t % 60) : fmt::format("{}s", t);
+}
 
 // Where the build put bench/progs/*.bpf.o; without the build's definition, beside the executable's build tree.
 std::string default_progs_dir() {
@@ -100,7 +128,8 @@ class BenchRun {
     std::vector<std::string> notes_;
     std::set<std::string> noted_;
     bool failed_ = false, tty_ = false;
-    size_t done_ = 0, total_ = 0;
+    size_t done_ = 0, total_ = 0, finished_ = 0; // started, planned and finished measurements
+    std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
 };
 
 Status BenchRun::setup() {
@@ -157,9 +186,16 @@ void BenchRun::note(const std::string& msg) {
         notes_.push_back(msg);
 }
 
+// The progress line, with the time left estimated from the measurements done so far.
 void BenchRun::progress(const std::string& msg) {
-    if (tty_)
-        std::fprintf(stderr, "\r\033[K%s", msg.c_str());
+    if (!tty_)
+        return;
+    std::string eta;
+    if (!msg.empty() && finished_ > 0 && finished_ <= total_) {
+        const double spent = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+        eta = " · ETA " + eta_text(spent / double(finished_) * double(total_ - finished_));
+    }
+    std::fprintf(stderr, "\r\033[K%s%s", msg.c_str(), eta.c_str());
 }
 
 Prepared BenchRun::prepare(const BenchDef& def, const std::string& engine, const std::shared_ptr<const Buffers>& bufs,
@@ -179,6 +215,10 @@ void BenchRun::measure_one(const BenchDef& def, const std::string& engine, uint3
     if (o_.producers > 1)
         counts.push_back(o_.producers);
     for (uint32_t n : counts) {
+        struct Finished {
+            size_t& count;
+            ~Finished() { count++; }
+        } finished{finished_};
         const std::string what = fmt::format("[{}/{}] {} len={} {}{}", ++done_, total_, def.name, len, engine,
                                              n > 1 ? fmt::format(" p={}", n) : "");
         if (!p.make) {
@@ -288,15 +328,21 @@ Runner add_bench_command(CLI::App& app) {
     c->add_option("SCENARIO", o->scenario, "strncmp, string-kfuncs or trigger")
         ->required()
         ->check(CLI::IsMember(names));
-    c->add_option("--engine", o->engines, "comma-separated engines: interp, jit, kernel")->capture_default_str();
-    c->add_option("--lengths", o->lengths, "comma-separated string lengths, 1..4095")->capture_default_str();
-    c->add_option("-w,--warmup", o->warmup, "warm-up seconds per measurement")
-        ->check(CLI::Range(0.0, 600.0))
-        ->capture_default_str();
-    c->add_option("-d,--duration", o->duration, "measured seconds per measurement (1 s samples; 5 samples when "
-                                                "shorter than 5 s)")
-        ->check(CLI::Range(0.05, 3600.0))
-        ->capture_default_str();
+    c->add_option("--engine", o->engines,
+                  fmt::format("comma-separated engines: interp, jit, kernel (default {}; --full: {})", kQuick.engines,
+                              kFull.engines));
+    c->add_option(
+        "--lengths", o->lengths,
+        fmt::format("comma-separated string lengths, 1..4095 (default {}; --full: {})", kQuick.lengths, kFull.lengths));
+    c->add_option("-w,--warmup", o->warmup,
+                  fmt::format("warm-up seconds per measurement (default {}; --full: {})", kQuick.warmup, kFull.warmup))
+        ->check(CLI::Range(0.0, 600.0));
+    c->add_option("-d,--duration", o->duration,
+                  fmt::format("measured seconds per measurement (1 s samples; 5 samples when shorter than 5 s; "
+                              "default {}; --full: {})",
+                              kQuick.duration, kFull.duration))
+        ->check(CLI::Range(0.05, 3600.0));
+    c->add_flag("--full", o->full, "the long run: the kernel bench's timings on every engine and more lengths");
     c->add_option("-p,--producers", o->producers, "threads running the same loaded program (also measured with 1)")
         ->check(CLI::Range(1u, 64u))
         ->capture_default_str();
@@ -307,6 +353,7 @@ Runner add_bench_command(CLI::App& app) {
     c->add_option("--progs-dir", o->progs_dir, "directory of the bench's BPF objects (default: the build's)");
     c->add_flag("-q,--quiet", o->quiet, "no progress line on stderr");
     return [o] {
+        o->apply_defaults();
         const Scenario* sc = find_scenario(o->scenario);
         BenchRun run(*o, *sc);
         return run.run();

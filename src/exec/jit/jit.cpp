@@ -161,6 +161,13 @@ Result<std::unique_ptr<CompiledProgram>> compile(std::span<const isa::Insn> insn
     if (opts.bmi2 && !CompileOptions::host().bmi2)
         return make_error("JIT: BMI2 code requested, but this CPU lacks BMI2 (cpuid 7.0 ebx bit 8 = 0)");
     const bool bmi2 = opts.bmi2;
+    std::unique_ptr<runtime::CallSiteSlot[]> slots;
+    const size_t sites = opts.call_sites ? x86_64::count_call_sites(insns) : 0;
+    if (sites) {
+        slots.reset(new runtime::CallSiteSlot[2 * sites]);
+        for (size_t k = 0; k < 2 * sites; k++)
+            slots[k].store(&runtime::kNoRegion, std::memory_order_relaxed);
+    }
     // Two emissions: the first with rel32 forward jumps measures which of them fit in rel8; the second uses rel8
     // for those (x86 has no relaxing assembler in asmjit; the kernel's JIT iterates its passes the same way).
     x86_64::Emitted first;
@@ -168,13 +175,15 @@ Result<std::unique_ptr<CompiledProgram>> compile(std::span<const isa::Insn> insn
         asmjit::CodeHolder code;
         if (asmjit::Error e = code.init(asmjit::Environment::host()))
             return asmjit_error("CodeHolder::init", e);
-        STRBPF_TRY(x86_64::emit_program(insns, code, x86_64::CodegenOptions{bmi2, nullptr}, &first));
+        STRBPF_TRY(
+            x86_64::emit_program(insns, code, x86_64::CodegenOptions{bmi2, nullptr, slots.get(), sites}, &first));
     }
     asmjit::CodeHolder code;
     if (asmjit::Error e = code.init(asmjit::Environment::host()))
         return asmjit_error("CodeHolder::init", e);
     x86_64::Emitted em;
-    STRBPF_TRY(x86_64::emit_program(insns, code, x86_64::CodegenOptions{bmi2, &first.short_ok}, &em));
+    STRBPF_TRY(
+        x86_64::emit_program(insns, code, x86_64::CodegenOptions{bmi2, &first.short_ok, slots.get(), sites}, &em));
     if (asmjit::Error e = code.flatten())
         return asmjit_error("flatten", e);
     if (asmjit::Error e = code.resolveUnresolvedLinks())
@@ -186,6 +195,8 @@ Result<std::unique_ptr<CompiledProgram>> compile(std::span<const isa::Insn> insn
     if (!mem)
         return mem.error();
     prog->mem_ = std::move(*mem);
+    prog->site_slots_ = std::move(slots);
+    prog->call_sites_ = sites;
     const uint64_t base = reinterpret_cast<uint64_t>(prog->mem_.data());
     if (asmjit::Error e = code.relocateToBase(base))
         return asmjit_error("relocation", e);
@@ -218,7 +229,9 @@ Result<std::unique_ptr<CompiledProgram>> compile(std::span<const isa::Insn> insn
 Result<std::unique_ptr<CompiledProgram>> compile(const runtime::LinkedProgram& prog) {
     if (!prog.linked)
         return prog.link_error;
-    return compile(std::span<const isa::Insn>(prog.insns));
+    CompileOptions opts = CompileOptions::host();
+    opts.call_sites = true;
+    return compile(std::span<const isa::Insn>(prog.insns), opts);
 }
 
 } // namespace strbpf::exec::jit

@@ -14,6 +14,7 @@
 #include "isa/insn.hpp"
 #include "runtime/context.hpp"
 #include "runtime/instance.hpp"
+#include "runtime/kfuncs/call_site.hpp"
 #include "strbpf/result.hpp"
 
 namespace strbpf::exec::jit {
@@ -22,6 +23,10 @@ namespace strbpf::exec::jit {
 // tests clear a field to emit and run the baseline encoding on any host (jit_shift_test.cpp).
 struct CompileOptions {
     bool bmi2 = false; // shlx/shrx/sarx for shifts by register; without: shl/shr/sar with the count in cl
+    // String kfunc and bpf_strncmp calls go through call-site entries (runtime/kfuncs/call_site.hpp) that keep the
+    // shared region each string pointer was found in. Such code must only run with one object instance's
+    // contexts (compile(LinkedProgram) sets it: a linked program belongs to its instance).
+    bool call_sites = false;
     static CompileOptions host();
 };
 
@@ -31,7 +36,8 @@ struct JitResult {
     std::string error; // set when !ok, in the interpreter's words ("call depth exceeds 8 frames at pc 3", ...)
 };
 
-// Immutable after compile(): any number of threads may run it at once, each with its own ctx and stack.
+// Immutable after compile() but for its call-site slots (atomic, filled on first use): any number of threads may run
+// it at once, each with its own ctx and stack.
 class CompiledProgram {
   public:
     // Runs from pc 0 with r1 (and r2) as given, r10 = top of frame 0 of `stack`. Sets ctx.invoke_callback and
@@ -60,6 +66,10 @@ class CompiledProgram {
     // True when every helper and kfunc call is a rel32 call (the code landed within reach of the helpers).
     bool direct_calls() const { return direct_calls_; }
     size_t insn_count() const { return insns_.size(); }
+    // The region call-site slot k keeps (two per string call site, in program order); nullptr past the last slot.
+    const runtime::Region* call_site_region(size_t k) const {
+        return k < 2 * call_sites_ ? site_slots_[k].load(std::memory_order_acquire) : nullptr;
+    }
     // True when run() enters main directly, without the trampoline and its per-run state (x86_64/abi.hpp LeanFn).
     bool lean() const { return lean_; }
 
@@ -90,6 +100,8 @@ class CompiledProgram {
     std::vector<std::pair<uint64_t, int64_t>> functions_; // (native entry, pc) of every BPF function, sorted
     std::vector<isa::Insn> insns_;                        // for error messages
     std::vector<uint32_t> insn_offsets_;
+    std::unique_ptr<runtime::CallSiteSlot[]> site_slots_; // two per call site (x86_64::count_call_sites)
+    size_t call_sites_ = 0;
 };
 
 // Validates (isa::validate) and compiles. LD_ABS/LD_IND, unknown helpers/kfuncs and unresolved ld_imm64 pseudo

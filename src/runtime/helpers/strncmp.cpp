@@ -6,6 +6,7 @@
 #include <string>
 
 #include "runtime/helpers/string_helpers.hpp"
+#include "runtime/instance.hpp"
 #include "runtime/strings/dispatch.hpp"
 
 namespace strbpf::runtime {
@@ -86,18 +87,40 @@ uint64_t check_s2(RunContext* ctx, uint64_t s2) {
     }
     return span;
 }
+
+// The verifier proved [s1, s1+n) readable and s2 NUL-terminated inside its read-only map value; s2's region end
+// (span2) still bounds the vector loads, so no read leaves program-visible memory.
+inline uint64_t verified_ncmp(uint64_t s1, uint32_t n, uint64_t s2, uint64_t span2) {
+    const int r = strings::ops().ncmp(strings::Str{reinterpret_cast<const uint8_t*>(s1), n}, n,
+                                      strings::Str{reinterpret_cast<const uint8_t*>(s2), span2});
+    return static_cast<uint64_t>(static_cast<int64_t>(r));
+}
+
+uint64_t strncmp_resolved(uint64_t s1, uint64_t s1_sz, uint64_t s2, uint64_t span2, uint64_t, RunContext* ctx) {
+    if (ctx->verified) [[likely]]
+        return verified_ncmp(s1, static_cast<uint32_t>(s1_sz), s2, span2);
+    return bpf_strncmp_helper(s1, s1_sz, s2, 0, 0, ctx);
+}
+
+uint64_t strncmp_miss(uint64_t s1, uint64_t s1_sz, uint64_t s2, uint64_t slots, uint64_t, RunContext* ctx) {
+    // As the kfuncs' miss (string_kfuncs.cpp): keep s2's region when it is a readable shared one.
+    if (ctx->verified && ctx->instance && slots) {
+        const Region* r = ctx->instance->registry().find(s2);
+        if (r && (r->perms & kPermRead) && ctx->mem.find(s2) == r)
+            reinterpret_cast<CallSiteSlot*>(slots)->store(r, std::memory_order_release);
+    }
+    return bpf_strncmp_helper(s1, s1_sz, s2, 0, 0, ctx);
+}
 } // namespace
+
+const CallSiteEntries bpf_strncmp_site{strncmp_resolved, strncmp_miss, {3, 0}};
+
+const CallSiteEntries* helper_call_site(int32_t id) { return id == 182 ? &bpf_strncmp_site : nullptr; }
 
 uint64_t bpf_strncmp_helper(uint64_t s1, uint64_t s1_sz, uint64_t s2, uint64_t, uint64_t, RunContext* ctx) {
     const auto n = static_cast<uint32_t>(s1_sz);
-    if (ctx->verified) [[likely]] {
-        // The verifier proved [s1, s1+n) readable and s2 NUL-terminated inside its read-only map value; s2's
-        // region end still bounds the vector loads, so no read leaves program-visible memory.
-        const int r = strings::ops().ncmp(strings::Str{reinterpret_cast<const uint8_t*>(s1), n}, n,
-                                          strings::Str{reinterpret_cast<const uint8_t*>(s2),
-                                                       ctx->mem.readable_span(s2)});
-        return static_cast<uint64_t>(static_cast<int64_t>(r));
-    }
+    if (ctx->verified) [[likely]]
+        return verified_ncmp(s1, n, s2, ctx->mem.readable_span(s2));
     if (!check_s1(ctx, s1, n))
         return 0;
     const uint64_t span2 = check_s2(ctx, s2);

@@ -16,21 +16,21 @@ constexpr KfuncParam i32(const char* name) { return {name, K::scalar, 4, true}; 
 
 // clang-format off
 const KfuncProto kKfuncs[] = {
-    {"bpf_strcmp",      kfuncs::bpf_strcmp,      2, {ptr("s1__ign"), ptr("s2__ign"), kNone, kNone, kNone}, 4, "6.17"},
-    {"bpf_strcasecmp",  kfuncs::bpf_strcasecmp,  2, {ptr("s1__ign"), ptr("s2__ign"), kNone, kNone, kNone}, 4, "6.18"},
-    {"bpf_strncasecmp", kfuncs::bpf_strncasecmp, 3, {ptr("s1__ign"), ptr("s2__ign"), sz("len"), kNone, kNone}, 4, "7.0"},
-    {"bpf_strchr",      kfuncs::bpf_strchr,      2, {ptr("s__ign"), chr("c"), kNone, kNone, kNone}, 4, "6.17"},
-    {"bpf_strchrnul",   kfuncs::bpf_strchrnul,   2, {ptr("s__ign"), chr("c"), kNone, kNone, kNone}, 4, "6.17"},
-    {"bpf_strnchr",     kfuncs::bpf_strnchr,     3, {ptr("s__ign"), sz("count"), chr("c"), kNone, kNone}, 4, "6.17"},
-    {"bpf_strrchr",     kfuncs::bpf_strrchr,     2, {ptr("s__ign"), i32("c"), kNone, kNone, kNone}, 4, "6.17"},
-    {"bpf_strlen",      kfuncs::bpf_strlen,      1, {ptr("s__ign"), kNone, kNone, kNone, kNone}, 4, "6.17"},
-    {"bpf_strnlen",     kfuncs::bpf_strnlen,     2, {ptr("s__ign"), sz("count"), kNone, kNone, kNone}, 4, "6.17"},
-    {"bpf_strspn",      kfuncs::bpf_strspn,      2, {ptr("s__ign"), ptr("accept__ign"), kNone, kNone, kNone}, 4, "6.17"},
-    {"bpf_strcspn",     kfuncs::bpf_strcspn,     2, {ptr("s__ign"), ptr("reject__ign"), kNone, kNone, kNone}, 4, "6.17"},
-    {"bpf_strstr",      kfuncs::bpf_strstr,      2, {ptr("s1__ign"), ptr("s2__ign"), kNone, kNone, kNone}, 4, "6.17"},
-    {"bpf_strcasestr",  kfuncs::bpf_strcasestr,  2, {ptr("s1__ign"), ptr("s2__ign"), kNone, kNone, kNone}, 4, "6.19"},
-    {"bpf_strnstr",     kfuncs::bpf_strnstr,     3, {ptr("s1__ign"), ptr("s2__ign"), sz("len"), kNone, kNone}, 4, "6.17"},
-    {"bpf_strncasestr", kfuncs::bpf_strncasestr, 3, {ptr("s1__ign"), ptr("s2__ign"), sz("len"), kNone, kNone}, 4, "6.19"},
+    {"bpf_strcmp",      kfuncs::bpf_strcmp,      2, {ptr("s1__ign"), ptr("s2__ign"), kNone, kNone, kNone}, 4, "6.17", &kfuncs::bpf_strcmp_site},
+    {"bpf_strcasecmp",  kfuncs::bpf_strcasecmp,  2, {ptr("s1__ign"), ptr("s2__ign"), kNone, kNone, kNone}, 4, "6.18", &kfuncs::bpf_strcasecmp_site},
+    {"bpf_strncasecmp", kfuncs::bpf_strncasecmp, 3, {ptr("s1__ign"), ptr("s2__ign"), sz("len"), kNone, kNone}, 4, "7.0", &kfuncs::bpf_strncasecmp_site},
+    {"bpf_strchr",      kfuncs::bpf_strchr,      2, {ptr("s__ign"), chr("c"), kNone, kNone, kNone}, 4, "6.17", &kfuncs::bpf_strchr_site},
+    {"bpf_strchrnul",   kfuncs::bpf_strchrnul,   2, {ptr("s__ign"), chr("c"), kNone, kNone, kNone}, 4, "6.17", &kfuncs::bpf_strchrnul_site},
+    {"bpf_strnchr",     kfuncs::bpf_strnchr,     3, {ptr("s__ign"), sz("count"), chr("c"), kNone, kNone}, 4, "6.17", &kfuncs::bpf_strnchr_site},
+    {"bpf_strrchr",     kfuncs::bpf_strrchr,     2, {ptr("s__ign"), i32("c"), kNone, kNone, kNone}, 4, "6.17", &kfuncs::bpf_strrchr_site},
+    {"bpf_strlen",      kfuncs::bpf_strlen,      1, {ptr("s__ign"), kNone, kNone, kNone, kNone}, 4, "6.17", &kfuncs::bpf_strlen_site},
+    {"bpf_strnlen",     kfuncs::bpf_strnlen,     2, {ptr("s__ign"), sz("count"), kNone, kNone, kNone}, 4, "6.17", &kfuncs::bpf_strnlen_site},
+    {"bpf_strspn",      kfuncs::bpf_strspn,      2, {ptr("s__ign"), ptr("accept__ign"), kNone, kNone, kNone}, 4, "6.17", &kfuncs::bpf_strspn_site},
+    {"bpf_strcspn",     kfuncs::bpf_strcspn,     2, {ptr("s__ign"), ptr("reject__ign"), kNone, kNone, kNone}, 4, "6.17", &kfuncs::bpf_strcspn_site},
+    {"bpf_strstr",      kfuncs::bpf_strstr,      2, {ptr("s1__ign"), ptr("s2__ign"), kNone, kNone, kNone}, 4, "6.17", &kfuncs::bpf_strstr_site},
+    {"bpf_strcasestr",  kfuncs::bpf_strcasestr,  2, {ptr("s1__ign"), ptr("s2__ign"), kNone, kNone, kNone}, 4, "6.19", &kfuncs::bpf_strcasestr_site},
+    {"bpf_strnstr",     kfuncs::bpf_strnstr,     3, {ptr("s1__ign"), ptr("s2__ign"), sz("len"), kNone, kNone}, 4, "6.17", &kfuncs::bpf_strnstr_site},
+    {"bpf_strncasestr", kfuncs::bpf_strncasestr, 3, {ptr("s1__ign"), ptr("s2__ign"), sz("len"), kNone, kNone}, 4, "6.19", &kfuncs::bpf_strncasestr_site},
 };
 // clang-format on
 } // namespace

@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "runtime/context.hpp"
+#include "runtime/kfuncs/call_site.hpp"
 
 namespace strbpf::runtime {
 
@@ -29,6 +30,7 @@ struct KfuncProto {
     std::array<KfuncParam, 5> params;
     uint8_t ret_size; // 4: C int, R0 = (u64)(u32)result
     const char* since; // first kernel version with this kfunc
+    const CallSiteEntries* site; // the JIT's call-site entries (call_site.hpp); nullptr: always the generic fn
 };
 
 std::span<const KfuncProto> kfunc_table();

@@ -4,10 +4,13 @@
 #include <cstdint>
 
 #include "runtime/context.hpp"
+#include "runtime/kfuncs/call_site.hpp"
 
 namespace strbpf::runtime::kfuncs {
 
+// Each kfunc's generic entry and (name_site) its JIT call-site entries (call_site.hpp).
 #define STRBPF_KFUNC(name)                                                                                             \
+    extern const CallSiteEntries name##_site;                                                                          \
     uint64_t name(uint64_t r1, uint64_t r2, uint64_t r3, uint64_t r4, uint64_t r5, RunContext* ctx)
 STRBPF_KFUNC(bpf_strcmp);      // (s1__ign, s2__ign): -1/0/1; -EFAULT; -E2BIG; -ERANGE
 STRBPF_KFUNC(bpf_strcasecmp);  // (s1__ign, s2__ign): as bpf_strcmp, Latin-1 folded

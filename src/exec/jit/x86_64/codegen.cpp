@@ -16,6 +16,7 @@
 #include "exec/jit/x86_64/abi.hpp"
 #include "isa/opcodes.hpp"
 #include "runtime/helpers/helper_table.hpp"
+#include "runtime/helpers/string_helpers.hpp"
 #include "runtime/kfuncs/kfunc_table.hpp"
 
 namespace strbpf::exec::jit::x86_64 {
@@ -134,6 +135,7 @@ class Gen {
     void atomic_loop(bool w64, Sem s, int src, const x86::Mem& mem);
     void jump(bool w64, bool reg, Sem s, const isa::Insn& i, size_t target);
     void call_native(uint64_t fn, bool callback_capable);
+    void call_site(const runtime::CallSiteEntries& e, bool check_abort);
     void call_local(size_t pc, size_t target);
     void jump_to(const Label& l, CC cc, bool always);
     void jcc(CC cc, const Label& l) { jump_to(l, cc, false); }
@@ -153,6 +155,12 @@ class Gen {
     std::vector<size_t> aligns_;  // offsets of the loop heads aligned so far (ascending)
     std::vector<Label> entry_; // per pc: bound before the prologue of a function starting there
     std::vector<Stub> stubs_;
+    struct MissStub {
+        Label miss, done;
+        uint64_t slots, fn;
+    };
+    std::vector<MissStub> miss_stubs_; // call sites' cold paths: the miss entry, then back to `done`
+    size_t next_site_ = 0;             // the next call site's index into opts_.site_slots
     Label enter_, enter_exit_, enter_main_, fail_, abort_;
     // Lean program (one BPF function, no callback-taking helper): main runs inline in enter_main_ (a LeanFn) and
     // exits straight to its caller; stubs return their status in rdx instead of unwinding through the RunState.
@@ -770,6 +778,37 @@ void Gen::call_native(uint64_t fn, bool callback_capable) {
     jcc(CC::kNE, abort_);
 }
 
+// A call with call-site entries (runtime/kfuncs/call_site.hpp): each string pointer is checked against the region
+// its slot keeps; all inside -> its span (region end - pointer) goes in r4 (rcx) / r5 (r8) and `resolved` is called,
+// no registry look-up; any outside -> the cold path calls `miss` with r4 = the slots (it looks up and fills them).
+void Gen::call_site(const runtime::CallSiteEntries& e, bool check_abort) {
+    runtime::CallSiteSlot* slots = opts_.site_slots + 2 * next_site_++;
+    const x86::Gp span_reg[2] = {x86::rcx, x86::r8};
+    const MissStub ms{a_.newLabel(), a_.newLabel(), reinterpret_cast<uint64_t>(slots),
+                      reinterpret_cast<uint64_t>(e.miss)};
+    for (int k = 0; k < 2; k++) {
+        if (!e.ptr_regs[k])
+            continue;
+        const x86::Gp S = span_reg[k];
+        a_.mov(x86::r11, imm(reinterpret_cast<uint64_t>(&slots[k])));
+        a_.mov(x86::r11, x86::qword_ptr(x86::r11)); // const Region*
+        a_.mov(S, q(e.ptr_regs[k]));
+        a_.sub(S, x86::qword_ptr(x86::r11, int32_t(offsetof(runtime::Region, base))));
+        a_.cmp(S, x86::qword_ptr(x86::r11, int32_t(offsetof(runtime::Region, size))));
+        jcc(CC::kAE, ms.miss); // unsigned: below base or at/after the end
+        a_.neg(S);
+        a_.add(S, x86::qword_ptr(x86::r11, int32_t(offsetof(runtime::Region, size))));
+    }
+    a_.mov(x86::r9, kCtxReg);
+    a_.call(imm(reinterpret_cast<uint64_t>(e.resolved)));
+    a_.bind(ms.done);
+    miss_stubs_.push_back(ms);
+    if (check_abort) {
+        a_.cmp(x86::byte_ptr(kCtxReg, co_.aborted), imm(0));
+        jcc(CC::kNE, abort_);
+    }
+}
+
 void Gen::call_local(size_t pc, size_t target) {
     a_.mov(x86::r11, x86::qword_ptr(kCtxReg, co_.engine_state));
     a_.cmp(x86::rbp, x86::qword_ptr(x86::r11, kStateFloor));
@@ -785,6 +824,13 @@ Label Gen::stub(size_t pc, ExitCode code) {
 // Cold code after the program. A lean program's stubs return their status in rdx; otherwise each stub records
 // (code, pc) in the RunState and unwinds to the entry trampoline.
 void Gen::emit_stubs() {
+    for (const MissStub& m : miss_stubs_) {
+        a_.bind(m.miss);
+        a_.mov(x86::rcx, imm(m.slots));
+        a_.mov(x86::r9, kCtxReg);
+        a_.call(imm(m.fn));
+        jmp(m.done);
+    }
     if (single_) {
         for (const Stub& s : stubs_) {
             a_.bind(s.label);
@@ -908,7 +954,10 @@ void Gen::emit_insn(size_t pc, const isa::OpInfo& op, const isa::Insn& i) {
         break;
     case Shape::CALL_HELPER: {
         const runtime::HelperFn fn = runtime::helper_fn(i.imm);
-        if (fn)
+        const runtime::CallSiteEntries* site = runtime::helper_call_site(i.imm);
+        if (fn && site && next_site_ < opts_.site_count)
+            call_site(*site, true);
+        else if (fn)
             call_native(reinterpret_cast<uint64_t>(fn), takes_callback(i.imm));
         else
             jmp(stub(pc, ExitCode::bad_helper));
@@ -916,9 +965,11 @@ void Gen::emit_insn(size_t pc, const isa::OpInfo& op, const isa::Insn& i) {
     }
     case Shape::CALL_KFUNC: {
         const auto table = runtime::kfunc_table();
-        const runtime::HelperFn fn = uint32_t(i.imm) < table.size() ? table[uint32_t(i.imm)].fn : nullptr;
-        if (fn)
-            call_native(reinterpret_cast<uint64_t>(fn), false);
+        const runtime::KfuncProto* k = uint32_t(i.imm) < table.size() ? &table[uint32_t(i.imm)] : nullptr;
+        if (k && k->fn && k->site && next_site_ < opts_.site_count)
+            call_site(*k->site, false); // the string kfuncs never abort a run
+        else if (k && k->fn)
+            call_native(reinterpret_cast<uint64_t>(k->fn), false);
         else
             jmp(stub(pc, ExitCode::bad_kfunc));
         break;
@@ -937,6 +988,23 @@ void Gen::emit_insn(size_t pc, const isa::OpInfo& op, const isa::Insn& i) {
 }
 
 } // namespace
+
+size_t count_call_sites(std::span<const isa::Insn> insns) {
+    const auto table = runtime::kfunc_table();
+    size_t n = 0;
+    for (size_t pc = 0; pc < insns.size();) {
+        const isa::OpInfo* op = isa::decode(insns[pc]);
+        if (!op)
+            return n; // emit_program refuses the program anyway
+        const auto k = uint32_t(insns[pc].imm);
+        if (op->shape == Shape::CALL_HELPER)
+            n += runtime::helper_fn(insns[pc].imm) && runtime::helper_call_site(insns[pc].imm);
+        else if (op->shape == Shape::CALL_KFUNC)
+            n += k < table.size() && table[k].fn && table[k].site;
+        pc += size_t(isa::slots(*op));
+    }
+    return n;
+}
 
 Status emit_program(std::span<const isa::Insn> insns, asmjit::CodeHolder& code, const CodegenOptions& opts,
                     Emitted* out) {

@@ -7,6 +7,7 @@
 #include <asmjit/x86.h>
 
 #include "isa/insn.hpp"
+#include "runtime/kfuncs/call_site.hpp"
 #include "strbpf/result.hpp"
 
 namespace strbpf::exec::jit::x86_64 {
@@ -27,7 +28,15 @@ struct CodegenOptions {
     bool bmi2 = false; // shlx/shrx/sarx for register shifts (no need to route the count through cl)
     // From a first emission's Emitted::short_ok: which forward jumps to emit as rel8 (none when null).
     const std::vector<bool>* short_jumps = nullptr;
+    // Two slots per call site with call-site entries (count_call_sites), all holding &runtime::kNoRegion at first;
+    // they must outlive the code. Null: every helper and kfunc call goes to its generic entry.
+    runtime::CallSiteSlot* site_slots = nullptr;
+    size_t site_count = 0; // call sites site_slots has room for (calls beyond go to the generic entry)
 };
+
+// How many calls of `insns` have call-site entries (the string kfuncs, bpf_strncmp): CodegenOptions::site_slots
+// needs twice as many slots.
+size_t count_call_sites(std::span<const isa::Insn> insns);
 
 // Emits `insns` (already accepted by isa::validate) into `code`, which must be initialised for x86-64.
 Status emit_program(std::span<const isa::Insn> insns, asmjit::CodeHolder& code, const CodegenOptions& opts,

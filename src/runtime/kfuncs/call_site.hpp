@@ -1,0 +1,32 @@
+// Call-site entries of the string kfuncs and bpf_strncmp (runtime stage): what the JIT calls instead of the generic
+// entry so that a call whose string pointers lie in shared memory (global data, map values) needs no registry
+// look-up. Each JIT call site owns one slot per string pointer, holding the shared region that pointer was last
+// found in (or an empty region). The generated code checks the pointer against the slot's region inline; on a hit
+// it passes each pointer's readable span (region end - pointer) in the first free argument registers and calls
+// `resolved`, on a miss it passes the site's slots and calls `miss`, which runs the generic entry and fills the
+// slots. Neither entry aborts the run, so the JIT does not test RunContext::aborted after them.
+#pragma once
+#include <atomic>
+#include <cstdint>
+
+#include "runtime/context.hpp"
+
+namespace strbpf::runtime {
+
+// A site's slot: the last shared region a pointer argument was found in. Shared regions never change while their
+// instance lives, and a compiled program belongs to one instance, so a kept region stays valid.
+using CallSiteSlot = std::atomic<const Region*>;
+static_assert(sizeof(CallSiteSlot) == sizeof(const Region*) && CallSiteSlot::is_always_lock_free);
+
+// What an empty slot holds: a region no address lies in.
+inline constexpr Region kNoRegion{};
+
+struct CallSiteEntries {
+    // r1..r3 as the generic entry gets them; r4 (and r5) carry the readable spans of the pointers named by ptr_regs.
+    HelperFn resolved;
+    // r1..r3 as the generic entry gets them; r4 = the address of the site's first slot (the second follows it).
+    HelperFn miss;
+    uint8_t ptr_regs[2]; // the BPF argument registers holding string pointers (0: none)
+};
+
+} // namespace strbpf::runtime
