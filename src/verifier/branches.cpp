@@ -208,9 +208,13 @@ void propagate_equal_scalars(State& st, const Reg& r) {
     });
 }
 
-void mark_ptr_or_null(State& st, uint32_t id, bool is_null) {
+// mark_ptr_or_null_regs: on the NULL side a reference the checked pointer acquired was never handed out.
+void mark_ptr_or_null(State& st, const Reg& checked, bool is_null) {
+    const uint32_t id = checked.id;
     if (id == 0)
         return;
+    if (is_null && checked.ref_obj_id == id)
+        release_reference_nomark(st, id);
     for_each_reg(st, [&](Reg& o) {
         if (o.maybe_null && o.id == id) {
             if (is_null) {
@@ -353,8 +357,8 @@ bool do_cond_jump(Env& env, const isa::OpInfo& op, const isa::Insn& insn, State*
         if (d.maybe_null) {
             *branch = env.cur;
             const bool taken_is_null = op.sem == Sem::jeq;
-            mark_ptr_or_null(*branch, d.id, taken_is_null);
-            mark_ptr_or_null(env.cur, d.id, !taken_is_null);
+            mark_ptr_or_null(*branch, d, taken_is_null);
+            mark_ptr_or_null(env.cur, d, !taken_is_null);
             return true;
         }
         if (reg_not_null(d)) {

@@ -390,11 +390,11 @@ bool check_mem_access(Env& env, int regno, int32_t insn_off, int size, Access ac
     default: break;
     }
     if ((r.type == RegType::map_value || r.type == RegType::mem) && r.maybe_null)
-        return env.fail(fmt::format("R{} invalid mem access '{}'", regno, reg_type_name(r.type, true)));
+        return env.fail(fmt::format("R{} invalid mem access '{}'", regno, reg_type_str(r)));
     if (r.type != RegType::map_value && r.type != RegType::mem && r.type != RegType::stack &&
         r.type != RegType::map_key &&
         r.type != RegType::ctx && r.type != RegType::packet && r.type != RegType::packet_meta)
-        return env.fail(fmt::format("R{} invalid mem access '{}'", regno, reg_type_name(r.type, r.maybe_null)));
+        return env.fail(fmt::format("R{} invalid mem access '{}'", regno, reg_type_str(r)));
     if (dst && dst->type == RegType::scalar && size < 8) {
         if (sign_extend)
             coerce_to_size_sx(*dst, size);
@@ -427,7 +427,7 @@ bool check_helper_mem(Env& env, int regno, uint64_t size, bool zero_size_allowed
     }
     case RegType::packet:
     case RegType::packet_meta: return packet_access(env, regno, 0, sz);
-    default: return env.fail(fmt::format("R{} invalid mem access '{}'", regno, reg_type_name(r.type, r.maybe_null)));
+    default: return env.fail(fmt::format("R{} invalid mem access '{}'", regno, reg_type_str(r)));
     }
 }
 

@@ -217,6 +217,14 @@ bool do_kfunc_call(Env& env, const isa::Insn& insn);
 bool do_local_call(Env& env, int32_t target); // pushes a frame and jumps
 bool do_exit(Env& env, bool* path_done);     // returns from a frame, or ends the path
 bool prepare_global_entry(Env& env, const Subprog& sp, State* st);
+// refs.cpp: acquired references (State::refs). acquire: a new id for the object the call at INSN hands out;
+// release: false when ID is not held, else every copy of the pointer becomes an unknown scalar; nomark: only the
+// reference goes (a null check's NULL branch); leak: in the main frame, "Unreleased reference id=%d
+// alloc_insn=%d" for each one held, then "PREFIX would lead to reference leak".
+uint32_t acquire_reference(Env& env, int32_t insn);
+bool release_reference(Env& env, uint32_t id);
+bool release_reference_nomark(State& st, uint32_t id);
+bool check_reference_leak(Env& env, const char* prefix);
 // branches.cpp: conditional jumps. *taken_only / *fall_only: which successors remain; branch_state gets the
 // state for the taken successor when both remain.
 bool do_cond_jump(Env& env, const isa::OpInfo& op, const isa::Insn& insn, State* branch_state, bool* take_jump,
