@@ -198,6 +198,9 @@ bool check_cfg(Env& env);
 bool do_alu(Env& env, const isa::OpInfo& op, const isa::Insn& insn);
 bool do_load_store(Env& env, const isa::OpInfo& op, const isa::Insn& insn);
 bool do_ld_imm64(Env& env, const isa::OpInfo& op, const isa::Insn& insn);
+// The kernel's assign_scalar_id_before_mov: a scalar about to be copied (mov, spill, 32-bit fill) gets an id to tie
+// the copies (a new one unless it has one; none for a constant; a tie by a constant delta is dropped first).
+void assign_id_before_mov(Env& env, Reg& src);
 // checks.cpp: memory access through a pointer register.
 enum class Access : uint8_t { read, write, helper_read, helper_write };
 // strict_once: check alignment strictly whatever the program's flags (the kernel's strict_alignment_once, atomics).

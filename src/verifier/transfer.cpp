@@ -106,17 +106,6 @@ bool ptr_arith(Env& env, int dst, const Reg& ptr, const Reg& off, Sem sem, bool 
     return true;
 }
 
-// rX = rY of a scalar: both get one id (a new one unless Y has one); a Y tied by a constant delta is untied
-// first, as the kernel keeps one delta per register.
-void assign_id_before_mov(Env& env, Reg& src) {
-    if (src.type != RegType::scalar)
-        return;
-    if (src.link != Link::none)
-        clear_scalar_id(src);
-    if (src.id == 0 && !src.var.is_const())
-        src.id = env.new_id();
-}
-
 bool alu_mov(Env& env, const isa::OpInfo& op, const isa::Insn& insn) {
     auto& regs = env.cur.cur().regs;
     const bool is64 = op.shape == Shape::ALU64_K || op.shape == Shape::ALU64_X;
@@ -181,6 +170,17 @@ void update_scalar_link(Reg& dst, const Reg& before, const Reg& src, Sem sem, bo
 }
 
 } // namespace
+
+// rX = rY of a scalar: both get one id (a new one unless Y has one); a Y tied by a constant delta is untied
+// first, as the kernel keeps one delta per register.
+void assign_id_before_mov(Env& env, Reg& src) {
+    if (src.type != RegType::scalar)
+        return;
+    if (src.link != Link::none)
+        clear_scalar_id(src);
+    if (src.id == 0 && !src.var.is_const())
+        src.id = env.new_id();
+}
 
 bool do_alu(Env& env, const isa::OpInfo& op, const isa::Insn& insn) {
     auto& regs = env.cur.cur().regs;

@@ -195,9 +195,9 @@ void coerce_to_size(Reg& r, int bytes) {
         r.umin = 0, r.umax = m;
     }
     r.smin = int64_t(r.umin), r.smax = int64_t(r.umax);
-    unbound32(r);
-    clear_scalar_id(r);
-    reg_sync(r);
+    if (bytes < 4) // a 32-bit truncation leaves the low half, and its bounds, as they were
+        unbound32(r);
+    reg_sync(r); // the id stays: callers drop it where truncation changed the value (a narrowing fill)
 }
 
 void coerce_to_size_sx(Reg& r, int bytes) {
