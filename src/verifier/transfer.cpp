@@ -120,9 +120,14 @@ bool alu_mov(Env& env, const isa::OpInfo& op, const isa::Insn& insn) {
     Reg& src = regs[insn.src];
     if (op.sem != Sem::mov) { // movsx
         const int bytes = op.sem == Sem::movsx8 ? 1 : op.sem == Sem::movsx16 ? 2 : 4;
-        if (src.type != RegType::scalar)
-            return env.fail(fmt::format("R{} sign-extension part of pointer", insn.src));
         Reg out;
+        if (src.type != RegType::scalar) { // privileged: the pointer's bits, unknown ("sign-extension part of
+            out = reg_unknown();            // pointer" is the unprivileged verdict)
+            if (!is64)
+                reg_zext32(out);
+            regs[insn.dst] = out;
+            return true;
+        }
         scalar_movsx(out, src, bytes, is64);
         regs[insn.dst] = out;
         return true;
