@@ -208,9 +208,13 @@ void propagate_equal_scalars(State& st, const Reg& r) {
     });
 }
 
-void mark_ptr_or_null(State& st, uint32_t id, bool is_null) {
+// mark_ptr_or_null_regs: on the NULL side a reference the checked pointer acquired was never handed out.
+void mark_ptr_or_null(State& st, const Reg& checked, bool is_null) {
+    const uint32_t id = checked.id;
     if (id == 0)
         return;
+    if (is_null && checked.ref_obj_id == id)
+        release_reference_nomark(st, id);
     for_each_reg(st, [&](Reg& o) {
         if (o.maybe_null && o.id == id) {
             if (is_null) {
@@ -223,14 +227,15 @@ void mark_ptr_or_null(State& st, uint32_t id, bool is_null) {
     });
 }
 
-// find_good_pkt_pointers: no range from a negative offset, nor where p's offset may pass MAX_PACKET_OFF (0xffff;
-// ptr + 2^63 may be below pkt_end only because it wrapped below pkt).
-void mark_pkt_range(State& st, const Reg& p) {
+// find_good_pkt_pointers: p <= limit proves off bytes, p < limit (RIGHT_OPEN) one more; no range from a negative
+// offset (nor from p < limit at offset 0), nor where p's offset may pass MAX_PACKET_OFF (0xffff; ptr + 2^63 may be
+// below pkt_end only because it wrapped below pkt).
+void mark_pkt_range(State& st, const Reg& p, bool right_open) {
     constexpr uint64_t kMaxPacketOff = 0xffff;
-    if (p.off < 0 || uint64_t(p.off) > kMaxPacketOff || p.umax > kMaxPacketOff ||
+    if (p.off < 0 || (p.off == 0 && right_open) || uint64_t(p.off) > kMaxPacketOff || p.umax > kMaxPacketOff ||
         p.umax + uint64_t(p.off) > kMaxPacketOff)
         return;
-    const uint32_t range = uint32_t(p.off);
+    const uint32_t range = uint32_t(p.off) + (right_open ? 1 : 0);
     for_each_reg(st, [&](Reg& o) {
         if (o.type == p.type && o.id == p.id)
             o.aux = std::max(o.aux, range);
@@ -261,9 +266,9 @@ bool try_pkt_compare(Env& env, const isa::Insn& insn, Sem sem, State* taken) {
         rel = sem == Sem::jgt ? Sem::jlt : sem == Sem::jlt ? Sem::jgt : sem == Sem::jge ? Sem::jle
               : sem == Sem::jle ? Sem::jge : sem;
     if (rel == Sem::jgt || rel == Sem::jge)
-        mark_pkt_range(env.cur, p); // fall-through: p <= limit (or <)
+        mark_pkt_range(env.cur, p, rel == Sem::jge); // fall-through: p <= limit (or <)
     else if (rel == Sem::jlt || rel == Sem::jle)
-        mark_pkt_range(*taken, p);
+        mark_pkt_range(*taken, p, rel == Sem::jlt);
     return true;
 }
 
@@ -353,8 +358,8 @@ bool do_cond_jump(Env& env, const isa::OpInfo& op, const isa::Insn& insn, State*
         if (d.maybe_null) {
             *branch = env.cur;
             const bool taken_is_null = op.sem == Sem::jeq;
-            mark_ptr_or_null(*branch, d.id, taken_is_null);
-            mark_ptr_or_null(env.cur, d.id, !taken_is_null);
+            mark_ptr_or_null(*branch, d, taken_is_null);
+            mark_ptr_or_null(env.cur, d, !taken_is_null);
             return true;
         }
         if (reg_not_null(d)) {

@@ -25,7 +25,7 @@ constexpr const char* kKeyValueTypes = "fp, pkt, pkt_meta, map_key, map_value, m
 
 bool type_mismatch(Env& env, int regno, const char* expected) {
     const Reg& r = env.cur.cur().regs[regno];
-    return env.fail(fmt::format("R{} type={} expected={}", regno, reg_type_name(r.type, r.maybe_null), expected));
+    return env.fail(fmt::format("R{} type={} expected={}", regno, reg_type_str(r), expected));
 }
 
 bool is_mem_type(const Reg& r) {
@@ -145,9 +145,7 @@ bool check_helper_arg(Env& env, int regno, ArgKind kind, bool pkt_access, int* m
             return type_mismatch(env, regno, kMemTypes);
         return check_helper_mem(env, regno, 8, false, Access::helper_write);
     case ArgKind::ptr_to_ringbuf_mem: // OBJ_RELEASE: check_func_arg_reg_off wants the reservation unmodified
-        if (r.type == RegType::mem && r.maybe_null) // strbpf's mem here is bpf_ringbuf_reserve's
-            return env.fail(fmt::format("R{} type=ringbuf_mem_or_null expected=ringbuf_mem", regno));
-        if (r.type != RegType::mem)
+        if (r.type != RegType::mem || !r.ringbuf || r.maybe_null)
             return type_mismatch(env, regno, "ringbuf_mem");
         if (r.off != 0)
             return env.fail(fmt::format(
@@ -156,6 +154,35 @@ bool check_helper_arg(Env& env, int regno, ArgKind kind, bool pkt_access, int* m
             return env.fail(
                 fmt::format("variable ringbuf_mem access var_off={} disallowed", tnum_str(r.var)));
         return true;
+    }
+    return true;
+}
+
+// What check_func_arg learns of references from the arguments: the one a release argument gives back, and the
+// register holding it. Only one argument may carry a reference.
+struct RefArgs {
+    int release_regno = 0;
+    uint32_t ref_obj_id = 0;
+};
+
+bool note_ref_arg(Env& env, int regno, ArgKind kind, RefArgs* refs) {
+    if (kind == ArgKind::none || kind == ArgKind::anything)
+        return true;
+    const Reg& r = env.cur.cur().regs[regno];
+    if (kind == ArgKind::ptr_to_ringbuf_mem) { // OBJ_RELEASE
+        if (!r.ref_obj_id)
+            return env.fail(fmt::format("R{} must be referenced when passed to release function", regno));
+        refs->release_regno = regno;
+    }
+    if (r.ref_obj_id) {
+        if (refs->ref_obj_id) {
+            env.fail(fmt::format("more than one arg with ref_obj_id R{} {} {}", regno, r.ref_obj_id,
+                                 refs->ref_obj_id));
+            if (!env.log.empty() && env.log.back() == '\n')
+                env.log.pop_back(); // the kernel's line has no newline: the statistics follow on it
+            return false;
+        }
+        refs->ref_obj_id = r.ref_obj_id;
     }
     return true;
 }
@@ -392,15 +419,19 @@ bool do_helper_call(Env& env, const isa::Insn& insn) {
         never_null = m && (m->type == loader::kMapArray || m->type == loader::kMapPercpuArray) && m->key_size == 4 &&
                      stack_const(env, 2, 4, &key) && key < m->max_entries;
     }
+    RefArgs refs;
     for (int i = 0; i < 5; i++) {
         const ArgKind kind = proto->args[i];
         if (kind == ArgKind::none)
             break;
-        if (!check_helper_arg(env, i + 1, kind, proto->pkt_access, &map_index, &mem_regno, &mem_access))
+        if (!check_helper_arg(env, i + 1, kind, proto->pkt_access, &map_index, &mem_regno, &mem_access) ||
+            !note_ref_arg(env, i + 1, kind, &refs))
             return false;
         if (kind == ArgKind::const_size || kind == ArgKind::const_size_or_zero)
             mem_regno = -1;
     }
+    if (refs.release_regno && !release_reference(env, refs.ref_obj_id))
+        return env.fail(fmt::format("func {}#{} reference has not been acquired before", proto->name, insn.imm));
     if ((insn.imm == 181 || insn.imm == 164) && !push_callback(env, insn.imm))
         return false;
     uint64_t alloc_size = 0; // ARG_CONST_ALLOC_SIZE_OR_ZERO: the size of the returned memory
@@ -420,10 +451,11 @@ bool do_helper_call(Env& env, const isa::Insn& insn) {
     case runtime::RetKind::ringbuf_mem_or_null:
         f.regs[0] = reg_ptr(RegType::mem, uint32_t(std::min<uint64_t>(alloc_size, kMaxVarSiz)));
         f.regs[0].maybe_null = true;
+        f.regs[0].ringbuf = true;
         // The kernel takes an id for the maybe-null pointer, then acquires the reservation as a reference under a
-        // second id, which becomes the pointer's id (and its ref_obj_id, which strbpf does not track).
+        // second id, which becomes the pointer's id and its ref_obj_id.
         env.new_id();
-        f.regs[0].id = env.new_id();
+        f.regs[0].id = f.regs[0].ref_obj_id = acquire_reference(env, env.pc);
         break;
     }
     return true;
@@ -493,14 +525,30 @@ bool do_local_call(Env& env, int32_t target) {
     return true;
 }
 
-// btf_prepare_func_args on the main function, whose complaint the kernel logs (and ignores): a pointer argument
+// btf_prepare_func_args on the main function, whose first complaint the kernel logs (and ignores): more than five
+// arguments or a return type that is not a scalar (the main function has global linkage), or a pointer argument
 // that is neither the program type's ctx nor of a known size.
 void log_main_args(Env& env) {
     if (env.subprogs.empty())
         return;
+    const Subprog& sp = env.subprogs[0];
     const btf_param* params = nullptr;
-    const int n = btf_params_of(env, env.subprogs[0], &params);
+    const int n = btf_params_of(env, sp, &params);
     const btf* b = env.inst.spec().btf.get();
+    if (n < 0)
+        return;
+    const bool global = btf_vlen(btf__type_by_id(b, sp.btf_type)) == BTF_FUNC_GLOBAL; // a FUNC's vlen: linkage
+    if (n > 5) {
+        if (global)
+            env.log += fmt::format("Global function {}() with {} > 5 args. Buggy compiler.\n", sp.name, n);
+        return;
+    }
+    const btf_type* ret = skip_mods(b, btf__type_by_id(b, btf__type_by_id(b, sp.btf_type)->type)->type);
+    if (!ret || !(btf_is_int(ret) || btf_is_enum(ret) || btf_is_enum64(ret))) {
+        if (global)
+            env.log += fmt::format("Global function {}() doesn't return scalar. Only those are supported.\n", sp.name);
+        return;
+    }
     for (int i = 0; i < n && i < 5; i++) {
         uint32_t pointee_id = 0;
         const btf_type* t = skip_mods(b, params[i].type);
@@ -521,7 +569,7 @@ void log_main_args(Env& env) {
 bool do_exit(Env& env, bool* path_done) {
     *path_done = false;
     if (env.cur.frames.size() == 1) {
-        if (!check_return_code(env))
+        if (!check_reference_leak(env, "BPF_EXIT instruction in main prog") || !check_return_code(env))
             return false;
         *path_done = true;
         return true;

@@ -154,6 +154,9 @@ bool read_stack_fixed(Env& env, Frame& f, int64_t off, int size, int dst) {
         } else if (s->spilled.type != RegType::scalar) {
             return env.fail("invalid size of register fill");
         } else if (size <= spill_size) {
+            // A 32-bit fill of a 32-bit spill ties the register to the slot (check_stack_read_fixed_off).
+            if (size == 4 && spill_size == 4 && 64 - std::countl_zero(s->spilled.umax) <= 32)
+                assign_id_before_mov(env, s->spilled);
             result = s->spilled;
             if (64 - std::countl_zero(result.umax) > size * 8)
                 clear_scalar_id(result);
@@ -216,6 +219,10 @@ bool stack_access(Env& env, int regno, int64_t off, int size, Access access, int
             if (value_regno == -2)
                 v = &imm;
             const bool zero = v && v->is_const() && v->var.value == 0;
+            // check_stack_write_fixed_off: an aligned spill of a scalar that fits the store ties it to the slot.
+            if (value_regno >= 0 && at % 8 == 0 && v->type == RegType::scalar &&
+                64 - std::countl_zero(v->umax) <= size * 8)
+                assign_id_before_mov(env, env.cur.cur().regs[value_regno]);
             write_stack_fixed(f, at, size, v, zero);
             return true;
         }
@@ -390,11 +397,11 @@ bool check_mem_access(Env& env, int regno, int32_t insn_off, int size, Access ac
     default: break;
     }
     if ((r.type == RegType::map_value || r.type == RegType::mem) && r.maybe_null)
-        return env.fail(fmt::format("R{} invalid mem access '{}'", regno, reg_type_name(r.type, true)));
+        return env.fail(fmt::format("R{} invalid mem access '{}'", regno, reg_type_str(r)));
     if (r.type != RegType::map_value && r.type != RegType::mem && r.type != RegType::stack &&
         r.type != RegType::map_key &&
         r.type != RegType::ctx && r.type != RegType::packet && r.type != RegType::packet_meta)
-        return env.fail(fmt::format("R{} invalid mem access '{}'", regno, reg_type_name(r.type, r.maybe_null)));
+        return env.fail(fmt::format("R{} invalid mem access '{}'", regno, reg_type_str(r)));
     if (dst && dst->type == RegType::scalar && size < 8) {
         if (sign_extend)
             coerce_to_size_sx(*dst, size);
@@ -427,7 +434,7 @@ bool check_helper_mem(Env& env, int regno, uint64_t size, bool zero_size_allowed
     }
     case RegType::packet:
     case RegType::packet_meta: return packet_access(env, regno, 0, sz);
-    default: return env.fail(fmt::format("R{} invalid mem access '{}'", regno, reg_type_name(r.type, r.maybe_null)));
+    default: return env.fail(fmt::format("R{} invalid mem access '{}'", regno, reg_type_str(r)));
     }
 }
 

@@ -198,6 +198,9 @@ bool check_cfg(Env& env);
 bool do_alu(Env& env, const isa::OpInfo& op, const isa::Insn& insn);
 bool do_load_store(Env& env, const isa::OpInfo& op, const isa::Insn& insn);
 bool do_ld_imm64(Env& env, const isa::OpInfo& op, const isa::Insn& insn);
+// The kernel's assign_scalar_id_before_mov: a scalar about to be copied (mov, spill, 32-bit fill) gets an id to tie
+// the copies (a new one unless it has one; none for a constant; a tie by a constant delta is dropped first).
+void assign_id_before_mov(Env& env, Reg& src);
 // checks.cpp: memory access through a pointer register.
 enum class Access : uint8_t { read, write, helper_read, helper_write };
 // strict_once: check alignment strictly whatever the program's flags (the kernel's strict_alignment_once, atomics).
@@ -217,6 +220,14 @@ bool do_kfunc_call(Env& env, const isa::Insn& insn);
 bool do_local_call(Env& env, int32_t target); // pushes a frame and jumps
 bool do_exit(Env& env, bool* path_done);     // returns from a frame, or ends the path
 bool prepare_global_entry(Env& env, const Subprog& sp, State* st);
+// refs.cpp: acquired references (State::refs). acquire: a new id for the object the call at INSN hands out;
+// release: false when ID is not held, else every copy of the pointer becomes an unknown scalar; nomark: only the
+// reference goes (a null check's NULL branch); leak: in the main frame, "Unreleased reference id=%d
+// alloc_insn=%d" for each one held, then "PREFIX would lead to reference leak".
+uint32_t acquire_reference(Env& env, int32_t insn);
+bool release_reference(Env& env, uint32_t id);
+bool release_reference_nomark(State& st, uint32_t id);
+bool check_reference_leak(Env& env, const char* prefix);
 // branches.cpp: conditional jumps. *taken_only / *fall_only: which successors remain; branch_state gets the
 // state for the taken successor when both remain.
 bool do_cond_jump(Env& env, const isa::OpInfo& op, const isa::Insn& insn, State* branch_state, bool* take_jump,

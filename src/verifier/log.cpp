@@ -26,6 +26,11 @@ const char* reg_type_name(RegType t, bool maybe_null) {
     return "?";
 }
 
+std::string reg_type_str(const Reg& r) {
+    std::string name = reg_type_name(r.type, r.maybe_null);
+    return r.ringbuf ? "ringbuf_" + name : name;
+}
+
 Env::Env(const runtime::ObjectInstance& inst_, const loader::ProgramSpec& prog_, const Options& opts_)
     : inst(inst_), prog(prog_), opts(opts_), insns(prog_.insns) {
     gpl_compatible = license_is_gpl_compatible(inst_.spec().license);

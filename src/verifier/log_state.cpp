@@ -81,7 +81,7 @@ bool is_map_pointer(RegType t) { return t == RegType::map_ptr || t == RegType::m
 std::string kernel_reg_str(const Env& env, const Reg& r, int frameno) {
     if (r.type == RegType::scalar && r.var.is_const())
         return snum(int64_t(r.var.value));
-    std::string out = reg_type_name(r.type, r.maybe_null);
+    std::string out = reg_type_str(r);
     if (r.type == RegType::stack) {
         if (r.frameno != frameno)
             out += fmt::format("[{}]", r.frameno);
@@ -92,6 +92,8 @@ std::string kernel_reg_str(const Env& env, const Reg& r, int frameno) {
     if (r.id)
         parts.push_back(fmt::format("id={}", r.id) +
                         (r.type == RegType::scalar && r.link != Link::none ? fmt::format("{:+}", r.off) : ""));
+    if (r.ref_obj_id)
+        parts.push_back(fmt::format("ref_obj_id={}", r.ref_obj_id));
     if (is_map_pointer(r.type)) {
         const loader::MapSpec* spec = env.map_spec(r.aux);
         const std::string name = kernel_map_name(env, r.aux);
@@ -149,6 +151,8 @@ std::string kernel_state_str(const Env& env, const State& st, int frameno, bool 
         else
             out += types;
     }
+    for (size_t i = 0; i < st.refs.size(); i++)
+        out += fmt::format("{}{}", i ? "," : " refs=", st.refs[i].id);
     if (f.in_callback)
         out += " cb";
     return out;

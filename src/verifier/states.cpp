@@ -33,9 +33,9 @@ bool range_within(const Reg& o, const Reg& c) {
 
 bool regs_exact(const Reg& o, const Reg& c, IdMap& ids) {
     Reg a = o, b = c;
-    a.id = b.id = 0;
+    a.id = b.id = a.ref_obj_id = b.ref_obj_id = 0;
     a.precise = b.precise = false;
-    return a == b && ids.check(o.id, c.id, false);
+    return a == b && ids.check(o.id, c.id, false) && ids.check(o.ref_obj_id, c.ref_obj_id, false);
 }
 
 bool regsafe(const Reg& o, const Reg& c, IdMap& ids, Cmp cmp) {
@@ -44,7 +44,8 @@ bool regsafe(const Reg& o, const Reg& c, IdMap& ids, Cmp cmp) {
         return true;
     if (exact)
         return regs_exact(o, c, ids);
-    if (o.type != c.type || o.maybe_null != c.maybe_null)
+    if (o.type != c.type || o.maybe_null != c.maybe_null || o.ringbuf != c.ringbuf ||
+        !ids.check(o.ref_obj_id, c.ref_obj_id, false))
         return false;
     switch (o.type) {
     case RegType::scalar:
@@ -97,6 +98,12 @@ bool states_equal(const Env& env, const State& old, const State& cur, int32_t pc
         return false;
     const bool exact = cmp == Cmp::exact;
     IdMap ids;
+    // refsafe: the same references held, their ids corresponding.
+    if (old.refs.size() != cur.refs.size())
+        return false;
+    for (size_t i = 0; i < old.refs.size(); i++)
+        if (!ids.check(old.refs[i].id, cur.refs[i].id, false))
+            return false;
     for (size_t i = 0; i < old.frames.size(); i++) {
         const Frame& o = old.frames[i];
         const Frame& c = cur.frames[i];

@@ -33,8 +33,8 @@ const char* alu_name(Sem s) {
 }
 
 // The kernel's check_reg_sane_offset.
-bool sane_offset(Env& env, const Reg& r, RegType ptr_type, bool maybe_null) {
-    const char* tn = reg_type_name(ptr_type, maybe_null);
+bool sane_offset(Env& env, const Reg& r, const Reg& ptr) {
+    const std::string tn = reg_type_str(ptr);
     const int64_t val = int64_t(r.var.value);
     const int64_t lim = int64_t(kMaxVarOff);
     if (r.var.is_const() && (val >= lim || val <= -lim))
@@ -50,7 +50,7 @@ bool sane_offset(Env& env, const Reg& r, RegType ptr_type, bool maybe_null) {
 }
 
 bool ptr_arith(Env& env, int dst, const Reg& ptr, const Reg& off, Sem sem, bool scalar_minus_ptr) {
-    const char* tn = reg_type_name(ptr.type, ptr.maybe_null);
+    const std::string tn = reg_type_str(ptr);
     if (ptr.maybe_null)
         return env.fail(fmt::format("R{} pointer arithmetic on {} prohibited, null-check it first", dst, tn));
     switch (ptr.type) {
@@ -69,7 +69,7 @@ bool ptr_arith(Env& env, int dst, const Reg& ptr, const Reg& off, Sem sem, bool 
     default: return env.fail(fmt::format("R{} pointer arithmetic on {} prohibited", dst, tn));
     }
     // adjust_ptr_min_max_vals: the offsets' sanity first, then the operator.
-    if (!sane_offset(env, off, ptr.type, false) || !sane_offset(env, ptr, ptr.type, false))
+    if (!sane_offset(env, off, ptr) || !sane_offset(env, ptr, ptr))
         return false;
     if (sem == Sem::and_ || sem == Sem::or_ || sem == Sem::xor_)
         return env.fail(fmt::format("R{} bitwise operator {} on pointer prohibited", dst, alu_name(sem)));
@@ -100,21 +100,10 @@ bool ptr_arith(Env& env, int dst, const Reg& ptr, const Reg& off, Sem sem, bool 
                 out.aux = 0;
         }
     }
-    if (!sane_offset(env, out, ptr.type, false))
+    if (!sane_offset(env, out, ptr))
         return false;
     env.cur.cur().regs[dst] = out;
     return true;
-}
-
-// rX = rY of a scalar: both get one id (a new one unless Y has one); a Y tied by a constant delta is untied
-// first, as the kernel keeps one delta per register.
-void assign_id_before_mov(Env& env, Reg& src) {
-    if (src.type != RegType::scalar)
-        return;
-    if (src.link != Link::none)
-        clear_scalar_id(src);
-    if (src.id == 0 && !src.var.is_const())
-        src.id = env.new_id();
 }
 
 bool alu_mov(Env& env, const isa::OpInfo& op, const isa::Insn& insn) {
@@ -131,9 +120,14 @@ bool alu_mov(Env& env, const isa::OpInfo& op, const isa::Insn& insn) {
     Reg& src = regs[insn.src];
     if (op.sem != Sem::mov) { // movsx
         const int bytes = op.sem == Sem::movsx8 ? 1 : op.sem == Sem::movsx16 ? 2 : 4;
-        if (src.type != RegType::scalar)
-            return env.fail(fmt::format("R{} sign-extension part of pointer", insn.src));
         Reg out;
+        if (src.type != RegType::scalar) { // privileged: the pointer's bits, unknown ("sign-extension part of
+            out = reg_unknown();            // pointer" is the unprivileged verdict)
+            if (!is64)
+                reg_zext32(out);
+            regs[insn.dst] = out;
+            return true;
+        }
         scalar_movsx(out, src, bytes, is64);
         regs[insn.dst] = out;
         return true;
@@ -181,6 +175,17 @@ void update_scalar_link(Reg& dst, const Reg& before, const Reg& src, Sem sem, bo
 }
 
 } // namespace
+
+// rX = rY of a scalar: both get one id (a new one unless Y has one); a Y tied by a constant delta is untied
+// first, as the kernel keeps one delta per register.
+void assign_id_before_mov(Env& env, Reg& src) {
+    if (src.type != RegType::scalar)
+        return;
+    if (src.link != Link::none)
+        clear_scalar_id(src);
+    if (src.id == 0 && !src.var.is_const())
+        src.id = env.new_id();
+}
 
 bool do_alu(Env& env, const isa::OpInfo& op, const isa::Insn& insn) {
     auto& regs = env.cur.cur().regs;
@@ -296,7 +301,7 @@ bool do_load_store(Env& env, const isa::OpInfo& op, const isa::Insn& insn) {
         const Reg& d = env.cur.cur().regs[insn.dst];
         if (d.type == RegType::ctx || d.is_pkt())
             return env.fail(fmt::format("BPF_ATOMIC stores into R{} {} is not allowed", insn.dst,
-                                        reg_type_name(d.type, d.maybe_null)));
+                                        reg_type_str(d)));
         if (!check_mem_access(env, insn.dst, insn.off, size, Access::read, -1, false, true) ||
             !check_mem_access(env, insn.dst, insn.off, size, Access::write, -1, false, true))
             return false;
@@ -320,6 +325,9 @@ bool do_load_store(Env& env, const isa::OpInfo& op, const isa::Insn& insn) {
             t != loader::ProgType::sched_act)
             return env.fail("BPF_LD_[ABS|IND] instructions not allowed for this program type");
         if (!check_reg_init(env, 6))
+            return false;
+        // The load may end the program at run time: no reference may be held (check_resource_leak).
+        if (!check_reference_leak(env, "BPF_LD_[ABS|IND]"))
             return false;
         if (regs[6].type != RegType::ctx)
             return env.fail("at the time of BPF_LD_ABS|IND R6 != pointer to skb");

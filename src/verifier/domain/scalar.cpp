@@ -195,9 +195,9 @@ void coerce_to_size(Reg& r, int bytes) {
         r.umin = 0, r.umax = m;
     }
     r.smin = int64_t(r.umin), r.smax = int64_t(r.umax);
-    unbound32(r);
-    clear_scalar_id(r);
-    reg_sync(r);
+    if (bytes < 4) // a 32-bit truncation leaves the low half, and its bounds, as they were
+        unbound32(r);
+    reg_sync(r); // the id stays: callers drop it where truncation changed the value (a narrowing fill)
 }
 
 void coerce_to_size_sx(Reg& r, int bytes) {
@@ -320,28 +320,6 @@ void alu_shift(Reg& d, const Reg& s, isa::Sem sem, int width) {
     }
 }
 
-void alu_divmod(Reg& d, const Reg& s, isa::Sem sem) {
-    if (d.var.is_const() && s.var.is_const() && s.var.value != 0 &&
-        (sem == isa::Sem::div || sem == isa::Sem::mod)) {
-        mark_known(d, sem == isa::Sem::div ? d.var.value / s.var.value : d.var.value % s.var.value);
-        return;
-    }
-    if (s.var.is_const() && s.var.value != 0 && sem == isa::Sem::div) {
-        const uint64_t k = s.var.value;
-        const uint64_t lo = d.umin / k, hi = d.umax / k;
-        mark_unbounded(d);
-        d.umin = lo, d.umax = hi;
-        return;
-    }
-    if (s.var.is_const() && s.var.value != 0 && sem == isa::Sem::mod) {
-        const uint64_t hi = std::min(d.umax, s.var.value - 1);
-        mark_unbounded(d);
-        d.umin = 0, d.umax = hi;
-        return;
-    }
-    mark_unbounded(d);
-}
-
 } // namespace
 
 void scalar_alu64(Reg& d, const Reg& s, isa::Sem sem) {
@@ -359,7 +337,7 @@ void scalar_alu64(Reg& d, const Reg& s, isa::Sem sem) {
     case isa::Sem::div:
     case isa::Sem::mod:
     case isa::Sem::sdiv:
-    case isa::Sem::smod: alu_divmod(d, s, sem); break;
+    case isa::Sem::smod: mark_unbounded(d); return; // is_safe_to_compute_dst_reg_range: no range, constants included
     case isa::Sem::neg:
         if (d.var.is_const())
             mark_known(d, uint64_t(0) - d.var.value);
@@ -374,6 +352,10 @@ void scalar_alu64(Reg& d, const Reg& s, isa::Sem sem) {
 
 void scalar_alu32(Reg& d, const Reg& s, isa::Sem sem) {
     // Work on the zero-extended low halves as 64-bit values, then keep the low 32 bits.
+    if (sem == isa::Sem::div || sem == isa::Sem::mod || sem == isa::Sem::sdiv || sem == isa::Sem::smod) {
+        mark_unbounded(d); // as the kernel: given up before the zero extension, so any 64-bit value
+        return;
+    }
     Reg a = d, b = s;
     reg_zext32(a);
     reg_zext32(b);

@@ -37,6 +37,8 @@ struct Reg {
     uint8_t frameno = 0; // stack pointers: the frame they point into
     int32_t off = 0;     // fixed offset of pointers; linked scalars: the delta to the base (see Link)
     uint32_t id = 0;     // null-check / packet-range / equal-scalar identity; 0 = none
+    uint32_t ref_obj_id = 0; // the acquired reference this pointer is (a copy of); 0 = none (see State::refs)
+    bool ringbuf = false;    // mem: a bpf_ringbuf_reserve reservation (the kernel's MEM_RINGBUF, "ringbuf_mem")
     Link link = Link::none; // scalars with an id: how the value follows the id's base
     uint32_t aux = 0;    // map_ptr / map_value: map index; mem: size; func: insn; packet: range
     Tnum var;            // scalars: the value; pointers: the variable part of the offset
@@ -87,12 +89,21 @@ struct Frame {
     bool operator==(const Frame&) const = default;
 };
 
+// An acquired reference (the kernel's bpf_reference_state): released by id, reported by id and insn when leaked.
+struct RefState {
+    uint32_t id = 0;
+    int32_t insn = 0; // the acquiring call
+    bool operator==(const RefState&) const = default;
+};
+
 struct State {
     std::vector<Frame> frames; // frames.back() is the current one
+    std::vector<RefState> refs; // references held on this path, in the kernel's order (release swaps in the last)
     Frame& cur() { return frames.back(); }
     const Frame& cur() const { return frames.back(); }
 };
 
 const char* reg_type_name(RegType t, bool maybe_null = false); // the kernel's reg_type_str: "map_value_or_null"
+std::string reg_type_str(const Reg& r);                         // with the flags: "ringbuf_mem_or_null"
 
 } // namespace strbpf::verifier
