@@ -5,11 +5,25 @@
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
-file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/strbpf_shared.cpp "// libstrbpf: the stage libraries behind include/strbpf\n")
+# Debian's libasmjit.a is compiled for executables (PIE): its one reference to a shared library's data, glibc's
+# stderr (asmjit's debug output), cannot be linked into a shared object. libstrbpf links all of a copy of the
+# archive in which that reference is renamed to a hidden variable of libstrbpf's own that holds stderr.
+set(STRBPF_ASMJIT_COPY ${CMAKE_CURRENT_BINARY_DIR}/libasmjit_for_libstrbpf.a)
+add_custom_command(OUTPUT ${STRBPF_ASMJIT_COPY}
+    COMMAND ${CMAKE_OBJCOPY} --redefine-sym stderr=strbpf_asmjit_stderr $<TARGET_FILE:asmjit::asmjit>
+            ${STRBPF_ASMJIT_COPY}
+    DEPENDS $<TARGET_FILE:asmjit::asmjit> VERBATIM)
+add_custom_target(strbpf_asmjit_copy DEPENDS ${STRBPF_ASMJIT_COPY})
+file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/strbpf_shared.cpp
+    "// libstrbpf: the stage libraries behind include/strbpf, and the stderr its copy of asmjit writes to\n"
+    "#include <cstdio>\n"
+    "extern \"C\" { __attribute__((visibility(\"hidden\"))) std::FILE* strbpf_asmjit_stderr = stderr; }\n")
 add_library(strbpf_shared SHARED ${CMAKE_CURRENT_BINARY_DIR}/strbpf_shared.cpp)
+add_dependencies(strbpf_shared strbpf_asmjit_copy)
 set_target_properties(strbpf_shared PROPERTIES OUTPUT_NAME strbpf EXPORT_NAME strbpf
     VERSION ${PROJECT_VERSION} SOVERSION ${PROJECT_VERSION_MAJOR})
-target_link_libraries(strbpf_shared PRIVATE "$<LINK_LIBRARY:WHOLE_ARCHIVE,strbpf_api>")
+target_link_libraries(strbpf_shared PRIVATE "$<LINK_LIBRARY:WHOLE_ARCHIVE,strbpf_api>"
+    -Wl,--whole-archive ${STRBPF_ASMJIT_COPY} -Wl,--no-whole-archive -Wl,--no-undefined)
 target_include_directories(strbpf_shared INTERFACE
     $<BUILD_INTERFACE:${CMAKE_SOURCE_DIR}/include> $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
 target_compile_features(strbpf_shared INTERFACE cxx_std_20)

@@ -139,8 +139,22 @@ struct Runner::Impl {
     bool bytes_ctx = false;        // the program's ctx is the bytes the caller passes
     uint8_t ctx_perms = 0;         // read-write for syscall programs, read-only otherwise
     bool raw_tp = false;           // at most 12 u64 arguments
+    uint64_t ctx_base = 0, ctx_size = 0; // the ctx region registered now (local region 1); 0: none
+
+    // Registers the caller's ctx as local region 1, unless it is the one registered already (a run leaves the
+    // regions as it found them: callbacks drop theirs), so calls with the same buffer write nothing.
+    void set_ctx(uint64_t base, uint64_t size) {
+        if (base == ctx_base && size == ctx_size && ctx.mem.local_count() == (base ? 2 : 1)) [[likely]]
+            return;
+        ctx.mem.drop_local_from(1); // keep the stack, replace the ctx
+        if (base)
+            ctx.mem.add_local(runtime::Region{base, size, ctx_perms, runtime::RegionKind::ctx, "ctx"});
+        ctx_base = base;
+        ctx_size = size;
+    }
 
     void reset_context() {
+        ctx_base = ctx_size = 0;
         runtime::prepare_run_context(ctx, obj->inst.get(), &stack); // the stack is local region 0
         ctx.cpu = cpu;
         ctx.verified = st->engine != Engine::interp_checked;
@@ -186,9 +200,7 @@ Result<uint64_t> Runner::run(std::span<uint8_t> ctx_bytes) {
                           -EINVAL);
     }
     const uint64_t r1 = ctx_bytes.empty() ? 0 : reinterpret_cast<uint64_t>(ctx_bytes.data());
-    m.ctx.mem.drop_local_from(1); // keep the stack, replace the ctx
-    if (r1)
-        m.ctx.mem.add_local(runtime::Region{r1, ctx_bytes.size(), m.ctx_perms, runtime::RegionKind::ctx, "ctx"});
+    m.set_ctx(r1, ctx_bytes.size());
     if (m.jit) [[likely]] {
         exec::jit::JitResult j = m.jit->run(r1, m.ctx, m.stack);
         if (j.ok) [[likely]]
