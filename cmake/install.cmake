@@ -23,7 +23,7 @@ add_dependencies(strbpf_shared strbpf_asmjit_copy)
 set_target_properties(strbpf_shared PROPERTIES OUTPUT_NAME strbpf EXPORT_NAME strbpf
     VERSION ${PROJECT_VERSION} SOVERSION ${PROJECT_VERSION_MAJOR})
 target_link_libraries(strbpf_shared PRIVATE "$<LINK_LIBRARY:WHOLE_ARCHIVE,strbpf_api>"
-    -Wl,--whole-archive ${STRBPF_ASMJIT_COPY} -Wl,--no-whole-archive -Wl,--no-undefined)
+    -Wl,--whole-archive ${STRBPF_ASMJIT_COPY} -Wl,--no-whole-archive)
 target_include_directories(strbpf_shared INTERFACE
     $<BUILD_INTERFACE:${CMAKE_SOURCE_DIR}/include> $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
 target_compile_features(strbpf_shared INTERFACE cxx_std_20)
