@@ -1,5 +1,6 @@
 /* The BPF side of examples/embed: counts words in ctx by a per-key limit the host put in a map, and reports
- * each counted word through a ring buffer. */
+ * each counted word through a ring buffer. max_words is set by the host before load, as libbpf skeletons set
+ * their `const volatile` configuration. */
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
 
@@ -17,6 +18,8 @@ struct {
 
 struct event { __u32 index; __u32 word; };
 
+const volatile __u32 max_words = 4; /* .rodata: the host may lower it before load */
+
 SEC("syscall")
 int count_below(__u32 *words)
 {
@@ -24,7 +27,7 @@ int count_below(__u32 *words)
 	__u64 *limit = bpf_map_lookup_elem(&limits, &key);
 	if (!limit)
 		return -1;
-	for (__u32 i = 0; i < 4; i++) {
+	for (__u32 i = 0; i < 4 && i < max_words; i++) {
 		if (words[i] >= *limit)
 			continue;
 		struct event e = {i, words[i]};

@@ -1,4 +1,5 @@
-// Embedding strbpf: load a BPF object, fill a map, run a program, read its ring-buffer events.
+// Embedding strbpf from C++: open a BPF object, configure it before load, load (verify + JIT), fill a map, run a
+// program, read its ring-buffer events.
 #include <strbpf/object.hpp>
 
 #include <cstdio>
@@ -6,9 +7,22 @@
 
 int main(int argc, char** argv) {
     const char* path = argc > 1 ? argv[1] : "counter.bpf.o";
-    auto obj = strbpf::Object::open(path);
+    strbpf::OpenOptions open_opts;
+    open_opts.log = [](strbpf::LogLevel level, const std::string& msg) {
+        if (level != strbpf::LogLevel::debug)
+            std::fprintf(stderr, "strbpf: %s\n", msg.c_str());
+    };
+    auto obj = strbpf::Object::open(path, open_opts);
     if (!obj) {
         std::fprintf(stderr, "open: %s\n", obj.error().message.c_str());
+        return 1;
+    }
+    if (auto st = obj->set_global("max_words", uint32_t(4)); !st) { // the default, set as a skeleton would
+        std::fprintf(stderr, "set_global: %s\n", st.error().message.c_str());
+        return 1;
+    }
+    if (auto st = obj->load(); !st) { // JIT by default; a program the verifier rejects fails the load
+        std::fprintf(stderr, "load: %s\n", st.error().message.c_str());
         return 1;
     }
     auto limits = obj->map("limits");
@@ -18,9 +32,7 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "object lacks limits, events or count_below\n");
         return 1;
     }
-    const uint32_t key = 1;
-    const uint64_t limit = 10;
-    if (auto st = limits->update(key, limit); !st) {
+    if (auto st = limits->update(uint32_t(1), uint64_t(10)); !st) {
         std::fprintf(stderr, "update: %s\n", st.error().message.c_str());
         return 1;
     }

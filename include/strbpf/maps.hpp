@@ -3,9 +3,12 @@
 // ring buffer consumption. Safe to use while programs run on other threads.
 #pragma once
 #include <cstdint>
+#include <cstring>
 #include <functional>
+#include <ranges>
 #include <span>
 #include <string>
+#include <type_traits>
 
 #include "strbpf/result.hpp"
 
@@ -37,12 +40,47 @@ class MapRef {
     // Returns the number of records consumed.
     Result<size_t> consume(const std::function<int(std::span<const uint8_t>)>& fn);
 
-    // Typed conveniences for fixed-size keys and values.
-    template <class K, class V> Status update(const K& key, const V& value, uint64_t flags = kAny) {
+    // Typed conveniences for fixed-size keys and values (a plain struct, integer, array of them): anything that is
+    // a range (std::span, std::vector, std::string) goes to the byte overloads above, never here.
+    template <class T>
+    static constexpr bool kPlain = std::is_trivially_copyable_v<T> && !std::ranges::range<T> && !std::is_pointer_v<T>;
+
+    template <class K, class V>
+        requires(kPlain<K> && kPlain<V>)
+    Status update(const K& key, const V& value, uint64_t flags = kAny) {
         return update(bytes(key), bytes(value), flags);
     }
-    template <class K, class V> Status lookup(const K& key, V* value) const {
+    template <class K, class V>
+        requires(kPlain<K> && kPlain<V>)
+    Status lookup(const K& key, V* value) const {
         return lookup(bytes(key), std::span<uint8_t>(reinterpret_cast<uint8_t*>(value), sizeof(V)));
+    }
+    template <class V, class K>
+        requires(kPlain<K> && kPlain<V>)
+    Result<V> lookup(const K& key) const {
+        V v{};
+        if (auto st = lookup(key, &v); !st)
+            return st.error();
+        return v;
+    }
+    template <class K>
+        requires kPlain<K>
+    Status remove(const K& key) {
+        return remove(bytes(key));
+    }
+    // Calls fn(key, value) for every entry until it returns false; sizes are checked once, first.
+    template <class K, class V>
+        requires(kPlain<K> && kPlain<V>)
+    Status for_each(const std::function<bool(const K&, const V&)>& fn) const {
+        if (sizeof(K) != key_size() || sizeof(V) != value_bytes())
+            return make_error("map '" + name() + "': key or value type has the wrong size", -22);
+        return for_each([&](std::span<const uint8_t> k, std::span<const uint8_t> v) {
+            K key;
+            V value;
+            std::memcpy(&key, k.data(), sizeof key);
+            std::memcpy(&value, v.data(), sizeof value);
+            return fn(key, value);
+        });
     }
 
   private:

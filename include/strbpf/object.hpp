@@ -1,63 +1,91 @@
-// strbpf's embedding API: open a BPF ELF object (what clang -target bpf builds for libbpf), find its maps and
-// programs, run a program on the interpreter the way BPF_PROG_TEST_RUN runs it. An Object may run programs on
-// several threads at once; its maps are shared between those runs.
+// strbpf's embedding API: the lifecycle libbpf users know, over a BPF ELF object as clang -target bpf builds it.
+//   open (a file or bytes in memory) -> set globals by name (.rodata, .data, .bss; through the object's BTF) and
+//   choose programs/engines -> load (maps created, .rodata frozen, every program verified, then compiled for its
+//   engine) -> run programs, use maps -> destroy the Object.
+// A loaded Object may run programs on several threads at once; its maps are shared between those runs.
 #pragma once
 #include <cstdint>
-#include <cstdio>
+#include <functional>
 #include <memory>
+#include <span>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "strbpf/maps.hpp"
+#include "strbpf/program.hpp"
 #include "strbpf/result.hpp"
 
 namespace strbpf {
 
-struct RunOptions {
-    std::vector<uint8_t> ctx;  // ctx_in: syscall ctx bytes, raw_tp u64 arguments, a struct __sk_buff, ...
-    std::vector<uint8_t> data; // data_in: the packet of xdp/tc/socket programs
-    uint32_t cpu = 0;          // the CPU the program runs as: per-CPU map values, bpf_get_smp_processor_id
-    std::FILE* trace = stderr; // where bpf_trace_printk writes
+enum class LogLevel { warn, info, debug };
+
+struct OpenOptions {
+    std::string object_name; // default: the file name without ".bpf.o"/".o"; "<memory>" for open_memory
+    // Receives load's messages: a rejection (warn), each program's verdict (info) and verifier log (debug).
+    std::function<void(LogLevel, const std::string&)> log;
 };
 
-struct RunResult {
-    uint64_t r0 = 0;
-    uint32_t retval = 0; // low 32 bits of r0, as BPF_PROG_TEST_RUN reports it
-    std::vector<uint8_t> data_out;
-    std::vector<uint8_t> ctx_out;
+struct LoadOptions {
+    Engine engine = Engine::jit; // for every program without its own ProgramRef::set_engine
+    int log_level = 0;           // the verifier log kept per program: 0 none, 1 the kernel's level 1, 2 states
 };
 
-class ProgramRef {
-  public:
-    const std::string& name() const;
-    const std::string& section() const;
-    // Runs once on the interpreter. Errors: the program could not be linked, the test run's context is not what
-    // the kernel accepts, or the run stopped (invalid access, ...), with a message naming the pc.
-    Result<RunResult> run(const RunOptions& opts = {}) const;
-
-  private:
-    friend class Object;
-    ProgramRef(const void* obj, const void* prog) : obj_(obj), prog_(prog) {}
-    const void* obj_;  // runtime::ObjectInstance
-    const void* prog_; // runtime::LinkedProgram
+// What a global variable is, from the object's BTF.
+struct GlobalInfo {
+    std::string section; // ".rodata", ".data", ".bss", ".rodata.foo", ...
+    uint32_t offset = 0;
+    uint32_t size = 0;
+    bool integer = false; // int, enum or pointer-free scalar (after typedefs and qualifiers)
+    bool floating = false;
 };
 
 class Object {
   public:
-    // Loads the ELF file, creates its maps and links its programs. Errors name the file and the cause.
-    static Result<Object> open(const std::string& path);
+    // Reads and relocates the object; nothing is created until load(). Errors name the file and the cause.
+    static Result<Object> open(const std::string& path, const OpenOptions& opts = {});
+    // The same from an ELF image in memory (copied: the bytes need not outlive the call).
+    static Result<Object> open_memory(std::span<const uint8_t> image, const OpenOptions& opts = {});
     Object(Object&&) noexcept;
     Object& operator=(Object&&) noexcept;
     ~Object();
 
-    std::vector<std::string> map_names() const;
-    std::vector<std::string> program_names() const;
+    const std::string& name() const;
+    bool loaded() const;
+
+    // Global variables by name through BTF. Before load() any section may be set (a `const volatile` .rodata
+    // variable is how a skeleton configures a program); after load() .data and .bss still may, .rodata is frozen
+    // (-EBUSY). Errors: no such variable (-ENOENT), a size other than the variable's (-EINVAL).
+    Result<GlobalInfo> global_info(const std::string& var) const;
+    Status set_global(const std::string& var, std::span<const uint8_t> bytes);
+    Result<std::vector<uint8_t>> global(const std::string& var) const;
+    // Typed: also refuses an integer for a non-integer variable and a floating value for a non-float one.
+    template <class T>
+        requires std::is_trivially_copyable_v<T>
+    Status set_global(const std::string& var, const T& value) {
+        if (auto st = check_global_kind(var, std::is_integral_v<T> || std::is_enum_v<T>,
+                                        std::is_floating_point_v<T>);
+            !st)
+            return st;
+        return set_global(var, std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(&value), sizeof(T)));
+    }
+
+    // Creates the maps (globals applied, .rodata frozen), links and verifies every autoload program, prepares it
+    // for its engine. Like libbpf, a rejected program fails the whole load (on jit and interp), with the
+    // program's name and the kernel's one-line reason; the object then stays unloaded (fix, or set_autoload
+    // false, and load again). Errors: -EACCES rejected, -EINVAL link or map errors, -EBUSY loaded already.
+    Status load(const LoadOptions& opts = {});
+
+    std::vector<std::string> map_names() const;     // after load()
+    std::vector<std::string> program_names() const; // any time
     Result<MapRef> map(const std::string& name) const;
     Result<ProgramRef> program(const std::string& name) const;
 
-  private:
-    struct Impl;
+    struct Impl; // opaque: defined inside libstrbpf
     explicit Object(std::unique_ptr<Impl> impl);
+
+  private:
+    Status check_global_kind(const std::string& var, bool integer, bool floating) const;
     std::unique_ptr<Impl> impl_;
 };
 

@@ -20,10 +20,12 @@ RunReport failed_run(RunReport r, std::string msg) {
     return r;
 }
 
+} // namespace
+
 // Programs whose ctx is ctx_in itself (syscall, raw_tp, and tp/kprobe in strbpf) read only what the verifier let
 // them: offsets below max_ctx_offset. The unchecked engines trust that, so a smaller ctx_in is refused, as the
 // kernel's bpf_prog_test_run_syscall/_raw_tp refuse it (-EINVAL); a negative offset (tracepoint) has no ctx_in.
-Status check_ctx_size(loader::ProgType type, const RunRequest& req, const runtime::ProgramCache& c) {
+Status check_ctx_size(loader::ProgType type, size_t ctx_in_size, const runtime::ProgramCache& c) {
     using loader::ProgType;
     if (type != ProgType::syscall && type != ProgType::raw_tracepoint && type != ProgType::tracepoint &&
         type != ProgType::kprobe)
@@ -33,32 +35,37 @@ Status check_ctx_size(loader::ProgType type, const RunRequest& req, const runtim
                                       "it",
                                       c.min_ctx_offset),
                           -22);
-    if (req.ctx_in.size() < c.max_ctx_offset)
+    if (ctx_in_size < c.max_ctx_offset)
         return make_error(fmt::format("ctx_in has {} bytes but the program reads {} bytes of ctx (the kernel answers "
                                       "-EINVAL)",
-                                      req.ctx_in.size(), c.max_ctx_offset),
+                                      ctx_in_size, c.max_ctx_offset),
                           -22);
     return ok_status();
 }
 
-} // namespace
-
 Status load_check(EngineKind engine, const runtime::ObjectInstance& inst, const runtime::LinkedProgram& prog) {
+    if (engine == EngineKind::interp_checked)
+        return prog.linked ? ok_status() : Status(prog.link_error);
+    return load_check(engine, inst, prog, 0, nullptr);
+}
+
+Status load_check(EngineKind engine, const runtime::ObjectInstance& inst, const runtime::LinkedProgram& prog,
+                  int log_level, std::string* log) {
     if (!prog.linked)
         return prog.link_error;
-    if (engine == EngineKind::interp_checked)
-        return ok_status();
     runtime::ProgramCache& c = *prog.cache;
     std::lock_guard<std::mutex> lock(c.mu);
     if (!c.verified) {
-        verifier::Verdict v = verifier::verify(inst, *prog.spec);
+        verifier::Verdict v = verifier::verify(inst, *prog.spec, verifier::Options{log_level});
         c.verified = true;
         c.accepted = v.ok;
         c.reason = v.reason;
         c.max_ctx_offset = v.max_ctx_offset;
         c.min_ctx_offset = v.min_ctx_offset;
+        if (log)
+            *log = std::move(v.log);
     }
-    if (!c.accepted)
+    if (!c.accepted && engine != EngineKind::interp_checked)
         return make_error(c.reason, -13);
     return ok_status();
 }
@@ -88,7 +95,7 @@ RunReport run_linked(EngineKind engine, const runtime::ObjectInstance& inst, con
     }
 
     if (engine != EngineKind::interp_checked) // load_check() passed: the verdict is cached
-        if (auto st = check_ctx_size(prog.spec->type, req, *prog.cache); !st)
+        if (auto st = check_ctx_size(prog.spec->type, req.ctx_in.size(), *prog.cache); !st)
             return failed_run(rep, st.error().message);
 
     runtime::RunContext ctx;

@@ -21,6 +21,15 @@ RunReport run_fresh(EngineKind engine, std::shared_ptr<const loader::ObjectSpec>
 // The load-time check of a user-space engine: the verifier's verdict (cached with the program) for interp and
 // jit; interp_checked verifies nothing. Error: the kernel's one-line reason.
 Status load_check(EngineKind engine, const runtime::ObjectInstance& inst, const runtime::LinkedProgram& prog);
+// The same, for embedders that want the verifier's log: when this call is the one that verifies, the kernel-format
+// log at `log_level` (verifier::Options) goes to *log. interp_checked verifies too here (the log is the point) but
+// still never fails on the verdict.
+Status load_check(EngineKind engine, const runtime::ObjectInstance& inst, const runtime::LinkedProgram& prog,
+                  int log_level, std::string* log);
+
+// After an accepting load_check(): programs whose ctx is ctx_in itself (syscall, raw_tp, tp, kprobe) need at least
+// the verdict's max_ctx_offset bytes of it, as the kernel's test run demands (-EINVAL otherwise).
+Status check_ctx_size(loader::ProgType type, size_t ctx_in_size, const runtime::ProgramCache& c);
 
 // Whether a user-space engine is built in; false with a reason for engines still to come.
 bool engine_available(EngineKind engine, std::string* why);

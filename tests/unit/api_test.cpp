@@ -15,6 +15,8 @@ namespace {
 Object open(const char* name) {
     auto o = Object::open(std::string(STRBPF_PROGS_DIR) + "/" + name);
     EXPECT_TRUE(o.ok()) << (o.ok() ? "" : o.error().message);
+    auto st = o->load();
+    EXPECT_TRUE(st.ok()) << (st.ok() ? "" : st.error().message);
     return std::move(o).value();
 }
 

@@ -59,15 +59,19 @@ std::string eta_text(double s) {
     return t >= 60 ? fmt::format("{}m{:02}s", t / 60, t % 60) : fmt::format("{}s", t);
 }
 
-// Where the build put bench/progs/*.bpf.o; without the build's definition, beside the executable's build tree.
+// Where bench/progs/*.bpf.o are: beside an installed CLI (<prefix>/share/strbpf/bench), else where the build put
+// them (without the build's definition: beside the executable's build tree).
 std::string default_progs_dir() {
+    char buf[4096];
+    ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+    const std::string exe = n > 0 ? std::string(buf, size_t(n)) : ".";
+    const std::string bin = exe.substr(0, exe.find_last_of('/'));
+    if (access((bin + "/../share/strbpf/bench").c_str(), R_OK) == 0)
+        return bin + "/../share/strbpf/bench";
 #ifdef STRBPF_BENCH_PROGS_DIR
     return STRBPF_BENCH_PROGS_DIR;
 #else
-    char buf[4096];
-    ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
-    std::string exe = n > 0 ? std::string(buf, size_t(n)) : ".";
-    return exe.substr(0, exe.find_last_of('/')) + "/../../bench/progs";
+    return bin + "/../../bench/progs";
 #endif
 }
 

@@ -1,0 +1,95 @@
+// strbpf's embedding API: a program of an Object, and Runner, the per-thread fast path for calling one program
+// many times. A program runs only after Object::load() verified it; the verifier's verdict and log stay with it.
+#pragma once
+#include <cstdint>
+#include <cstdio>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "strbpf/result.hpp"
+
+namespace strbpf {
+
+// Where programs run. jit and interp run only what the verifier accepted; interp_checked runs any program that
+// links, with every memory access checked at run time (debugging, fuzzing): the one engine without the verifier.
+enum class Engine { jit, interp, interp_checked };
+
+struct RunOptions {
+    std::vector<uint8_t> ctx;  // ctx_in: syscall ctx bytes, raw_tp u64 arguments, a struct __sk_buff, ...
+    std::vector<uint8_t> data; // data_in: the packet of xdp/tc/socket programs
+    uint32_t repeat = 1;       // runs, as BPF_PROG_TEST_RUN's repeat; the result is the last run's
+    uint32_t cpu = 0;          // the CPU the program runs as: per-CPU map values, bpf_get_smp_processor_id
+    std::FILE* trace = stderr; // where bpf_trace_printk writes
+};
+
+struct RunResult {
+    uint64_t r0 = 0;
+    uint32_t retval = 0; // low 32 bits of r0, as BPF_PROG_TEST_RUN reports it
+    uint64_t duration_ns = 0; // average per repetition
+    std::vector<uint8_t> data_out;
+    std::vector<uint8_t> ctx_out;
+};
+
+class Object;
+
+// A program of an Object; valid as long as the Object. Before load(): name, section, autoload and engine. After:
+// the verdict, the log and runs. Any number of threads may run one program at once.
+class ProgramRef {
+  public:
+    const std::string& name() const;
+    const std::string& section() const;
+    uint32_t type() const; // enum bpf_prog_type, from the section name as libbpf maps it
+    bool autoload() const;
+
+    // Before load(): whether load() verifies and prepares this program (libbpf's bpf_program__set_autoload), and
+    // the engine it is prepared for (the object's LoadOptions::engine when unset). Errors: -EBUSY after load().
+    Status set_autoload(bool on);
+    Status set_engine(Engine engine);
+    Engine engine() const;
+
+    // After load(): the verifier accepted the program; otherwise reason() is the kernel's one-line reason. log()
+    // is the kernel-format verifier log at LoadOptions::log_level (empty at level 0).
+    bool loaded() const;
+    bool accepted() const;
+    const std::string& reason() const;
+    const std::string& log() const;
+
+    // Runs the program as BPF_PROG_TEST_RUN would, on its engine, with a per-thread stack. Errors: not loaded
+    // (-ENOENT), rejected by the verifier (-EACCES), a test-run context the kernel refuses (-EINVAL), or a run
+    // that stopped (an invalid access on interp_checked, ...) with a message naming the pc.
+    Result<RunResult> run(const RunOptions& opts = {}) const;
+
+  private:
+    friend class Object;
+    friend class Runner;
+    ProgramRef(void* obj, size_t index) : obj_(obj), index_(index) {}
+    void* obj_;    // Object::Impl
+    size_t index_; // into the object's programs
+};
+
+// One thread's way to call one loaded program many times: owns the run's stack and context, so a call allocates
+// nothing. Not shared between threads (make one per thread); valid as long as the Object.
+class Runner {
+  public:
+    // Errors: the program is not loaded or was rejected by the verifier (on jit or interp).
+    static Result<Runner> create(const ProgramRef& prog, uint32_t cpu = 0);
+    Runner(Runner&&) noexcept;
+    Runner& operator=(Runner&&) noexcept;
+    ~Runner();
+
+    // Programs whose ctx is the bytes given (syscall, raw_tp, tp, kprobe): runs once with ctx as the program's
+    // context (read-write for syscall programs, read-only otherwise) and returns r0. Errors: another program type
+    // (-EINVAL: use run(RunOptions)), ctx shorter than the program reads (-EINVAL), a run that stopped.
+    Result<uint64_t> run(std::span<uint8_t> ctx);
+    // Any program type: the full test run, as ProgramRef::run, on this runner's stack.
+    Result<RunResult> run(const RunOptions& opts);
+
+  private:
+    struct Impl;
+    explicit Runner(std::unique_ptr<Impl> impl);
+    std::unique_ptr<Impl> impl_;
+};
+
+} // namespace strbpf

@@ -1,0 +1,104 @@
+/* strbpf's C API: the lifecycle of include/strbpf/object.hpp for C (and any language with a C FFI).
+ *   strbpf_object_open_file / _open_mem -> strbpf_object_set_global -> strbpf_object_load
+ *   -> strbpf_program_run / strbpf_runner_run, strbpf_map_* -> strbpf_object_close
+ * Handles are opaque. Functions that can fail return 0 or a negative errno (-ENOENT, -EINVAL, -EACCES for a
+ * program the verifier rejected, -EBUSY after load, ...); strbpf_last_error() is the message of this thread's last
+ * failure. Programs, maps and their names belong to their object: valid until strbpf_object_close. */
+#ifndef STRBPF_STRBPF_H
+#define STRBPF_STRBPF_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define STRBPF_VERSION_MAJOR 0
+
+typedef struct strbpf_object strbpf_object;
+typedef struct strbpf_program strbpf_program;
+typedef struct strbpf_map strbpf_map;
+typedef struct strbpf_runner strbpf_runner;
+
+enum strbpf_engine { STRBPF_ENGINE_JIT = 0, STRBPF_ENGINE_INTERP = 1, STRBPF_ENGINE_INTERP_CHECKED = 2 };
+enum strbpf_log_level { STRBPF_LOG_WARN = 0, STRBPF_LOG_INFO = 1, STRBPF_LOG_DEBUG = 2 };
+
+typedef void (*strbpf_log_fn)(enum strbpf_log_level level, const char* msg, void* user);
+
+struct strbpf_open_opts {
+    size_t sz;               /* sizeof(struct strbpf_open_opts): later versions may add fields */
+    const char* object_name; /* NULL: from the file name ("<memory>" for _open_mem) */
+    strbpf_log_fn log;       /* NULL: no messages */
+    void* log_user;
+};
+
+struct strbpf_load_opts {
+    size_t sz;               /* sizeof(struct strbpf_load_opts) */
+    enum strbpf_engine engine;
+    int log_level;           /* verifier log kept per program: 0, 1, 2 as the kernel's */
+};
+
+struct strbpf_run_opts {
+    size_t sz;                /* sizeof(struct strbpf_run_opts) */
+    const void* ctx_in;
+    size_t ctx_size_in;
+    void* ctx_out;            /* may be NULL; ctx_size_out is in: capacity, out: bytes the run reported */
+    size_t ctx_size_out;
+    const void* data_in;
+    size_t data_size_in;
+    void* data_out;           /* may be NULL; data_size_out as ctx_size_out */
+    size_t data_size_out;
+    uint32_t repeat;          /* 0 is 1 */
+    uint32_t cpu;
+    /* out: */
+    uint64_t r0;
+    uint32_t retval;
+    uint64_t duration_ns;     /* average per repetition */
+};
+
+const char* strbpf_last_error(void);
+
+int strbpf_object_open_file(const char* path, const struct strbpf_open_opts* opts, strbpf_object** out);
+int strbpf_object_open_mem(const void* image, size_t size, const struct strbpf_open_opts* opts, strbpf_object** out);
+void strbpf_object_close(strbpf_object* obj); /* NULL is fine */
+const char* strbpf_object_name(const strbpf_object* obj);
+
+/* A global variable by its BTF name; size must be the variable's. Before load any section, after .data/.bss. */
+int strbpf_object_set_global(strbpf_object* obj, const char* name, const void* value, size_t size);
+int strbpf_object_get_global(const strbpf_object* obj, const char* name, void* value, size_t size);
+int strbpf_object_load(strbpf_object* obj, const struct strbpf_load_opts* opts);
+
+strbpf_program* strbpf_object_find_program(strbpf_object* obj, const char* name); /* NULL: see last error */
+strbpf_map* strbpf_object_find_map(strbpf_object* obj, const char* name);         /* NULL before load too */
+
+const char* strbpf_program_name(const strbpf_program* prog);
+int strbpf_program_set_autoload(strbpf_program* prog, int on);
+int strbpf_program_set_engine(strbpf_program* prog, enum strbpf_engine engine);
+int strbpf_program_accepted(const strbpf_program* prog); /* 1 accepted, 0 rejected or not loaded */
+const char* strbpf_program_reason(const strbpf_program* prog); /* the verifier's one-line reason, or "" */
+const char* strbpf_program_log(const strbpf_program* prog);    /* the verifier log at the load's log_level */
+int strbpf_program_run(const strbpf_program* prog, struct strbpf_run_opts* opts);
+
+/* Per-thread fast path for programs whose ctx is the bytes given (syscall, raw_tp): no allocation per call. */
+int strbpf_runner_new(const strbpf_program* prog, uint32_t cpu, strbpf_runner** out);
+int strbpf_runner_run(strbpf_runner* runner, void* ctx, size_t ctx_size, uint64_t* r0);
+void strbpf_runner_free(strbpf_runner* runner);
+
+uint32_t strbpf_map_key_size(const strbpf_map* map);
+uint32_t strbpf_map_value_size(const strbpf_map* map); /* the syscall view: x possible CPUs for per-CPU maps */
+int strbpf_map_lookup(const strbpf_map* map, const void* key, size_t key_size, void* value, size_t value_size);
+int strbpf_map_update(strbpf_map* map, const void* key, size_t key_size, const void* value, size_t value_size,
+                      uint64_t flags);
+int strbpf_map_delete(strbpf_map* map, const void* key, size_t key_size);
+/* key NULL: the first key. 0 with *next filled, -ENOENT after the last key. */
+int strbpf_map_next_key(const strbpf_map* map, const void* key, void* next, size_t key_size);
+/* Ring buffers: fn per committed record, in order; a negative return stops and is returned. Else the count. */
+typedef int (*strbpf_ringbuf_fn)(const void* data, size_t size, void* user);
+long strbpf_map_ringbuf_consume(strbpf_map* map, strbpf_ringbuf_fn fn, void* user);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* STRBPF_STRBPF_H */

@@ -1,0 +1,279 @@
+// The C API of include/strbpf/strbpf.h (api stage): opaque handles over the C++ API, Result errors turned into a
+// negative errno plus a per-thread message. Nothing C++ crosses it: no exceptions, no std types.
+#include "strbpf/strbpf.h"
+
+#include <cerrno>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <string>
+
+#include "strbpf/object.hpp"
+
+struct strbpf_program {
+    strbpf::ProgramRef ref;
+};
+struct strbpf_map {
+    strbpf::MapRef ref;
+};
+struct strbpf_object {
+    strbpf::Object obj;
+    std::map<std::string, std::unique_ptr<strbpf_program>> progs;
+    std::map<std::string, std::unique_ptr<strbpf_map>> maps;
+    strbpf_log_fn log = nullptr;
+    void* log_user = nullptr;
+};
+struct strbpf_runner {
+    strbpf::Runner runner;
+};
+
+namespace {
+
+thread_local std::string last_error;
+
+int fail(const strbpf::Error& e) {
+    last_error = e.message;
+    return e.code < 0 ? e.code : -EINVAL;
+}
+int fail(const char* msg, int code = -EINVAL) {
+    last_error = msg;
+    return code;
+}
+template <class T> int status(const strbpf::Result<T>& r) { return r.ok() ? 0 : fail(r.error()); }
+
+// Options structs carry their size first: fields beyond what the caller's version knows read as zero.
+template <class T> T read_opts(const T* in) {
+    T out{};
+    if (in)
+        std::memcpy(&out, in, in->sz < sizeof(T) ? in->sz : sizeof(T));
+    out.sz = sizeof(T);
+    return out;
+}
+
+strbpf::OpenOptions open_options(const strbpf_open_opts& o) {
+    strbpf::OpenOptions opts;
+    if (o.object_name)
+        opts.object_name = o.object_name;
+    if (o.log) {
+        strbpf_log_fn fn = o.log;
+        void* user = o.log_user;
+        opts.log = [fn, user](strbpf::LogLevel level, const std::string& msg) {
+            fn(static_cast<strbpf_log_level>(level), msg.c_str(), user);
+        };
+    }
+    return opts;
+}
+
+int adopt(strbpf::Result<strbpf::Object> r, strbpf_object** out) {
+    if (!out)
+        return fail("out is NULL");
+    *out = nullptr;
+    if (!r)
+        return fail(r.error());
+    *out = new strbpf_object{std::move(r).value(), {}, {}, nullptr, nullptr};
+    return 0;
+}
+
+std::span<const uint8_t> cbytes(const void* p, size_t n) { return {static_cast<const uint8_t*>(p), p ? n : 0}; }
+std::span<uint8_t> mbytes(void* p, size_t n) { return {static_cast<uint8_t*>(p), p ? n : 0}; }
+
+// Copies a run's output into a caller buffer whose capacity is *size; *size becomes the bytes reported.
+int copy_out(const std::vector<uint8_t>& got, void* buf, size_t* size) {
+    if (!buf)
+        return 0;
+    const size_t cap = *size;
+    *size = got.size();
+    if (got.size() > cap)
+        return fail("output buffer too small (the kernel answers -ENOSPC)", -ENOSPC);
+    std::memcpy(buf, got.data(), got.size());
+    return 0;
+}
+
+} // namespace
+
+extern "C" {
+
+const char* strbpf_last_error(void) { return last_error.c_str(); }
+
+int strbpf_object_open_file(const char* path, const strbpf_open_opts* opts, strbpf_object** out) {
+    if (!path)
+        return fail("path is NULL");
+    return adopt(strbpf::Object::open(path, open_options(read_opts(opts))), out);
+}
+
+int strbpf_object_open_mem(const void* image, size_t size, const strbpf_open_opts* opts, strbpf_object** out) {
+    if (!image)
+        return fail("image is NULL");
+    return adopt(strbpf::Object::open_memory(cbytes(image, size), open_options(read_opts(opts))), out);
+}
+
+void strbpf_object_close(strbpf_object* obj) { delete obj; }
+const char* strbpf_object_name(const strbpf_object* obj) { return obj ? obj->obj.name().c_str() : ""; }
+
+int strbpf_object_set_global(strbpf_object* obj, const char* name, const void* value, size_t size) {
+    if (!obj || !name || !value)
+        return fail("object, name or value is NULL");
+    return status(obj->obj.set_global(name, cbytes(value, size)));
+}
+
+int strbpf_object_get_global(const strbpf_object* obj, const char* name, void* value, size_t size) {
+    if (!obj || !name || !value)
+        return fail("object, name or value is NULL");
+    auto v = obj->obj.global(name);
+    if (!v)
+        return fail(v.error());
+    if (v->size() != size)
+        return fail("size is not the variable's", -EINVAL);
+    std::memcpy(value, v->data(), size);
+    return 0;
+}
+
+int strbpf_object_load(strbpf_object* obj, const strbpf_load_opts* opts) {
+    if (!obj)
+        return fail("object is NULL");
+    const strbpf_load_opts o = read_opts(opts);
+    if (o.engine < STRBPF_ENGINE_JIT || o.engine > STRBPF_ENGINE_INTERP_CHECKED)
+        return fail("unknown engine");
+    strbpf::LoadOptions lo;
+    lo.engine = static_cast<strbpf::Engine>(o.engine);
+    lo.log_level = o.log_level;
+    obj->maps.clear();
+    return status(obj->obj.load(lo));
+}
+
+strbpf_program* strbpf_object_find_program(strbpf_object* obj, const char* name) {
+    if (!obj || !name)
+        return fail("object or name is NULL"), nullptr;
+    auto it = obj->progs.find(name);
+    if (it != obj->progs.end())
+        return it->second.get();
+    auto p = obj->obj.program(name);
+    if (!p)
+        return fail(p.error()), nullptr;
+    auto& slot = obj->progs[name];
+    slot.reset(new strbpf_program{*p});
+    return slot.get();
+}
+
+strbpf_map* strbpf_object_find_map(strbpf_object* obj, const char* name) {
+    if (!obj || !name)
+        return fail("object or name is NULL"), nullptr;
+    auto it = obj->maps.find(name);
+    if (it != obj->maps.end())
+        return it->second.get();
+    auto m = obj->obj.map(name);
+    if (!m)
+        return fail(m.error()), nullptr;
+    auto& slot = obj->maps[name];
+    slot.reset(new strbpf_map{*m});
+    return slot.get();
+}
+
+const char* strbpf_program_name(const strbpf_program* prog) { return prog ? prog->ref.name().c_str() : ""; }
+
+int strbpf_program_set_autoload(strbpf_program* prog, int on) {
+    if (!prog)
+        return fail("program is NULL");
+    return status(prog->ref.set_autoload(on != 0));
+}
+
+int strbpf_program_set_engine(strbpf_program* prog, strbpf_engine engine) {
+    if (!prog)
+        return fail("program is NULL");
+    if (engine < STRBPF_ENGINE_JIT || engine > STRBPF_ENGINE_INTERP_CHECKED)
+        return fail("unknown engine");
+    return status(prog->ref.set_engine(static_cast<strbpf::Engine>(engine)));
+}
+
+int strbpf_program_accepted(const strbpf_program* prog) { return prog && prog->ref.loaded() && prog->ref.accepted(); }
+const char* strbpf_program_reason(const strbpf_program* prog) { return prog ? prog->ref.reason().c_str() : ""; }
+const char* strbpf_program_log(const strbpf_program* prog) { return prog ? prog->ref.log().c_str() : ""; }
+
+int strbpf_program_run(const strbpf_program* prog, strbpf_run_opts* opts) {
+    if (!prog || !opts)
+        return fail("program or opts is NULL");
+    if (opts->sz < sizeof(strbpf_run_opts))
+        return fail("strbpf_run_opts.sz is not sizeof(struct strbpf_run_opts)");
+    strbpf::RunOptions ro;
+    const auto ctx = cbytes(opts->ctx_in, opts->ctx_size_in);
+    const auto data = cbytes(opts->data_in, opts->data_size_in);
+    ro.ctx.assign(ctx.begin(), ctx.end());
+    ro.data.assign(data.begin(), data.end());
+    ro.repeat = opts->repeat;
+    ro.cpu = opts->cpu;
+    auto r = prog->ref.run(ro);
+    if (!r)
+        return fail(r.error());
+    opts->r0 = r->r0;
+    opts->retval = r->retval;
+    opts->duration_ns = r->duration_ns;
+    if (int e = copy_out(r->ctx_out, opts->ctx_out, &opts->ctx_size_out))
+        return e;
+    return copy_out(r->data_out, opts->data_out, &opts->data_size_out);
+}
+
+int strbpf_runner_new(const strbpf_program* prog, uint32_t cpu, strbpf_runner** out) {
+    if (!prog || !out)
+        return fail("program or out is NULL");
+    *out = nullptr;
+    auto r = strbpf::Runner::create(prog->ref, cpu);
+    if (!r)
+        return fail(r.error());
+    *out = new strbpf_runner{std::move(r).value()};
+    return 0;
+}
+
+int strbpf_runner_run(strbpf_runner* runner, void* ctx, size_t ctx_size, uint64_t* r0) {
+    if (!runner) [[unlikely]]
+        return fail("runner is NULL");
+    auto r = runner->runner.run(mbytes(ctx, ctx_size));
+    if (!r) [[unlikely]]
+        return fail(r.error());
+    if (r0)
+        *r0 = *r;
+    return 0;
+}
+
+void strbpf_runner_free(strbpf_runner* runner) { delete runner; }
+
+uint32_t strbpf_map_key_size(const strbpf_map* map) { return map ? map->ref.key_size() : 0; }
+uint32_t strbpf_map_value_size(const strbpf_map* map) { return map ? map->ref.value_bytes() : 0; }
+
+int strbpf_map_lookup(const strbpf_map* map, const void* key, size_t key_size, void* value, size_t value_size) {
+    if (!map || !key || !value)
+        return fail("map, key or value is NULL");
+    return status(map->ref.lookup(cbytes(key, key_size), mbytes(value, value_size)));
+}
+
+int strbpf_map_update(strbpf_map* map, const void* key, size_t key_size, const void* value, size_t value_size,
+                      uint64_t flags) {
+    if (!map || !key || !value)
+        return fail("map, key or value is NULL");
+    return status(map->ref.update(cbytes(key, key_size), cbytes(value, value_size), flags));
+}
+
+int strbpf_map_delete(strbpf_map* map, const void* key, size_t key_size) {
+    if (!map || !key)
+        return fail("map or key is NULL");
+    return status(map->ref.remove(cbytes(key, key_size)));
+}
+
+int strbpf_map_next_key(const strbpf_map* map, const void* key, void* next, size_t key_size) {
+    if (!map || !next)
+        return fail("map or next is NULL");
+    auto r = map->ref.next_key(cbytes(key, key_size), mbytes(next, key_size));
+    if (!r)
+        return fail(r.error());
+    return *r ? 0 : fail("no next key", -ENOENT);
+}
+
+long strbpf_map_ringbuf_consume(strbpf_map* map, strbpf_ringbuf_fn fn, void* user) {
+    if (!map || !fn)
+        return fail("map or fn is NULL");
+    auto n = map->ref.consume([fn, user](std::span<const uint8_t> rec) { return fn(rec.data(), rec.size(), user); });
+    if (!n)
+        return fail(n.error());
+    return long(*n);
+}
+
+} // extern "C"

@@ -1,0 +1,77 @@
+// What an Object holds behind include/strbpf (api stage): the loaded spec, then the live instance, and per program
+// its autoload and engine choices, the verifier's verdict and log, and the JIT's code.
+#pragma once
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "exec/engine.hpp"
+#include "exec/jit/jit.hpp"
+#include "loader/object_spec.hpp"
+#include "runtime/instance.hpp"
+#include "strbpf/object.hpp"
+
+namespace strbpf {
+
+struct ProgramState {
+    const loader::ProgramSpec* spec = nullptr;
+    bool autoload = true;
+    bool engine_set = false;
+    Engine engine = Engine::jit;
+    // Set by load():
+    bool loaded = false;
+    bool accepted = false;
+    std::string reason;
+    std::string log;
+    const runtime::LinkedProgram* linked = nullptr;
+    std::shared_ptr<const exec::jit::CompiledProgram> jit; // engine jit only
+
+    void unload(bool keep_log) { // back to the state before load(), choices kept; the verdict too if keep_log
+        loaded = accepted = false;
+        if (!keep_log) {
+            reason.clear();
+            log.clear();
+        }
+        linked = nullptr;
+        jit.reset();
+    }
+};
+
+// A global variable's place, from the ELF symbol table (clang leaves BTF DATASEC offsets for libbpf to fill in).
+struct GlobalSymbol {
+    std::string name;
+    size_t map = 0; // index into spec->maps
+    uint64_t offset = 0;
+    uint64_t size = 0;
+};
+
+struct Object::Impl {
+    std::string name;
+    OpenOptions opts;
+    std::shared_ptr<loader::ObjectSpec> spec; // globals are written into its maps' initial bytes until load()
+    std::unique_ptr<runtime::ObjectInstance> inst;
+    std::vector<ProgramState> progs; // one per spec->programs entry, same order
+    std::vector<GlobalSymbol> globals;
+
+    void log(LogLevel level, const std::string& msg) const {
+        if (opts.log)
+            opts.log(level, msg);
+    }
+};
+
+// Fills o.globals from the object's ELF image (globals.cpp).
+Status index_globals(Object::Impl& o, std::vector<uint8_t> image);
+
+inline exec::EngineKind engine_kind(Engine e) {
+    switch (e) {
+    case Engine::interp:
+        return exec::EngineKind::interp;
+    case Engine::interp_checked:
+        return exec::EngineKind::interp_checked;
+    case Engine::jit:
+        break;
+    }
+    return exec::EngineKind::jit;
+}
+
+} // namespace strbpf

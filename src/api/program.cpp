@@ -1,0 +1,222 @@
+// The embedding API's programs and runners (api stage): runs go through the verdict load() cached and the JIT
+// code it compiled; the stack is per thread (ProgramRef::run) or per Runner, never allocated per call.
+#include "strbpf/program.hpp"
+
+#include <cerrno>
+#include <chrono>
+
+#include <fmt/format.h>
+
+#include "api/object_impl.hpp"
+#include "exec/contexts.hpp"
+#include "exec/interp/interpreter.hpp"
+#include "exec/runner.hpp"
+
+namespace strbpf {
+namespace {
+
+using loader::ProgType;
+
+Object::Impl& impl(void* p) { return *static_cast<Object::Impl*>(p); }
+
+// Whether a program may run: loaded by load(), and accepted unless its engine is the unverified one.
+Status runnable(const Object::Impl& o, const ProgramState& st) {
+    if (!st.loaded)
+        return make_error(fmt::format("program '{}' of {} is not loaded", st.spec->name, o.name), -ENOENT);
+    if (!st.accepted && st.engine != Engine::interp_checked)
+        return make_error(fmt::format("program '{}': {}", st.spec->name, st.reason), -EACCES);
+    return ok_status();
+}
+
+struct Once {
+    bool ok;
+    uint64_t r0;
+    std::string error;
+    int64_t pc;
+};
+
+Once run_once(const ProgramState& st, uint64_t r1, runtime::RunContext& ctx, runtime::StackArea& stack) {
+    if (st.jit) {
+        exec::jit::JitResult j = st.jit->run(r1, ctx, stack);
+        return Once{j.ok, j.r0, std::move(j.error), -1};
+    }
+    exec::interp::InterpResult r = exec::interp::run_validated(st.linked->insns, r1, 0, ctx, stack, 0,
+                                                               st.engine == Engine::interp_checked);
+    return Once{r.ok, r.r0, std::move(r.error), r.pc};
+}
+
+// The whole test run, as BPF_PROG_TEST_RUN: context per program type, `repeat` runs, outputs.
+Result<RunResult> full_run(const Object::Impl& o, const ProgramState& st, const RunOptions& opts,
+                           runtime::StackArea& stack) {
+    STRBPF_TRY(runnable(o, st));
+    if (st.engine != Engine::interp_checked)
+        STRBPF_TRY(exec::check_ctx_size(st.spec->type, opts.ctx.size(), *st.linked->cache));
+    runtime::RunContext ctx;
+    runtime::prepare_run_context(ctx, o.inst.get(), &stack);
+    ctx.cpu = opts.cpu % runtime::possible_cpus();
+    ctx.trace_out = opts.trace;
+    ctx.verified = st.engine != Engine::interp_checked;
+    exec::RunRequest req;
+    req.ctx_in = opts.ctx;
+    req.data_in = opts.data;
+    exec::TestRunContext trc;
+    uint64_t r1 = 0;
+    if (auto b = trc.build(st.spec->type, req, ctx, &r1); !b)
+        return make_error(b.error().message, -EINVAL);
+    const uint32_t repeat = opts.repeat == 0 ? 1 : opts.repeat;
+    Once last{true, 0, {}, -1};
+    const auto t0 = std::chrono::steady_clock::now();
+    for (uint32_t i = 0; i < repeat && last.ok; i++)
+        last = run_once(st, r1, ctx, stack);
+    const auto t1 = std::chrono::steady_clock::now();
+    if (!last.ok)
+        return make_error(fmt::format("program '{}': {}", st.spec->name, last.error), -EINVAL, last.pc);
+    exec::RunReport rep;
+    trc.finish(&rep);
+    RunResult out;
+    out.r0 = last.r0;
+    out.retval = uint32_t(last.r0);
+    out.duration_ns = uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(t1 - t0).count()) / repeat;
+    out.data_out = std::move(rep.data_out);
+    out.ctx_out = std::move(rep.ctx_out);
+    return out;
+}
+
+bool ctx_is_bytes(ProgType t) {
+    return t == ProgType::syscall || t == ProgType::raw_tracepoint || t == ProgType::tracepoint ||
+           t == ProgType::kprobe;
+}
+
+} // namespace
+
+// ---- ProgramRef -------------------------------------------------------------------------------------------------
+
+namespace {
+const ProgramState& state(void* obj, size_t i) { return impl(obj).progs[i]; }
+} // namespace
+
+const std::string& ProgramRef::name() const { return state(obj_, index_).spec->name; }
+const std::string& ProgramRef::section() const { return state(obj_, index_).spec->section; }
+uint32_t ProgramRef::type() const { return uint32_t(state(obj_, index_).spec->type); }
+bool ProgramRef::autoload() const { return state(obj_, index_).autoload; }
+Engine ProgramRef::engine() const { return state(obj_, index_).engine; }
+bool ProgramRef::loaded() const { return state(obj_, index_).loaded; }
+bool ProgramRef::accepted() const { return state(obj_, index_).accepted; }
+const std::string& ProgramRef::reason() const { return state(obj_, index_).reason; }
+const std::string& ProgramRef::log() const { return state(obj_, index_).log; }
+
+Status ProgramRef::set_autoload(bool on) {
+    if (impl(obj_).inst)
+        return make_error(fmt::format("program '{}': the object is loaded already", name()), -EBUSY);
+    impl(obj_).progs[index_].autoload = on;
+    return ok_status();
+}
+
+Status ProgramRef::set_engine(Engine engine) {
+    if (impl(obj_).inst)
+        return make_error(fmt::format("program '{}': the object is loaded already", name()), -EBUSY);
+    ProgramState& st = impl(obj_).progs[index_];
+    st.engine = engine;
+    st.engine_set = true;
+    return ok_status();
+}
+
+Result<RunResult> ProgramRef::run(const RunOptions& opts) const {
+    thread_local runtime::StackArea stack; // one per thread: runs on several threads never share it
+    return full_run(impl(obj_), state(obj_, index_), opts, stack);
+}
+
+// ---- Runner -----------------------------------------------------------------------------------------------------
+
+struct Runner::Impl {
+    const Object::Impl* obj = nullptr;
+    const ProgramState* st = nullptr;
+    const exec::jit::CompiledProgram* jit = nullptr;
+    runtime::RunContext ctx;
+    runtime::StackArea stack;
+    uint32_t cpu = 0;
+    uint32_t min_ctx = 0;          // bytes the program reads (verdict's max_ctx_offset)
+    bool bytes_ctx = false;        // the program's ctx is the bytes the caller passes
+    uint8_t ctx_perms = 0;         // read-write for syscall programs, read-only otherwise
+    bool raw_tp = false;           // at most 12 u64 arguments
+    uint64_t ctx_base = 0, ctx_size = 0; // the ctx region registered now (local region 1); 0: none
+
+    // Registers the caller's ctx as local region 1, unless it is the one registered already (a run leaves the
+    // regions as it found them: callbacks drop theirs), so calls with the same buffer write nothing.
+    void set_ctx(uint64_t base, uint64_t size) {
+        if (base == ctx_base && size == ctx_size && ctx.mem.local_count() == (base ? 2 : 1)) [[likely]]
+            return;
+        ctx.mem.drop_local_from(1); // keep the stack, replace the ctx
+        if (base)
+            ctx.mem.add_local(runtime::Region{base, size, ctx_perms, runtime::RegionKind::ctx, "ctx"});
+        ctx_base = base;
+        ctx_size = size;
+    }
+
+    void reset_context() {
+        ctx_base = ctx_size = 0;
+        runtime::prepare_run_context(ctx, obj->inst.get(), &stack); // the stack is local region 0
+        ctx.cpu = cpu;
+        ctx.verified = st->engine != Engine::interp_checked;
+    }
+    Error stopped(std::string error, int64_t pc) {
+        reset_context(); // a run that stopped may leave an abort message and regions behind
+        return make_error(fmt::format("program '{}': {}", st->spec->name, error), -EINVAL, pc);
+    }
+};
+
+Runner::Runner(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Runner::Runner(Runner&&) noexcept = default;
+Runner& Runner::operator=(Runner&&) noexcept = default;
+Runner::~Runner() = default;
+
+Result<Runner> Runner::create(const ProgramRef& prog, uint32_t cpu) {
+    const Object::Impl& o = impl(prog.obj_);
+    const ProgramState& st = o.progs[prog.index_];
+    STRBPF_TRY(runnable(o, st));
+    auto r = std::make_unique<Impl>();
+    r->obj = &o;
+    r->st = &st;
+    r->jit = st.jit.get();
+    r->cpu = cpu % runtime::possible_cpus();
+    const ProgType t = st.spec->type;
+    r->bytes_ctx = ctx_is_bytes(t) && (st.engine == Engine::interp_checked || st.linked->cache->min_ctx_offset >= 0);
+    r->min_ctx = st.engine == Engine::interp_checked ? 0 : st.linked->cache->max_ctx_offset;
+    r->ctx_perms = t == ProgType::syscall ? runtime::kPermRW : runtime::kPermRead;
+    r->raw_tp = t == ProgType::raw_tracepoint;
+    r->reset_context();
+    return Runner(std::move(r));
+}
+
+Result<uint64_t> Runner::run(std::span<uint8_t> ctx_bytes) {
+    Impl& m = *impl_;
+    if (!m.bytes_ctx || ctx_bytes.size() < m.min_ctx || (m.raw_tp && (ctx_bytes.size() > 96 || ctx_bytes.size() % 8)))
+        [[unlikely]] {
+        auto st = exec::check_ctx_size(m.st->spec->type, ctx_bytes.size(), *m.st->linked->cache);
+        if (!st && m.st->engine != Engine::interp_checked)
+            return st.error();
+        return make_error(fmt::format("program '{}': a {} program's context is not {} bytes (use run(RunOptions))",
+                                      m.st->spec->name, loader::prog_type_name(m.st->spec->type), ctx_bytes.size()),
+                          -EINVAL);
+    }
+    const uint64_t r1 = ctx_bytes.empty() ? 0 : reinterpret_cast<uint64_t>(ctx_bytes.data());
+    m.set_ctx(r1, ctx_bytes.size());
+    if (m.jit) [[likely]] {
+        exec::jit::JitResult j = m.jit->run(r1, m.ctx, m.stack);
+        if (j.ok) [[likely]]
+            return j.r0;
+        return m.stopped(std::move(j.error), -1);
+    }
+    Once r = run_once(*m.st, r1, m.ctx, m.stack);
+    if (r.ok)
+        return r.r0;
+    return m.stopped(std::move(r.error), r.pc);
+}
+
+Result<RunResult> Runner::run(const RunOptions& opts) {
+    auto r = full_run(*impl_->obj, *impl_->st, opts, impl_->stack);
+    impl_->reset_context();
+    return r;
+}
+
+} // namespace strbpf
