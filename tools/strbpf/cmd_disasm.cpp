@@ -56,20 +56,28 @@ int run(const DisasmOptions& o) {
         std::fprintf(stderr, "strbpf disasm: %s: %s\n", o.obj.c_str(), spec.error().message.c_str());
         return kExitUsage;
     }
-    bool found = false;
+    bool found = false, printed = false;
+    int rc = kExitOk;
     for (const auto& p : spec.value()->programs) {
         if (!o.prog.empty() && p.name != o.prog)
             continue;
-        if (found)
-            std::printf("\n");
         found = true;
+        if (!p.load_error.empty()) // a program that cannot load fails alone; its code is shown when it was built
+            std::fprintf(stderr, "strbpf disasm: %s: %s\n", o.obj.c_str(), p.load_error.c_str());
+        if (p.insns.empty()) {
+            rc = kExitFailed;
+            continue;
+        }
+        if (printed)
+            std::printf("\n");
+        printed = true;
         print_program(*spec.value(), p, !o.no_source);
     }
     if (!found) {
         std::fprintf(stderr, "strbpf disasm: no program '%s' in %s\n", o.prog.c_str(), o.obj.c_str());
         return kExitUsage;
     }
-    return kExitOk;
+    return rc;
 }
 
 } // namespace

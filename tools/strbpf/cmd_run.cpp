@@ -81,9 +81,10 @@ int run(const RunOptions& o) {
             std::fprintf(stderr, "strbpf run: %s\n", st.error().message.c_str());
             return kExitUsage;
         }
-        progs = exec::kernel::program_names(o.obj);
+        std::string why;
+        progs = exec::kernel::program_names(o.obj, &why);
         if (progs.empty()) {
-            std::fprintf(stderr, "strbpf run: libbpf cannot open '%s' or it has no programs\n", o.obj.c_str());
+            std::fprintf(stderr, "strbpf run: %s\n", why.c_str());
             return kExitUsage;
         }
     } else {

@@ -40,6 +40,8 @@ void print_verdict(const std::string& name, const verifier::Verdict& v, double s
         std::fputs(v.log.c_str(), stdout);
     if (v.ok)
         std::printf("%s: verified, processed %llu insns\n", name.c_str(), (unsigned long long)v.processed_insns);
+    else if (v.pc < 0) // refused before any instruction: the program failed to load, or strbpf cannot type it
+        std::printf("%s: rejected: %s\n", name.c_str(), v.reason.c_str());
     else
         std::printf("%s: rejected at insn %lld: %s\n", name.c_str(), (long long)v.pc, v.reason.c_str());
 }
