@@ -57,7 +57,7 @@ constexpr CtxCase kCases[] = {
     {{"cgroup/connect_unix", 18, 49}, -8, 80, 64, 72},
     {{"flow_dissector", 22, 17}, -8, 200, 144, 152},
     {{"cgroup/sysctl", 23, 18}, -8, 16},
-    {{"raw_tp.w/sys_enter", 24, 0}, -8, 104, 0, 8},
+    {{"raw_tp.w/sys_enter", 24, 0}, -8, 104, 0, 1},
     {{"cgroup/getsockopt", 25, 21}, -8, 48, 0, 8},
     {{"cgroup/setsockopt", 25, 22}, -8, 48, 0, 8},
     {{"sk_lookup", 30, 36}, -8, 76, 0, 8},

@@ -38,7 +38,8 @@ void set_verbose(bool verbose);
 // What a run reports beyond RunReport.
 struct RunDetails {
     std::string log;          // the verifier log (of a failed load: at least level 1), and libbpf's messages
-    bool unsupported = false; // the program calls a kfunc this kernel lacks: treat as SKIP, not FAIL
+    // The program calls a kfunc this kernel lacks, or the installed libbpf does not know its section: SKIP, not FAIL.
+    bool unsupported = false;
 };
 
 // One-line reason from a verifier log: the kernel's last meaningful line before "processed N insns".
