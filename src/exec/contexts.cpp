@@ -86,6 +86,25 @@ void eth_type_trans(const uint8_t* eth, uint32_t len, SkBuff* s) {
         s->protocol = 0x0400; // htons(ETH_P_802_2)
 }
 
+// The types 6.18's BPF_PROG_TEST_RUN has a test_run for beyond the ones built above: cgroup_skb and lwt_in/out/xmit
+// (bpf_prog_test_run_skb), flow_dissector, sk_lookup, netfilter, tracing (fentry/fexit/fmod_ret) and struct_ops.
+bool kernel_test_runs(ProgType type) {
+    switch (type) {
+    case ProgType::cgroup_skb:
+    case ProgType::lwt_in:
+    case ProgType::lwt_out:
+    case ProgType::lwt_xmit:
+    case ProgType::flow_dissector:
+    case ProgType::sk_lookup:
+    case ProgType::netfilter:
+    case ProgType::tracing:
+    case ProgType::struct_ops:
+        return true;
+    default:
+        return false;
+    }
+}
+
 } // namespace
 
 Status TestRunContext::build(loader::ProgType type, const RunRequest& req, runtime::RunContext& ctx, uint64_t* r1) {
@@ -105,6 +124,9 @@ Status TestRunContext::build(loader::ProgType type, const RunRequest& req, runti
     case ProgType::sched_act:
         return build_skb(type, req, ctx, r1);
     default:
+        if (kernel_test_runs(type))
+            return make_error(fmt::format("strbpf does not test-run {} programs yet (the kernel engine does)",
+                                          loader::prog_type_name(type)));
         return make_error(fmt::format("test runs of {} programs are not supported (the kernel answers -ENOTSUPP)",
                                       loader::prog_type_name(type)));
     }

@@ -50,6 +50,70 @@ enum class ProgType : uint32_t {
 };
 const char* prog_type_name(ProgType t);
 
+// Attach types (enum bpf_attach_type of Linux 6.18, every value, plus libbpf 1.7's trace_fsession after them).
+// A program's expected attach type is 0 (cgroup_inet_ingress) when its section names none, as in libbpf.
+enum class AttachType : uint32_t {
+    cgroup_inet_ingress = 0,
+    cgroup_inet_egress = 1,
+    cgroup_inet_sock_create = 2,
+    cgroup_sock_ops = 3,
+    sk_skb_stream_parser = 4,
+    sk_skb_stream_verdict = 5,
+    cgroup_device = 6,
+    sk_msg_verdict = 7,
+    cgroup_inet4_bind = 8,
+    cgroup_inet6_bind = 9,
+    cgroup_inet4_connect = 10,
+    cgroup_inet6_connect = 11,
+    cgroup_inet4_post_bind = 12,
+    cgroup_inet6_post_bind = 13,
+    cgroup_udp4_sendmsg = 14,
+    cgroup_udp6_sendmsg = 15,
+    lirc_mode2 = 16,
+    flow_dissector = 17,
+    cgroup_sysctl = 18,
+    cgroup_udp4_recvmsg = 19,
+    cgroup_udp6_recvmsg = 20,
+    cgroup_getsockopt = 21,
+    cgroup_setsockopt = 22,
+    trace_raw_tp = 23,
+    trace_fentry = 24,
+    trace_fexit = 25,
+    modify_return = 26,
+    lsm_mac = 27,
+    trace_iter = 28,
+    cgroup_inet4_getpeername = 29,
+    cgroup_inet6_getpeername = 30,
+    cgroup_inet4_getsockname = 31,
+    cgroup_inet6_getsockname = 32,
+    xdp_devmap = 33,
+    cgroup_inet_sock_release = 34,
+    xdp_cpumap = 35,
+    sk_lookup = 36,
+    xdp = 37,
+    sk_skb_verdict = 38,
+    sk_reuseport_select = 39,
+    sk_reuseport_select_or_migrate = 40,
+    perf_event = 41,
+    trace_kprobe_multi = 42,
+    lsm_cgroup = 43,
+    struct_ops = 44,
+    netfilter = 45,
+    tcx_ingress = 46,
+    tcx_egress = 47,
+    trace_uprobe_multi = 48,
+    cgroup_unix_connect = 49,
+    cgroup_unix_sendmsg = 50,
+    cgroup_unix_recvmsg = 51,
+    cgroup_unix_getpeername = 52,
+    cgroup_unix_getsockname = 53,
+    netkit_primary = 54,
+    netkit_peer = 55,
+    trace_kprobe_session = 56,
+    trace_uprobe_session = 57,
+    trace_fsession = 58,
+};
+
 // Map types the loader understands (enum bpf_map_type values).
 enum MapType : uint32_t {
     kMapHash = 1,
@@ -100,7 +164,15 @@ struct ProgramSpec {
     std::string name;    // the function's symbol name
     std::string section; // full SEC() name, without a leading '?'
     ProgType type = ProgType::unspec;
-    bool autoload = true; // false for SEC("?...")
+    AttachType expected_attach_type = AttachType::cgroup_inet_ingress; // libbpf's, from the section
+    bool sleepable = false;  // BPF_F_SLEEPABLE: a ".s" section (and "syscall")
+    bool xdp_frags = false;  // BPF_F_XDP_HAS_FRAGS: an "xdp.frags" section
+    bool autoload = true;    // false for SEC("?...")
+    // Non-empty when this program cannot be used (a section libbpf does not know, a relocation strbpf cannot
+    // apply): the reason, in the words libbpf or the loader uses. The other programs of the object still load;
+    // insns may be empty.
+    std::string load_error;
+    int load_error_code = 0; // the errno-style code that goes with load_error (-EINVAL, ...)
     std::vector<isa::Insn> insns; // main function, then every subprogram it reaches
     std::vector<FuncInfo> funcs;  // main first
     std::vector<LineInfo> lines;  // sorted by insn

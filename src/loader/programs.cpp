@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <utility>
 
 namespace strbpf::loader {
 namespace {
@@ -352,6 +353,24 @@ Status Linker::add_lines(const Func& f, uint32_t base) {
     return ok_status();
 }
 
+// libbpf's view of a program's section: type, expected attach type and load flags. A section libbpf does not
+// know leaves the program without a type; libbpf opens the object and refuses that program when it is loaded.
+void apply_section(ProgramSpec& prog) {
+    const SectionDef* def = find_section_def(prog.section);
+    if (!def) {
+        prog.load_error =
+            fmt::format("prog '{}': missing BPF prog type, check ELF section name '{}'", prog.name, prog.section);
+        prog.load_error_code = -EINVAL;
+        return;
+    }
+    prog.type = def->type;
+    prog.expected_attach_type = def->attach;
+    if (def->flags & kSecUsdt) // libbpf uses the uprobe_multi link where the kernel has it (6.18 does)
+        prog.expected_attach_type = AttachType::trace_uprobe_multi;
+    prog.sleepable = (def->flags & kSecSleepable) != 0;
+    prog.xdp_frags = def->type == ProgType::xdp && (def->flags & kSecXdpFrags) != 0;
+}
+
 } // namespace
 
 Status build_programs(const LinkInputs& in, std::vector<ProgramSpec>& programs, std::vector<std::string>& kfuncs) {
@@ -368,21 +387,29 @@ Status build_programs(const LinkInputs& in, std::vector<ProgramSpec>& programs, 
             section.erase(0, 1);
             autoload = false;
         }
-        ProgType type;
-        if (!prog_type_from_section(section, &type))
-            return make_error(fmt::format("program '{}': unknown program type for section '{}'", f.name, section));
-        auto prog = Linker(in, code, kfuncs, line_text).link(f);
-        STRBPF_TRY(prog);
-        total += prog->insns.size() + prog->lines.size();
+        // A program that cannot link fails alone: it keeps its name and section and says why.
+        auto linked = Linker(in, code, kfuncs, line_text).link(f);
+        ProgramSpec prog;
+        if (linked.ok()) {
+            prog = std::move(*linked);
+        } else {
+            prog.name = f.name;
+            prog.load_error = fmt::format("program '{}': {}", f.name, linked.error().message);
+            prog.load_error_code = linked.error().code;
+        }
+        total += prog.insns.size() + prog.lines.size();
         if (total > kMaxObjectInsns)
             return make_error(fmt::format("program '{}': the object's programs hold more than {} instructions and "
                                           "line records in total (subprograms count once per program calling them)",
                                           f.name, kMaxObjectInsns),
                               -E2BIG);
-        prog->section = section;
-        prog->type = type;
-        prog->autoload = autoload;
-        programs.push_back(std::move(*prog));
+        prog.section = section;
+        prog.autoload = autoload;
+        std::string link_error = std::exchange(prog.load_error, {});
+        apply_section(prog); // the section's complaint comes first, as libbpf checks the type first
+        if (prog.load_error.empty())
+            prog.load_error = std::move(link_error);
+        programs.push_back(std::move(prog));
     }
     return ok_status();
 }

@@ -72,6 +72,8 @@ constexpr size_t kMaxUsedMaps = 64; // MAX_USED_MAPS
 
 Status ObjectInstance::link(const loader::ProgramSpec& prog, LinkedProgram* out) {
     out->spec = &prog;
+    if (!prog.load_error.empty()) // the loader could not build this program (unknown section, relocation)
+        return make_error(prog.load_error, prog.load_error_code ? prog.load_error_code : -22);
     out->insns = prog.insns;
     auto& insns = out->insns;
     std::vector<uint32_t> used_maps; // distinct map indexes, in the order the program first references them

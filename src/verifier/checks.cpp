@@ -389,6 +389,8 @@ bool check_mem_access(Env& env, int regno, int32_t insn_off, int size, Access ac
         break;
     case RegType::packet:
     case RegType::packet_meta:
+        if (access == Access::write && !packet_writable(env.prog.type))
+            return env.fail("cannot write into packet");
         if (!packet_access(env, regno, insn_off, size))
             return false;
         if (dst)

@@ -1,10 +1,20 @@
 // Context access rules per program type (verifier stage): which offsets and sizes of the ctx a program may load
 // or store, and which fields load as packet pointers — the kernel's is_valid_access callbacks of Linux 6.18
-// (sk_filter_, tc_cls_act_, xdp_, kprobe_prog_, tp_prog_, pe_prog_, raw_tp_prog_, syscall_prog_is_valid_access).
+// (sk_filter_, tc_cls_act_, xdp_, kprobe_prog_, tp_prog_, pe_prog_, raw_tp_prog_, syscall_, cg_skb_, lwt_,
+// sk_skb_, flow_dissector_, sock_filter_, sock_addr_, sock_ops_, sk_msg_, sk_lookup_, cgroup_dev_, sysctl_,
+// cg_sockopt_, nf_ and raw_tp_writable_prog_is_valid_access). Fields the kernel types
+// as pointers strbpf does not model (sockets, flow keys, BTF objects, tracepoint buffers) are refused: a rejection
+// where the kernel accepts, never an acceptance of what it would reject.
+#include <fmt/format.h>
+#include <initializer_list>
+
 #include "verifier/env.hpp"
+#include "verifier/verifier.hpp"
 
 namespace strbpf::verifier {
 namespace {
+
+using loader::AttachType;
 
 // struct __sk_buff (include/uapi/linux/bpf.h): field offsets.
 enum SkbOff : int32_t {
@@ -19,6 +29,8 @@ enum SkbOff : int32_t {
     kSkbData = 76,
     kSkbDataEnd = 80,
     kSkbFamily = 88,
+    kSkbRemoteIp4 = 92,
+    kSkbRemotePort = 132,
     kSkbLocalPortEnd = 140, // offsetofend(local_port)
     kSkbDataMeta = 140,
     kSkbFlowKeys = 144,
@@ -51,6 +63,8 @@ bool skb_common(const CtxAccess& a, RegType* field) {
         return off + a.size <= kSkbCbEnd;
     if (in(off, kSkbData, 4) || in(off, kSkbDataMeta, 4) || in(off, kSkbDataEnd, 4))
         return !a.sx && a.size == 4;
+    if (off >= kSkbRemoteIp4 && off < kSkbRemotePort) // remote_ip4, local_ip4, remote_ip6[4], local_ip6[4]
+        return a.size == 4;
     if (in(off, kSkbFlowKeys, 8)) // flow dissector programs only
         return false;
     if (in(off, kSkbHwtstamp, 8))
@@ -135,7 +149,277 @@ bool raw_tp_ctx(const CtxAccess& a) { // u64 args[MAX_BPF_FUNC_ARGS]
 }
 bool syscall_ctx(const CtxAccess& a) { return a.off >= 0 && a.off < 65535 && a.off % a.size == 0; }
 
+// The __sk_buff types below refuse the sk field (PTR_TO_SOCK_COMMON_OR_NULL, not modeled) and pass the rest to
+// bpf_skb_is_valid_access.
+
+// cg_skb_is_valid_access (root: CAP_BPF, so data/data_end load as packet pointers and tstamp is writable).
+bool cgroup_skb_ctx(const CtxAccess& a, RegType* field) {
+    const int32_t off = a.off;
+    if (in(off, kSkbTcClassid, 4) || in(off, kSkbDataMeta, 4) || in(off, kSkbWireLen, 4))
+        return false;
+    if (a.write && !(in(off, kSkbMark, 4) || in(off, kSkbPriority, 4) || in(off, kSkbCb0, kSkbCbEnd - kSkbCb0) ||
+                     in(off, kSkbTstamp, 8)))
+        return false;
+    if (in(off, kSkbSk, 8))
+        return false;
+    if (in(off, kSkbData, 4))
+        *field = RegType::packet;
+    else if (in(off, kSkbDataEnd, 4))
+        *field = RegType::packet_end;
+    return skb_common(a, field);
+}
+
+// lwt_is_valid_access (lwt_in, lwt_out, lwt_xmit, lwt_seg6local).
+bool lwt_ctx(const CtxAccess& a, RegType* field) {
+    const int32_t off = a.off;
+    if (in(off, kSkbTcClassid, 4) || (off >= kSkbFamily && off < kSkbLocalPortEnd) || in(off, kSkbDataMeta, 4) ||
+        in(off, kSkbTstamp, 8) || in(off, kSkbWireLen, 4) || in(off, kSkbHwtstamp, 8))
+        return false;
+    if (a.write && !(in(off, kSkbMark, 4) || in(off, kSkbPriority, 4) || in(off, kSkbCb0, kSkbCbEnd - kSkbCb0)))
+        return false;
+    if (in(off, kSkbSk, 8))
+        return false;
+    if (in(off, kSkbData, 4))
+        *field = RegType::packet;
+    else if (in(off, kSkbDataEnd, 4))
+        *field = RegType::packet_end;
+    return skb_common(a, field);
+}
+
+// sk_skb_is_valid_access: no mark at all; writes to tc_index and priority only.
+bool sk_skb_ctx(const CtxAccess& a, RegType* field) {
+    const int32_t off = a.off;
+    if (in(off, kSkbTcClassid, 4) || in(off, kSkbDataMeta, 4) || in(off, kSkbTstamp, 8) ||
+        in(off, kSkbWireLen, 4) || in(off, kSkbHwtstamp, 8))
+        return false;
+    if (a.write && !(in(off, kSkbTcIndex, 4) || in(off, kSkbPriority, 4)))
+        return false;
+    if (in(off, kSkbMark, 4) || in(off, kSkbSk, 8))
+        return false;
+    if (in(off, kSkbData, 4))
+        *field = RegType::packet;
+    else if (in(off, kSkbDataEnd, 4))
+        *field = RegType::packet_end;
+    return skb_common(a, field);
+}
+
+// flow_dissector_is_valid_access: read-only data, data_end (and flow_keys, PTR_TO_FLOW_KEYS: not modeled).
+bool flow_dissector_ctx(const CtxAccess& a, RegType* field) {
+    if (a.off < 0 || a.off >= kSkbSize || a.off % a.size != 0 || a.write)
+        return false;
+    if (in(a.off, kSkbData, 4) || in(a.off, kSkbDataEnd, 4)) {
+        *field = in(a.off, kSkbData, 4) ? RegType::packet : RegType::packet_end;
+        return !a.sx && a.size == 4;
+    }
+    return false;
+}
+
+// struct bpf_sock: bpf_sock_is_valid_access, then __sock_filter_check_attach_type for cgroup_sock programs.
+enum SockOff : int32_t {
+    kSockBoundDevIf = 0,
+    kSockMark = 16,
+    kSockPriority = 20,
+    kSockSrcIp4 = 24,
+    kSockSrcIp6 = 28,
+    kSockSrcPort = 44,
+    kSockDstPort = 48,
+    kSockDstIp4 = 52,
+    kSockState = 72,
+    kSockRxQueueMapping = 76,
+    kSockSize = 80,
+};
+
+bool bpf_sock_access(const CtxAccess& a) {
+    const int32_t off = a.off;
+    if (off < 0 || off >= kSockSize || off % a.size != 0)
+        return false;
+    if (off == kSockState || off == 4 || off == 8 || off == 12 || off == kSockSrcPort || off == kSockRxQueueMapping ||
+        in(off, kSockSrcIp4, 4) || in(off, kSockSrcIp6, 16) || in(off, kSockDstIp4, 4) || in(off, 56, 16))
+        return narrow_ok(a.size, 4); // state, family, type, protocol, src_port, rx_queue_mapping, the addresses
+    if (in(off, kSockDstPort, 2))
+        return narrow_ok(a.size, a.size == 4 ? 4 : 2);
+    if (in(off, kSockDstPort + 2, 2))
+        return false;
+    return a.size == 4;
+}
+
+bool cgroup_sock_ctx(AttachType attach, const CtxAccess& a) {
+    if (!bpf_sock_access(a))
+        return false;
+    const int32_t off = a.off;
+    if (off == kSockBoundDevIf || off == kSockMark || off == kSockPriority)
+        return attach == AttachType::cgroup_inet_sock_create || attach == AttachType::cgroup_inet_sock_release;
+    if (in(off, kSockSrcIp4, 4))
+        return attach == AttachType::cgroup_inet4_post_bind && !a.write;
+    if (in(off, kSockSrcIp6, 16))
+        return attach == AttachType::cgroup_inet6_post_bind && !a.write;
+    if (in(off, kSockSrcPort, 4))
+        return (attach == AttachType::cgroup_inet4_post_bind || attach == AttachType::cgroup_inet6_post_bind) &&
+               !a.write;
+    return !a.write;
+}
+
+bool attach_in(AttachType t, std::initializer_list<AttachType> set) {
+    for (AttachType x : set)
+        if (x == t)
+            return true;
+    return false;
+}
+
+// struct bpf_sock_addr { user_family, user_ip4, user_ip6[4], user_port, family, type, protocol, msg_src_ip4,
+// msg_src_ip6[4], sk }: sock_addr_is_valid_access, the address fields per attach type's family.
+bool sock_addr_ctx(AttachType attach, const CtxAccess& a) {
+    using AT = AttachType;
+    const int32_t off = a.off;
+    if (off < 0 || off >= 72 || off % a.size != 0)
+        return false;
+    if (in(off, 4, 4) && !attach_in(attach, {AT::cgroup_inet4_bind, AT::cgroup_inet4_connect,
+                                             AT::cgroup_inet4_getpeername, AT::cgroup_inet4_getsockname,
+                                             AT::cgroup_udp4_sendmsg, AT::cgroup_udp4_recvmsg}))
+        return false;
+    if (in(off, 8, 16) && !attach_in(attach, {AT::cgroup_inet6_bind, AT::cgroup_inet6_connect,
+                                              AT::cgroup_inet6_getpeername, AT::cgroup_inet6_getsockname,
+                                              AT::cgroup_udp6_sendmsg, AT::cgroup_udp6_recvmsg}))
+        return false;
+    if (in(off, 40, 4) && attach != AT::cgroup_udp4_sendmsg)
+        return false;
+    if (in(off, 44, 16) && attach != AT::cgroup_udp6_sendmsg)
+        return false;
+    if (in(off, 4, 24) || in(off, 40, 20)) { // user_ip4, user_ip6, user_port, msg_src_ip4, msg_src_ip6
+        // bpf_ctx_wide_access_ok: an aligned u64 inside user_ip6 or msg_src_ip6
+        const bool wide = a.size == 8 && off % 8 == 0 && ((off >= 8 && off + 8 <= 24) || (off >= 44 && off + 8 <= 60));
+        return wide || (a.write ? a.size == 4 : narrow_ok(a.size, 4));
+    }
+    if (in(off, 64, 8)) // sk: PTR_TO_SOCKET, not modeled
+        return false;
+    if (in(off, 0, 4) || in(off, 28, 12)) // user_family, family, type, protocol
+        return !a.write && a.size == 4;
+    return false;
+}
+
+// struct bpf_sock_ops (224 bytes): sock_ops_is_valid_access. sk, skb_data and skb_data_end are pointers strbpf
+// does not model for this type (the kernel gives no helper packet access here).
+bool sock_ops_ctx(const CtxAccess& a) {
+    const int32_t off = a.off;
+    if (off < 0 || off >= 224 || off % a.size != 0)
+        return false;
+    if (a.write)
+        return (off == 4 || off == 164) && a.size == 4; // reply, sk_txhash
+    if (in(off, 168, 16) || in(off, 216, 8)) // bytes_received, bytes_acked; skb_hwtstamp
+        return a.size == 8;
+    if (in(off, 184, 24)) // sk, skb_data, skb_data_end
+        return false;
+    if (off == 212) // skb_tcp_flags
+        return narrow_ok(a.size, 4);
+    return a.size == 4;
+}
+
+// struct sk_msg_md { data, data_end, family, remote_ip4, local_ip4, remote_ip6[4], local_ip6[4], remote_port,
+// local_port, size, sk }: sk_msg_is_valid_access, read-only.
+bool sk_msg_ctx(const CtxAccess& a, RegType* field) {
+    if (a.write || a.off % a.size != 0)
+        return false;
+    if (in(a.off, 0, 8) || in(a.off, 8, 8)) {
+        *field = in(a.off, 0, 8) ? RegType::packet : RegType::packet_end;
+        return a.size == 8;
+    }
+    if (in(a.off, 16, 56))
+        return a.size == 4;
+    return false; // sk (PTR_TO_SOCKET, not modeled) and everything outside the struct
+}
+
+// struct bpf_sk_lookup { sk/cookie, family, protocol, remote_ip4, remote_ip6[4], remote_port (be16), pad,
+// local_ip4, local_ip6[4], local_port, ingress_ifindex }: sk_lookup_is_valid_access, read-only.
+bool sk_lookup_ctx(const CtxAccess& a) {
+    const int32_t off = a.off;
+    if (off < 0 || off >= 68 || off % a.size != 0 || a.write)
+        return false;
+    if (in(off, 0, 8)) // sk: PTR_TO_SOCKET_OR_NULL, not modeled
+        return false;
+    if (in(off, 36, 2))
+        return a.size == 4 || narrow_ok(a.size, 2);
+    if (in(off, 38, 2))
+        return narrow_ok(a.size, 2);
+    return narrow_ok(a.size, 4);
+}
+
+// struct bpf_cgroup_dev_ctx { access_type, major, minor }: read-only.
+bool cgroup_device_ctx(const CtxAccess& a) {
+    if (a.write || a.off < 0 || a.off + a.size > 12 || a.off % a.size != 0)
+        return false;
+    return in(a.off, 0, 4) ? narrow_ok(a.size, 4) : a.size == 4;
+}
+
+// struct bpf_sysctl { write, file_pos }: write read-only, file_pos writable as a whole u32.
+bool cgroup_sysctl_ctx(const CtxAccess& a) {
+    if (a.off < 0 || a.off + a.size > 8 || a.off % a.size != 0)
+        return false;
+    if (in(a.off, 0, 4))
+        return !a.write && narrow_ok(a.size, 4);
+    return a.write ? a.size == 4 : narrow_ok(a.size, 4);
+}
+
+// struct bpf_sockopt { sk, optval, optval_end, level, optname, optlen, retval }: cg_sockopt_is_valid_access.
+bool cgroup_sockopt_ctx(AttachType attach, const CtxAccess& a, RegType* field) {
+    const int32_t off = a.off;
+    if (off < 0 || off >= 40 || off % a.size != 0)
+        return false;
+    const bool get = attach == AttachType::cgroup_getsockopt;
+    if (a.write) {
+        if (off == 36)
+            return a.size == 4 && get;
+        if (off == 24 || off == 28)
+            return a.size == 4 && attach == AttachType::cgroup_setsockopt;
+        return off == 32 && a.size == 4;
+    }
+    if (in(off, 0, 8)) // sk: PTR_TO_SOCKET, not modeled
+        return false;
+    if (in(off, 8, 16)) {
+        *field = in(off, 8, 8) ? RegType::packet : RegType::packet_end;
+        return a.size == 8;
+    }
+    if (in(off, 36, 4))
+        return a.size == 4 && get;
+    return a.size == 4;
+}
+
+// raw_tp_writable_prog_is_valid_access: args[0] is the writable buffer (PTR_TO_TP_BUFFER, not modeled).
+bool raw_tp_writable_ctx(const CtxAccess& a) { return a.off != 0 && raw_tp_ctx(a); }
+
 } // namespace
+
+bool packet_writable(loader::ProgType type) {
+    using loader::ProgType;
+    switch (type) {
+    case ProgType::sched_cls:
+    case ProgType::sched_act:
+    case ProgType::xdp:
+    case ProgType::lwt_xmit:
+    case ProgType::sk_skb:
+    case ProgType::sk_msg:
+    case ProgType::cgroup_sockopt:
+        return true;
+    default:
+        return false; // lwt_in/out/seg6local, cgroup_skb, flow_dissector, sk_reuseport read their packet only
+    }
+}
+
+std::string unverifiable_reason(const loader::ProgramSpec& prog) {
+    if (!prog.load_error.empty())
+        return prog.load_error;
+    using loader::ProgType;
+    switch (prog.type) {
+    case ProgType::tracing:
+    case ProgType::lsm:
+    case ProgType::struct_ops:
+    case ProgType::ext:
+        return fmt::format("program '{}': {} programs (section '{}') are typed by kernel BTF, which strbpf's "
+                           "verifier does not model yet",
+                           prog.name, loader::prog_type_name(prog.type), prog.section);
+    default:
+        return {};
+    }
+}
 
 bool ctx_access_valid(const Env& env, int32_t off, int size, bool write, bool sign_extend, RegType* field) {
     *field = RegType::scalar;
@@ -159,6 +443,36 @@ bool ctx_access_valid(const Env& env, int32_t off, int size, bool write, bool si
         return raw_tp_ctx(a);
     case ProgType::syscall:
         return syscall_ctx(a);
+    case ProgType::cgroup_skb:
+        return cgroup_skb_ctx(a, field);
+    case ProgType::lwt_in:
+    case ProgType::lwt_out:
+    case ProgType::lwt_xmit:
+    case ProgType::lwt_seg6local:
+        return lwt_ctx(a, field);
+    case ProgType::sk_skb:
+        return sk_skb_ctx(a, field);
+    case ProgType::flow_dissector:
+        return flow_dissector_ctx(a, field);
+    case ProgType::cgroup_sock:
+        return cgroup_sock_ctx(env.prog.expected_attach_type, a);
+    case ProgType::cgroup_sock_addr:
+        return sock_addr_ctx(env.prog.expected_attach_type, a);
+    case ProgType::sock_ops:
+        return sock_ops_ctx(a);
+    case ProgType::sk_msg:
+        return sk_msg_ctx(a, field);
+    case ProgType::sk_lookup:
+        return sk_lookup_ctx(a);
+    case ProgType::cgroup_device:
+        return cgroup_device_ctx(a);
+    case ProgType::cgroup_sysctl:
+        return cgroup_sysctl_ctx(a);
+    case ProgType::cgroup_sockopt:
+        return cgroup_sockopt_ctx(env.prog.expected_attach_type, a, field);
+    case ProgType::raw_tracepoint_writable:
+        return raw_tp_writable_ctx(a);
+    case ProgType::netfilter: // skb and state are PTR_TO_BTF_ID, which strbpf does not model
     default:
         return false; // program types whose ctx strbpf does not model yet
     }

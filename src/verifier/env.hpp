@@ -175,12 +175,11 @@ enum : uint32_t {
     kAttachCgroupUnixGetsockname = 53,
     kAttachTraceKprobeSession = 56,
     kAttachTraceUprobeSession = 57,
-    kAttachNone = ~0u,
 };
 struct RetvalRange {
     int64_t lo = 0, hi = 1;
 };
-// The expected attach type libbpf derives from PROG's SEC() name, where it matters to a rule; else kAttachNone.
+// The expected attach type libbpf derives from PROG's SEC() name (0 when the section names none).
 uint32_t expected_attach_type(const loader::ProgramSpec& prog);
 // The range R0 must be in at the program's exit (enum bpf_prog_type value, attach type); false: any value.
 bool program_retval_range(uint32_t prog_type, uint32_t attach, RetvalRange* range);
@@ -210,6 +209,8 @@ bool check_reg_init(Env& env, int regno);
 // ctx_access.cpp: whether the program type lets a load (or store) of SIZE bytes at ctx offset OFF through; *field:
 // what a load gives (a scalar, or pkt / pkt_end / pkt_meta).
 bool ctx_access_valid(const Env& env, int32_t off, int size, bool write, bool sign_extend, RegType* field);
+// may_access_direct_pkt_data for a store: whether TYPE may write through a packet pointer.
+bool packet_writable(loader::ProgType type);
 // Region checks shared by memory access and helper arguments (checks.cpp).
 bool check_helper_mem(Env& env, int regno, uint64_t size, bool zero_size_allowed, Access access);
 // The constant SIZE-byte value the stack pointer in REGNO points at, when the state knows it.

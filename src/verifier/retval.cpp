@@ -4,7 +4,6 @@
 #include <fmt/format.h>
 #include <initializer_list>
 #include <limits>
-#include <string_view>
 
 #include "verifier/env.hpp"
 
@@ -24,36 +23,6 @@ enum : uint32_t {
     kProgNetfilter = 32,
 };
 
-// The sections whose expected attach type changes a return range (libbpf's section_defs names).
-struct AttachDef {
-    const char* section; // exact name, or a prefix when it ends in '/'
-    uint32_t attach;
-};
-constexpr AttachDef kAttachDefs[] = {
-    {"cgroup_skb/egress", kAttachCgroupInetEgress},
-    {"cgroup/recvmsg4", kAttachCgroupUdp4Recvmsg},
-    {"cgroup/recvmsg6", kAttachCgroupUdp6Recvmsg},
-    {"cgroup/recvmsg_unix", kAttachCgroupUnixRecvmsg},
-    {"cgroup/getpeername4", kAttachCgroupInet4Getpeername},
-    {"cgroup/getpeername6", kAttachCgroupInet6Getpeername},
-    {"cgroup/getpeername_unix", kAttachCgroupUnixGetpeername},
-    {"cgroup/getsockname4", kAttachCgroupInet4Getsockname},
-    {"cgroup/getsockname6", kAttachCgroupInet6Getsockname},
-    {"cgroup/getsockname_unix", kAttachCgroupUnixGetsockname},
-    {"cgroup/bind4", kAttachCgroupInet4Bind},
-    {"cgroup/bind6", kAttachCgroupInet6Bind},
-    {"kprobe.session", kAttachTraceKprobeSession},
-    {"kprobe.session/", kAttachTraceKprobeSession},
-    {"uprobe.session", kAttachTraceUprobeSession},
-    {"uprobe.session/", kAttachTraceUprobeSession},
-    {"uprobe.session.s", kAttachTraceUprobeSession},
-    {"uprobe.session.s/", kAttachTraceUprobeSession},
-    {"xdp/devmap", kAttachXdpDevmap},
-    {"xdp.frags/devmap", kAttachXdpDevmap},
-    {"xdp/cpumap", kAttachXdpCpumap},
-    {"xdp.frags/cpumap", kAttachXdpCpumap},
-};
-
 bool is_one_of(uint32_t v, std::initializer_list<uint32_t> set) {
     for (uint32_t x : set)
         if (x == v)
@@ -63,15 +32,7 @@ bool is_one_of(uint32_t v, std::initializer_list<uint32_t> set) {
 
 } // namespace
 
-uint32_t expected_attach_type(const loader::ProgramSpec& prog) {
-    const std::string_view sec = prog.section;
-    for (const AttachDef& d : kAttachDefs) {
-        const std::string_view name = d.section;
-        if (name.back() == '/' ? sec.size() > name.size() && sec.substr(0, name.size()) == name : sec == name)
-            return d.attach;
-    }
-    return kAttachNone;
-}
+uint32_t expected_attach_type(const loader::ProgramSpec& prog) { return uint32_t(prog.expected_attach_type); }
 
 // The range the kernel enforces on R0 at the program's exit; false when it enforces none.
 bool program_retval_range(uint32_t prog_type, uint32_t attach, RetvalRange* range) {

@@ -398,6 +398,11 @@ State entry_state() {
 Verdict verify(const runtime::ObjectInstance& inst, const loader::ProgramSpec& prog, const Options& opts) {
     Verdict v;
     Env env(inst, prog, opts);
+    if (const std::string why = unverifiable_reason(prog); !why.empty()) {
+        v.reason = why;
+        v.log = v.reason + "\n";
+        return v;
+    }
     if (prog.insns.empty()) {
         v.reason = "empty program";
         v.log = v.reason + "\n";

@@ -41,4 +41,9 @@ struct Verdict {
 // tables. Self-contained and reentrant: no global state; never throws for any input.
 Verdict verify(const runtime::ObjectInstance& inst, const loader::ProgramSpec& prog, const Options& opts = {});
 
+// Why PROG cannot be verified at all — the loader's load_error, or a program type the kernel types by BTF (tracing,
+// lsm, struct_ops, ext), which strbpf does not model yet — else empty. verify() rejects such a program with it
+// (pc -1); ctx_access.cpp.
+std::string unverifiable_reason(const loader::ProgramSpec& prog);
+
 } // namespace strbpf::verifier

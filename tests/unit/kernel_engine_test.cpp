@@ -33,6 +33,21 @@ class KernelEngineTest : public ::testing::Test {
 TEST(KernelEngine, ProgramNamesInElfOrder) {
     EXPECT_EQ(program_names(prog_path("kernel_basic")), (std::vector<std::string>{"sys_const", "sys_ctx", "xdp_eth"}));
     EXPECT_TRUE(program_names("/nonexistent.bpf.o").empty());
+    std::string why;
+    EXPECT_TRUE(program_names("/nonexistent.bpf.o", &why).empty());
+    EXPECT_EQ(why.rfind("libbpf cannot open /nonexistent.bpf.o: ", 0), 0u) << why; // libbpf's reason follows
+    EXPECT_GT(why.size(), std::strlen("libbpf cannot open /nonexistent.bpf.o: ")) << why;
+}
+
+// A program whose section the installed libbpf does not know gets no kernel verdict (skipped, with the reason);
+// the object's other programs load.
+TEST_F(KernelEngineTest, UnknownSectionIsNoVerdict) {
+    auto bad = KernelObject::load(prog_path("loader_progtypes"), "unknown_sec");
+    EXPECT_FALSE(bad->loaded());
+    EXPECT_TRUE(bad->unsupported());
+    EXPECT_NE(bad->error().find("does not know section 'no_such_type/x'"), std::string::npos) << bad->error();
+    auto good = KernelObject::load(prog_path("loader_progtypes"), "cg_skb_egress");
+    EXPECT_TRUE(good->loaded()) << good->error();
 }
 
 TEST(KernelEngine, VerifierReasonIsLastLineBeforeProcessed) {

@@ -16,7 +16,7 @@
 namespace strbpf::vtest {
 
 struct RawProg {
-    const char* section; // SEC() name: strbpf's verifier derives the expected attach type from it, as libbpf does
+    const char* section; // SEC() name (for messages; the loader derives type and attach type from it)
     uint32_t prog_type;  // enum bpf_prog_type (UAPI numbers: the installed linux/bpf.h predates some of them)
     uint32_t attach;     // enum bpf_attach_type the kernel gets
     uint32_t flags = 0;  // BPF_F_* load flags (syscall programs must be BPF_F_SLEEPABLE)
@@ -39,6 +39,8 @@ inline verifier::Verdict strbpf_verdict(const RawProg& p, const std::vector<isa:
     prog.name = "raw";
     prog.section = p.section;
     prog.type = static_cast<loader::ProgType>(p.prog_type);
+    prog.expected_attach_type = static_cast<loader::AttachType>(p.attach);
+    prog.sleepable = (p.flags & (1u << 4)) != 0; // BPF_F_SLEEPABLE
     prog.insns = insns;
     spec.programs.push_back(prog);
     auto shared = std::make_shared<const loader::ObjectSpec>(std::move(spec));

@@ -78,13 +78,21 @@ int run(const DisasmOptions& o) {
         std::fprintf(stderr, "strbpf disasm: %s\n", spec.error().message.c_str()); // it names the file
         return kExitUsage;
     }
-    bool found = false;
+    bool found = false, printed = false;
+    int rc = kExitOk;
     for (const auto& p : spec.value()->programs) {
         if (!o.prog.empty() && p.name != o.prog)
             continue;
-        if (found && !o.json)
-            std::printf("\n");
         found = true;
+        if (!p.load_error.empty()) // a program that cannot load fails alone; its code is shown when it was built
+            std::fprintf(stderr, "strbpf disasm: %s: %s\n", o.obj.c_str(), p.load_error.c_str());
+        if (p.insns.empty()) {
+            rc = kExitFailed;
+            continue;
+        }
+        if (printed && !o.json)
+            std::printf("\n");
+        printed = true;
         print_program(*spec.value(), p, !o.no_source, o.json);
     }
     if (!found) {
@@ -92,7 +100,7 @@ int run(const DisasmOptions& o) {
                      o.obj.c_str(), program_list(*spec.value()).c_str());
         return kExitUsage;
     }
-    return kExitOk;
+    return rc;
 }
 
 } // namespace

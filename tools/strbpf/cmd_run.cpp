@@ -128,9 +128,10 @@ bool write_output(const std::string& path, const std::vector<uint8_t>& bytes, co
 std::vector<std::string> select_programs(const RunOptions& o, exec::EngineKind engine, const loader::ObjectSpec& spec) {
     std::vector<std::string> progs;
     if (engine == exec::EngineKind::kernel) {
-        progs = exec::kernel::program_names(o.obj);
+        std::string why;
+        progs = exec::kernel::program_names(o.obj, &why);
         if (progs.empty())
-            std::fprintf(stderr, "strbpf run: libbpf cannot open '%s' or it has no programs\n", o.obj.c_str());
+            std::fprintf(stderr, "strbpf run: %s\n", why.c_str());
     } else {
         for (const auto& p : spec.programs)
             progs.push_back(p.name);

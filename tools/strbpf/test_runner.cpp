@@ -155,6 +155,12 @@ void run_strbpf(const TestObject& obj, const exec::TestSpec& spec, const exec::S
         j->fail(r->error);
         return;
     }
+    // A program that failed to load, or whose type strbpf cannot verify, gets no verdict; the others still run.
+    if (std::string why = verifier::unverifiable_reason(*ps); !why.empty()) {
+        r->error = why;
+        j->fail(r->error);
+        return;
+    }
     const exec::RunRequest req = request_for(spec, ps);
     auto inst = runtime::ObjectInstance::create(obj.spec, req.globals);
     if (!inst) {

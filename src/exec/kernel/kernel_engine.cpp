@@ -172,6 +172,13 @@ bool KernelObject::open_and_load(const std::vector<runtime::GlobalPatch>& global
         bpf_program__set_autoload(p, p == prog_ || aux);
     }
     prog_type_ = bpf_program__type(prog_);
+    if (prog_type_ == BPF_PROG_TYPE_UNSPEC) { // the installed libbpf does not know the section: no kernel verdict
+        error_ = "prog '" + prog_name_ + "': the installed libbpf (" + libbpf_version_string() +
+                 ") does not know section '" + bpf_program__section_name(prog_) + "' (missing BPF prog type)";
+        details_.unsupported = true;
+        close();
+        return false;
+    }
     std::unique_ptr<char[]> log(new char[kLogSize]);
     log[0] = '\0';
     // log_level 0 with a buffer: libbpf loads without a log and, only on failure, retries with log_level 1.

@@ -28,8 +28,9 @@ const std::string& kernel_release();
 // must be there, or the program cannot load on this kernel.
 bool kernel_has_function(const std::string& name);
 
-// Names of OBJ's programs in ELF order, via libbpf (no kernel needed); empty when libbpf cannot open OBJ.
-std::vector<std::string> program_names(const std::string& obj_path);
+// Names of OBJ's programs in ELF order, via libbpf (no kernel needed); empty when libbpf cannot open OBJ, and then
+// *error (when given) holds libbpf's own reason.
+std::vector<std::string> program_names(const std::string& obj_path, std::string* error = nullptr);
 
 // libbpf's own messages go nowhere unless verbose (then to stderr); the kernel engine always captures them.
 void set_verbose(bool verbose);
@@ -37,7 +38,8 @@ void set_verbose(bool verbose);
 // What a run reports beyond RunReport.
 struct RunDetails {
     std::string log;          // the verifier log (of a failed load: at least level 1), and libbpf's messages
-    bool unsupported = false; // the program calls a kfunc this kernel lacks: treat as SKIP, not FAIL
+    // The program calls a kfunc this kernel lacks, or the installed libbpf does not know its section: SKIP, not FAIL.
+    bool unsupported = false;
 };
 
 // One-line reason from a verifier log: the kernel's last meaningful line before "processed N insns".

@@ -12,6 +12,8 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include <fmt/format.h>
+
 #include <atomic>
 #include <cerrno>
 #include <cstdarg>
@@ -185,15 +187,23 @@ const std::string& kernel_release() {
 
 bool kernel_has_function(const std::string& name) { return kernel_funcs().names.count(name) != 0; }
 
-std::vector<std::string> program_names(const std::string& obj_path) {
+std::vector<std::string> program_names(const std::string& obj_path, std::string* error) {
     std::vector<std::string> names;
     LibbpfCapture quiet;
     struct bpf_object* obj = bpf_object__open_file(obj_path.c_str(), nullptr);
-    if (!obj)
+    if (!obj) {
+        const int err = errno;
+        if (error) {
+            const std::string why = quiet.first_error();
+            *error = fmt::format("libbpf cannot open {}: {}", obj_path, why.empty() ? errno_text(err) : why);
+        }
         return names;
+    }
     struct bpf_program* prog;
     bpf_object__for_each_program(prog, obj) names.push_back(bpf_program__name(prog));
     bpf_object__close(obj);
+    if (names.empty() && error)
+        *error = fmt::format("libbpf finds no programs in {}", obj_path);
     return names;
 }
 
