@@ -1,0 +1,145 @@
+// The kernel-differential fuzzer's findings replayed without a kernel (fuzz stage): every file of
+// tests/fuzz/kernel_diff/ is a disagreement with the live kernel that strbpf has fixed, so strbpf's verifier must
+// now give the kernel's verdict and one-line reason; every file of tests/fuzz/kernel_diff/open/ is one not fixed
+// yet, so strbpf must still give the verdict and reason the file records (a fix fails here and says to move the
+// file up a directory). Also the finding format and the minimiser's instruction removal.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "kernel_diff/differ.hpp"
+#include "kernel_diff/finding_file.hpp"
+
+namespace strbpf::fuzz::kdiff {
+namespace {
+
+namespace fs = std::filesystem;
+const fs::path kDir = fs::path(STRBPF_SOURCE_DIR) / "tests/fuzz/kernel_diff";
+
+std::vector<fs::path> findings(const fs::path& dir) {
+    std::vector<fs::path> out;
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator(dir, ec))
+        if (e.is_regular_file() && e.path().extension() == ".kdiff")
+            out.push_back(e.path());
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+Finding read_finding(const fs::path& p) {
+    std::ifstream in(p);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    auto f = parse_finding(ss.str());
+    EXPECT_TRUE(f.ok()) << p << ": " << (f.ok() ? "" : f.error().message);
+    return f.ok() ? f.value() : Finding{};
+}
+
+std::string verdict(bool ok, const std::string& reason) { return ok ? "accept" : "reject: " + reason; }
+
+TEST(KernelDiffReplay, FixedFindingsGiveTheKernelsAnswer) {
+    for (const fs::path& p : findings(kDir)) {
+        const Finding f = read_finding(p);
+        if (f.insns.empty())
+            continue;
+        const Judged j = strbpf_verdict(f.type, f.insns);
+        EXPECT_EQ(verdict(j.strbpf_ok, j.strbpf_reason), verdict(f.kernel_ok, f.kernel_reason))
+            << p.filename() << " (" << f.title << "): strbpf's answer is no longer the kernel's";
+    }
+}
+
+TEST(KernelDiffReplay, OpenFindingsStillGiveTheRecordedAnswer) {
+    const std::vector<fs::path> open = findings(kDir / "open");
+    ASSERT_FALSE(open.empty()) << "no open findings in " << kDir / "open";
+    for (const fs::path& p : open) {
+        const Finding f = read_finding(p);
+        if (f.insns.empty())
+            continue;
+        EXPECT_NE(f.strbpf_ok, f.kernel_ok) << p.filename() << ": an open finding records a verdict disagreement";
+        const Judged j = strbpf_verdict(f.type, f.insns);
+        const std::string now = verdict(j.strbpf_ok, j.strbpf_reason);
+        if (now == verdict(f.kernel_ok, f.kernel_reason)) {
+            ADD_FAILURE() << p.filename() << " now gives the kernel's answer (" << now
+                          << "): fixed, move it to tests/fuzz/kernel_diff/ and update tests/fuzz/README.md";
+            continue;
+        }
+        EXPECT_EQ(now, verdict(f.strbpf_ok, f.strbpf_reason))
+            << p.filename() << ": strbpf's answer changed but is not the kernel's ("
+            << verdict(f.kernel_ok, f.kernel_reason) << "): update the file's strbpf lines";
+    }
+}
+
+isa::Insn insn(uint8_t opcode, uint8_t dst, uint8_t src, int16_t off, int32_t imm) {
+    isa::Insn i{};
+    i.opcode = opcode;
+    i.dst = dst;
+    i.src = src;
+    i.off = off;
+    i.imm = imm;
+    return i;
+}
+
+TEST(KernelDiffFormat, RoundTripsAProgram) {
+    Finding f;
+    f.title = "S: example";
+    f.type = loader::ProgType::socket_filter;
+    f.kernel_ok = false;
+    f.kernel_reason = "R2 subtraction from stack pointer prohibited";
+    f.strbpf_ok = true;
+    f.insns = {insn(0x18, 1, isa::BPF_PSEUDO_MAP_FD, 0, 3), insn(0, 0, 0, 0, 0), insn(0xb7, 0, 0, 0, -1),
+               insn(0x95, 0, 0, 0, 0)};
+    auto back = parse_finding(format_finding(f));
+    ASSERT_TRUE(back.ok()) << back.error().message;
+    EXPECT_EQ(back.value().title, f.title);
+    EXPECT_EQ(back.value().type, f.type);
+    EXPECT_EQ(back.value().kernel_reason, f.kernel_reason);
+    EXPECT_TRUE(back.value().strbpf_ok);
+    ASSERT_EQ(back.value().insns.size(), 4u);
+    EXPECT_EQ(back.value().insns[0].src, isa::BPF_PSEUDO_MAP_FD);
+    EXPECT_EQ(back.value().insns[0].imm, 3);
+    EXPECT_EQ(back.value().insns[2].imm, -1);
+}
+
+TEST(KernelDiffFormat, RefusesMalformedFiles) {
+    EXPECT_FALSE(parse_finding("type: xdp\nkernel: reject\nstrbpf: accept\ninsns:\n").ok()); // no instruction
+    EXPECT_FALSE(parse_finding("type: tc\nkernel: reject\nstrbpf: accept\ninsns:\n9500000000000000\n").ok());
+    EXPECT_FALSE(parse_finding("type: xdp\nkernel: maybe\nstrbpf: accept\ninsns:\n9500000000000000\n").ok());
+    EXPECT_FALSE(parse_finding("type: xdp\nkernel: reject\nstrbpf: accept\ninsns:\n95000000\n").ok());
+    EXPECT_FALSE(parse_finding("type: xdp\ncolour: red\n").ok());
+}
+
+TEST(KernelDiffMinimise, RemovalReaimsJumpsCallsAndCallbacks) {
+    const std::vector<isa::Insn> p = {
+        insn(0x15, 1, 0, 3, 0),                  // 0: if r1 == 0 goto 4
+        insn(0x18, 2, isa::BPF_PSEUDO_FUNC, 0, 5), // 1: r2 = callback at 7
+        insn(0, 0, 0, 0, 0),                     // 2
+        insn(0x07, 1, 0, 0, 1),                  // 3: r1 += 1 (removed)
+        insn(0x85, 0, isa::BPF_PSEUDO_CALL, 0, 1), // 4: call 6
+        insn(0x95, 0, 0, 0, 0),                  // 5
+        insn(0x05, 0, 0, -7, 0),                 // 6: goto 0
+        insn(0x95, 0, 0, 0, 0),                  // 7
+    };
+    const std::vector<isa::Insn> q = remove_range(p, 3, 4);
+    ASSERT_EQ(q.size(), 7u);
+    EXPECT_EQ(q[0].off, 2);  // still at the call, now pc 3
+    EXPECT_EQ(q[1].imm, 4);  // the callback, now pc 6
+    EXPECT_EQ(q[2].imm, 0);  // ld_imm64's second slot is data
+    EXPECT_EQ(q[3].imm, 1);  // call: 5, unchanged distance
+    EXPECT_EQ(q[5].off, -6); // back to pc 0
+    const std::vector<isa::Insn> r = remove_range(p, 4, 6); // a jump into the removed range lands after it
+    EXPECT_EQ(r[0].off, 3);                                 // pc 4 is now the old goto
+}
+
+TEST(KernelDiffCategory, StripsNumbers) {
+    EXPECT_EQ(category("R2 invalid mem access 'scalar'"), "RN invalid mem access 'scalar'");
+    EXPECT_EQ(category("invalid access to map value, value_size=64 off=0x40 size=8"),
+              "invalid access to map value, value_size=N off=N size=N");
+}
+
+} // namespace
+} // namespace strbpf::fuzz::kdiff
