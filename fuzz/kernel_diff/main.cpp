@@ -12,6 +12,7 @@
 #include <cstring>
 #include <fstream>
 #include <random>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -29,10 +30,13 @@ namespace {
 constexpr const char* kUsage =
     "usage: strbpf_kernel_diff [--hours H] [--execs N] [--seed S] [--start N] [--types xdp,socket,syscall]\n"
     "                          [--out DIR] [--minimise-checks N]\n"
+    "       strbpf_kernel_diff --recheck FILE.kdiff...\n"
     "Generates programs, judges each with the live kernel and strbpf's verifier, and writes DIR/summary.md and\n"
     "DIR/findings/*.kdiff (one minimised program per category of disagreement). Stops after H hours (default 1)\n"
     "or N executions, whichever comes first; --start N begins at program N of the seed (reproduces one program:\n"
-    "--seed S --start N --execs 1). Needs bpf() (root or CAP_BPF): without it, says so and exits 0.\n";
+    "--seed S --start N --execs 1). --recheck judges kept findings again: it fails when the live kernel's answer\n"
+    "is no longer the recorded one, and prints strbpf's. Needs bpf() (root or CAP_BPF): without it, says so and\n"
+    "exits 0.\n";
 
 struct Options {
     double hours = 1.0;
@@ -44,6 +48,7 @@ struct Options {
     std::string out = "build/kernel-diff";
     size_t minimise_checks = 600;
     std::string command;
+    std::vector<std::string> recheck;
 };
 
 std::atomic<bool> g_stop{false};
@@ -71,6 +76,11 @@ bool parse_args(int argc, char** argv, Options& o) {
         if (a == "-h" || a == "--help") {
             std::fputs(kUsage, stdout);
             std::exit(0);
+        }
+        if (a == "--recheck") {
+            while (i + 1 < argc)
+                o.recheck.push_back(argv[++i]);
+            continue;
         }
         if (i + 1 >= argc) {
             std::fprintf(stderr, "strbpf_kernel_diff: %s needs a value\n%s", a.c_str(), kUsage);
@@ -144,7 +154,12 @@ std::string slug(const std::string& s) {
     }
     while (!o.empty() && o.back() == '_')
         o.pop_back();
-    return o.empty() ? "no_reason" : o;
+    uint32_t h = 2166136261u; // FNV-1a of the whole category: "value -N ..." and "value N ..." are two files
+    for (char c : s)
+        h = (h ^ uint8_t(c)) * 16777619u;
+    char tag[8];
+    std::snprintf(tag, sizeof tag, "-%04x", h & 0xffff);
+    return (o.empty() ? "no_reason" : o) + tag;
 }
 
 bool write_file(const std::string& path, const std::string& text) {
@@ -179,6 +194,34 @@ std::string keep_finding(kd::KernelOracle& k, const Options& o, strbpf::loader::
     return "findings/" + name;
 }
 
+std::string answer(bool ok, const std::string& reason) { return ok ? "accept" : "reject: " + reason; }
+
+// --recheck: 0 when the kernel still gives every file's recorded answer.
+int recheck(kd::KernelOracle& k, const std::vector<std::string>& files) {
+    int bad = 0;
+    for (const std::string& path : files) {
+        std::ifstream in(path);
+        std::stringstream text;
+        text << in.rdbuf();
+        auto f = kd::parse_finding(text.str());
+        if (!in || !f) {
+            std::printf("%s: cannot read: %s\n", path.c_str(), in ? f.error().message.c_str() : "no such file");
+            bad++;
+            continue;
+        }
+        const kd::Judged j = kd::judge(k, f.value().type, f.value().insns);
+        const std::string kernel = j.kernel.outcome == kd::Outcome::error
+                                       ? "no verdict: " + j.kernel.reason
+                                       : answer(j.kernel.outcome == kd::Outcome::accept, j.kernel.reason);
+        const std::string recorded = answer(f.value().kernel_ok, f.value().kernel_reason);
+        std::printf("%s\n  kernel: %s%s\n  strbpf: %s\n", path.c_str(), kernel.c_str(),
+                    kernel == recorded ? " (as recorded)" : (" (RECORDED: " + recorded + ")").c_str(),
+                    answer(j.strbpf_ok, j.strbpf_reason).c_str());
+        bad += kernel != recorded;
+    }
+    return bad ? 1 : 0;
+}
+
 void on_signal(int) { g_stop = true; }
 
 // What a crash of strbpf's verifier (or of this driver) prints: the program to reproduce it with.
@@ -202,6 +245,8 @@ int main(int argc, char** argv) {
         std::printf("strbpf_kernel_diff: skipped, the live kernel cannot be the oracle here: %s\n", why.c_str());
         return 0;
     }
+    if (!o.recheck.empty())
+        return recheck(*kernel, o.recheck);
     mkdir(o.out.c_str(), 0755);
     mkdir((o.out + "/findings").c_str(), 0755);
     std::signal(SIGINT, on_signal);

@@ -115,6 +115,9 @@ std::string Stats::markdown() const {
     o += "- **S** (strbpf-only accepts): " + std::to_string(s) + " (" + pct(s, judged) + ")\n";
     o += "- **K** (kernel-only accepts): " + std::to_string(k) + " (" + pct(k, judged) + ")\n";
     o += "- no kernel verdict (not compared): " + std::to_string(by_class_[int(Class::no_verdict)]) + "\n";
+    o += "\nEach category keeps its first program, minimised, under findings/ (the kernel's and strbpf's answers, the "
+         "program disassembled); `strbpf_kernel_diff --recheck FILE` judges one again. The title names the program "
+         "(`--seed S --start N --execs 1` regenerates it unminimised).\n";
     o += "\n## Per program type\n\n| type | executions | disagreements |\n|---|---:|---:|\n";
     for (const auto& [t, n] : per_type_)
         o += "| " + t + " | " + std::to_string(n.first) + " | " + std::to_string(n.second) + " (" +
