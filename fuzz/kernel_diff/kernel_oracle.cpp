@@ -8,6 +8,7 @@
 #include <linux/bpf.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -18,7 +19,6 @@
 namespace strbpf::fuzz::kdiff {
 namespace {
 
-constexpr size_t kLogSize = 1 << 20; // the log rotates: a longer log keeps its last lines (the reason)
 constexpr int kTransientRetries = 3;
 // linux/bpf.h's macros hide isa::'s constants of the same names in this file.
 constexpr uint8_t kLdImm64 = 0x18, kCall = 0x85, kPseudoMapFd = 1, kPseudoMapValue = 2, kPseudoKfuncCall = 2,
@@ -69,7 +69,8 @@ const char* outcome_name(Outcome o) {
     return o == Outcome::accept ? "accept" : o == Outcome::reject ? "reject" : "error";
 }
 
-std::unique_ptr<KernelOracle> KernelOracle::open(std::string& why) {
+// The log rotates: a log longer than the buffer keeps its last lines (the reason) and fails the load with ENOSPC.
+std::unique_ptr<KernelOracle> KernelOracle::open(std::string& why, size_t log_size) {
     libbpf_set_print(quiet_libbpf);
     if (Status st = exec::kernel::available(); !st) {
         why = st.error().message;
@@ -78,7 +79,7 @@ std::unique_ptr<KernelOracle> KernelOracle::open(std::string& why) {
     std::unique_ptr<KernelOracle> k(new KernelOracle());
     if (!k->create_maps(why) || !k->resolve_kfuncs(why) || !k->load_btf(why))
         return nullptr;
-    k->log_.assign(kLogSize, '\0');
+    k->log_.assign(std::max<size_t>(log_size, 128), '\0'); // the kernel refuses a log_size below 128
     return k;
 }
 

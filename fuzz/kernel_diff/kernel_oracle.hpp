@@ -22,8 +22,9 @@ struct KernelVerdict {
 
 class KernelOracle {
   public:
-    // Null with `why` set when bpf() cannot be used here (not root, no CAP_BPF, seccomp, no BTF).
-    static std::unique_ptr<KernelOracle> open(std::string& why);
+    // Null with `why` set when bpf() cannot be used here (not root, no CAP_BPF, seccomp, no BTF). `log_size`: the
+    // verifier log buffer (a smaller one only makes ENOSPC likelier: the answer stays the same).
+    static std::unique_ptr<KernelOracle> open(std::string& why, size_t log_size = size_t(1) << 20);
     ~KernelOracle();
     KernelOracle(const KernelOracle&) = delete;
     KernelOracle& operator=(const KernelOracle&) = delete;

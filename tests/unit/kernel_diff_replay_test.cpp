@@ -17,6 +17,10 @@
 #include "common/program_gen.hpp"
 #include "kernel_diff/differ.hpp"
 #include "kernel_diff/finding_file.hpp"
+#include "kernel_diff/kernel_oracle.hpp"
+#include "common/harness.hpp"
+#include "host_facts.hpp"
+#include "runtime/kfuncs/kfunc_table.hpp"
 
 namespace strbpf::fuzz::kdiff {
 namespace {
@@ -172,6 +176,68 @@ TEST(KernelDiffGenerator, SocketFilterProgramsAreOftenAccepted) {
     EXPECT_GE(accepted, kPrograms / 10) << accepted << " of " << kPrograms << " accepted";
     EXPECT_GT(with_ld_abs, 0);
     EXPECT_GT(with_skb_load_bytes, 0);
+}
+
+// The live kernel as the oracle, on programs whose answers are known: the harness maps and a kfunc made real, the
+// three program types, a rejection's one-line reason.
+TEST(KernelOracle, AnswersKnownProgramsLikeStrbpf) {
+    if (std::string why = testing_support::verifier_oracle_unavailable(); !why.empty())
+        GTEST_SKIP() << why;
+    std::string why;
+    auto k = KernelOracle::open(why);
+    ASSERT_TRUE(k) << why;
+    const int strlen_idx = runtime::kfunc_index("bpf_strlen");
+    ASSERT_GE(strlen_idx, 0);
+    const isa::Insn exit_insn = insn(0x95, 0, 0, 0, 0), r0_0 = insn(0xb7, 0, 0, 0, 0);
+    const std::vector<isa::Insn> uses_map_and_kfunc = {
+        insn(0x7a, 10, 0, -8, 0),                                  // *(u64 *)(r10 -8) = 0
+        insn(0x18, 1, isa::BPF_PSEUDO_MAP_FD, 0, kMapArr), insn(0, 0, 0, 0, 0),
+        insn(0xbf, 2, 10, 0, 0), insn(0x07, 2, 0, 0, -8),          // r2 = r10 - 8
+        insn(0x85, 0, 0, 0, 1),                                    // bpf_map_lookup_elem
+        insn(0x18, 1, isa::BPF_PSEUDO_MAP_VALUE, 0, kMapRodata), insn(0, 0, 0, 0, kRodataHello),
+        insn(0x85, 0, isa::BPF_PSEUDO_KFUNC_CALL, 0, strlen_idx), // bpf_strlen(.rodata "hello")
+        r0_0, exit_insn};
+    const std::vector<isa::Insn> reads_r3 = {insn(0xbf, 0, 3, 0, 0), exit_insn}; // r0 = r3
+    for (loader::ProgType t : {loader::ProgType::xdp, loader::ProgType::socket_filter, loader::ProgType::syscall}) {
+        const Judged ok = judge(*k, t, uses_map_and_kfunc);
+        EXPECT_EQ(ok.kernel.outcome, Outcome::accept) << type_name(t) << ": " << ok.kernel.reason;
+        EXPECT_EQ(classify(ok), Class::both_accept) << type_name(t) << ": " << ok.strbpf_reason;
+        const Judged bad = judge(*k, t, reads_r3);
+        EXPECT_EQ(bad.kernel.outcome, Outcome::reject) << type_name(t);
+        EXPECT_EQ(bad.kernel.reason, "R3 !read_ok") << type_name(t);
+        EXPECT_EQ(bad.strbpf_reason, bad.kernel.reason) << type_name(t);
+    }
+    const Judged unknown_map = judge(*k, loader::ProgType::xdp, {insn(0x18, 1, isa::BPF_PSEUDO_MAP_FD, 0, 99),
+                                                                  insn(0, 0, 0, 0, 0), r0_0, exit_insn});
+    EXPECT_EQ(classify(unknown_map), Class::no_verdict) << "a map index the harness lacks is no kernel verdict";
+}
+
+// A log too small for the kernel's (ENOSPC, which fails the load whatever the verdict) changes no answer: the
+// verdict comes from a load without a log, the reason from the rotated log's tail.
+TEST(KernelOracle, OverflowingLogGivesTheSameAnswers) {
+    if (std::string why = testing_support::verifier_oracle_unavailable(); !why.empty())
+        GTEST_SKIP() << why;
+    std::string why;
+    auto big = KernelOracle::open(why);
+    auto small = KernelOracle::open(why, 1024);
+    ASSERT_TRUE(big && small) << why;
+    std::mt19937_64 rng(11);
+    int accepted = 0;
+    constexpr loader::ProgType kTypes[] = {loader::ProgType::xdp, loader::ProgType::socket_filter,
+                                           loader::ProgType::syscall};
+    for (int n = 0; n < 120; n++) {
+        std::vector<uint8_t> bytes(16 + rng() % 192);
+        for (uint8_t& b : bytes)
+            b = uint8_t(rng());
+        ByteReader in(bytes.data(), bytes.size());
+        const loader::ProgType t = kTypes[n % 3];
+        const std::vector<isa::Insn> insns = generate_program(t, in, false, big->kfuncs());
+        const KernelVerdict a = big->verify(t, insns), b = small->verify(t, insns);
+        EXPECT_EQ(outcome_name(a.outcome), std::string(outcome_name(b.outcome))) << "program " << n;
+        EXPECT_EQ(a.reason, b.reason) << "program " << n;
+        accepted += a.outcome == Outcome::accept;
+    }
+    EXPECT_GT(accepted, 5) << "accepted programs (whose level-1 logs overflow 1 KiB) are what this test is about";
 }
 
 } // namespace
