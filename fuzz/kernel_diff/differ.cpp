@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <chrono>
 
 #include "common/harness.hpp"
 
@@ -128,10 +129,12 @@ std::vector<isa::Insn> remove_range(const std::vector<isa::Insn>& insns, size_t 
 namespace {
 
 // One pass of chunk removals, halving the chunk from half the program down to one instruction.
+using Clock = std::chrono::steady_clock;
+
 void minimise_pass(KernelOracle& k, loader::ProgType type, Minimised& m, Class want, const std::string& want_cat,
-                   size_t max_checks) {
+                   size_t max_checks, Clock::time_point deadline) {
     for (size_t chunk = m.insns.size() / 2; chunk >= 1 && m.checks < max_checks; chunk /= 2) {
-        for (size_t from = 0; from < m.insns.size() && m.checks < max_checks;) {
+        for (size_t from = 0; from < m.insns.size() && m.checks < max_checks && Clock::now() < deadline;) {
             const std::vector<bool> second = second_slots(m.insns);
             size_t a = from, b = std::min(from + chunk, m.insns.size());
             if (second[a])
@@ -153,15 +156,18 @@ void minimise_pass(KernelOracle& k, loader::ProgType type, Minimised& m, Class w
 
 } // namespace
 
-Minimised minimise(KernelOracle& k, loader::ProgType type, const std::vector<isa::Insn>& insns, size_t max_checks) {
+Minimised minimise(KernelOracle& k, loader::ProgType type, const std::vector<isa::Insn>& insns, size_t max_checks,
+                   double max_seconds) {
+    const Clock::time_point deadline =
+        Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(max_seconds));
     Minimised m;
     m.insns = insns;
     m.judged = judge(k, type, insns);
     const Class want = classify(m.judged);
     const std::string want_cat = finding_category(want, m.judged);
-    for (size_t before = 0; before != m.insns.size() && m.checks < max_checks;) { // until a pass removes nothing
-        before = m.insns.size();
-        minimise_pass(k, type, m, want, want_cat, max_checks);
+    for (size_t before = 0; before != m.insns.size() && m.checks < max_checks && Clock::now() < deadline;) {
+        before = m.insns.size(); // until a pass removes nothing
+        minimise_pass(k, type, m, want, want_cat, max_checks, deadline);
     }
     return m;
 }

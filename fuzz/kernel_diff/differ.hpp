@@ -39,13 +39,15 @@ std::string category(const std::string& reason);
 std::string finding_category(Class c, const Judged& j);
 
 // Drops instructions (ld_imm64 pairs whole, jumps retargeted) while the disagreement keeps its class and category;
-// at most `max_checks` judgements. Returns the smallest program found and its judgement.
+// at most `max_checks` judgements and about `max_seconds` (slow programs cost the kernel up to a second each).
+// Returns the smallest program found and its judgement.
 struct Minimised {
     std::vector<isa::Insn> insns;
     Judged judged;
     size_t checks = 0;
 };
-Minimised minimise(KernelOracle& k, loader::ProgType type, const std::vector<isa::Insn>& insns, size_t max_checks);
+Minimised minimise(KernelOracle& k, loader::ProgType type, const std::vector<isa::Insn>& insns, size_t max_checks,
+                   double max_seconds = 60);
 
 // INSNS without the slots [from, to), every relative jump, call and callback reference re-aimed (a target inside
 // the removed range becomes the instruction now at `from`). Exposed for the minimiser's unit test.

@@ -134,7 +134,7 @@ uint64_t splitmix(uint64_t x) {
 std::vector<uint8_t> program_bytes(uint64_t seed, uint64_t n) {
     std::mt19937_64 rng(splitmix(seed ^ splitmix(n)));
     // Mostly short programs (whole-program acceptance falls with length), some long ones.
-    static constexpr size_t kLengths[] = {96, 96, 192, 384, 1024};
+    static constexpr size_t kLengths[] = {48, 64, 96, 192, 768};
     std::vector<uint8_t> b(16 + rng() % kLengths[rng() % 5]);
     for (uint8_t& c : b)
         c = uint8_t(rng());

@@ -60,9 +60,11 @@ uint64_t Stats::add(loader::ProgType type, Class c, const Judged& j) {
     h.s += c == Class::strbpf_only;
     h.k += c == Class::kernel_only;
     h.no_verdict += c == Class::no_verdict;
-    auto& t = per_type_[type_name(type)];
-    t.first++;
-    t.second += c == Class::strbpf_only || c == Class::kernel_only;
+    PerType& t = per_type_[type_name(type)];
+    t.execs++;
+    t.kernel_accepts += j.kernel.outcome == Outcome::accept;
+    t.strbpf_accepts += j.strbpf_ok;
+    t.disagreements += c == Class::strbpf_only || c == Class::kernel_only;
     if (c == Class::both_reject) {
         if (j.kernel.reason == j.strbpf_reason)
             reasons_agree_++;
@@ -118,10 +120,13 @@ std::string Stats::markdown() const {
     o += "\nEach category keeps its first program, minimised, under findings/ (the kernel's and strbpf's answers, the "
          "program disassembled); `strbpf_kernel_diff --recheck FILE` judges one again. The title names the program "
          "(`--seed S --start N --execs 1` regenerates it unminimised).\n";
-    o += "\n## Per program type\n\n| type | executions | disagreements |\n|---|---:|---:|\n";
+    o += "\n## Per program type\n\n| type | executions | kernel accepts | strbpf accepts | disagreements |\n"
+         "|---|---:|---:|---:|---:|\n";
     for (const auto& [t, n] : per_type_)
-        o += "| " + t + " | " + std::to_string(n.first) + " | " + std::to_string(n.second) + " (" +
-             pct(n.second, n.first) + ") |\n";
+        o += "| " + t + " | " + std::to_string(n.execs) + " | " + std::to_string(n.kernel_accepts) + " (" +
+             pct(n.kernel_accepts, n.execs) + ") | " + std::to_string(n.strbpf_accepts) + " (" +
+             pct(n.strbpf_accepts, n.execs) + ") | " + std::to_string(n.disagreements) + " (" +
+             pct(n.disagreements, n.execs) + ") |\n";
     o += "\n## Per hour\n\n| hour | executions | S | K | disagreement |\n|---:|---:|---:|---:|---:|\n";
     for (size_t i = 0; i < hours_.size(); i++) {
         const Hour& h = hours_[i];

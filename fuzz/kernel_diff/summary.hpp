@@ -39,7 +39,10 @@ class Stats {
     uint64_t execs_ = 0;
     uint64_t by_class_[5] = {};
     uint64_t reasons_agree_ = 0; // both reject with the same one-line reason
-    std::map<std::string, std::pair<uint64_t, uint64_t>> per_type_; // type: (executions, disagreements)
+    struct PerType {
+        uint64_t execs = 0, kernel_accepts = 0, strbpf_accepts = 0, disagreements = 0;
+    };
+    std::map<std::string, PerType> per_type_;
     std::map<std::pair<int, std::string>, CategoryCount> cats_;     // (class, category)
     std::map<std::string, uint64_t> reason_diffs_;                  // both reject: "kernel → strbpf"
     std::map<std::string, uint64_t> no_verdict_;
