@@ -58,8 +58,11 @@ Judged strbpf_verdict(loader::ProgType type, const std::vector<isa::Insn>& insns
     const Loaded l = load(p);
     const verifier::Verdict v = verify(l);
     Judged j;
-    j.strbpf_ok = v.ok;
-    j.strbpf_reason = v.ok ? "" : v.reason;
+    j.strbpf_ok = v.ok && l.prog; // a verified program that does not link cannot load either: its link error
+    j.strbpf_reason = !v.ok ? v.reason : l.prog ? "" : l.inst->programs().front().link_error.message;
+    const std::string where = "program 'fuzz': "; // the link error names the program; the kernel's words follow
+    if (j.strbpf_reason.rfind(where, 0) == 0)
+        j.strbpf_reason.erase(0, where.size());
     return j;
 }
 

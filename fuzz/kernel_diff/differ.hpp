@@ -26,7 +26,8 @@ enum class Class {
 };
 const char* class_name(Class c);
 
-// strbpf's verdict on INSNS in the fuzz harness's object (the replay test uses the same function).
+// strbpf's verdict on INSNS in the fuzz harness's object (the replay test uses the same function): the verifier's,
+// or, for a program it accepts that does not link, a rejection with the link error (strbpf cannot load it).
 Judged strbpf_verdict(loader::ProgType type, const std::vector<isa::Insn>& insns);
 
 Judged judge(KernelOracle& k, loader::ProgType type, const std::vector<isa::Insn>& insns);
