@@ -63,6 +63,19 @@ int make_map(const char* name, bpf_map_type type, uint32_t key, uint32_t value, 
     return bpf_map_create(type, name, key, value, entries, &opts);
 }
 
+// The kernel's reason: verifier_reason's line, except that after "infinite loop detected at insn N" the kernel
+// prints the two states compared ("cur state: ...", "old state: ..."): the reason is the line above them.
+std::string one_line_reason(const std::string& log) {
+    const std::string r = exec::kernel::verifier_reason(log);
+    if (r.rfind("old state:", 0) != 0 && r.rfind("cur state:", 0) != 0)
+        return r;
+    const size_t cur = log.rfind("\ncur state:");
+    if (cur == std::string::npos || cur == 0)
+        return r;
+    const size_t begin = log.rfind('\n', cur - 1);
+    return log.substr(begin == std::string::npos ? 0 : begin + 1, cur - (begin == std::string::npos ? 0 : begin + 1));
+}
+
 } // namespace
 
 const char* outcome_name(Outcome o) {
@@ -230,7 +243,7 @@ KernelVerdict KernelOracle::load(loader::ProgType type, const std::vector<isa::I
     }
     v.outcome = Outcome::reject;
     if (log_level)
-        v.reason = exec::kernel::verifier_reason(std::string(log_.data(), strnlen(log_.data(), log_.size())));
+        v.reason = one_line_reason(std::string(log_.data(), strnlen(log_.data(), log_.size())));
     if (v.reason.empty())
         v.reason = "BPF_PROG_LOAD: " + errno_name(v.err) + " (no verifier message)";
     return v;
