@@ -207,6 +207,9 @@ TEST(KernelOracle, AnswersKnownProgramsLikeStrbpf) {
         EXPECT_EQ(bad.kernel.reason, "R3 !read_ok") << type_name(t);
         EXPECT_EQ(bad.strbpf_reason, bad.kernel.reason) << type_name(t);
     }
+    // "infinite loop detected at insn 1" is followed by the two states compared; the reason is the line above them.
+    const Judged loop = judge(*k, loader::ProgType::syscall, {r0_0, insn(0x15, 0, 0, -1, 0), exit_insn});
+    EXPECT_EQ(loop.kernel.reason, "infinite loop detected at insn 1");
     const Judged unknown_map = judge(*k, loader::ProgType::xdp, {insn(0x18, 1, isa::BPF_PSEUDO_MAP_FD, 0, 99),
                                                                   insn(0, 0, 0, 0, 0), r0_0, exit_insn});
     EXPECT_EQ(classify(unknown_map), Class::no_verdict) << "a map index the harness lacks is no kernel verdict";
