@@ -210,6 +210,12 @@ TEST(KernelOracle, AnswersKnownProgramsLikeStrbpf) {
     // "infinite loop detected at insn 1" is followed by the two states compared; the reason is the line above them.
     const Judged loop = judge(*k, loader::ProgType::syscall, {r0_0, insn(0x15, 0, 0, -1, 0), exit_insn});
     EXPECT_EQ(loop.kernel.reason, "infinite loop detected at insn 1");
+    // Over the 1M-instruction load limit: E2BIG before any log is written, a rejection with no verifier message.
+    std::vector<isa::Insn> huge(1000001, r0_0);
+    huge.push_back(exit_insn);
+    const KernelVerdict too_big = k->verify(loader::ProgType::syscall, huge);
+    EXPECT_EQ(too_big.outcome, Outcome::reject);
+    EXPECT_EQ(too_big.reason, "BPF_PROG_LOAD: E2BIG (no verifier message)");
     const Judged unknown_map = judge(*k, loader::ProgType::xdp, {insn(0x18, 1, isa::BPF_PSEUDO_MAP_FD, 0, 99),
                                                                   insn(0, 0, 0, 0, 0), r0_0, exit_insn});
     EXPECT_EQ(classify(unknown_map), Class::no_verdict) << "a map index the harness lacks is no kernel verdict";
