@@ -1,6 +1,6 @@
 # strbpf: the user's entry point. `make demo` runs the main job, `make test` the whole suite.
 JOBS ?= $(shell nproc)
-.PHONY: all deps build debug test test-asan test-tsan demo install clean format fuzz fuzz-smoke kernel-selftests
+.PHONY: all deps build debug test test-asan test-tsan demo install clean format fuzz fuzz-smoke fuzz-kernel kernel-selftests
 PREFIX ?= /usr/local
 
 all: build
@@ -34,6 +34,11 @@ fuzz: deps build/fuzz/build.ninja
 
 fuzz-smoke: fuzz
 	./fuzz/smoke.sh build/fuzz/fuzz 30
+
+# The kernel-differential verifier fuzzer (root: the live kernel is the oracle; docs/testing.md, "Kernel-differential
+# fuzzing"): build/kernel-diff/summary.md and findings/. KDIFF_ARGS='--hours 2 --seed 1 --types xdp,socket,syscall'.
+fuzz-kernel: build
+	nice -n 19 build/release/fuzz/kernel_diff/strbpf_kernel_diff $(KDIFF_ARGS)
 
 # The kernel's own progs/verifier_*.c (linux-source-6.12) on strbpf and the live kernel: build/kernel-selftests/
 # report.md (docs/testing.md, "Kernel selftests"). Not part of `make test`. KSELFTEST_ARGS='--files verifier_and*'.

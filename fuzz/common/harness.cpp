@@ -120,7 +120,9 @@ loader::ObjectSpec make_object(const FuzzProgram& p) {
         obj.kfuncs.push_back(k.name);
     loader::ProgramSpec prog;
     prog.name = "fuzz";
-    prog.section = p.type == loader::ProgType::xdp ? "xdp" : "syscall";
+    prog.section = p.type == loader::ProgType::xdp             ? "xdp"
+                   : p.type == loader::ProgType::socket_filter ? "socket"
+                                                               : "syscall";
     prog.type = p.type;
     prog.insns = p.insns;
     prog.funcs.push_back(loader::FuncInfo{0, "fuzz", 0});

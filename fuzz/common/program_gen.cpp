@@ -1,159 +1,13 @@
-// The structured program generator (fuzz stage): fuzz bytes → a well-formed syscall or xdp program (see
-// program_gen.hpp for the register discipline). Every statement consumes a few bytes and emits a short snippet.
+// The structured program generator (fuzz stage): fuzz bytes → a well-formed syscall, socket filter or xdp program
+// (see program_gen.hpp for the register discipline). Every statement consumes a few bytes and emits a short snippet.
+// This file: the program's frame and the ALU, memory and control-flow statements; program_gen_calls.cpp the rest.
 #include "common/program_gen.hpp"
 
-#include <span>
-
 #include "common/harness.hpp"
-#include "runtime/kfuncs/kfunc_table.hpp"
+#include "common/program_gen_impl.hpp"
 
 namespace strbpf::fuzz {
-namespace {
-
-using namespace isa;
-
-constexpr uint8_t R0 = 0, R1 = 1, R2 = 2, R3 = 3, R4 = 4, R5 = 5, R6 = 6, R7 = 7, R8 = 8, R9 = 9, R10 = 10;
-constexpr int kMaxStatements = 96;
-constexpr size_t kMaxInsns = 6000;
-constexpr int kArrValue = 64, kHashValue = 16, kLruValue = 8, kPcpuValue = 32, kBssSize = 128, kRodataSize = 64;
-// Stack slots the prologue zeroes: -8 .. -80. -48 holds spilled pointers; -72 the array map's key.
-constexpr int16_t kScalarSlots[] = {-8, -16, -24, -32, -40, -56, -64, -80};
-constexpr int16_t kPtrSlot = -48, kArrKeySlot = -72, kHashKeySlot = -80;
-
-constexpr uint8_t kSizes[] = {BPF_B, BPF_H, BPF_W, BPF_DW};
-int size_bytes(uint8_t sz) { return sz == BPF_B ? 1 : sz == BPF_H ? 2 : sz == BPF_W ? 4 : 8; }
-
-constexpr uint8_t kAluOps[] = {BPF_ADD, BPF_SUB, BPF_MUL, BPF_DIV, BPF_OR,  BPF_AND,
-                               BPF_LSH, BPF_RSH, BPF_MOD, BPF_XOR, BPF_MOV, BPF_ARSH};
-constexpr uint8_t kCondOps[] = {BPF_JEQ,  BPF_JGT, BPF_JGE, BPF_JSET, BPF_JNE, BPF_JSGT,
-                                BPF_JSGE, BPF_JLT, BPF_JLE, BPF_JSLT, BPF_JSLE};
-constexpr int32_t kSpecialImms[] = {0, 1, -1, 2, 7, 8, 31, 32, 63, 64, 0x7fffffff, int32_t(0x80000000), 0xff, 4096};
-
-template <class T, size_t N> T pick(ByteReader& in, const T (&arr)[N]) { return arr[in.below(uint32_t(N))]; }
-
-Insn mk(uint8_t opcode, uint8_t dst, uint8_t src, int16_t off, int32_t imm) {
-    Insn i{};
-    i.opcode = opcode;
-    i.dst = dst & 0xf;
-    i.src = src & 0xf;
-    i.off = off;
-    i.imm = imm;
-    return i;
-}
-
-// What a callback or static subprogram placed after main does (its body is one of a few templates).
-struct Fixup {
-    size_t pc;   // the call or ld_imm64 whose imm is the relative offset to the body
-    int kind;    // template
-    int32_t arg; // template parameter
-};
-
-class Gen {
-  public:
-    Gen(loader::ProgType type, ByteReader& in, bool det) : in_(in), xdp_(type == loader::ProgType::xdp), det_(det) {}
-
-    std::vector<Insn> run() {
-        prologue();
-        while (!in_.empty() && budget_ok())
-            statement();
-        emit(mk(BPF_ALU64 | BPF_MOV | BPF_X, R0, R8, 0, 0));
-        if (xdp_)
-            emit(mk(BPF_ALU64 | BPF_AND | BPF_K, R0, 0, 0, 3));
-        emit(mk(BPF_JMP | BPF_EXIT, 0, 0, 0, 0));
-        place_bodies();
-        return std::move(code_);
-    }
-
-  private:
-    ByteReader& in_;
-    bool xdp_, det_;
-    std::vector<Insn> code_;
-    std::vector<Fixup> fixups_;
-    int depth_ = 0, statements_ = 0;
-    bool in_loop_ = false;     // r9 is the loop counter: statements leave it alone
-    bool block_ended_ = false; // the current block ended with an exit
-
-    bool budget_ok() const { return statements_ < kMaxStatements && code_.size() < kMaxInsns; }
-    void emit(Insn i) { code_.push_back(i); }
-    size_t pc() const { return code_.size(); }
-    void alu64_k(uint8_t op, uint8_t dst, int32_t imm) { emit(mk(BPF_ALU64 | op | BPF_K, dst, 0, 0, imm)); }
-    void alu64_x(uint8_t op, uint8_t dst, uint8_t src) { emit(mk(BPF_ALU64 | op | BPF_X, dst, src, 0, 0)); }
-    void mov(uint8_t dst, uint8_t src) { alu64_x(BPF_MOV, dst, src); }
-    void ldx(uint8_t sz, uint8_t dst, uint8_t src, int16_t off) { emit(mk(BPF_LDX | BPF_MEM | sz, dst, src, off, 0)); }
-    void stx(uint8_t sz, uint8_t dst, uint8_t src, int16_t off) { emit(mk(BPF_STX | BPF_MEM | sz, dst, src, off, 0)); }
-    void st(uint8_t sz, uint8_t dst, int16_t off, int32_t imm) { emit(mk(BPF_ST | BPF_MEM | sz, dst, 0, off, imm)); }
-    void call(int32_t id) { emit(mk(BPF_JMP | BPF_CALL, 0, 0, 0, id)); }
-    void exit_insn() { emit(mk(BPF_JMP | BPF_EXIT, 0, 0, 0, 0)); }
-    void ld_imm64(uint8_t dst, uint8_t src, int32_t lo, int32_t hi) {
-        emit(mk(BPF_LD | BPF_IMM | BPF_DW, dst, src, 0, lo));
-        emit(mk(0, 0, 0, 0, hi));
-    }
-    void ld_map(uint8_t dst, int32_t map) { ld_imm64(dst, BPF_PSEUDO_MAP_FD, map, 0); }
-    void ld_map_value(uint8_t dst, int32_t map, int32_t off) { ld_imm64(dst, BPF_PSEUDO_MAP_VALUE, map, off); }
-    // A forward jump whose offset patch() fills in once the target is known.
-    size_t jump(uint8_t opcode, uint8_t dst, uint8_t src, int32_t imm) {
-        emit(mk(opcode, dst, src, 0, imm));
-        return pc() - 1;
-    }
-    void patch(size_t at) { code_[at].off = int16_t(pc() - at - 1); }
-
-    uint8_t sdst() { return in_loop_ || in_.coin() ? R8 : R9; }
-    uint8_t ssrc() { return in_.coin() ? R8 : R9; }
-    uint8_t size() { return pick(in_, kSizes); }
-    int32_t imm() {
-        switch (in_.u8() % 4) {
-        case 0:
-            return int8_t(in_.u8());
-        case 1:
-            return pick(in_, kSpecialImms);
-        case 2:
-            return int32_t(in_.u32());
-        default:
-            return in_.u8() % 64;
-        }
-    }
-    // An offset inside [0, limit) aligned to the access size, sometimes just past the end.
-    int16_t offset_in(int limit, int bytes) {
-        int off = int(in_.u8() % uint32_t(limit + 8));
-        if (in_.u8() % 4)
-            off &= ~(bytes - 1);
-        return int16_t(off);
-    }
-
-    void prologue();
-    void statement();
-    bool block(int max_statements); // true when the block ended with an exit
-    void alu_imm();
-    void alu_reg();
-    void alu_special();
-    void ctx_load();
-    void ctx_store();
-    void stack_store();
-    void stack_load();
-    void mem_access(uint8_t base, int16_t off);
-    void small_alu(uint8_t dst, int range);
-    void map_fixed();
-    void map_var_and();
-    void map_var_branch();
-    void map_var_direct();
-    void if_block();
-    void loop();
-    void helper();
-    void map_lookup(int32_t map, int value_size);
-    void map_update();
-    void ringbuf();
-    void callback_helper(bool for_each);
-    void kfunc();
-    void pointer_arg(uint8_t reg);
-    void atomic();
-    void ptr_spill();
-    void stack_var();
-    void subprog_call();
-    void global_access();
-    void packet_access();
-    void place_bodies();
-    void body(int kind, int32_t arg);
-};
+namespace gen {
 
 void Gen::prologue() {
     mov(R6, R1);
@@ -169,6 +23,9 @@ void Gen::prologue() {
         emit(mk(BPF_JMP | BPF_JGT | BPF_X, R4, R3, 2, 0));
         ldx(BPF_DW, R8, R2, 0);
         ldx(BPF_DW, R9, R2, 8);
+    } else if (skb_) { // __sk_buff len, mark
+        ldx(BPF_W, R8, R6, 0);
+        ldx(BPF_W, R9, R6, 8);
     } else {
         ldx(BPF_DW, R8, R6, 0);
         ldx(BPF_DW, R9, R6, 8);
@@ -195,6 +52,8 @@ void Gen::statement() {
     case 3:
         return ctx_load();
     case 4:
+        if (skb_ && in_.coin())
+            return skb_access();
         return xdp_ ? packet_access() : ctx_store();
     case 5:
         return stack_store();
@@ -240,7 +99,7 @@ void Gen::statement() {
     case 21:
         return map_var_direct();
     default:
-        return xdp_ ? packet_access() : map_var_branch();
+        return xdp_ ? packet_access() : skb_ ? skb_access() : map_var_branch();
     }
 }
 
@@ -300,6 +159,8 @@ void Gen::ctx_load() {
         static constexpr int16_t kFields[] = {12, 16, 20};
         return ldx(BPF_W, sdst(), R6, pick(in_, kFields));
     }
+    if (skb_ && in_.u8() % 4)
+        return skb_ctx_load();
     const uint8_t sz = size();
     const int bytes = size_bytes(sz);
     int off = in_.u8() % 4 ? in_.u8() : in_.u16() % 32768; // insn offsets are s16
@@ -311,7 +172,9 @@ void Gen::ctx_load() {
 
 void Gen::ctx_store() {
     const uint8_t sz = size();
-    const int16_t off = int16_t(in_.u8() & ~(size_bytes(sz) - 1));
+    int16_t off = int16_t(in_.u8() & ~(size_bytes(sz) - 1));
+    if (skb_ && in_.u8() % 4) // __sk_buff cb[0..4], the fields a socket filter may write
+        off = int16_t(48 + 4 * int(in_.u8() % 5) + (sz == BPF_B ? int(in_.u8() % 4) : 0));
     if (in_.coin())
         return stx(sz, R6, ssrc(), off);
     st(sz, R6, off, imm());
@@ -454,193 +317,6 @@ void Gen::loop() {
     emit(mk(BPF_JMP | cond | BPF_K, R9, 0, int16_t(head - pc() - 1), 1 + int32_t(in_.u8() % 16)));
 }
 
-void Gen::map_lookup(int32_t map, int value_size) {
-    if (map == kMapPcpu) {
-        st(BPF_W, R10, kArrKeySlot, in_.u8() % 3);
-        ld_map(R1, map);
-        mov(R2, R10);
-        alu64_k(BPF_ADD, R2, kArrKeySlot);
-    } else {
-        mov(R1, ssrc());
-        if (in_.coin())
-            alu64_k(BPF_AND, R1, 7);
-        stx(BPF_DW, R10, R1, kHashKeySlot);
-        ld_map(R1, map);
-        mov(R2, R10);
-        alu64_k(BPF_ADD, R2, kHashKeySlot);
-    }
-    call(1);
-    const size_t j = jump(BPF_JMP | BPF_JEQ | BPF_K, R0, 0, 0);
-    mem_access(R0, offset_in(value_size, 8));
-    patch(j);
-}
-
-void Gen::callback_helper(bool for_each) {
-    if (for_each) {
-        ld_map(R1, in_.coin() ? kMapArr : kMapHash);
-    } else if (in_.coin()) {
-        alu64_k(BPF_MOV, R1, int32_t(in_.u8() % 20));
-    } else {
-        mov(R1, ssrc());
-        alu64_k(BPF_AND, R1, 15);
-    }
-    fixups_.push_back({pc(), for_each ? 10 + int(in_.u8() % 3) : int(in_.u8() % 4), int32_t(in_.u8())});
-    ld_imm64(R2, BPF_PSEUDO_FUNC, 0, 0);
-    if (in_.coin()) {
-        mov(R3, R10);
-        alu64_k(BPF_ADD, R3, -64);
-    } else {
-        alu64_k(BPF_MOV, R3, 0);
-    }
-    alu64_k(BPF_MOV, R4, 0);
-    call(for_each ? 164 : 181);
-    mov(sdst(), R0);
-}
-
-void Gen::helper() {
-    switch (in_.u8() % 12) {
-    case 0:
-        return map_lookup(kMapHash, kHashValue);
-    case 1:
-        return map_lookup(kMapLru, kLruValue);
-    case 2:
-        return map_lookup(kMapPcpu, kPcpuValue);
-    case 3:
-    case 4:
-        return map_update();
-    case 5: { // helpers without arguments
-        static constexpr int32_t kDet[] = {8, 14}, kAny[] = {8, 14, 5, 7, 125};
-        call(det_ ? pick(in_, kDet) : pick(in_, kAny));
-        return mov(sdst(), R0);
-    }
-    case 6: // bpf_strncmp(s1, s1_sz, const string in .rodata)
-        pointer_arg(R1);
-        alu64_k(BPF_MOV, R2, 1 + int32_t(in_.u8() % 24));
-        ld_map_value(R3, kMapRodata, in_.u8() % 8 ? int32_t(in_.u8() % 5) * 8 : int32_t(in_.u8() % kRodataSize));
-        call(182);
-        return mov(sdst(), R0);
-    case 7:
-        return callback_helper(false);
-    case 8:
-        return callback_helper(true);
-    case 9: // bpf_probe_read_kernel{,_str}(stack buffer, size, any address)
-        mov(R1, R10);
-        alu64_k(BPF_ADD, R1, -64);
-        alu64_k(BPF_MOV, R2, int32_t(in_.u8() % 17));
-        pointer_arg(R3);
-        call(in_.coin() ? 113 : 115);
-        return mov(sdst(), R0);
-    case 10: // bpf_strtol / bpf_strtoul(buf, size, flags, &res)
-        pointer_arg(R1);
-        alu64_k(BPF_MOV, R2, 1 + int32_t(in_.u8() % 16));
-        alu64_k(BPF_MOV, R3, in_.coin() ? int32_t(in_.u8() % 4) * 8 : int32_t(in_.u8()));
-        mov(R4, R10);
-        alu64_k(BPF_ADD, R4, -40);
-        call(in_.coin() ? 105 : 106);
-        return mov(sdst(), R0);
-    default:
-        return ringbuf();
-    }
-}
-
-// bpf_map_update_elem(hash or lru, key, 16 stack bytes, flags 0..4) or bpf_map_delete_elem.
-void Gen::map_update() {
-    const bool update = in_.coin();
-    const int32_t map = in_.coin() ? kMapHash : kMapLru;
-    stx(BPF_DW, R10, ssrc(), kHashKeySlot);
-    ld_map(R1, map);
-    mov(R2, R10);
-    alu64_k(BPF_ADD, R2, kHashKeySlot);
-    if (update) {
-        mov(R3, R10);
-        alu64_k(BPF_ADD, R3, -64);
-        alu64_k(BPF_MOV, R4, int32_t(in_.u8() % 5));
-    }
-    call(update ? 2 : 3);
-    mov(sdst(), R0);
-}
-
-// Ring buffer: reserve, write, submit or discard; or bpf_ringbuf_output of stack bytes.
-void Gen::ringbuf() {
-    ld_map(R1, kMapRingbuf);
-    if (in_.coin()) {
-        mov(R2, R10);
-        alu64_k(BPF_ADD, R2, -64);
-        alu64_k(BPF_MOV, R3, 8 * int32_t(in_.u8() % 9));
-        alu64_k(BPF_MOV, R4, 0);
-        call(130);
-        return mov(sdst(), R0);
-    }
-    const int32_t sz = 8 + 8 * int32_t(in_.u8() % 4);
-    alu64_k(BPF_MOV, R2, sz);
-    alu64_k(BPF_MOV, R3, 0);
-    call(131);
-    const size_t j = jump(BPF_JMP | BPF_JEQ | BPF_K, R0, 0, 0);
-    mem_access(R0, offset_in(sz, 8));
-    mov(R1, R0);
-    alu64_k(BPF_MOV, R2, 0);
-    call(in_.coin() ? 132 : 133);
-    patch(j);
-}
-
-// A pointer (or not) for a helper or kfunc argument: stack, map value, ctx, .rodata/.bss, a scalar, an address.
-void Gen::pointer_arg(uint8_t reg) {
-    switch (in_.u8() % 8) {
-    case 0:
-        mov(reg, R10);
-        return alu64_k(BPF_ADD, reg, -64 + int32_t(in_.u8() % 64));
-    case 1:
-        mov(reg, R7);
-        return alu64_k(BPF_ADD, reg, int32_t(in_.u8() % (kArrValue + 4)));
-    case 2:
-        if (xdp_)
-            return mov(reg, R7);
-        mov(reg, R6);
-        return alu64_k(BPF_ADD, reg, int32_t(in_.u8()));
-    case 3:
-        return ld_map_value(reg, kMapRodata, int32_t(in_.u8() % kRodataSize));
-    case 4:
-        return ld_map_value(reg, kMapBss, int32_t(in_.u8() % kBssSize));
-    case 5:
-        return mov(reg, ssrc());
-    case 6: {
-        static constexpr uint64_t kAddrs[] = {0,
-                                              1,
-                                              0x1000,
-                                              0x7ffffffff000ull,
-                                              0xffff800000000000ull,
-                                              0xffff888000000000ull,
-                                              0xffffffffff600000ull,
-                                              ~0ull,
-                                              0x8000000000000000ull};
-        const uint64_t a = pick(in_, kAddrs);
-        return ld_imm64(reg, 0, int32_t(uint32_t(a)), int32_t(uint32_t(a >> 32)));
-    }
-    default:
-        mov(reg, R7);
-        mov(R5, ssrc());
-        alu64_k(BPF_AND, R5, 63);
-        return alu64_x(BPF_ADD, reg, R5);
-    }
-}
-
-void Gen::kfunc() {
-    const auto table = runtime::kfunc_table();
-    const uint32_t k = in_.below(uint32_t(table.size()));
-    const runtime::KfuncProto& f = table[k];
-    for (int i = 0; i < f.nparams; i++) {
-        const uint8_t reg = uint8_t(R1 + i);
-        if (f.params[i].kind == runtime::KfuncParamKind::ptr)
-            pointer_arg(reg);
-        else if (in_.coin())
-            alu64_k(BPF_MOV, reg, imm());
-        else
-            mov(reg, ssrc());
-    }
-    emit(mk(BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_KFUNC_CALL, 0, int32_t(k)));
-    mov(sdst(), R0);
-}
-
 void Gen::atomic() {
     static constexpr int32_t kOps[] = {BPF_ADD,
                                        BPF_OR,
@@ -695,19 +371,6 @@ void Gen::stack_var() {
     stx(sz, R2, ssrc(), 0);
 }
 
-void Gen::subprog_call() {
-    mov(R1, ssrc());
-    if (in_.coin()) {
-        mov(R2, R7);
-    } else {
-        mov(R2, R10);
-        alu64_k(BPF_ADD, R2, -64);
-    }
-    fixups_.push_back({pc(), 20 + int(in_.u8() % 5), int32_t(in_.u8())});
-    emit(mk(BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_CALL, 0, 0));
-    mov(sdst(), R0);
-}
-
 void Gen::global_access() {
     const bool rodata = in_.u8() % 4 == 0;
     const int limit = rodata ? kRodataSize : kBssSize;
@@ -750,75 +413,15 @@ void Gen::packet_access() {
 
 // Bodies of callbacks (kinds 0..3: bpf_loop(index, ctx); 10..12: for_each(map, key, value, ctx)) and static
 // subprograms (20..24: (scalar, pointer)).
-void Gen::body(int kind, int32_t arg) {
-    const int16_t off = int16_t(arg % 72);
-    switch (kind) {
-    case 0:
-        alu64_k(BPF_MOV, R0, 0);
-        break;
-    case 1:
-        mov(R0, R1);
-        alu64_k(BPF_AND, R0, 1);
-        break;
-    case 2:
-        ldx(BPF_B, R0, R2, int16_t(arg % 64));
-        alu64_k(BPF_AND, R0, 1);
-        break; // ctx: stack or NULL
-    case 3:
-        mov(R0, R1);
-        emit(mk(BPF_JMP | BPF_JGT | BPF_K, R0, 0, 1, arg % 16));
-        alu64_k(BPF_MOV, R0, 0);
-        break;
-    case 10:
-        ldx(BPF_W, R0, R3, int16_t(arg % 20));
-        alu64_k(BPF_AND, R0, 1);
-        break; // value
-    case 11:
-        ldx(BPF_W, R0, R2, 0);
-        alu64_k(BPF_MOV, R0, 0);
-        break; // key
-    case 12:
-        st(BPF_DW, R3, int16_t((arg % 3) * 8), arg);
-        alu64_k(BPF_MOV, R0, 0);
-        break;
-    case 20:
-        mov(R0, R1);
-        alu64_k(BPF_MUL, R0, 3);
-        break;
-    case 21:
-        ldx(BPF_W, R0, R2, int16_t(off & ~3));
-        break;
-    case 22:
-        mov(R0, R1);
-        emit(mk(BPF_JMP | BPF_JGT | BPF_K, R0, 0, 1, 5));
-        alu64_k(BPF_MOV, R0, 5);
-        break;
-    case 23:
-        stx(BPF_DW, R10, R1, -8);
-        ldx(BPF_DW, R0, R10, int16_t(-8 - (arg & 8)));
-        break;
-    default:
-        mov(R0, R1);
-        alu64_k(BPF_AND, R0, arg % 2 ? 15 : 63);
-        alu64_x(BPF_ADD, R2, R0);
-        ldx(BPF_B, R0, R2, 0);
-        break;
-    }
-    exit_insn();
+} // namespace gen
+
+std::vector<isa::Insn> generate_program(loader::ProgType type, ByteReader& in, bool deterministic) {
+    return gen::Gen(type, in, deterministic).run();
 }
 
-void Gen::place_bodies() {
-    for (const Fixup& f : fixups_) {
-        const size_t start = pc();
-        body(f.kind, f.arg);
-        code_[f.pc].imm = int32_t(start - f.pc - 1);
-    }
-}
-
-} // namespace
-
-std::vector<Insn> generate_program(loader::ProgType type, ByteReader& in, bool deterministic) {
-    return Gen(type, in, deterministic).run();
+std::vector<isa::Insn> generate_program(loader::ProgType type, ByteReader& in, bool deterministic,
+                                        const std::vector<int>& kfuncs) {
+    return gen::Gen(type, in, deterministic, &kfuncs).run();
 }
 
 } // namespace strbpf::fuzz
