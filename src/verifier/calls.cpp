@@ -9,6 +9,7 @@
 
 #include "runtime/helpers/helper_table.hpp"
 #include "runtime/kfuncs/kfunc_table.hpp"
+#include "runtime/maps/map.hpp"
 #include "verifier/domain/scalar.hpp"
 #include "verifier/env.hpp"
 
@@ -91,6 +92,10 @@ bool check_helper_arg(Env& env, int regno, ArgKind kind, bool pkt_access, int* m
     switch (kind) {
     case ArgKind::none:
     case ArgKind::anything: return true;
+    case ArgKind::scalar:
+        if (r.type != RegType::scalar)
+            return type_mismatch(env, regno, "scalar");
+        return true;
     case ArgKind::const_map_ptr:
         if (r.type != RegType::map_ptr)
             return type_mismatch(env, regno, "map_ptr");
@@ -130,6 +135,11 @@ bool check_helper_arg(Env& env, int regno, ArgKind kind, bool pkt_access, int* m
     case ArgKind::ptr_to_ctx:
         if (r.type != RegType::ctx)
             return type_mismatch(env, regno, "ctx");
+        if (!r.var.is_const()) // check_func_arg_reg_off: the ctx as the program got it
+            return env.fail(fmt::format("variable ctx access var_off={} disallowed", tnum_str(r.var)));
+        if (r.off != 0 || r.var.value != 0)
+            return env.fail(fmt::format("dereference of modified ctx ptr R{} off={} disallowed", regno,
+                                        int64_t(r.off) + int64_t(r.var.value)));
         return true;
     case ArgKind::ptr_to_func:
         if (r.type != RegType::func)
@@ -156,8 +166,89 @@ bool check_helper_arg(Env& env, int regno, ArgKind kind, bool pkt_access, int* m
             return env.fail(
                 fmt::format("variable ringbuf_mem access var_off={} disallowed", tnum_str(r.var)));
         return true;
+    default: break; // the kinds strbpf does not model: do_helper_call refuses them before this
     }
     return true;
+}
+
+// A proto fact strbpf's verifier does not model refuses the program in strbpf's own words, never with a verdict
+// that may differ from the kernel's.
+bool not_modelled(Env& env, const runtime::HelperProto& h, const std::string& what) {
+    return env.fail(fmt::format("strbpf does not model {} of {}#{}", what, h.name, h.id));
+}
+
+// The kernel loads syscall programs sleepable only, and libbpf loads a SEC("xxx.s/...") program sleepable.
+bool prog_sleepable(const Env& env) {
+    if (env.prog.type == loader::ProgType::syscall)
+        return true;
+    const std::string_view sec = env.prog.section;
+    const std::string_view head = sec.substr(0, sec.find('/'));
+    return head.size() > 2 && head.substr(head.size() - 2) == ".s";
+}
+
+// check_map_func_compatibility for helpers beyond the map-element and ring-buffer ones: each takes only map types
+// strbpf does not have (prog_array, perf_event_array, stack_trace, sockmap, storage maps, ...), except
+// bpf_map_lookup_percpu_elem, which takes the per-CPU hash and array maps.
+bool map_fits_helper(const loader::MapSpec& m, const runtime::HelperProto& h) {
+    if (h.fn)
+        return true; // implemented helpers check their maps at run time
+    if (h.id == 195)
+        return m.type == loader::kMapPercpuHash || m.type == loader::kMapPercpuArray || m.type == 10;
+    return false;
+}
+
+// do_refine_retval_range: the integer results the kernel bounds. msize_max is the umax of the call's last
+// ARG_CONST_SIZE[_OR_ZERO] argument.
+void refine_retval(Reg& r0, int32_t id, uint64_t msize_max) {
+    switch (id) {
+    case 67:  // bpf_get_stack
+    case 141: // bpf_get_task_stack
+    case 45:  // bpf_probe_read_str
+    case 115: // bpf_probe_read_kernel_str
+    case 114: // bpf_probe_read_user_str
+        r0.smax = int64_t(msize_max);
+        r0.s32max = int32_t(uint32_t(msize_max));
+        r0.smin = -4095; // -MAX_ERRNO
+        r0.s32min = -4095;
+        reg_sync(r0);
+        break;
+    case 8: { // bpf_get_smp_processor_id
+        const uint32_t top = runtime::possible_cpus() - 1; // nr_cpu_ids - 1; runs use a CPU below it
+        r0.umin = r0.u32min = 0;
+        r0.smin = r0.s32min = 0;
+        r0.umax = r0.u32max = top;
+        r0.smax = r0.s32max = int32_t(top);
+        reg_sync(r0);
+        break;
+    }
+    default: break;
+    }
+}
+
+// check_get_func_ip: kprobe programs may call bpf_get_func_ip, tracing programs only on trampolines (not
+// modelled); other types are refused.
+bool check_get_func_ip(Env& env, const runtime::HelperProto& h) {
+    if (env.prog.type == loader::ProgType::kprobe)
+        return true;
+    if (env.prog.type == loader::ProgType::tracing)
+        return not_modelled(env, h, "the attach types that may call it");
+    return env.fail(fmt::format("func {}#{} not supported for program type {}", h.name, h.id, uint32_t(env.prog.type)));
+}
+
+// clear_all_pkt_pointers after a helper that changes packet data: every packet pointer of every frame, in
+// registers and spilled, becomes an unknown scalar (what mark_reg_invalid does for a privileged loader).
+void invalidate_pkt_pointers(State& st) {
+    auto clear = [](Reg& r) {
+        if (r.is_pkt() || r.type == RegType::packet_end)
+            r = reg_unknown();
+    };
+    for (Frame& f : st.frames) {
+        for (Reg& r : f.regs)
+            clear(r);
+        for (StackSlot& slot : f.stack)
+            if (slot.bytes[0] == Slot::spill)
+                clear(slot.spilled);
+    }
 }
 
 void clobber_caller_saved(Frame& f) {
@@ -374,16 +465,22 @@ bool license_is_gpl_compatible(std::string_view license) {
 }
 
 bool do_helper_call(Env& env, const isa::Insn& insn) {
-    const runtime::HelperProto* proto = runtime::find_helper(insn.imm);
+    const runtime::HelperProto* proto = runtime::find_helper(insn.imm, env.prog.type);
     if (!proto)
         return env.fail(fmt::format("invalid func unknown#{}", insn.imm));
-    // check_helper_call: the program type's get_func_proto decides first, then the GPL check, then the arguments.
+    // check_helper_call: the program type's get_func_proto decides first, then the GPL check, the proto's
+    // allowed() and might_sleep, then the arguments, the map's compatibility and the return.
     if (!runtime::helper_allowed(*proto, env.prog.type))
         return env.fail(fmt::format("program of this type cannot use helper {}#{}", proto->name, insn.imm));
     if (proto->gpl_only && !env.gpl_compatible)
         return env.fail("cannot call GPL-restricted function from non-GPL compatible program");
+    if (proto->flags & runtime::kAllowedCallback)
+        return not_modelled(env, *proto, "the allowed() check");
+    if ((proto->flags & runtime::kMightSleep) && !prog_sleepable(env))
+        return env.fail("helper call might sleep in a non-sleepable prog");
     int map_index = -1, mem_regno = -1;
     Access mem_access = Access::helper_read;
+    uint64_t msize_max = 0;
     // Array lookups with a constant in-range key never return NULL (the kernel knows this too).
     bool never_null = false;
     if (insn.imm == 1 && env.cur.cur().regs[1].type == RegType::map_ptr) {
@@ -396,11 +493,23 @@ bool do_helper_call(Env& env, const isa::Insn& insn) {
         const ArgKind kind = proto->args[i];
         if (kind == ArgKind::none)
             break;
+        if (!runtime::arg_kind_modelled(kind))
+            return not_modelled(env, *proto, fmt::format("argument {} ({})", i + 1, runtime::arg_kind_name(kind)));
         if (!check_helper_arg(env, i + 1, kind, proto->pkt_access, &map_index, &mem_regno, &mem_access))
             return false;
-        if (kind == ArgKind::const_size || kind == ArgKind::const_size_or_zero)
+        if (kind == ArgKind::const_size || kind == ArgKind::const_size_or_zero) {
             mem_regno = -1;
+            msize_max = env.cur.cur().regs[i + 1].umax;
+        }
     }
+    if (insn.imm == 12 && map_index >= 0) // record_func_map, before the compatibility check
+        return env.fail("expected prog array map for tail call"); // strbpf has no prog_array maps
+    if (map_index >= 0 && env.map_spec(uint32_t(map_index)) &&
+        !map_fits_helper(*env.map_spec(uint32_t(map_index)), *proto))
+        return env.fail(fmt::format("cannot pass map_type {} into func {}#{}", env.map_spec(uint32_t(map_index))->type,
+                                    proto->name, insn.imm));
+    if (!runtime::ret_kind_modelled(proto->ret))
+        return not_modelled(env, *proto, fmt::format("the return value ({})", runtime::ret_kind_name(proto->ret)));
     if ((insn.imm == 181 || insn.imm == 164) && !push_callback(env, insn.imm))
         return false;
     uint64_t alloc_size = 0; // ARG_CONST_ALLOC_SIZE_OR_ZERO: the size of the returned memory
@@ -410,7 +519,10 @@ bool do_helper_call(Env& env, const isa::Insn& insn) {
     Frame& f = env.cur.cur();
     clobber_caller_saved(f);
     switch (proto->ret) {
-    case runtime::RetKind::integer: f.regs[0] = reg_unknown(); break;
+    case runtime::RetKind::integer:
+        f.regs[0] = reg_unknown();
+        refine_retval(f.regs[0], insn.imm, msize_max);
+        break;
     case runtime::RetKind::void_: f.regs[0] = Reg{}; break;
     case runtime::RetKind::map_value_or_null:
         f.regs[0] = reg_ptr(RegType::map_value, uint32_t(std::max(map_index, 0)));
@@ -425,7 +537,12 @@ bool do_helper_call(Env& env, const isa::Insn& insn) {
         env.new_id();
         f.regs[0].id = env.new_id();
         break;
+    default: break; // refused above
     }
+    if (insn.imm == 173 && !check_get_func_ip(env, *proto))
+        return false;
+    if (proto->flags & runtime::kChangesPktData)
+        invalidate_pkt_pointers(env.cur);
     return true;
 }
 
