@@ -502,8 +502,13 @@ bool do_helper_call(Env& env, const isa::Insn& insn) {
             msize_max = env.cur.cur().regs[i + 1].umax;
         }
     }
-    if (insn.imm == 12 && map_index >= 0) // record_func_map, before the compatibility check
-        return env.fail("expected prog array map for tail call"); // strbpf has no prog_array maps
+    if (insn.imm == 12 && map_index >= 0) { // record_func_map, before the compatibility check
+        const bool first = !env.failed();
+        env.fail("expected prog array map for tail call"); // strbpf has no prog_array maps
+        if (first && !env.log.empty())
+            env.log.pop_back(); // the kernel prints this line without its newline
+        return false;
+    }
     if (map_index >= 0 && env.map_spec(uint32_t(map_index)) &&
         !map_fits_helper(*env.map_spec(uint32_t(map_index)), *proto))
         return env.fail(fmt::format("cannot pass map_type {} into func {}#{}", env.map_spec(uint32_t(map_index))->type,

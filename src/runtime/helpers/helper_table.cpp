@@ -1,4 +1,4 @@
-// The helper table (runtime stage): one row per helper id of Linux 6.18 (and per proto variant), the kernel's id,
+// The helper table (runtime stage): one row per helper id of Linux 6.18 (1..211, and per proto variant), the kernel's id,
 // name, return and argument kinds, GPL and packet-access columns, the program types whose get_func_proto returns
 // it, and proto flags; and the per-id stubs that stand in for helpers strbpf does not implement.
 #include "runtime/helpers/helper_table.hpp"
@@ -74,19 +74,18 @@ consteval ProgTypeSet T(std::string_view spec) {
 
 // {id, name, implementation (nullptr: none), return, arguments, gpl_only, program types, pkt_access, flags}
 constexpr HelperProto kHelpers[] = {
-    {0, "bpf_unspec", nullptr, R::integer, {_, _, _, _, _}, false, 0, false, 0},
     {1, "bpf_map_lookup_elem", bpf_map_lookup_elem_helper, R::map_value_or_null, {A::const_map_ptr, A::ptr_to_map_key, _, _, _}, false, kAll, true, 0},
     {2, "bpf_map_update_elem", bpf_map_update_elem_helper, R::integer, {A::const_map_ptr, A::ptr_to_map_key, A::ptr_to_map_value, A::anything, _}, false, kAll, true, 0},
     {3, "bpf_map_delete_elem", bpf_map_delete_elem_helper, R::integer, {A::const_map_ptr, A::ptr_to_map_key, _, _, _}, false, kAll, true, 0},
-    {4, "bpf_probe_read", nullptr, R::integer, {A::ptr_to_uninit_mem, A::const_size_or_zero, A::anything, _, _}, true, T("kprobe tracepoint perf_event raw_tracepoint raw_tracepoint_writable tracing lsm syscall"), false, 0}, // bpf_probe_read_compat_proto
+    {4, "bpf_probe_read", bpf_probe_read_helper, R::integer, {A::ptr_to_uninit_mem, A::const_size_or_zero, A::anything, _, _}, true, T("kprobe tracepoint perf_event raw_tracepoint raw_tracepoint_writable tracing lsm syscall"), false, 0}, // bpf_probe_read_compat_proto
     {5, "bpf_ktime_get_ns", bpf_ktime_get_ns_helper, R::integer, {_, _, _, _, _}, false, kAll, false, 0},
     {6, "bpf_trace_printk", bpf_trace_printk_helper, R::integer, {A::ptr_to_mem_rdonly, A::const_size, _, _, _}, true, kAll, false, 0},
     {7, "bpf_get_prandom_u32", bpf_get_prandom_u32_helper, R::integer, {_, _, _, _, _}, false, kAll, false, 0},
     {8, "bpf_get_smp_processor_id", bpf_get_smp_processor_id_helper, R::integer, {_, _, _, _, _}, false, T("socket_filter cgroup_skb cgroup_sock sock_ops sk_skb cgroup_device sk_msg sk_reuseport flow_dissector cgroup_sysctl cgroup_sockopt sk_lookup netfilter"), false, 0}, // bpf_get_raw_smp_processor_id_proto
     {8, "bpf_get_smp_processor_id", bpf_get_smp_processor_id_helper, R::integer, {_, _, _, _, _}, false, T("all -socket_filter -cgroup_skb -cgroup_sock -sock_ops -sk_skb -cgroup_device -sk_msg -sk_reuseport -flow_dissector -cgroup_sysctl -cgroup_sockopt -sk_lookup -netfilter"), false, 0},
-    {9, "bpf_skb_store_bytes", nullptr, R::integer, {A::ptr_to_ctx, A::anything, A::ptr_to_mem_rdonly, A::const_size, A::anything}, false, T("sched_cls sched_act lwt_xmit sk_skb"), false, kChangesPktData},
-    {10, "bpf_l3_csum_replace", nullptr, R::integer, {A::ptr_to_ctx, A::anything, A::anything, A::anything, A::anything}, false, T("sched_cls sched_act lwt_xmit"), false, kChangesPktData},
-    {11, "bpf_l4_csum_replace", nullptr, R::integer, {A::ptr_to_ctx, A::anything, A::anything, A::anything, A::anything}, false, T("sched_cls sched_act lwt_xmit"), false, kChangesPktData},
+    {9, "bpf_skb_store_bytes", bpf_skb_store_bytes_helper, R::integer, {A::ptr_to_ctx, A::anything, A::ptr_to_mem_rdonly, A::const_size, A::anything}, false, T("sched_cls sched_act lwt_xmit sk_skb"), false, kChangesPktData},
+    {10, "bpf_l3_csum_replace", bpf_l3_csum_replace_helper, R::integer, {A::ptr_to_ctx, A::anything, A::anything, A::anything, A::anything}, false, T("sched_cls sched_act lwt_xmit"), false, kChangesPktData},
+    {11, "bpf_l4_csum_replace", bpf_l4_csum_replace_helper, R::integer, {A::ptr_to_ctx, A::anything, A::anything, A::anything, A::anything}, false, T("sched_cls sched_act lwt_xmit"), false, kChangesPktData},
     {12, "bpf_tail_call", nullptr, R::void_, {A::ptr_to_ctx, A::const_map_ptr, A::anything, _, _}, false, kAll, false, kChangesPktData},
     {13, "bpf_clone_redirect", nullptr, R::integer, {A::ptr_to_ctx, A::anything, A::anything, _, _}, false, T("sched_cls sched_act lwt_xmit"), false, kChangesPktData},
     {14, "bpf_get_current_pid_tgid", bpf_get_current_pid_tgid_helper, R::integer, {_, _, _, _, _}, false, kAll, false, 0},
@@ -135,7 +134,7 @@ constexpr HelperProto kHelpers[] = {
     {43, "bpf_skb_change_head", nullptr, R::integer, {A::ptr_to_ctx, A::anything, A::anything, _, _}, false, T("sched_cls sched_act lwt_xmit"), false, kChangesPktData},
     {43, "bpf_skb_change_head", nullptr, R::integer, {A::ptr_to_ctx, A::anything, A::anything, _, _}, false, T("sk_skb"), false, kChangesPktData}, // sk_skb_change_head_proto
     {44, "bpf_xdp_adjust_head", nullptr, R::integer, {A::ptr_to_ctx, A::anything, _, _, _}, false, T("xdp"), false, kChangesPktData},
-    {45, "bpf_probe_read_str", nullptr, R::integer, {A::ptr_to_uninit_mem, A::const_size_or_zero, A::anything, _, _}, true, T("kprobe tracepoint perf_event raw_tracepoint raw_tracepoint_writable tracing lsm syscall"), false, 0}, // bpf_probe_read_compat_str_proto
+    {45, "bpf_probe_read_str", bpf_probe_read_str_helper, R::integer, {A::ptr_to_uninit_mem, A::const_size_or_zero, A::anything, _, _}, true, T("kprobe tracepoint perf_event raw_tracepoint raw_tracepoint_writable tracing lsm syscall"), false, 0}, // bpf_probe_read_compat_str_proto
     {46, "bpf_get_socket_cookie", nullptr, R::integer, {A::ptr_to_ctx, _, _, _, _}, false, T("socket_filter sched_cls sched_act cgroup_skb sk_skb"), false, 0},
     {46, "bpf_get_socket_cookie", nullptr, R::integer, {A::ptr_to_ctx, _, _, _, _}, false, T("cgroup_sock"), false, 0}, // bpf_get_socket_cookie_sock_proto
     {46, "bpf_get_socket_cookie", nullptr, R::integer, {A::ptr_to_ctx, _, _, _, _}, false, T("sock_ops"), false, 0}, // bpf_get_socket_cookie_sock_ops_proto
@@ -227,9 +226,9 @@ constexpr HelperProto kHelpers[] = {
     {109, "bpf_send_signal", nullptr, R::integer, {A::anything, _, _, _, _}, false, kAll, false, 0},
     {110, "bpf_tcp_gen_syncookie", nullptr, R::integer, {A::ptr_to_btf_id_sock_common, A::ptr_to_mem_rdonly, A::const_size, A::ptr_to_mem_rdonly, A::const_size}, true, T("sched_cls sched_act xdp"), true, 0},
     {111, "bpf_skb_output", nullptr, R::integer, {A::ptr_to_btf_id, A::const_map_ptr, A::anything, A::ptr_to_mem_rdonly, A::const_size_or_zero}, true, T("tracing lsm syscall"), false, 0},
-    {112, "bpf_probe_read_user", nullptr, R::integer, {A::ptr_to_uninit_mem, A::const_size_or_zero, A::anything, _, _}, true, kAll, false, 0},
+    {112, "bpf_probe_read_user", bpf_probe_read_user_helper, R::integer, {A::ptr_to_uninit_mem, A::const_size_or_zero, A::anything, _, _}, true, kAll, false, 0},
     {113, "bpf_probe_read_kernel", bpf_probe_read_kernel_helper, R::integer, {A::ptr_to_uninit_mem, A::const_size_or_zero, A::anything, _, _}, true, kAll, false, 0},
-    {114, "bpf_probe_read_user_str", nullptr, R::integer, {A::ptr_to_uninit_mem, A::const_size_or_zero, A::anything, _, _}, true, kAll, false, 0},
+    {114, "bpf_probe_read_user_str", bpf_probe_read_user_str_helper, R::integer, {A::ptr_to_uninit_mem, A::const_size_or_zero, A::anything, _, _}, true, kAll, false, 0},
     {115, "bpf_probe_read_kernel_str", bpf_probe_read_kernel_str_helper, R::integer, {A::ptr_to_uninit_mem, A::const_size_or_zero, A::anything, _, _}, true, kAll, false, 0},
     {116, "bpf_tcp_send_ack", nullptr, R::integer, {A::ptr_to_btf_id, A::anything, _, _, _}, false, 0, false, 0},
     {117, "bpf_send_signal_thread", nullptr, R::integer, {A::anything, _, _, _, _}, false, kAll, false, 0},
@@ -316,8 +315,8 @@ constexpr HelperProto kHelpers[] = {
     {187, "bpf_set_retval", nullptr, R::integer, {A::anything, _, _, _, _}, false, T("cgroup_sock cgroup_device cgroup_sock_addr cgroup_sysctl cgroup_sockopt"), false, 0},
     {188, "bpf_xdp_get_buff_len", nullptr, R::integer, {A::ptr_to_ctx, _, _, _, _}, false, T("xdp"), false, 0},
     {188, "bpf_xdp_get_buff_len", nullptr, R::integer, {A::ptr_to_btf_id, _, _, _, _}, false, T("tracing lsm syscall"), false, 0}, // bpf_xdp_get_buff_len_trace_proto
-    {189, "bpf_xdp_load_bytes", nullptr, R::integer, {A::ptr_to_ctx, A::anything, A::ptr_to_uninit_mem, A::const_size, _}, false, T("xdp"), false, 0},
-    {190, "bpf_xdp_store_bytes", nullptr, R::integer, {A::ptr_to_ctx, A::anything, A::ptr_to_mem_rdonly, A::const_size, _}, false, T("xdp"), false, 0},
+    {189, "bpf_xdp_load_bytes", bpf_xdp_load_bytes_helper, R::integer, {A::ptr_to_ctx, A::anything, A::ptr_to_uninit_mem, A::const_size, _}, false, T("xdp"), false, 0},
+    {190, "bpf_xdp_store_bytes", bpf_xdp_store_bytes_helper, R::integer, {A::ptr_to_ctx, A::anything, A::ptr_to_mem_rdonly, A::const_size, _}, false, T("xdp"), false, 0},
     {191, "bpf_copy_from_user_task", nullptr, R::integer, {A::ptr_to_uninit_mem, A::const_size_or_zero, A::anything, A::ptr_to_btf_id, A::anything}, true, kAll, false, kMightSleep},
     {192, "bpf_skb_set_tstamp", nullptr, R::integer, {A::ptr_to_ctx, A::anything, A::anything, _, _}, false, T("sched_cls sched_act"), false, 0},
     {193, "bpf_ima_file_hash", nullptr, R::integer, {A::ptr_to_btf_id, A::ptr_to_uninit_mem, A::const_size, _, _}, false, T("lsm"), false, kMightSleep | kAllowedCallback},
