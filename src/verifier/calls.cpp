@@ -335,6 +335,29 @@ std::string global_call_problem(Env& env, const Subprog& sp) {
     return "";
 }
 
+// The kernel's subprog changes_pkt_data (check_cfg): the subprogram calls a helper that changes packet data, or
+// calls (or takes as a callback) a subprogram that does.
+bool subprog_changes_pkt_data(const Env& env, int idx, std::vector<bool>& seen) {
+    if (idx < 0 || size_t(idx) >= env.subprogs.size() || seen[size_t(idx)])
+        return false;
+    seen[size_t(idx)] = true;
+    const Subprog& sp = env.subprogs[size_t(idx)];
+    for (int32_t pc = sp.start; pc < sp.end && size_t(pc) < env.insns.size(); pc++) {
+        const isa::Insn& in = env.insns[size_t(pc)];
+        const bool call = in.opcode == (isa::BPF_JMP | isa::BPF_CALL);
+        if (call && in.src == 0) {
+            const runtime::HelperProto* h = runtime::find_helper(in.imm, env.prog.type);
+            if (h && (h->flags & runtime::kChangesPktData))
+                return true;
+        }
+        const bool local = (call && in.src == isa::BPF_PSEUDO_CALL) ||
+                           (isa::is_ld_imm64(in) && in.src == isa::BPF_PSEUDO_FUNC);
+        if (local && subprog_changes_pkt_data(env, env.subprog_of(pc + in.imm + 1), seen))
+            return true;
+    }
+    return false;
+}
+
 bool call_global(Env& env, const Subprog& sp) {
     if (const std::string why = global_call_problem(env, sp); !why.empty()) {
         env.note(why);
@@ -343,6 +366,9 @@ bool call_global(Env& env, const Subprog& sp) {
     }
     if (env.opts.log_level > 0)
         env.log += fmt::format("Func#{} ('{}') is global and assumed valid.\n", &sp - env.subprogs.data(), sp.name);
+    std::vector<bool> seen(env.subprogs.size());
+    if (subprog_changes_pkt_data(env, int(&sp - env.subprogs.data()), seen))
+        invalidate_pkt_pointers(env.cur);
     clobber_caller_saved(env.cur.cur());
     env.cur.cur().regs[0] = reg_unknown();
     env.pc++;

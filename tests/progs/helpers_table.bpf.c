@@ -77,6 +77,29 @@ int pkt_pointer_stale_after_csum_replace(struct __sk_buff *skb)
 	return 0;
 }
 
+/* A global function that changes packet data does so for its caller too (the subprogram's changes_pkt_data). */
+__attribute__((noinline)) int global_csum_replace(struct __sk_buff *skb)
+{
+	return bpf_l3_csum_replace(skb, 0, 0, 0, 0);
+}
+
+SEC("tc")
+__failure __msg("R6 invalid mem access 'scalar'")
+int pkt_pointer_stale_after_global_call(struct __sk_buff *skb)
+{
+	void *data = (void *)(long)skb->data;
+	void *data_end = (void *)(long)skb->data_end;
+	if (data + 4 > data_end)
+		return 0;
+	asm volatile("r6 = %[d];"
+		     "r1 = %[skb];"
+		     "call global_csum_replace;"
+		     "r0 = *(u8 *)(r6 + 0);"
+		     :: [d] "r"(data), [skb] "r"(skb)
+		     : "r0", "r1", "r2", "r3", "r4", "r5", "r6");
+	return 0;
+}
+
 SEC("xdp")
 __success __retval(0)
 int uid_gid_of_root(struct xdp_md *ctx)
