@@ -163,7 +163,7 @@ constexpr HelperProto kHelpers[] = {
     {64, "bpf_bind", nullptr, R::integer, {A::ptr_to_ctx, A::ptr_to_mem_rdonly, A::const_size, _, _}, false, T("cgroup_sock_addr"), false, 0},
     {65, "bpf_xdp_adjust_tail", nullptr, R::integer, {A::ptr_to_ctx, A::anything, _, _, _}, false, T("xdp"), false, kChangesPktData},
     {66, "bpf_skb_get_xfrm_state", nullptr, R::integer, {A::ptr_to_ctx, A::anything, A::ptr_to_uninit_mem, A::const_size, A::anything}, false, T("sched_cls sched_act"), false, 0},
-    {67, "bpf_get_stack", nullptr, R::integer, {A::ptr_to_ctx, A::ptr_to_uninit_mem, A::const_size_or_zero, A::anything, _}, true, T("kprobe"), false, kMightSleep}, // bpf_get_stack_sleepable_proto
+    {67, "bpf_get_stack", nullptr, R::integer, {A::ptr_to_ctx, A::ptr_to_uninit_mem, A::const_size_or_zero, A::anything, _}, true, T("kprobe"), false, 0},
     {67, "bpf_get_stack", nullptr, R::integer, {A::ptr_to_ctx, A::ptr_to_uninit_mem, A::const_size_or_zero, A::anything, _}, true, T("tracepoint"), false, 0}, // bpf_get_stack_proto_tp
     {67, "bpf_get_stack", nullptr, R::integer, {A::ptr_to_ctx, A::ptr_to_uninit_mem, A::const_size_or_zero, A::anything, _}, true, T("perf_event"), false, 0}, // bpf_get_stack_proto_pe
     {67, "bpf_get_stack", nullptr, R::integer, {A::ptr_to_ctx, A::ptr_to_mem_rdonly, A::const_size_or_zero, A::anything, _}, true, T("raw_tracepoint raw_tracepoint_writable tracing lsm syscall"), false, 0}, // bpf_get_stack_proto_raw_tp
@@ -260,7 +260,7 @@ constexpr HelperProto kHelpers[] = {
     {138, "bpf_skc_to_tcp_timewait_sock", nullptr, R::ptr_to_btf_id_or_null, {A::ptr_to_btf_id_sock_common, _, _, _, _}, false, T("socket_filter sched_cls sched_act xdp cgroup_skb lwt_in lwt_out lwt_xmit sock_ops sk_skb sk_msg cgroup_sock_addr lwt_seg6local flow_dissector tracing lsm sk_lookup syscall"), false, 0},
     {139, "bpf_skc_to_tcp_request_sock", nullptr, R::ptr_to_btf_id_or_null, {A::ptr_to_btf_id_sock_common, _, _, _, _}, false, T("socket_filter sched_cls sched_act xdp cgroup_skb lwt_in lwt_out lwt_xmit sock_ops sk_skb sk_msg cgroup_sock_addr lwt_seg6local flow_dissector tracing lsm sk_lookup syscall"), false, 0},
     {140, "bpf_skc_to_udp6_sock", nullptr, R::ptr_to_btf_id_or_null, {A::ptr_to_btf_id_sock_common, _, _, _, _}, false, T("socket_filter sched_cls sched_act xdp cgroup_skb lwt_in lwt_out lwt_xmit sock_ops sk_skb sk_msg cgroup_sock_addr lwt_seg6local flow_dissector tracing lsm sk_lookup syscall"), false, 0},
-    {141, "bpf_get_task_stack", nullptr, R::integer, {A::ptr_to_btf_id, A::ptr_to_uninit_mem, A::const_size_or_zero, A::anything, _}, false, kAll, false, kMightSleep}, // bpf_get_task_stack_sleepable_proto
+    {141, "bpf_get_task_stack", nullptr, R::integer, {A::ptr_to_btf_id, A::ptr_to_uninit_mem, A::const_size_or_zero, A::anything, _}, false, kAll, false, 0},
     {142, "bpf_load_hdr_opt", nullptr, R::integer, {A::ptr_to_ctx, A::ptr_to_mem_write, A::const_size, A::anything, _}, false, T("sock_ops"), false, 0}, // bpf_sock_ops_load_hdr_opt_proto
     {143, "bpf_store_hdr_opt", nullptr, R::integer, {A::ptr_to_ctx, A::ptr_to_mem_rdonly, A::const_size, A::anything, _}, false, T("sock_ops"), false, kChangesPktData}, // bpf_sock_ops_store_hdr_opt_proto
     {144, "bpf_reserve_hdr_opt", nullptr, R::integer, {A::ptr_to_ctx, A::anything, A::anything, _, _}, false, T("sock_ops"), false, 0}, // bpf_sock_ops_reserve_hdr_opt_proto
