@@ -490,86 +490,117 @@ bool license_is_gpl_compatible(std::string_view license) {
     return false;
 }
 
-bool do_helper_call(Env& env, const isa::Insn& insn) {
-    const runtime::HelperProto* proto = runtime::find_helper(insn.imm, env.prog.type);
-    if (!proto)
-        return env.fail(fmt::format("invalid func unknown#{}", insn.imm));
-    // check_helper_call: the program type's get_func_proto decides first, then the GPL check, the proto's
-    // allowed() and might_sleep, then the arguments, the map's compatibility and the return.
-    if (!runtime::helper_allowed(*proto, env.prog.type))
-        return env.fail(fmt::format("program of this type cannot use helper {}#{}", proto->name, insn.imm));
-    if (proto->gpl_only && !env.gpl_compatible)
+namespace {
+
+// What the argument checks learn for the rest of the call (the kernel's bpf_call_arg_meta, in part).
+struct CallMeta {
+    int map_index = -1;
+    uint64_t msize_max = 0;  // umax of the last ARG_CONST_SIZE[_OR_ZERO]
+    uint64_t alloc_size = 0; // ARG_CONST_ALLOC_SIZE_OR_ZERO: the size of the returned memory
+    bool never_null = false; // an array lookup with a constant in-range key
+};
+
+// check_helper_call before the arguments: the program type's get_func_proto, the GPL check, the proto's
+// allowed() and might_sleep.
+bool check_call_gate(Env& env, const runtime::HelperProto& h) {
+    if (!runtime::helper_allowed(h, env.prog.type))
+        return env.fail(fmt::format("program of this type cannot use helper {}#{}", h.name, h.id));
+    if (h.gpl_only && !env.gpl_compatible)
         return env.fail("cannot call GPL-restricted function from non-GPL compatible program");
-    if (proto->flags & runtime::kAllowedCallback)
-        return not_modelled(env, *proto, "the allowed() check");
-    if ((proto->flags & runtime::kMightSleep) && !prog_sleepable(env))
+    if (h.flags & runtime::kAllowedCallback)
+        return not_modelled(env, h, "the allowed() check");
+    if ((h.flags & runtime::kMightSleep) && !prog_sleepable(env))
         return env.fail("helper call might sleep in a non-sleepable prog");
-    int map_index = -1, mem_regno = -1;
+    return true;
+}
+
+bool check_call_args(Env& env, const runtime::HelperProto& h, CallMeta* meta) {
+    int mem_regno = -1;
     Access mem_access = Access::helper_read;
-    uint64_t msize_max = 0;
     // Array lookups with a constant in-range key never return NULL (the kernel knows this too).
-    bool never_null = false;
-    if (insn.imm == 1 && env.cur.cur().regs[1].type == RegType::map_ptr) {
+    if (h.id == 1 && env.cur.cur().regs[1].type == RegType::map_ptr) {
         const loader::MapSpec* m = env.map_spec(env.cur.cur().regs[1].aux);
         uint64_t key = 0;
-        never_null = m && (m->type == loader::kMapArray || m->type == loader::kMapPercpuArray) && m->key_size == 4 &&
-                     stack_const(env, 2, 4, &key) && key < m->max_entries;
+        meta->never_null = m && (m->type == loader::kMapArray || m->type == loader::kMapPercpuArray) &&
+                           m->key_size == 4 && stack_const(env, 2, 4, &key) && key < m->max_entries;
     }
     for (int i = 0; i < 5; i++) {
-        const ArgKind kind = proto->args[i];
+        const ArgKind kind = h.args[i];
         if (kind == ArgKind::none)
             break;
         if (!runtime::arg_kind_modelled(kind))
-            return not_modelled(env, *proto, fmt::format("argument {} ({})", i + 1, runtime::arg_kind_name(kind)));
-        if (!check_helper_arg(env, i + 1, kind, proto->pkt_access, &map_index, &mem_regno, &mem_access))
+            return not_modelled(env, h, fmt::format("argument {} ({})", i + 1, runtime::arg_kind_name(kind)));
+        if (!check_helper_arg(env, i + 1, kind, h.pkt_access, &meta->map_index, &mem_regno, &mem_access))
             return false;
+        const Reg& r = env.cur.cur().regs[i + 1];
         if (kind == ArgKind::const_size || kind == ArgKind::const_size_or_zero) {
             mem_regno = -1;
-            msize_max = env.cur.cur().regs[i + 1].umax;
+            meta->msize_max = r.umax;
         }
+        if (kind == ArgKind::const_alloc_size_or_zero && r.is_const())
+            meta->alloc_size = r.var.value;
     }
-    if (insn.imm == 12 && map_index >= 0) { // record_func_map, before the compatibility check
+    return true;
+}
+
+// After the arguments: record_func_map's tail-call check, the map's compatibility, the return kind.
+bool check_call_map_and_ret(Env& env, const runtime::HelperProto& h, const CallMeta& meta) {
+    if (h.id == 12 && meta.map_index >= 0) {
         const bool first = !env.failed();
         env.fail("expected prog array map for tail call"); // strbpf has no prog_array maps
         if (first && !env.log.empty())
             env.log.pop_back(); // the kernel prints this line without its newline
         return false;
     }
-    if (map_index >= 0 && env.map_spec(uint32_t(map_index)) &&
-        !map_fits_helper(*env.map_spec(uint32_t(map_index)), *proto))
-        return env.fail(fmt::format("cannot pass map_type {} into func {}#{}", env.map_spec(uint32_t(map_index))->type,
-                                    proto->name, insn.imm));
-    if (!runtime::ret_kind_modelled(proto->ret))
-        return not_modelled(env, *proto, fmt::format("the return value ({})", runtime::ret_kind_name(proto->ret)));
-    if ((insn.imm == 181 || insn.imm == 164) && !push_callback(env, insn.imm))
-        return false;
-    uint64_t alloc_size = 0; // ARG_CONST_ALLOC_SIZE_OR_ZERO: the size of the returned memory
-    for (int i = 0; i < 5; i++)
-        if (proto->args[i] == ArgKind::const_alloc_size_or_zero && env.cur.cur().regs[i + 1].is_const())
-            alloc_size = env.cur.cur().regs[i + 1].var.value;
+    const loader::MapSpec* m = meta.map_index >= 0 ? env.map_spec(uint32_t(meta.map_index)) : nullptr;
+    if (m && !map_fits_helper(*m, h))
+        return env.fail(fmt::format("cannot pass map_type {} into func {}#{}", m->type, h.name, h.id));
+    if (!runtime::ret_kind_modelled(h.ret))
+        return not_modelled(env, h, fmt::format("the return value ({})", runtime::ret_kind_name(h.ret)));
+    return true;
+}
+
+void set_call_result(Env& env, const runtime::HelperProto& h, const CallMeta& meta) {
     Frame& f = env.cur.cur();
     clobber_caller_saved(f);
-    switch (proto->ret) {
+    switch (h.ret) {
     case runtime::RetKind::integer:
         f.regs[0] = reg_unknown();
-        refine_retval(f.regs[0], insn.imm, msize_max);
+        refine_retval(f.regs[0], h.id, meta.msize_max);
         break;
     case runtime::RetKind::void_: f.regs[0] = Reg{}; break;
     case runtime::RetKind::map_value_or_null:
-        f.regs[0] = reg_ptr(RegType::map_value, uint32_t(std::max(map_index, 0)));
-        f.regs[0].maybe_null = !never_null;
-        f.regs[0].id = never_null ? 0 : env.new_id();
+        f.regs[0] = reg_ptr(RegType::map_value, uint32_t(std::max(meta.map_index, 0)));
+        f.regs[0].maybe_null = !meta.never_null;
+        f.regs[0].id = meta.never_null ? 0 : env.new_id();
         break;
     case runtime::RetKind::ringbuf_mem_or_null:
-        f.regs[0] = reg_ptr(RegType::mem, uint32_t(std::min<uint64_t>(alloc_size, kMaxVarSiz)));
+        f.regs[0] = reg_ptr(RegType::mem, uint32_t(std::min<uint64_t>(meta.alloc_size, kMaxVarSiz)));
         f.regs[0].maybe_null = true;
         // The kernel takes an id for the maybe-null pointer, then acquires the reservation as a reference under a
         // second id, which becomes the pointer's id (and its ref_obj_id, which strbpf does not track).
         env.new_id();
         f.regs[0].id = env.new_id();
         break;
-    default: break; // refused above
+    default: break; // refused by check_call_map_and_ret
     }
+}
+
+} // namespace
+
+// check_helper_call: gate, arguments, map and return checks, callbacks, the result, then the per-helper checks
+// that come last (bpf_get_func_ip's program type) and the packet pointers a packet-changing helper invalidates.
+bool do_helper_call(Env& env, const isa::Insn& insn) {
+    const runtime::HelperProto* proto = runtime::find_helper(insn.imm, env.prog.type);
+    if (!proto)
+        return env.fail(fmt::format("invalid func unknown#{}", insn.imm));
+    CallMeta meta;
+    if (!check_call_gate(env, *proto) || !check_call_args(env, *proto, &meta) ||
+        !check_call_map_and_ret(env, *proto, meta))
+        return false;
+    if ((insn.imm == 181 || insn.imm == 164) && !push_callback(env, insn.imm))
+        return false;
+    set_call_result(env, *proto, meta);
     if (insn.imm == 173 && !check_get_func_ip(env, *proto))
         return false;
     if (proto->flags & runtime::kChangesPktData)

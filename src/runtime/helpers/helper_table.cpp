@@ -302,7 +302,7 @@ constexpr HelperProto kHelpers[] = {
     {174, "bpf_get_attach_cookie", nullptr, R::integer, {A::ptr_to_ctx, _, _, _, _}, false, T("lsm"), false, 0},
     {175, "bpf_task_pt_regs", nullptr, R::ptr_to_btf_id, {A::ptr_to_btf_id, _, _, _, _}, true, kAll, false, 0},
     {176, "bpf_get_branch_snapshot", nullptr, R::integer, {A::ptr_to_uninit_mem, A::const_size_or_zero, _, _, _}, true, kAll, false, 0},
-    {177, "bpf_trace_vprintk", nullptr, R::integer, {A::ptr_to_mem_rdonly, A::const_size, A::ptr_to_mem_rdonly_or_null, A::const_size_or_zero, _}, true, kAll, false, 0},
+    {177, "bpf_trace_vprintk", bpf_trace_vprintk_helper, R::integer, {A::ptr_to_mem_rdonly, A::const_size, A::ptr_to_mem_rdonly_or_null, A::const_size_or_zero, _}, true, kAll, false, 0},
     {178, "bpf_skc_to_unix_sock", nullptr, R::ptr_to_btf_id_or_null, {A::ptr_to_btf_id_sock_common, _, _, _, _}, false, T("socket_filter sched_cls sched_act xdp cgroup_skb lwt_in lwt_out lwt_xmit sock_ops sk_skb sk_msg cgroup_sock_addr lwt_seg6local flow_dissector tracing lsm sk_lookup syscall"), false, 0},
     {179, "bpf_kallsyms_lookup_name", nullptr, R::integer, {A::ptr_to_mem, A::const_size_or_zero, A::anything, A::ptr_to_long, _}, false, T("syscall"), false, 0},
     {180, "bpf_find_vma", nullptr, R::integer, {A::ptr_to_btf_id, A::anything, A::ptr_to_func, A::ptr_to_stack_or_null, A::anything}, false, kAll, false, 0},

@@ -109,9 +109,9 @@ struct HelperProto {
     uint8_t flags = 0;       // HelperFlag bits
 };
 
-// Every helper id Linux 6.18 has (1..211; 0 is BPF_FUNC_unspec, no helper), ordered by id. An id whose proto differs by program type (e.g.
-// bpf_skb_load_bytes for sk_reuseport) has one row per variant, with disjoint prog_types; a row with fn ==
-// nullptr has no user-space implementation (helper_fn gives a stub that ends the run naming it).
+// Every helper id Linux 6.18 has (1..211; 0 is BPF_FUNC_unspec, no helper), ordered by id. An id whose proto differs
+// by program type (e.g. bpf_skb_load_bytes for sk_reuseport) has one row per variant, with disjoint prog_types; a
+// row with fn == nullptr has no user-space implementation (helper_fn gives a stub that ends the run naming it).
 std::span<const HelperProto> helper_table();
 const HelperProto* find_helper(int32_t id); // the id's first row; nullptr for an id 6.18 does not have
 // The row of `id` that program type `t` gets; the first row when no variant is for `t`.
