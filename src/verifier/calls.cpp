@@ -370,6 +370,7 @@ bool call_global(Env& env, const Subprog& sp) {
     if (subprog_changes_pkt_data(env, int(&sp - env.subprogs.data()), seen))
         invalidate_pkt_pointers(env.cur);
     clobber_caller_saved(env.cur.cur());
+    env.scratched_regs |= 0x3f; // clear_caller_saved_regs marks R0-R5 scratched: the next insn prints R0
     env.cur.cur().regs[0] = reg_unknown();
     env.pc++;
     return true;
