@@ -125,8 +125,9 @@ Status ObjectInstance::link(const loader::ProgramSpec& prog, LinkedProgram* out)
         if (in.opcode != (BPF_JMP | BPF_CALL))
             continue;
         if (in.src == 0) {
+            // Every helper id 6.18 has links; one strbpf does not implement ends a run that reaches it.
             if (!find_helper(in.imm))
-                return fail(pc, fmt::format("unknown func #{} (strbpf does not provide helper id {})", in.imm, in.imm));
+                return fail(pc, fmt::format("invalid func unknown#{}", in.imm));
         } else if (in.src == BPF_PSEUDO_KFUNC_CALL) {
             const uint32_t idx = uint32_t(in.imm);
             if (idx >= spec_->kfuncs.size())

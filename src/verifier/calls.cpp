@@ -9,6 +9,7 @@
 
 #include "runtime/helpers/helper_table.hpp"
 #include "runtime/kfuncs/kfunc_table.hpp"
+#include "runtime/maps/map.hpp"
 #include "verifier/domain/scalar.hpp"
 #include "verifier/env.hpp"
 
@@ -91,6 +92,10 @@ bool check_helper_arg(Env& env, int regno, ArgKind kind, bool pkt_access, int* m
     switch (kind) {
     case ArgKind::none:
     case ArgKind::anything: return true;
+    case ArgKind::scalar:
+        if (r.type != RegType::scalar)
+            return type_mismatch(env, regno, "scalar");
+        return true;
     case ArgKind::const_map_ptr:
         if (r.type != RegType::map_ptr)
             return type_mismatch(env, regno, "map_ptr");
@@ -130,6 +135,11 @@ bool check_helper_arg(Env& env, int regno, ArgKind kind, bool pkt_access, int* m
     case ArgKind::ptr_to_ctx:
         if (r.type != RegType::ctx)
             return type_mismatch(env, regno, "ctx");
+        if (!r.var.is_const()) // check_func_arg_reg_off: the ctx as the program got it
+            return env.fail(fmt::format("variable ctx access var_off={} disallowed", tnum_str(r.var)));
+        if (r.off != 0 || r.var.value != 0)
+            return env.fail(fmt::format("dereference of modified ctx ptr R{} off={} disallowed", regno,
+                                        int64_t(r.off) + int64_t(r.var.value)));
         return true;
     case ArgKind::ptr_to_func:
         if (r.type != RegType::func)
@@ -154,37 +164,89 @@ bool check_helper_arg(Env& env, int regno, ArgKind kind, bool pkt_access, int* m
             return env.fail(
                 fmt::format("variable ringbuf_mem access var_off={} disallowed", tnum_str(r.var)));
         return true;
+    default: break; // the kinds strbpf does not model: do_helper_call refuses them before this
     }
     return true;
 }
 
-// What check_func_arg learns of references from the arguments: the one a release argument gives back, and the
-// register holding it. Only one argument may carry a reference.
-struct RefArgs {
-    int release_regno = 0;
-    uint32_t ref_obj_id = 0;
-};
+// A proto fact strbpf's verifier does not model refuses the program in strbpf's own words, never with a verdict
+// that may differ from the kernel's.
+bool not_modelled(Env& env, const runtime::HelperProto& h, const std::string& what) {
+    return env.fail(fmt::format("strbpf does not model {} of {}#{}", what, h.name, h.id));
+}
 
-bool note_ref_arg(Env& env, int regno, ArgKind kind, RefArgs* refs) {
-    if (kind == ArgKind::none || kind == ArgKind::anything)
+// The kernel loads syscall programs sleepable only, and libbpf loads a SEC("xxx.s/...") program sleepable.
+bool prog_sleepable(const Env& env) {
+    if (env.prog.type == loader::ProgType::syscall)
         return true;
-    const Reg& r = env.cur.cur().regs[regno];
-    if (kind == ArgKind::ptr_to_ringbuf_mem) { // OBJ_RELEASE
-        if (!r.ref_obj_id)
-            return env.fail(fmt::format("R{} must be referenced when passed to release function", regno));
-        refs->release_regno = regno;
+    const std::string_view sec = env.prog.section;
+    const std::string_view head = sec.substr(0, sec.find('/'));
+    return head.size() > 2 && head.substr(head.size() - 2) == ".s";
+}
+
+// check_map_func_compatibility for helpers beyond the map-element and ring-buffer ones: each takes only map types
+// strbpf does not have (prog_array, perf_event_array, stack_trace, sockmap, storage maps, ...), except
+// bpf_map_lookup_percpu_elem, which takes the per-CPU hash and array maps.
+bool map_fits_helper(const loader::MapSpec& m, const runtime::HelperProto& h) {
+    if (h.fn)
+        return true; // implemented helpers check their maps at run time
+    if (h.id == 195)
+        return m.type == loader::kMapPercpuHash || m.type == loader::kMapPercpuArray || m.type == 10;
+    return false;
+}
+
+// do_refine_retval_range: the integer results the kernel bounds. msize_max is the umax of the call's last
+// ARG_CONST_SIZE[_OR_ZERO] argument.
+void refine_retval(Reg& r0, int32_t id, uint64_t msize_max) {
+    switch (id) {
+    case 67:  // bpf_get_stack
+    case 141: // bpf_get_task_stack
+    case 45:  // bpf_probe_read_str
+    case 115: // bpf_probe_read_kernel_str
+    case 114: // bpf_probe_read_user_str
+        r0.smax = int64_t(msize_max);
+        r0.s32max = int32_t(uint32_t(msize_max));
+        r0.smin = -4095; // -MAX_ERRNO
+        r0.s32min = -4095;
+        reg_sync(r0);
+        break;
+    case 8: { // bpf_get_smp_processor_id
+        const uint32_t top = runtime::possible_cpus() - 1; // nr_cpu_ids - 1; runs use a CPU below it
+        r0.umin = r0.u32min = 0;
+        r0.smin = r0.s32min = 0;
+        r0.umax = r0.u32max = top;
+        r0.smax = r0.s32max = int32_t(top);
+        reg_sync(r0);
+        break;
     }
-    if (r.ref_obj_id) {
-        if (refs->ref_obj_id) {
-            env.fail(fmt::format("more than one arg with ref_obj_id R{} {} {}", regno, r.ref_obj_id,
-                                 refs->ref_obj_id));
-            if (!env.log.empty() && env.log.back() == '\n')
-                env.log.pop_back(); // the kernel's line has no newline: the statistics follow on it
-            return false;
-        }
-        refs->ref_obj_id = r.ref_obj_id;
+    default: break;
     }
-    return true;
+}
+
+// check_get_func_ip: kprobe programs may call bpf_get_func_ip, tracing programs only on trampolines (not
+// modelled); other types are refused.
+bool check_get_func_ip(Env& env, const runtime::HelperProto& h) {
+    if (env.prog.type == loader::ProgType::kprobe)
+        return true;
+    if (env.prog.type == loader::ProgType::tracing)
+        return not_modelled(env, h, "the attach types that may call it");
+    return env.fail(fmt::format("func {}#{} not supported for program type {}", h.name, h.id, uint32_t(env.prog.type)));
+}
+
+// clear_all_pkt_pointers after a helper that changes packet data: every packet pointer of every frame, in
+// registers and spilled, becomes an unknown scalar (what mark_reg_invalid does for a privileged loader).
+void invalidate_pkt_pointers(State& st) {
+    auto clear = [](Reg& r) {
+        if (r.is_pkt() || r.type == RegType::packet_end)
+            r = reg_unknown();
+    };
+    for (Frame& f : st.frames) {
+        for (Reg& r : f.regs)
+            clear(r);
+        for (StackSlot& slot : f.stack)
+            if (slot.bytes[0] == Slot::spill)
+                clear(slot.spilled);
+    }
 }
 
 void clobber_caller_saved(Frame& f) {
@@ -271,6 +333,29 @@ std::string global_call_problem(Env& env, const Subprog& sp) {
     return "";
 }
 
+// The kernel's subprog changes_pkt_data (check_cfg): the subprogram calls a helper that changes packet data, or
+// calls (or takes as a callback) a subprogram that does.
+bool subprog_changes_pkt_data(const Env& env, int idx, std::vector<bool>& seen) {
+    if (idx < 0 || size_t(idx) >= env.subprogs.size() || seen[size_t(idx)])
+        return false;
+    seen[size_t(idx)] = true;
+    const Subprog& sp = env.subprogs[size_t(idx)];
+    for (int32_t pc = sp.start; pc < sp.end && size_t(pc) < env.insns.size(); pc++) {
+        const isa::Insn& in = env.insns[size_t(pc)];
+        const bool call = in.opcode == (isa::BPF_JMP | isa::BPF_CALL);
+        if (call && in.src == 0) {
+            const runtime::HelperProto* h = runtime::find_helper(in.imm, env.prog.type);
+            if (h && (h->flags & runtime::kChangesPktData))
+                return true;
+        }
+        const bool local = (call && in.src == isa::BPF_PSEUDO_CALL) ||
+                           (isa::is_ld_imm64(in) && in.src == isa::BPF_PSEUDO_FUNC);
+        if (local && subprog_changes_pkt_data(env, env.subprog_of(pc + in.imm + 1), seen))
+            return true;
+    }
+    return false;
+}
+
 bool call_global(Env& env, const Subprog& sp) {
     if (const std::string why = global_call_problem(env, sp); !why.empty()) {
         env.note(why);
@@ -279,7 +364,11 @@ bool call_global(Env& env, const Subprog& sp) {
     }
     if (env.opts.log_level > 0)
         env.log += fmt::format("Func#{} ('{}') is global and assumed valid.\n", &sp - env.subprogs.data(), sp.name);
+    std::vector<bool> seen(env.subprogs.size());
+    if (subprog_changes_pkt_data(env, int(&sp - env.subprogs.data()), seen))
+        invalidate_pkt_pointers(env.cur);
     clobber_caller_saved(env.cur.cur());
+    env.scratched_regs |= 0x3f; // clear_caller_saved_regs marks R0-R5 scratched: the next insn prints R0
     env.cur.cur().regs[0] = reg_unknown();
     env.pc++;
     return true;
@@ -400,64 +489,155 @@ bool license_is_gpl_compatible(std::string_view license) {
     return false;
 }
 
-bool do_helper_call(Env& env, const isa::Insn& insn) {
-    const runtime::HelperProto* proto = runtime::find_helper(insn.imm);
-    if (!proto)
-        return env.fail(fmt::format("invalid func unknown#{}", insn.imm));
-    // check_helper_call: the program type's get_func_proto decides first, then the GPL check, then the arguments.
-    if (!runtime::helper_allowed(*proto, env.prog.type))
-        return env.fail(fmt::format("program of this type cannot use helper {}#{}", proto->name, insn.imm));
-    if (proto->gpl_only && !env.gpl_compatible)
+namespace {
+
+// What the argument checks learn for the rest of the call (the kernel's bpf_call_arg_meta, in part).
+// What check_func_arg learns of references from the arguments: the one a release argument gives back, and the
+// register holding it. Only one argument may carry a reference.
+struct RefArgs {
+    int release_regno = 0;
+    uint32_t ref_obj_id = 0;
+};
+
+bool note_ref_arg(Env& env, int regno, ArgKind kind, RefArgs* refs) {
+    if (kind == ArgKind::none || kind == ArgKind::anything)
+        return true;
+    const Reg& r = env.cur.cur().regs[regno];
+    if (kind == ArgKind::ptr_to_ringbuf_mem) { // OBJ_RELEASE
+        if (!r.ref_obj_id)
+            return env.fail(fmt::format("R{} must be referenced when passed to release function", regno));
+        refs->release_regno = regno;
+    }
+    if (r.ref_obj_id) {
+        if (refs->ref_obj_id) {
+            env.fail(fmt::format("more than one arg with ref_obj_id R{} {} {}", regno, r.ref_obj_id,
+                                 refs->ref_obj_id));
+            if (!env.log.empty() && env.log.back() == '\n')
+                env.log.pop_back(); // the kernel's line has no newline: the statistics follow on it
+            return false;
+        }
+        refs->ref_obj_id = r.ref_obj_id;
+    }
+    return true;
+}
+
+struct CallMeta {
+    int map_index = -1;
+    uint64_t msize_max = 0;  // umax of the last ARG_CONST_SIZE[_OR_ZERO]
+    uint64_t alloc_size = 0; // ARG_CONST_ALLOC_SIZE_OR_ZERO: the size of the returned memory
+    bool never_null = false; // an array lookup with a constant in-range key
+    RefArgs refs;            // the reference an argument carries, and the release argument
+};
+
+// check_helper_call before the arguments: the program type's get_func_proto, the GPL check, the proto's
+// allowed() and might_sleep.
+bool check_call_gate(Env& env, const runtime::HelperProto& h) {
+    if (!runtime::helper_allowed(h, env.prog.type))
+        return env.fail(fmt::format("program of this type cannot use helper {}#{}", h.name, h.id));
+    if (h.gpl_only && !env.gpl_compatible)
         return env.fail("cannot call GPL-restricted function from non-GPL compatible program");
-    int map_index = -1, mem_regno = -1;
+    if (h.flags & runtime::kAllowedCallback)
+        return not_modelled(env, h, "the allowed() check");
+    if ((h.flags & runtime::kMightSleep) && !prog_sleepable(env))
+        return env.fail("helper call might sleep in a non-sleepable prog");
+    return true;
+}
+
+bool check_call_args(Env& env, const runtime::HelperProto& h, CallMeta* meta) {
+    int mem_regno = -1;
     Access mem_access = Access::helper_read;
     // Array lookups with a constant in-range key never return NULL (the kernel knows this too).
-    bool never_null = false;
-    if (insn.imm == 1 && env.cur.cur().regs[1].type == RegType::map_ptr) {
+    if (h.id == 1 && env.cur.cur().regs[1].type == RegType::map_ptr) {
         const loader::MapSpec* m = env.map_spec(env.cur.cur().regs[1].aux);
         uint64_t key = 0;
-        never_null = m && (m->type == loader::kMapArray || m->type == loader::kMapPercpuArray) && m->key_size == 4 &&
-                     stack_const(env, 2, 4, &key) && key < m->max_entries;
+        meta->never_null = m && (m->type == loader::kMapArray || m->type == loader::kMapPercpuArray) &&
+                           m->key_size == 4 && stack_const(env, 2, 4, &key) && key < m->max_entries;
     }
-    RefArgs refs;
     for (int i = 0; i < 5; i++) {
-        const ArgKind kind = proto->args[i];
+        const ArgKind kind = h.args[i];
         if (kind == ArgKind::none)
             break;
-        if (!check_helper_arg(env, i + 1, kind, proto->pkt_access, &map_index, &mem_regno, &mem_access) ||
-            !note_ref_arg(env, i + 1, kind, &refs))
+        if (!runtime::arg_kind_modelled(kind))
+            return not_modelled(env, h, fmt::format("argument {} ({})", i + 1, runtime::arg_kind_name(kind)));
+        if (!check_helper_arg(env, i + 1, kind, h.pkt_access, &meta->map_index, &mem_regno, &mem_access) ||
+            !note_ref_arg(env, i + 1, kind, &meta->refs))
             return false;
-        if (kind == ArgKind::const_size || kind == ArgKind::const_size_or_zero)
+        const Reg& r = env.cur.cur().regs[i + 1];
+        if (kind == ArgKind::const_size || kind == ArgKind::const_size_or_zero) {
             mem_regno = -1;
+            meta->msize_max = r.umax;
+        }
+        if (kind == ArgKind::const_alloc_size_or_zero && r.is_const())
+            meta->alloc_size = r.var.value;
     }
-    if (refs.release_regno && !release_reference(env, refs.ref_obj_id))
-        return env.fail(fmt::format("func {}#{} reference has not been acquired before", proto->name, insn.imm));
-    if ((insn.imm == 181 || insn.imm == 164) && !push_callback(env, insn.imm))
+    return true;
+}
+
+// After the arguments: record_func_map's tail-call check, the map's compatibility, the return kind.
+bool check_call_map_and_ret(Env& env, const runtime::HelperProto& h, const CallMeta& meta) {
+    if (h.id == 12 && meta.map_index >= 0) {
+        const bool first = !env.failed();
+        env.fail("expected prog array map for tail call"); // strbpf has no prog_array maps
+        if (first && !env.log.empty())
+            env.log.pop_back(); // the kernel prints this line without its newline
         return false;
-    uint64_t alloc_size = 0; // ARG_CONST_ALLOC_SIZE_OR_ZERO: the size of the returned memory
-    for (int i = 0; i < 5; i++)
-        if (proto->args[i] == ArgKind::const_alloc_size_or_zero && env.cur.cur().regs[i + 1].is_const())
-            alloc_size = env.cur.cur().regs[i + 1].var.value;
+    }
+    const loader::MapSpec* m = meta.map_index >= 0 ? env.map_spec(uint32_t(meta.map_index)) : nullptr;
+    if (m && !map_fits_helper(*m, h))
+        return env.fail(fmt::format("cannot pass map_type {} into func {}#{}", m->type, h.name, h.id));
+    if (!runtime::ret_kind_modelled(h.ret))
+        return not_modelled(env, h, fmt::format("the return value ({})", runtime::ret_kind_name(h.ret)));
+    return true;
+}
+
+void set_call_result(Env& env, const runtime::HelperProto& h, const CallMeta& meta) {
     Frame& f = env.cur.cur();
     clobber_caller_saved(f);
-    switch (proto->ret) {
-    case runtime::RetKind::integer: f.regs[0] = reg_unknown(); break;
+    switch (h.ret) {
+    case runtime::RetKind::integer:
+        f.regs[0] = reg_unknown();
+        refine_retval(f.regs[0], h.id, meta.msize_max);
+        break;
     case runtime::RetKind::void_: f.regs[0] = Reg{}; break;
     case runtime::RetKind::map_value_or_null:
-        f.regs[0] = reg_ptr(RegType::map_value, uint32_t(std::max(map_index, 0)));
-        f.regs[0].maybe_null = !never_null;
-        f.regs[0].id = never_null ? 0 : env.new_id();
+        f.regs[0] = reg_ptr(RegType::map_value, uint32_t(std::max(meta.map_index, 0)));
+        f.regs[0].maybe_null = !meta.never_null;
+        f.regs[0].id = meta.never_null ? 0 : env.new_id();
         break;
     case runtime::RetKind::ringbuf_mem_or_null:
-        f.regs[0] = reg_ptr(RegType::mem, uint32_t(std::min<uint64_t>(alloc_size, kMaxVarSiz)));
+        f.regs[0] = reg_ptr(RegType::mem, uint32_t(std::min<uint64_t>(meta.alloc_size, kMaxVarSiz)));
         f.regs[0].maybe_null = true;
-        f.regs[0].ringbuf = true;
         // The kernel takes an id for the maybe-null pointer, then acquires the reservation as a reference under a
         // second id, which becomes the pointer's id and its ref_obj_id.
+        f.regs[0].ringbuf = true;
         env.new_id();
         f.regs[0].id = f.regs[0].ref_obj_id = acquire_reference(env, env.pc);
         break;
+    default: break; // refused by check_call_map_and_ret
     }
+}
+
+} // namespace
+
+// check_helper_call: gate, arguments, map and return checks, callbacks, the result, then the per-helper checks
+// that come last (bpf_get_func_ip's program type) and the packet pointers a packet-changing helper invalidates.
+bool do_helper_call(Env& env, const isa::Insn& insn) {
+    const runtime::HelperProto* proto = runtime::find_helper(insn.imm, env.prog.type);
+    if (!proto)
+        return env.fail(fmt::format("invalid func unknown#{}", insn.imm));
+    CallMeta meta;
+    if (!check_call_gate(env, *proto) || !check_call_args(env, *proto, &meta) ||
+        !check_call_map_and_ret(env, *proto, meta))
+        return false;
+    if (meta.refs.release_regno && !release_reference(env, meta.refs.ref_obj_id))
+        return env.fail(fmt::format("func {}#{} reference has not been acquired before", proto->name, insn.imm));
+    if ((insn.imm == 181 || insn.imm == 164) && !push_callback(env, insn.imm))
+        return false;
+    set_call_result(env, *proto, meta);
+    if (insn.imm == 173 && !check_get_func_ip(env, *proto))
+        return false;
+    if (proto->flags & runtime::kChangesPktData)
+        invalidate_pkt_pointers(env.cur);
     return true;
 }
 

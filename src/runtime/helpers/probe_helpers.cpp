@@ -1,12 +1,17 @@
-// bpf_probe_read_kernel (113) and bpf_probe_read_kernel_str (115), runtime stage (kernel/trace/bpf_trace.c,
-// mm/maccess.c). In user space the "kernel" is program-visible memory: an address the kernel's
-// copy_from_kernel_nofault_allowed() refuses gives -ERANGE, anything else outside the registry -EFAULT, as a
-// faulting read would.
+// bpf_probe_read_kernel (113) and bpf_probe_read_kernel_str (115), bpf_probe_read_user (112) and
+// bpf_probe_read_user_str (114), and x86-64's compat bpf_probe_read (4) and bpf_probe_read_str (45), runtime stage
+// (kernel/trace/bpf_trace.c, mm/maccess.c). In user space the "kernel" is program-visible memory: an address the
+// kernel's copy_from_kernel_nofault_allowed() refuses gives -ERANGE, anything else outside the registry -EFAULT,
+// as a faulting read would. The run's task has no user memory strbpf can name: program-visible memory is kernel
+// memory, which the kernel's user reads refuse, so every user read of a non-zero size faults (-EFAULT, dst
+// zeroed). The compat helpers read user memory below TASK_SIZE and kernel memory elsewhere; program-visible
+// memory counts as kernel memory wherever the host put it.
 #include <cerrno>
 #include <cstring>
 
 #include "runtime/helpers/helper_checks.hpp"
 #include "runtime/helpers/memory_helpers.hpp"
+#include "runtime/memory/address_model.hpp"
 
 namespace strbpf::runtime {
 namespace {
@@ -58,5 +63,37 @@ uint64_t bpf_probe_read_kernel_str_helper(uint64_t dst, uint64_t size, uint64_t 
     return n;
 }
 
+// copy_from_user_nofault / strncpy_from_user_nofault on an address the task cannot read: nothing for size 0,
+// else -EFAULT with dst zeroed (both helpers answer alike).
+uint64_t bpf_probe_read_user_helper(uint64_t dst, uint64_t size, uint64_t, uint64_t, uint64_t, RunContext* ctx) {
+    const uint32_t n = uint32_t(size);
+    if (!checked_mem(dst, n, kPermWrite, ctx, "dst", "bpf_probe_read_user"))
+        return 0;
+    return n == 0 ? 0 : uint64_t(fail(dst, n, EFAULT));
+}
+
+uint64_t bpf_probe_read_user_str_helper(uint64_t dst, uint64_t size, uint64_t, uint64_t, uint64_t, RunContext* ctx) {
+    const uint32_t n = uint32_t(size);
+    if (!checked_mem(dst, n, kPermWrite, ctx, "dst", "bpf_probe_read_user_str"))
+        return 0;
+    return n == 0 ? 0 : uint64_t(fail(dst, n, EFAULT));
+}
+
+namespace {
+// bpf_probe_read_compat: an address below TASK_SIZE is a user address unless it is program-visible.
+bool compat_reads_kernel(uint64_t src, RunContext* ctx) {
+    return ctx->mem.find(src) != nullptr || src >= address_model().task_size_max();
+}
+} // namespace
+
+uint64_t bpf_probe_read_helper(uint64_t dst, uint64_t size, uint64_t src, uint64_t, uint64_t, RunContext* ctx) {
+    return compat_reads_kernel(src, ctx) ? bpf_probe_read_kernel_helper(dst, size, src, 0, 0, ctx)
+                                         : bpf_probe_read_user_helper(dst, size, src, 0, 0, ctx);
+}
+
+uint64_t bpf_probe_read_str_helper(uint64_t dst, uint64_t size, uint64_t src, uint64_t, uint64_t, RunContext* ctx) {
+    return compat_reads_kernel(src, ctx) ? bpf_probe_read_kernel_str_helper(dst, size, src, 0, 0, ctx)
+                                         : bpf_probe_read_user_str_helper(dst, size, src, 0, 0, ctx);
+}
 
 } // namespace strbpf::runtime

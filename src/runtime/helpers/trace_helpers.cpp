@@ -1,8 +1,9 @@
-// bpf_trace_printk (6) and bpf_get_current_pid_tgid (14), runtime stage. The format rules are those of the
-// kernel's bpf_bprintf_prepare (kernel/bpf/helpers.c): at most 3 conversions of [0 +-]*[width] followed by %d %i
-// %u %x %X with l/ll, %c, %s, %p; printable ASCII only. The message goes to RunContext::trace_out (stderr unless the
-// embedder set another stream) followed by a newline, as trace_pipe prints each event on its own line; %s reads
-// program memory and prints "" where the kernel's read would fault.
+// bpf_trace_printk (6), bpf_trace_vprintk (177) and bpf_get_current_pid_tgid (14), runtime stage. The format rules are
+// those of the kernel's bpf_bprintf_prepare (kernel/bpf/helpers.c): at most 3 conversions (bpf_trace_vprintk: data_len
+// / 8) of [0 +-]*[width] followed by %d %i %u %x %X with l/ll, %c, %s, %p; printable ASCII only. The message goes to
+// RunContext::trace_out (stderr unless the embedder set another stream) followed by a newline, as trace_pipe prints
+// each event on its own line; %s reads program memory and prints "" where
+// the kernel's read would fault.
 #include <unistd.h>
 
 #include <cerrno>
@@ -17,6 +18,7 @@ namespace strbpf::runtime {
 namespace {
 
 constexpr size_t kMaxOut = 1024; // MAX_BPRINTF_BUF
+constexpr uint32_t kMaxVarargs = 12; // MAX_BPRINTF_VARARGS
 
 // Appends one conversion's text; `spec` is the conversion as written ("%-08lx"). False on an invalid one.
 bool format_one(std::string& spec, char conv, int lcount, uint64_t arg, RunContext* ctx, std::string& out) {
@@ -55,8 +57,8 @@ bool format_one(std::string& spec, char conv, int lcount, uint64_t arg, RunConte
     return true;
 }
 
-// Formats fmt[0..len) with up to three arguments; -EINVAL on what bpf_bprintf_prepare refuses.
-int format(const char* fmt, size_t len, const uint64_t* args, RunContext* ctx, std::string& out) {
+// Formats fmt[0..len) with up to num_args arguments; -EINVAL on what bpf_bprintf_prepare refuses.
+int format(const char* fmt, size_t len, const uint64_t* args, int num_args, RunContext* ctx, std::string& out) {
     int used = 0;
     for (size_t i = 0; i < len; i++) {
         const unsigned char c = uint8_t(fmt[i]);
@@ -71,7 +73,7 @@ int format(const char* fmt, size_t len, const uint64_t* args, RunContext* ctx, s
             i++;
             continue;
         }
-        if (used >= 3)
+        if (used >= num_args)
             return -EINVAL;
         const size_t start = i++;
         while (fmt[i] == '0' || fmt[i] == '+' || fmt[i] == '-' || fmt[i] == ' ')
@@ -94,6 +96,21 @@ int format(const char* fmt, size_t len, const uint64_t* args, RunContext* ctx, s
     return 0;
 }
 
+// Formats and writes one trace line; returns its length or -EINVAL.
+uint64_t print(const char* f, size_t len, const uint64_t* args, int num_args, RunContext* ctx) {
+    std::string out;
+    if (const int err = format(f, len, args, num_args, ctx, out))
+        return uint64_t(int64_t(err));
+    if (out.size() > kMaxOut - 1)
+        out.resize(kMaxOut - 1);
+    if (ctx->trace_out) { // one line per call, as trace_pipe ends every event with a newline
+        std::fwrite(out.data(), 1, out.size(), ctx->trace_out);
+        std::fputc('\n', ctx->trace_out);
+        std::fflush(ctx->trace_out);
+    }
+    return out.size();
+}
+
 } // namespace
 
 uint64_t bpf_trace_printk_helper(uint64_t fmt, uint64_t fmt_size, uint64_t a1, uint64_t a2, uint64_t a3,
@@ -106,17 +123,26 @@ uint64_t bpf_trace_printk_helper(uint64_t fmt, uint64_t fmt_size, uint64_t a1, u
     if (!nul)
         return uint64_t(int64_t(-EINVAL));
     const uint64_t args[3] = {a1, a2, a3};
-    std::string out;
-    if (const int err = format(f, size_t(static_cast<const char*>(nul) - f), args, ctx, out))
-        return uint64_t(int64_t(err));
-    if (out.size() > kMaxOut - 1)
-        out.resize(kMaxOut - 1);
-    if (ctx->trace_out) { // one line per call, as trace_pipe ends every event with a newline
-        std::fwrite(out.data(), 1, out.size(), ctx->trace_out);
-        std::fputc('\n', ctx->trace_out);
-        std::fflush(ctx->trace_out);
-    }
-    return out.size();
+    return print(f, size_t(static_cast<const char*>(nul) - f), args, 3, ctx);
+}
+
+// bpf_trace_vprintk: the arguments are data_len / 8 u64 values at `data`, at most MAX_BPRINTF_VARARGS (12).
+uint64_t bpf_trace_vprintk_helper(uint64_t fmt, uint64_t fmt_size, uint64_t data, uint64_t data_len, uint64_t,
+                                  RunContext* ctx) {
+    const uint32_t n = uint32_t(fmt_size), dlen = uint32_t(data_len);
+    if (!checked_mem(fmt, n, kPermRead, ctx, "fmt", "bpf_trace_vprintk") ||
+        (dlen && !checked_mem(data, dlen, kPermRead, ctx, "data", "bpf_trace_vprintk")))
+        return 0;
+    if ((dlen & 7) || dlen > kMaxVarargs * 8 || (dlen && !data))
+        return uint64_t(int64_t(-EINVAL));
+    const char* f = reinterpret_cast<const char*>(fmt);
+    const void* nul = std::memchr(f, 0, n);
+    if (!nul)
+        return uint64_t(int64_t(-EINVAL));
+    uint64_t args[kMaxVarargs] = {};
+    if (dlen)
+        std::memcpy(args, reinterpret_cast<const void*>(data), dlen);
+    return print(f, size_t(static_cast<const char*>(nul) - f), args, int(dlen / 8), ctx);
 }
 
 uint64_t bpf_get_current_pid_tgid_helper(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, RunContext*) {

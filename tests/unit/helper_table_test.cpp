@@ -1,0 +1,77 @@
+// The helper table's data (no kernel needed): every 6.18 helper id has a row, rows are ordered by id with disjoint
+// variants, unknown ids stay unknown, kinds the verifier does not model refuse the program naming helper and
+// kind, and a helper without an implementation gets a stub that ends the run naming it.
+#include <gtest/gtest.h>
+
+#include "runtime/helpers/helper_table.hpp"
+#include "verifier_raw_prog.hpp"
+
+namespace strbpf {
+namespace {
+
+using runtime::HelperProto;
+using vtest::raw_insn;
+
+TEST(HelperTable, EveryIdOfLinux618OrderedByIdVariantsDisjoint) {
+    const auto table = runtime::helper_table();
+    for (int32_t id = 1; id <= 211; id++)
+        EXPECT_NE(runtime::find_helper(id), nullptr) << id;
+    for (int32_t id : {-1, 0, 212, 256, 100000}) // 0 is BPF_FUNC_unspec, no helper
+        EXPECT_EQ(runtime::find_helper(id), nullptr) << id;
+    for (size_t i = 1; i < table.size(); i++) {
+        ASSERT_LE(table[i - 1].id, table[i].id) << table[i].name;
+        if (table[i - 1].id == table[i].id) {
+            EXPECT_STREQ(table[i - 1].name, table[i].name);
+            EXPECT_EQ(table[i - 1].prog_types & table[i].prog_types, 0u) << table[i].name;
+            EXPECT_EQ(table[i - 1].fn, table[i].fn) << table[i].name; // variants share the implementation
+        }
+    }
+    EXPECT_STREQ(runtime::find_helper(158)->name, "bpf_get_current_task_btf");
+    EXPECT_STREQ(runtime::find_helper(211)->name, "bpf_cgrp_storage_delete");
+}
+
+TEST(HelperTable, VariantRowPerProgramType) {
+    using loader::ProgType;
+    const HelperProto* tc = runtime::find_helper(26, ProgType::sched_cls);
+    const HelperProto* reuse = runtime::find_helper(26, ProgType::sk_reuseport);
+    ASSERT_NE(tc, nullptr);
+    ASSERT_NE(reuse, nullptr);
+    EXPECT_NE(tc, reuse);
+    EXPECT_TRUE(runtime::helper_allowed(*reuse, ProgType::sk_reuseport));
+    EXPECT_FALSE(runtime::helper_allowed(*tc, ProgType::sk_reuseport));
+    EXPECT_FALSE(runtime::helper_allowed(*runtime::find_helper(9, ProgType::xdp), ProgType::xdp));
+    EXPECT_TRUE(runtime::find_helper(44)->flags & runtime::kChangesPktData);
+    EXPECT_TRUE(runtime::find_helper(148)->flags & runtime::kMightSleep);
+}
+
+TEST(HelperTable, StubEndsTheRunNamingTheHelper) {
+    ASSERT_FALSE(runtime::helper_implemented(80));
+    const runtime::HelperFn fn = runtime::helper_fn(80);
+    ASSERT_NE(fn, nullptr);
+    runtime::RunContext ctx;
+    fn(0, 0, 0, 0, 0, &ctx);
+    EXPECT_TRUE(ctx.aborted);
+    EXPECT_EQ(ctx.abort_message, "helper bpf_get_current_cgroup_id#80 is not implemented by strbpf");
+    EXPECT_EQ(runtime::helper_fn(212), nullptr);
+    EXPECT_TRUE(runtime::helper_implemented(16));
+}
+
+std::vector<isa::Insn> call_only(int32_t id) {
+    return {raw_insn(BPF_JMP | BPF_CALL, 0, 0, 0, id), raw_insn(BPF_ALU64 | BPF_MOV | BPF_K, 0, 0, 0, 0),
+            raw_insn(BPF_JMP | BPF_EXIT, 0, 0, 0, 0)};
+}
+
+TEST(HelperTable, VerifierNamesKindsItDoesNotModel) {
+    const vtest::RawProg xdp{"xdp", 6, 37};
+    verifier::Verdict v = vtest::strbpf_verdict(xdp, call_only(158));
+    EXPECT_FALSE(v.ok);
+    EXPECT_EQ(v.reason,
+              "strbpf does not model the return value (RET_PTR_TO_BTF_ID_TRUSTED) of bpf_get_current_task_btf#158");
+    v = vtest::strbpf_verdict(xdp, call_only(93)); // bpf_spin_lock
+    EXPECT_EQ(v.reason, "strbpf does not model argument 1 (ARG_PTR_TO_SPIN_LOCK) of bpf_spin_lock#93");
+    v = vtest::strbpf_verdict(xdp, call_only(212));
+    EXPECT_EQ(v.reason, "invalid func unknown#212");
+}
+
+} // namespace
+} // namespace strbpf
