@@ -117,7 +117,7 @@ RunReport run_linked(EngineKind engine, const runtime::ObjectInstance& inst, con
     const auto t0 = std::chrono::steady_clock::now();
     if (jitted) {
         for (uint32_t i = 0; i < repeat; i++) {
-            jit::JitResult j = jitted->run(r1, ctx, *stack);
+            jit::JitResult j = jit::run_with_tail_calls(*jitted, r1, ctx, *stack);
             r0 = j.r0;
             if (!j.ok) [[unlikely]] {
                 ok = false;

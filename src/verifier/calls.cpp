@@ -11,6 +11,7 @@
 #include "runtime/kfuncs/kfunc_table.hpp"
 #include "verifier/domain/scalar.hpp"
 #include "verifier/env.hpp"
+#include "verifier/map_rules.hpp"
 
 namespace strbpf::verifier {
 
@@ -373,6 +374,32 @@ bool license_is_gpl_compatible(std::string_view license) {
     return false;
 }
 
+// check_map_func_compatibility and set_map_elem_callback_state's map checks (map_rules.cpp).
+static bool check_map_rules(Env& env, int32_t func_id, const char* func_name, int map_index) {
+    const loader::MapSpec* m = env.map_spec(uint32_t(map_index));
+    if (!m)
+        return true;
+    if (func_id == 12 && m->type != loader::kMapProgArray) // record_func_map, before the compatibility check
+        return env.fail("expected prog array map for tail call");
+    if (std::string why = map_func_incompatibility(m->type, func_id, func_name); !why.empty())
+        return env.fail(why);
+    if (func_id == 164 && !map_has_for_each(m->type))
+        return env.fail("callback function not allowed for map");
+    if (func_id == 1 && map_lookup_result(m->type) == LookupResult::socket)
+        return env.fail(fmt::format("strbpf does not model the socket a lookup in a {} map returns",
+                                    loader::map_type_name(m->type)));
+    return true;
+}
+
+// A lookup's result: a map value, or for a map-in-map the inner map template as CONST_PTR_TO_MAP (the kernel
+// turns the value into the inner map at the null check, which strbpf does at the call).
+static Reg map_lookup_reg(Env& env, int32_t func_id, int map_index) {
+    const loader::MapSpec* m = map_index >= 0 ? env.map_spec(uint32_t(map_index)) : nullptr;
+    if (func_id == 1 && m && map_lookup_result(m->type) == LookupResult::inner_map)
+        return reg_ptr(RegType::map_ptr, uint32_t(env.inst.inner_template(uint32_t(map_index))));
+    return reg_ptr(RegType::map_value, uint32_t(std::max(map_index, 0)));
+}
+
 bool do_helper_call(Env& env, const isa::Insn& insn) {
     const runtime::HelperProto* proto = runtime::find_helper(insn.imm);
     if (!proto)
@@ -401,6 +428,8 @@ bool do_helper_call(Env& env, const isa::Insn& insn) {
         if (kind == ArgKind::const_size || kind == ArgKind::const_size_or_zero)
             mem_regno = -1;
     }
+    if (map_index >= 0 && !check_map_rules(env, insn.imm, proto->name, map_index))
+        return false;
     if ((insn.imm == 181 || insn.imm == 164) && !push_callback(env, insn.imm))
         return false;
     uint64_t alloc_size = 0; // ARG_CONST_ALLOC_SIZE_OR_ZERO: the size of the returned memory
@@ -413,7 +442,7 @@ bool do_helper_call(Env& env, const isa::Insn& insn) {
     case runtime::RetKind::integer: f.regs[0] = reg_unknown(); break;
     case runtime::RetKind::void_: f.regs[0] = Reg{}; break;
     case runtime::RetKind::map_value_or_null:
-        f.regs[0] = reg_ptr(RegType::map_value, uint32_t(std::max(map_index, 0)));
+        f.regs[0] = map_lookup_reg(env, insn.imm, map_index);
         f.regs[0].maybe_null = !never_null;
         f.regs[0].id = never_null ? 0 : env.new_id();
         break;

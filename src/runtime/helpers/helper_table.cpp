@@ -55,6 +55,7 @@ constexpr HelperProto kHelpers[] = {
     {6, "bpf_trace_printk", bpf_trace_printk_helper, R::integer, {A::ptr_to_mem_rdonly, A::const_size, _, _, _}, true, kBase},
     {7, "bpf_get_prandom_u32", bpf_get_prandom_u32_helper, R::integer, {_, _, _, _, _}, false, kBase},
     {8, "bpf_get_smp_processor_id", bpf_get_smp_processor_id_helper, R::integer, {_, _, _, _, _}, false, kBase},
+    {12, "bpf_tail_call", bpf_tail_call_helper, R::void_, {A::ptr_to_ctx, A::const_map_ptr, A::anything, _, _}, false, kBase},
     {14, "bpf_get_current_pid_tgid", bpf_get_current_pid_tgid_helper, R::integer, {_, _, _, _, _}, false, kBase},
     {26, "bpf_skb_load_bytes", bpf_skb_load_bytes_helper, R::integer, {A::ptr_to_ctx, A::anything, A::ptr_to_uninit_mem, A::const_size, _}, false, kSkb},
     {28, "bpf_csum_diff", bpf_csum_diff_helper, R::integer, {A::ptr_to_mem_rdonly_or_null, A::const_size_or_zero, A::ptr_to_mem_rdonly_or_null, A::const_size_or_zero, A::anything}, false, bits({ProgType::sched_cls, ProgType::sched_act, ProgType::xdp}), true},
