@@ -43,26 +43,6 @@ Status check_ctx_size(loader::ProgType type, const RunRequest& req, const runtim
 
 } // namespace
 
-Status load_check(EngineKind engine, const runtime::ObjectInstance& inst, const runtime::LinkedProgram& prog) {
-    if (!prog.linked)
-        return prog.link_error;
-    if (engine == EngineKind::interp_checked)
-        return ok_status();
-    runtime::ProgramCache& c = *prog.cache;
-    std::lock_guard<std::mutex> lock(c.mu);
-    if (!c.verified) {
-        verifier::Verdict v = verifier::verify(inst, *prog.spec);
-        c.verified = true;
-        c.accepted = v.ok;
-        c.reason = v.reason;
-        c.max_ctx_offset = v.max_ctx_offset;
-        c.min_ctx_offset = v.min_ctx_offset;
-    }
-    if (!c.accepted)
-        return make_error(c.reason, -13);
-    return ok_status();
-}
-
 bool engine_available(EngineKind engine, std::string* why) {
     if (engine == EngineKind::interp || engine == EngineKind::interp_checked)
         return true;

@@ -93,6 +93,8 @@ bool check_helper_arg(Env& env, int regno, ArgKind kind, bool pkt_access, int* m
     case ArgKind::none:
     case ArgKind::anything: return true;
     case ArgKind::const_map_ptr:
+        if (r.type == RegType::map_ptr && r.maybe_null) // a map-in-map lookup before its null check
+            return env.fail(fmt::format("R{} type=map_value_or_null expected=map_ptr", regno));
         if (r.type != RegType::map_ptr)
             return type_mismatch(env, regno, "map_ptr");
         *map_index = int(r.aux);

@@ -80,4 +80,13 @@ int delete_hash_of_maps(void *ctx)
 	return bpf_map_delete_elem(&outer_hash, &k);
 }
 
+SEC("syscall")
+__failure __msg("R1 type=map_value_or_null expected=map_ptr")
+int inner_map_needs_a_null_check(void *ctx)
+{
+	__u32 k = 0;
+	void *m = bpf_map_lookup_elem(&outer_arr, &k);
+	return bpf_map_lookup_elem(m, &k) != 0;
+}
+
 char _license[] SEC("license") = "GPL";
