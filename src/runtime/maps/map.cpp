@@ -32,6 +32,9 @@ Result<std::unique_ptr<Map>> create_map(const loader::MapSpec& spec) {
         return create_ringbuf_map(spec);
     if (is_verify_only_map_type(spec.type))
         return create_verify_only_map(spec);
+    if (spec.type == loader::kMapArena || spec.type == loader::kMapStructOps || spec.type >= loader::kMapTypeCount)
+        return make_error(fmt::format("map '{}': strbpf does not support {} maps (type {})", spec.name,
+                                      loader::map_type_name(spec.type), spec.type), -EINVAL);
     if (spec.max_entries == 0 || spec.value_size == 0)
         return make_error(fmt::format("map '{}': max_entries and value_size must be non-zero", spec.name), -EINVAL);
     switch (spec.type) {
