@@ -43,32 +43,7 @@ Status check_ctx_size(loader::ProgType type, size_t ctx_in_size, const runtime::
     return ok_status();
 }
 
-Status load_check(EngineKind engine, const runtime::ObjectInstance& inst, const runtime::LinkedProgram& prog) {
-    if (engine == EngineKind::interp_checked)
-        return prog.linked ? ok_status() : Status(prog.link_error);
-    return load_check(engine, inst, prog, 0, nullptr);
-}
-
-Status load_check(EngineKind engine, const runtime::ObjectInstance& inst, const runtime::LinkedProgram& prog,
-                  int log_level, std::string* log) {
-    if (!prog.linked)
-        return prog.link_error;
-    runtime::ProgramCache& c = *prog.cache;
-    std::lock_guard<std::mutex> lock(c.mu);
-    if (!c.verified) {
-        verifier::Verdict v = verifier::verify(inst, *prog.spec, verifier::Options{log_level});
-        c.verified = true;
-        c.accepted = v.ok;
-        c.reason = v.reason;
-        c.max_ctx_offset = v.max_ctx_offset;
-        c.min_ctx_offset = v.min_ctx_offset;
-        if (log)
-            *log = std::move(v.log);
-    }
-    if (!c.accepted && engine != EngineKind::interp_checked)
-        return make_error(c.reason, -13);
-    return ok_status();
-}
+} // namespace
 
 bool engine_available(EngineKind engine, std::string* why) {
     if (engine == EngineKind::interp || engine == EngineKind::interp_checked)
@@ -124,7 +99,7 @@ RunReport run_linked(EngineKind engine, const runtime::ObjectInstance& inst, con
     const auto t0 = std::chrono::steady_clock::now();
     if (jitted) {
         for (uint32_t i = 0; i < repeat; i++) {
-            jit::JitResult j = jitted->run(r1, ctx, *stack);
+            jit::JitResult j = jit::run_with_tail_calls(*jitted, r1, ctx, *stack);
             r0 = j.r0;
             if (!j.ok) [[unlikely]] {
                 ok = false;

@@ -5,6 +5,7 @@
 #include <elf.h>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <string_view>
@@ -66,20 +67,6 @@ Result<uint32_t> type_size_field(const struct btf* btf, const std::string& map, 
     return static_cast<uint32_t>(size);
 }
 
-bool known_map_type(uint32_t t) {
-    switch (t) {
-    case kMapHash:
-    case kMapArray:
-    case kMapPercpuHash:
-    case kMapPercpuArray:
-    case kMapLruHash:
-    case kMapRingbuf:
-        return true;
-    default:
-        return false;
-    }
-}
-
 // Sets `*size` from a `key`/`value` type, checking it against an explicit key_size/value_size.
 Status merge_size(const std::string& map, const char* field, uint32_t from_type, uint32_t* size, bool* seen) {
     if (*seen && *size != from_type)
@@ -90,9 +77,63 @@ Status merge_size(const std::string& map, const char* field, uint32_t from_type,
     return ok_status();
 }
 
-Status parse_map_def(const struct btf* btf, const btf_type* def, MapSpec& spec) {
+Status parse_map_def(const struct btf* btf, const btf_type* def, MapSpec& spec, uint32_t* values_offset);
+
+// `__array(values, T)`: a zero-length array of pointers, to FUNC_PROTOs (prog_array) or to an inner map's
+// definition (array_of_maps, hash_of_maps). The value of such a map is a 4-byte fd (libbpf sets value_size).
+Status parse_values(const struct btf* btf, const btf_member* m, MapSpec& spec, bool* values_seen) {
+    const btf_type* arr = skip_mods(btf, m->type);
+    if (!arr || !btf_is_array(arr))
+        return make_error(fmt::format("map '{}': field 'values' is not an array (__array)", spec.name));
+    if (btf_array(arr)->nelems != 0)
+        return make_error(fmt::format("map '{}': field 'values' must be an array of zero elements", spec.name));
+    const btf_type* ptr = skip_mods(btf, btf_array(arr)->type);
+    if (!ptr || !btf_is_ptr(ptr))
+        return make_error(fmt::format("map '{}': field 'values' is not an array of pointers", spec.name));
+    const btf_type* elem = skip_mods(btf, ptr->type);
+    if (!elem)
+        return make_error(fmt::format("map '{}': field 'values' points to a bad type", spec.name));
+    if (btf_is_func_proto(elem)) {
+        spec.slots.push_back({UINT32_MAX, "prog"}); // marks "values of programs"; relocations fill the slots
+    } else if (btf_is_struct(elem)) {
+        auto inner = std::make_shared<MapSpec>();
+        inner->name = spec.name + ".inner";
+        inner->section = spec.section;
+        uint32_t nested = UINT32_MAX;
+        STRBPF_TRY(parse_map_def(btf, elem, *inner, &nested));
+        if (nested != UINT32_MAX)
+            return make_error(fmt::format("map '{}': multi-level inner maps are not supported", spec.name));
+        spec.inner = std::move(inner);
+    } else {
+        return make_error(fmt::format("map '{}': field 'values' must point to a map definition or a function",
+                                      spec.name));
+    }
+    *values_seen = true;
+    return ok_status();
+}
+
+// A definition is complete: `values` fits the type, and the type is one of Linux 6.18's.
+Status check_map_def(MapSpec& spec, bool values_seen, bool value_seen) {
+    if (spec.type >= kMapTypeCount)
+        return make_error(fmt::format("map '{}': unknown map type {}", spec.name, spec.type));
+    if (!values_seen)
+        return ok_status();
+    const bool progs = !spec.slots.empty();
+    spec.slots.clear();
+    if (progs ? spec.type != kMapProgArray : !is_map_in_map(spec.type))
+        return make_error(fmt::format("map '{}': 'values' of {} need a {} map, not {}", spec.name,
+                                      progs ? "programs" : "maps", progs ? "prog_array" : "map-in-map",
+                                      map_type_name(spec.type)));
+    if (value_seen && spec.value_size != 4)
+        return make_error(fmt::format("map '{}': value size {} of a map with 'values' must be 4", spec.name,
+                                      spec.value_size));
+    spec.value_size = 4;
+    return ok_status();
+}
+
+Status parse_map_def(const struct btf* btf, const btf_type* def, MapSpec& spec, uint32_t* values_offset) {
     const btf_member* m = btf_members(def);
-    bool key_seen = false, value_seen = false;
+    bool key_seen = false, value_seen = false, values_seen = false;
     for (uint16_t i = 0; i < btf_vlen(def); ++i, ++m) {
         const char* field = btf__name_by_offset(btf, m->name_off);
         std::string_view f = field ? field : "";
@@ -106,6 +147,8 @@ Status parse_map_def(const struct btf* btf, const btf_type* def, MapSpec& spec) 
                 spec.max_entries = *v;
             else if (f == "map_flags")
                 spec.map_flags = *v;
+            else if (f == "map_extra")
+                spec.map_extra = *v;
             else if (f == "key_size")
                 STRBPF_TRY(merge_size(spec.name, "key", *v, &spec.key_size, &key_seen));
             else if (f == "value_size")
@@ -117,13 +160,16 @@ Status parse_map_def(const struct btf* btf, const btf_type* def, MapSpec& spec) 
                 STRBPF_TRY(merge_size(spec.name, "key", *v, &spec.key_size, &key_seen));
             else
                 STRBPF_TRY(merge_size(spec.name, "value", *v, &spec.value_size, &value_seen));
+        } else if (f == "values") {
+            if (btf_member_bit_offset(def, i) % 64)
+                return make_error(fmt::format("map '{}': field 'values' is not 8-byte aligned", spec.name));
+            *values_offset = btf_member_bit_offset(def, i) / 8;
+            STRBPF_TRY(parse_values(btf, m, spec, &values_seen));
         } else {
             return make_error(fmt::format("map '{}': unsupported field '{}' in the .maps definition", spec.name, f));
         }
     }
-    if (!known_map_type(spec.type))
-        return make_error(fmt::format("map '{}': unsupported map type {}", spec.name, spec.type));
-    return ok_status();
+    return check_map_def(spec, values_seen, value_seen);
 }
 
 const ElfSymbol* find_symbol_in(const ElfFile& elf, size_t shndx, const std::string& name) {
@@ -158,10 +204,77 @@ Status collect_btf_maps(const ElfFile& elf, const struct btf* btf, const ElfSect
         if (sym->value > sec.size || def->size > sec.size - sym->value)
             return make_error(
                 fmt::format("map '{}': symbol offset {:#x} is beyond section '.maps'", spec.name, sym->value));
-        STRBPF_TRY(parse_map_def(btf, def, spec));
+        uint32_t values_offset = UINT32_MAX;
+        STRBPF_TRY(parse_map_def(btf, def, spec, &values_offset));
         out.specs.push_back(std::move(spec));
-        out.origins.push_back(MapOrigin{sec.index, sym->value});
+        // The symbol's size covers `values` initialisers, which the definition's (zero-length array) does not.
+        const uint64_t extent = std::min<uint64_t>(std::max<uint64_t>(def->size, sym->size), sec.size - sym->value);
+        out.origins.push_back(MapOrigin{sec.index, sym->value, uint32_t(std::min<uint64_t>(extent, UINT32_MAX)),
+                                        values_offset});
     }
+    return ok_status();
+}
+
+// The map whose definition holds byte `off` of .maps, -1 when none.
+int map_at(const MapTable& t, size_t shndx, uint64_t off) {
+    for (size_t i = 0; i < t.specs.size(); ++i) {
+        const MapOrigin& o = t.origins[i];
+        if (!t.specs[i].global_data && o.section == shndx && off >= o.offset && off - o.offset < o.size)
+            return int(i);
+    }
+    return -1;
+}
+
+// One relocation of .rel.maps: slot `index` of a prog_array names a program (a function symbol in a program
+// section); slot of a map-in-map names another map of .maps (libbpf's init_slots).
+Status add_slot(const ElfFile& elf, const ElfSection& sec, const ElfReloc& r, MapTable& out) {
+    const int idx = map_at(out, sec.index, r.offset);
+    if (idx < 0)
+        return make_error(fmt::format("section '.rel.maps': relocation at {:#x} is outside every map", r.offset));
+    MapSpec& spec = out.specs[size_t(idx)];
+    const MapOrigin& o = out.origins[size_t(idx)];
+    const uint64_t rel = r.offset - o.offset;
+    if (o.values_offset == UINT32_MAX || rel < o.values_offset || (rel - o.values_offset) % 8)
+        return make_error(fmt::format("map '{}': relocation at offset {} of its definition is not a 'values' slot",
+                                      spec.name, rel));
+    const uint64_t slot = (rel - o.values_offset) / 8;
+    if (slot >= spec.max_entries)
+        return make_error(fmt::format("map '{}': 'values' slot {} is beyond max_entries {}", spec.name, slot,
+                                      spec.max_entries), -E2BIG);
+    const ElfSymbol& sym = elf.symbols()[r.sym];
+    const ElfSection* target = elf.section(sym.shndx);
+    if (spec.type == kMapProgArray) {
+        if (sym.type != STT_FUNC || !target || !target->executable())
+            return make_error(fmt::format("map '{}': slot {} must name a program, not '{}'", spec.name, slot,
+                                          elf.symbol_display_name(sym)));
+    } else if (!target || target->index != sec.index || map_at(out, sec.index, sym.value) < 0) {
+        return make_error(fmt::format("map '{}': slot {} must name a map of '.maps', not '{}'", spec.name, slot,
+                                      elf.symbol_display_name(sym)));
+    } else {
+        const MapSpec& inner = out.specs[size_t(map_at(out, sec.index, sym.value))];
+        if (is_map_in_map(inner.type))
+            return make_error(fmt::format("map '{}': slot {} names map-in-map '{}'", spec.name, slot, inner.name));
+        spec.slots.push_back({uint32_t(slot), inner.name});
+        return ok_status();
+    }
+    spec.slots.push_back({uint32_t(slot), sym.name});
+    return ok_status();
+}
+
+Status collect_slots(const ElfFile& elf, const ElfSection& maps, MapTable& out) {
+    for (const ElfSection& s : elf.sections()) {
+        if (s.type != SHT_REL || s.info != maps.index)
+            continue;
+        auto relocs = elf.relocations(s);
+        STRBPF_TRY(relocs);
+        for (const ElfReloc& r : *relocs)
+            STRBPF_TRY(add_slot(elf, maps, r, out));
+    }
+    for (const MapSpec& m : out.specs)
+        if (is_map_in_map(m.type) && !m.inner)
+            return make_error(fmt::format("map '{}': a {} map needs its inner map's definition "
+                                          "(__array(values, struct {{...}}))", m.name, map_type_name(m.type)),
+                              -EINVAL);
     return ok_status();
 }
 
@@ -197,7 +310,7 @@ Status check_map_memory(const MapTable& maps) {
     uint64_t total = 0;
     for (const MapSpec& m : maps.specs) {
         // Up to 2^32 entries of up to 2^33 bytes: saturate instead of overflowing 64 bits.
-        const uint64_t per = m.type == kMapRingbuf ? 1 : uint64_t(m.key_size) + m.value_size;
+        const uint64_t per = m.type == kMapRingbuf || m.type == kMapUserRingbuf ? 1 : uint64_t(m.key_size) + m.value_size;
         const uint64_t bytes =
             per && m.max_entries > kMaxObjectMapBytes / per ? kMaxObjectMapBytes + 1 : per * m.max_entries;
         total += bytes;
@@ -235,8 +348,10 @@ Result<MapTable> collect_maps(const ElfFile& elf, const struct btf* btf) {
     if (elf.find_section("maps"))
         return make_error("section 'maps': legacy struct bpf_map_def maps are not supported; use BTF-defined maps "
                           "in SEC(\".maps\")");
-    if (const ElfSection* maps = elf.find_section(".maps"))
+    if (const ElfSection* maps = elf.find_section(".maps")) {
         STRBPF_TRY(collect_btf_maps(elf, btf, *maps, out));
+        STRBPF_TRY(collect_slots(elf, *maps, out));
+    }
     uint64_t nobits_total = 0;
     for (const ElfSection& s : elf.sections()) {
         if (s.size == 0 || !(is_data_section(s) || is_rodata_section(s) || is_bss_section(s)))

@@ -14,6 +14,8 @@ namespace strbpf::loader {
 struct MapOrigin {
     size_t section = 0;  // ELF section index
     uint64_t offset = 0; // the map's symbol offset within .maps; 0 for global data
+    uint32_t size = 0;   // .maps: the definition's size
+    uint32_t values_offset = UINT32_MAX; // .maps: where `values` starts within the definition, UINT32_MAX if none
 };
 
 class MapTable {

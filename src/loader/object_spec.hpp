@@ -114,15 +114,48 @@ enum class AttachType : uint32_t {
     trace_fsession = 58,
 };
 
-// Map types the loader understands (enum bpf_map_type values).
+// Map types (enum bpf_map_type of Linux 6.18, every value; map_types.cpp says what each means to strbpf).
 enum MapType : uint32_t {
+    kMapUnspec = 0,
     kMapHash = 1,
     kMapArray = 2,
+    kMapProgArray = 3,
+    kMapPerfEventArray = 4,
     kMapPercpuHash = 5,
     kMapPercpuArray = 6,
+    kMapStackTrace = 7,
+    kMapCgroupArray = 8,
     kMapLruHash = 9,
+    kMapLruPercpuHash = 10,
+    kMapLpmTrie = 11,
+    kMapArrayOfMaps = 12,
+    kMapHashOfMaps = 13,
+    kMapDevmap = 14,
+    kMapSockmap = 15,
+    kMapCpumap = 16,
+    kMapXskmap = 17,
+    kMapSockhash = 18,
+    kMapCgroupStorage = 19,
+    kMapReuseportSockarray = 20,
+    kMapPercpuCgroupStorage = 21,
+    kMapQueue = 22,
+    kMapStack = 23,
+    kMapSkStorage = 24,
+    kMapDevmapHash = 25,
+    kMapStructOps = 26,
     kMapRingbuf = 27,
+    kMapInodeStorage = 28,
+    kMapTaskStorage = 29,
+    kMapBloomFilter = 30,
+    kMapUserRingbuf = 31,
+    kMapCgrpStorage = 32,
+    kMapArena = 33,
+    kMapTypeCount = 34,
 };
+// "hash", "prog_array", ... (libbpf's names); "unknown" past the last type.
+const char* map_type_name(uint32_t type);
+// The kernel's bpf_map_meta_equal-less answer: array_of_maps / hash_of_maps.
+constexpr bool is_map_in_map(uint32_t type) { return type == kMapArrayOfMaps || type == kMapHashOfMaps; }
 
 inline constexpr uint32_t kMapFlagRdonlyProg = 1u << 7; // BPF_F_RDONLY_PROG
 inline constexpr uint32_t kMapFlagMmapable = 1u << 10;  // BPF_F_MMAPABLE
@@ -135,9 +168,20 @@ struct MapSpec {
     uint32_t value_size = 0;
     uint32_t max_entries = 0;
     uint32_t map_flags = 0;
+    uint64_t map_extra = 0; // bloom_filter: the number of hash functions; arena: the user address
     bool global_data = false; // one-entry array made from .data/.bss/.rodata*
     bool frozen = false;      // .rodata*: frozen after load, read-only to programs (BPF_F_RDONLY_PROG)
     std::vector<uint8_t> initial; // global data: value_size bytes (zeros for .bss)
+    // `values` initialisers (libbpf's init_slots): prog_array slots name programs, map-in-map slots name maps of
+    // .maps; the runtime fills them when the object is instantiated.
+    struct Slot {
+        uint32_t index = 0;
+        std::string target;
+    };
+    std::vector<Slot> slots;
+    // array_of_maps / hash_of_maps: the inner map template (`__array(values, struct {...})`, named "<map>.inner"):
+    // what every inner map must match and what the verifier knows of a map a lookup returns.
+    std::shared_ptr<const MapSpec> inner;
 };
 
 struct LineInfo {

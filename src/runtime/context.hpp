@@ -25,6 +25,13 @@ struct RunContext {
     CallbackFn invoke_callback = nullptr;
     void* engine_state = nullptr; // the engine's own per-run state for invoke_callback
 
+    // bpf_tail_call: the helper hands the engine the target (a LinkedProgram of `instance`); the engine switches to
+    // it when the helper returns, or answers false (it aborted ctx). Null: the engine does not run tail calls.
+    // tail_call_cnt counts the run's tail calls against the kernel's MAX_TAIL_CALL_CNT.
+    using TailCallFn = bool (*)(RunContext* ctx, const void* target);
+    TailCallFn tail_call = nullptr;
+    uint32_t tail_call_cnt = 0;
+
     // The program passed strbpf's verifier: helpers may trust what it proved about their arguments (e.g.
     // bpf_strncmp's s1 size and NUL-terminated read-only s2) instead of re-checking them on every call.
     bool verified = false;

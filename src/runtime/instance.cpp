@@ -25,6 +25,7 @@ Result<std::unique_ptr<ObjectInstance>> ObjectInstance::create(std::shared_ptr<c
             return m.error();
         inst->maps_.push_back(std::move(m).value());
     }
+    STRBPF_TRY(inst->create_templates());
     for (size_t i = 0; i < os.maps.size(); i++) {
         const auto& ms = os.maps[i];
         Map* m = inst->maps_[i].get();
@@ -46,6 +47,8 @@ Result<std::unique_ptr<ObjectInstance>> ObjectInstance::create(std::shared_ptr<c
         const auto& ms = m->spec();
         const bool rdonly = ms.frozen || (ms.map_flags & loader::kMapFlagRdonlyProg);
         const uint64_t size = ms.global_data ? ms.value_size : m->arena_size();
+        if (size == 0) // fd maps and verify-only maps hold nothing a program may address
+            continue;
         if (!inst->registry_.add(Region{reinterpret_cast<uint64_t>(m->arena()), size,
                                         uint8_t(rdonly ? kPermRead : kPermRW),
                                         ms.global_data ? RegionKind::global_data : RegionKind::map, ms.name.c_str()}))
@@ -63,6 +66,8 @@ Result<std::unique_ptr<ObjectInstance>> ObjectInstance::create(std::shared_ptr<c
         }
         inst->programs_.push_back(std::move(lp));
     }
+    inst->install_resolvers();
+    STRBPF_TRY(inst->fill_slots());
     return inst;
 }
 

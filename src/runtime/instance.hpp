@@ -56,7 +56,14 @@ class ObjectInstance {
 
     const loader::ObjectSpec& spec() const { return *spec_; }
     const MemoryRegistry& registry() const { return registry_; }
-    Map* map(size_t index) const { return index < maps_.size() ? maps_[index].get() : nullptr; }
+    // Indexes past map_count() are inner map templates (inner_template()), which only the verifier sees.
+    Map* map(size_t index) const {
+        return index < maps_.size()                          ? maps_[index].get()
+               : index - maps_.size() < templates_.size() ? templates_[index - maps_.size()].get()
+                                                             : nullptr;
+    }
+    // The index (for map()) of the inner map template of map-in-map `index`, -1 for other maps.
+    int inner_template(size_t index) const { return index < inner_index_.size() ? inner_index_[index] : -1; }
     Map* find_map(const std::string& name) const;
     size_t map_count() const { return maps_.size(); }
     // True when ptr is one of this instance's Map objects (helpers validate map arguments with it).
@@ -68,9 +75,14 @@ class ObjectInstance {
   private:
     ObjectInstance() = default;
     Status link(const loader::ProgramSpec& prog, LinkedProgram* out);
+    Status create_templates();
+    void install_resolvers();
+    Status fill_slots();
 
     std::shared_ptr<const loader::ObjectSpec> spec_;
     std::vector<std::unique_ptr<Map>> maps_;
+    std::vector<std::unique_ptr<Map>> templates_; // inner map templates of map-in-maps
+    std::vector<int> inner_index_;                // per map: its template's index in map(), or -1
     MemoryRegistry registry_;
     std::vector<LinkedProgram> programs_;
 };

@@ -12,6 +12,7 @@
 #include "runtime/maps/map.hpp"
 #include "verifier/domain/scalar.hpp"
 #include "verifier/env.hpp"
+#include "verifier/map_rules.hpp"
 
 namespace strbpf::verifier {
 
@@ -97,6 +98,8 @@ bool check_helper_arg(Env& env, int regno, ArgKind kind, bool pkt_access, int* m
             return type_mismatch(env, regno, "scalar");
         return true;
     case ArgKind::const_map_ptr:
+        if (r.type == RegType::map_ptr && r.maybe_null) // a map-in-map lookup before its null check
+            return env.fail(fmt::format("R{} type=map_value_or_null expected=map_ptr", regno));
         if (r.type != RegType::map_ptr)
             return type_mismatch(env, regno, "map_ptr");
         *map_index = int(r.aux);
@@ -182,17 +185,6 @@ bool prog_sleepable(const Env& env) {
     const std::string_view sec = env.prog.section;
     const std::string_view head = sec.substr(0, sec.find('/'));
     return head.size() > 2 && head.substr(head.size() - 2) == ".s";
-}
-
-// check_map_func_compatibility for helpers beyond the map-element and ring-buffer ones: each takes only map types
-// strbpf does not have (prog_array, perf_event_array, stack_trace, sockmap, storage maps, ...), except
-// bpf_map_lookup_percpu_elem, which takes the per-CPU hash and array maps.
-bool map_fits_helper(const loader::MapSpec& m, const runtime::HelperProto& h) {
-    if (h.fn)
-        return true; // implemented helpers check their maps at run time
-    if (h.id == 195)
-        return m.type == loader::kMapPercpuHash || m.type == loader::kMapPercpuArray || m.type == 10;
-    return false;
 }
 
 // do_refine_retval_range: the integer results the kernel bounds. msize_max is the umax of the call's last
@@ -491,6 +483,37 @@ bool license_is_gpl_compatible(std::string_view license) {
 
 namespace {
 
+// check_map_func_compatibility and set_map_elem_callback_state's map checks (map_rules.cpp).
+bool check_map_rules(Env& env, int32_t func_id, const char* func_name, int map_index) {
+    const loader::MapSpec* m = env.map_spec(uint32_t(map_index));
+    if (!m)
+        return true;
+    if (func_id == 12 && m->type != loader::kMapProgArray) { // record_func_map, before the compatibility check
+        const bool first = !env.failed();
+        env.fail("expected prog array map for tail call");
+        if (first && !env.log.empty())
+            env.log.pop_back(); // the kernel prints this line without its newline
+        return false;
+    }
+    if (std::string why = map_func_incompatibility(m->type, func_id, func_name); !why.empty())
+        return env.fail(why);
+    if (func_id == 164 && !map_has_for_each(m->type))
+        return env.fail("callback function not allowed for map");
+    if (func_id == 1 && map_lookup_result(m->type) == LookupResult::socket)
+        return env.fail(fmt::format("strbpf does not model the socket a lookup in a {} map returns",
+                                    loader::map_type_name(m->type)));
+    return true;
+}
+
+// A lookup's result: a map value, or for a map-in-map the inner map template as CONST_PTR_TO_MAP (the kernel
+// turns the value into the inner map at the null check, which strbpf does at the call).
+Reg map_lookup_reg(Env& env, int32_t func_id, int map_index) {
+    const loader::MapSpec* m = map_index >= 0 ? env.map_spec(uint32_t(map_index)) : nullptr;
+    if (func_id == 1 && m && map_lookup_result(m->type) == LookupResult::inner_map)
+        return reg_ptr(RegType::map_ptr, uint32_t(env.inst.inner_template(uint32_t(map_index))));
+    return reg_ptr(RegType::map_value, uint32_t(std::max(map_index, 0)));
+}
+
 // What the argument checks learn for the rest of the call (the kernel's bpf_call_arg_meta, in part).
 // What check_func_arg learns of references from the arguments: the one a release argument gives back, and the
 // register holding it. Only one argument may carry a reference.
@@ -573,18 +596,11 @@ bool check_call_args(Env& env, const runtime::HelperProto& h, CallMeta* meta) {
     return true;
 }
 
-// After the arguments: record_func_map's tail-call check, the map's compatibility, the return kind.
+// After the arguments: record_func_map's tail-call check and the map's compatibility (map_rules.cpp), the return
+// kind.
 bool check_call_map_and_ret(Env& env, const runtime::HelperProto& h, const CallMeta& meta) {
-    if (h.id == 12 && meta.map_index >= 0) {
-        const bool first = !env.failed();
-        env.fail("expected prog array map for tail call"); // strbpf has no prog_array maps
-        if (first && !env.log.empty())
-            env.log.pop_back(); // the kernel prints this line without its newline
+    if (meta.map_index >= 0 && !check_map_rules(env, h.id, h.name, meta.map_index))
         return false;
-    }
-    const loader::MapSpec* m = meta.map_index >= 0 ? env.map_spec(uint32_t(meta.map_index)) : nullptr;
-    if (m && !map_fits_helper(*m, h))
-        return env.fail(fmt::format("cannot pass map_type {} into func {}#{}", m->type, h.name, h.id));
     if (!runtime::ret_kind_modelled(h.ret))
         return not_modelled(env, h, fmt::format("the return value ({})", runtime::ret_kind_name(h.ret)));
     return true;
@@ -600,7 +616,7 @@ void set_call_result(Env& env, const runtime::HelperProto& h, const CallMeta& me
         break;
     case runtime::RetKind::void_: f.regs[0] = Reg{}; break;
     case runtime::RetKind::map_value_or_null:
-        f.regs[0] = reg_ptr(RegType::map_value, uint32_t(std::max(meta.map_index, 0)));
+        f.regs[0] = map_lookup_reg(env, h.id, meta.map_index);
         f.regs[0].maybe_null = !meta.never_null;
         f.regs[0].id = meta.never_null ? 0 : env.new_id();
         break;

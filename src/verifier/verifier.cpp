@@ -2,6 +2,7 @@
 // each global subprogram), one abstract state at a time, saving checkpoints at prune points and cutting paths
 // that reach a checkpoint already proven safe. See src/verifier/README.md for the theory of operation.
 #include "verifier/verifier.hpp"
+#include "verifier/map_rules.hpp"
 
 #include <fmt/format.h>
 #include <unordered_map>
@@ -412,6 +413,11 @@ Verdict verify(const runtime::ObjectInstance& inst, const loader::ProgramSpec& p
         v.reason = s.error().message;
         v.pc = s.error().pc;
         v.log = v.reason + "\n";
+        return v;
+    }
+    if (std::string why = map_prog_incompatibility(inst, prog); !why.empty()) {
+        v.reason = why;
+        v.log = why + "\n";
         return v;
     }
     bool ok = check_cfg(env);

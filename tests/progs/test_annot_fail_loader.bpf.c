@@ -1,4 +1,4 @@
-/* An object strbpf's loader refuses whole (a queue map, a type it does not have): every program is still
+/* An object strbpf's loader refuses whole (an arena map, a type it does not create): every program is still
  * reported, per engine — FAIL on strbpf's engines with the loader's reason, judged by the kernel, which loads the
  * object with libbpf. Excluded from progs.* (tests/cli.cmake); checked by tests/unit/test_runner_test.cpp. */
 #include <linux/bpf.h>
@@ -8,10 +8,10 @@
 char _license[] SEC("license") = "GPL";
 
 struct {
-	__uint(type, BPF_MAP_TYPE_QUEUE);
-	__uint(max_entries, 4);
-	__type(value, __u32);
-} queue SEC(".maps");
+	__uint(type, 33); /* BPF_MAP_TYPE_ARENA */
+	__uint(map_flags, 1u << 10); /* BPF_F_MMAPABLE */
+	__uint(max_entries, 1); /* pages */
+} arena SEC(".maps");
 
 SEC("syscall")
 __success __retval(0)

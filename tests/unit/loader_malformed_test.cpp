@@ -118,7 +118,7 @@ TEST(LoaderMalformed, CommittedFiles) {
         {"not_elf.bin", "not an ELF file"},
         {"host_x86_64.o", "is not BPF"},
         {"big_endian.o", "big-endian"},
-        {"unknown_map_type.o", "map 'stacks': unsupported map type 7"},
+        {"unknown_map_type.o", "map 'stacks': unknown map type 99"},
         {"unknown_section.o", "missing BPF prog type, check ELF section name 'no_such_type/foo'"},
         {"bad_truncated_half.o", "section header table"},
         {"bad_shoff_beyond_file.o", "section header table"},

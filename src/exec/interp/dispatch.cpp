@@ -247,6 +247,8 @@ namespace {
     if (ctx.aborted)                                                                                                   \
         goto L_ABORTED;                                                                                                \
     mc.clear();                                                                                                        \
+    if (st.tail_target) [[unlikely]]                                                                                   \
+        goto L_TAIL_CALL;                                                                                              \
     NEXT();
 #define EXEC_CALL_HELPER(sem)                                                                                          \
     fn = runtime::helper_fn(ip->imm);                                                                                  \
@@ -324,6 +326,14 @@ L_RESOLVE : {
             goto * s->label;
     goto L_INVALID;
 }
+// bpf_tail_call succeeded: the target runs in this frame (its stack, r1 = ctx still) in place of the caller,
+// and returns where the caller would have returned.
+L_TAIL_CALL:
+    ip = st.tail_target;
+    st.code = st.tail_target;
+    st.size = st.tail_size;
+    st.tail_target = nullptr;
+    DISPATCH();
 L_DONE:
     out.stop = Stop::exit;
     goto L_STOP;

@@ -5,6 +5,8 @@
 #include <fmt/format.h>
 
 #include "exec/interp/machine.hpp"
+#include "exec/runner.hpp"
+#include "runtime/instance.hpp"
 #include "isa/opcodes.hpp"
 
 namespace strbpf::exec::interp {
@@ -60,6 +62,25 @@ std::string stop_message(const Outcome& o, const isa::Insn* code, const runtime:
     return "unknown stop";
 }
 
+bool interp_tail_call(runtime::RunContext* ctx, const void* target) {
+    EngineState& st = *static_cast<EngineState*>(ctx->engine_state);
+    const auto& prog = *static_cast<const runtime::LinkedProgram*>(target);
+    if (!prog.linked || prog.insns.empty()) {
+        ctx->abort(fmt::format("bpf_tail_call: program '{}' cannot run: {}", prog.spec->name, prog.link_error.message));
+        return false;
+    }
+    // A verified run may enter only verified programs; interp-checked runs check every access anyway.
+    if (!st.checked) {
+        if (Status s = load_check(EngineKind::interp, *ctx->instance, prog); !s) {
+            ctx->abort(fmt::format("bpf_tail_call: program '{}' cannot load: {}", prog.spec->name, s.error().message));
+            return false;
+        }
+    }
+    st.tail_target = prog.insns.data();
+    st.tail_size = prog.insns.size();
+    return true;
+}
+
 uint64_t invoke_callback(runtime::RunContext* ctx, uint64_t callback, uint64_t r1, uint64_t r2, uint64_t r3,
                          uint64_t r4, uint64_t r5) {
     EngineState& st = *static_cast<EngineState*>(ctx->engine_state);
@@ -112,18 +133,22 @@ InterpResult run_validated(std::span<const isa::Insn> insns, uint64_t r1, uint64
     st.checked = checked;
     const auto saved_fn = ctx.invoke_callback;
     void* const saved_state = ctx.engine_state;
+    const auto saved_tail = ctx.tail_call;
     ctx.invoke_callback = invoke_callback;
+    ctx.tail_call = interp_tail_call;
+    ctx.tail_call_cnt = 0; // the kernel counts tail calls per run
     ctx.engine_state = &st;
     Outcome out;
     execute(Entry{insns.data(), {r1, r2, 0, 0, 0}, 1}, ctx, st, insn_limit, out);
     ctx.invoke_callback = saved_fn;
+    ctx.tail_call = saved_tail;
     ctx.engine_state = saved_state;
     res.insns_executed = out.executed;
     res.r0 = out.r0;
-    res.pc = out.at - insns.data();
+    res.pc = out.at - st.code; // after a tail call, pcs count in the program that ran last
     res.ok = out.stop == Stop::exit;
     if (!res.ok)
-        res.error = stop_message(out, insns.data(), ctx, insn_limit);
+        res.error = stop_message(out, st.code, ctx, insn_limit);
     return res;
 }
 

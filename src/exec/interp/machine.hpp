@@ -92,7 +92,13 @@ struct EngineState {
     int depth = 1;       // frames in use at the helper/kfunc call in progress
     uint64_t used = 0;   // instructions executed before the loop that made that call started
     uint64_t nested = 0; // instructions callbacks executed during that call
+    const isa::Insn* tail_target = nullptr; // set by bpf_tail_call: the loop continues at this program's start
+    size_t tail_size = 0;
 };
+
+// runtime::RunContext::TailCallFn of the interpreter (interpreter.cpp): checks the target loads (the verifier, as
+// the kernel verified it when it was loaded) and names it in EngineState for the dispatch loop.
+bool interp_tail_call(runtime::RunContext* ctx, const void* target);
 
 // The dispatch loop (dispatch.cpp): runs from e.start until its frame exits or a stop condition; `limit` is the
 // remaining instruction budget (0 = none). out.executed includes instructions run by callbacks.

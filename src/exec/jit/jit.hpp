@@ -75,6 +75,7 @@ class CompiledProgram {
 
     // The pc of the BPF function whose native entry is `target` (a valid callback value); -1 when none is.
     int64_t function_pc(uint64_t target) const;
+    size_t function_count() const { return functions_.size(); }
     // Offset in code() of pc 0's function entry: its prologue, or for a lean program (one function, no
     // callback-taking helper) the entry that runs main inline (enter_main).
     size_t main_offset() const { return size_t(main_ - reinterpret_cast<uint64_t>(mem_.data())); }
@@ -115,5 +116,12 @@ Result<std::unique_ptr<CompiledProgram>> compile(const runtime::LinkedProgram& p
 
 // compile(prog) once per linked program (cache.cpp): later calls with the same program return the same code.
 Result<std::shared_ptr<const CompiledProgram>> compile_cached(const runtime::LinkedProgram& prog);
+
+// A run that follows bpf_tail_call (tail_call.cpp): the helper names the target, the run unwinds as on an abort,
+// and the target runs from its start with the same r1 and stack; at most MAX_TAIL_CALL_CNT times per run. The
+// JIT runs tail calls made by programs of one BPF function (a tail call from a subprogram returns to its caller,
+// which would need the frames this unwinding drops); others fail with a message saying so.
+JitResult run_with_tail_calls(const CompiledProgram& first, uint64_t r1, runtime::RunContext& ctx,
+                              runtime::StackArea& stack);
 
 } // namespace strbpf::exec::jit

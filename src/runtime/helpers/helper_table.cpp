@@ -86,7 +86,7 @@ constexpr HelperProto kHelpers[] = {
     {9, "bpf_skb_store_bytes", bpf_skb_store_bytes_helper, R::integer, {A::ptr_to_ctx, A::anything, A::ptr_to_mem_rdonly, A::const_size, A::anything}, false, T("sched_cls sched_act lwt_xmit sk_skb"), false, kChangesPktData},
     {10, "bpf_l3_csum_replace", bpf_l3_csum_replace_helper, R::integer, {A::ptr_to_ctx, A::anything, A::anything, A::anything, A::anything}, false, T("sched_cls sched_act lwt_xmit"), false, kChangesPktData},
     {11, "bpf_l4_csum_replace", bpf_l4_csum_replace_helper, R::integer, {A::ptr_to_ctx, A::anything, A::anything, A::anything, A::anything}, false, T("sched_cls sched_act lwt_xmit"), false, kChangesPktData},
-    {12, "bpf_tail_call", nullptr, R::void_, {A::ptr_to_ctx, A::const_map_ptr, A::anything, _, _}, false, kAll, false, kChangesPktData},
+    {12, "bpf_tail_call", bpf_tail_call_helper, R::void_, {A::ptr_to_ctx, A::const_map_ptr, A::anything, _, _}, false, kAll, false, kChangesPktData},
     {13, "bpf_clone_redirect", nullptr, R::integer, {A::ptr_to_ctx, A::anything, A::anything, _, _}, false, T("sched_cls sched_act lwt_xmit"), false, kChangesPktData},
     {14, "bpf_get_current_pid_tgid", bpf_get_current_pid_tgid_helper, R::integer, {_, _, _, _, _}, false, kAll, false, 0},
     {15, "bpf_get_current_uid_gid", bpf_get_current_uid_gid_helper, R::integer, {_, _, _, _, _}, false, kAll, false, 0},

@@ -6,6 +6,7 @@
 
 #include "runtime/helpers/helper_checks.hpp"
 #include "runtime/instance.hpp"
+#include "runtime/maps/fd_maps.hpp"
 
 namespace strbpf::runtime {
 
@@ -14,7 +15,13 @@ Map* checked_map(uint64_t map, RunContext* ctx, const char* helper) {
         ctx->abort(fmt::format("R1 type=scalar expected=map_ptr (in {})", helper));
         return nullptr;
     }
-    return reinterpret_cast<Map*>(map);
+    Map* m = reinterpret_cast<Map*>(map);
+    if (!m->runnable()) {
+        ctx->abort(fmt::format("{}: strbpf verifies programs that use {} maps but does not run their operations "
+                               "(map '{}')", helper, loader::map_type_name(m->spec().type), m->name()));
+        return nullptr;
+    }
+    return m;
 }
 
 bool checked_mem(uint64_t p, uint64_t size, uint8_t perms, RunContext* ctx, const char* what, const char* helper) {
@@ -69,6 +76,32 @@ uint64_t bpf_map_delete_elem_helper(uint64_t map, uint64_t key, uint64_t, uint64
         return 0;
     }
     return uint64_t(int64_t(m->remove(reinterpret_cast<const void*>(key))));
+}
+
+// bpf_tail_call (12), as the live 6.18 kernel answers: an index at or past max_entries or an empty slot falls
+// through without being counted; a run makes at most MAX_TAIL_CALL_CNT (33) tail calls, the 34th falls through. On success the engine runs the target in the caller's frame and never returns
+// here; the helper's own return value is never read (RET_VOID).
+uint64_t bpf_tail_call_helper(uint64_t, uint64_t map, uint64_t index, uint64_t, uint64_t, RunContext* ctx) {
+    constexpr uint32_t kMaxTailCallCnt = 33;
+    Map* m = checked_map(map, ctx, "bpf_tail_call");
+    if (!m)
+        return 0;
+    ProgArrayMap* pa = m->as_prog_array();
+    if (!pa) {
+        ctx->abort(fmt::format("cannot pass map_type {} into func bpf_tail_call#12", m->spec().type));
+        return 0;
+    }
+    const int32_t p = pa->prog(uint32_t(index));
+    if (p < 0 || ctx->tail_call_cnt >= kMaxTailCallCnt || !ctx->instance ||
+        size_t(p) >= ctx->instance->programs().size())
+        return 0;
+    ctx->tail_call_cnt++;
+    if (!ctx->tail_call) {
+        ctx->abort("bpf_tail_call: this engine does not run tail calls");
+        return 0;
+    }
+    ctx->tail_call(ctx, &ctx->instance->programs()[size_t(p)]);
+    return 0;
 }
 
 } // namespace strbpf::runtime

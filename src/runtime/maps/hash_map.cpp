@@ -35,7 +35,8 @@ uint32_t hash_bytes(const void* p, uint32_t n) { // FNV-1a, folded
 class HashMap final : public Map {
   public:
     HashMap(const loader::MapSpec& spec, uint32_t ncpus)
-        : Map(spec), lru_mode_(spec.type == loader::kMapLruHash), percpu_(spec.type == loader::kMapPercpuHash),
+        : Map(spec), lru_mode_(spec.type == loader::kMapLruHash || spec.type == loader::kMapLruPercpuHash),
+          percpu_(spec.type == loader::kMapPercpuHash || spec.type == loader::kMapLruPercpuHash),
           ncpus_(percpu_ ? ncpus : 1), key8_(round8(spec.key_size)), val8_(round8(spec.value_size)),
           esize_(key8_ + val8_ * ncpus_), spares_(lru_mode_ || percpu_ ? 0 : ncpus),
           nelem_(spec.max_entries + spares_), arena_(esize_ * nelem_) {
@@ -263,8 +264,9 @@ int HashMap::update_lru(const void* key, const void* value, uint64_t flags, uint
     const uint32_t h = hash_bytes(key, spec_.key_size);
     Bucket& b = bucket(h);
     lru_lock_.lock();
-    const uint32_t e = lru_->pop_free();
-    if (e == kNil) {
+    // htab_lru_percpu_map_update_elem takes no element for BPF_EXIST and updates an existing one in place.
+    const uint32_t e = percpu_ && flags == kBpfExist ? kNil : lru_->pop_free();
+    if (e == kNil && !(percpu_ && flags == kBpfExist)) {
         lru_lock_.unlock();
         return -ENOMEM;
     }
@@ -272,9 +274,19 @@ int HashMap::update_lru(const void* key, const void* value, uint64_t flags, uint
     const uint32_t old = find(b, key, h);
     if (const int err = check_flags(old, flags)) {
         b.lock.unlock();
-        lru_->push_free(e);
+        if (e != kNil)
+            lru_->push_free(e);
         lru_lock_.unlock();
         return err;
+    }
+    if (percpu_ && old != kNil) {
+        lru_->set_ref(old);
+        write_value(old, value, cpu, all_cpus, false);
+        b.lock.unlock();
+        if (e != kNil)
+            lru_->push_free(e);
+        lru_lock_.unlock();
+        return 0;
     }
     std::memcpy(key_of(e), key, spec_.key_size);
     write_value(e, value, cpu, all_cpus, true);
@@ -369,7 +381,7 @@ Result<std::unique_ptr<Map>> create_hash_map(const loader::MapSpec& spec) {
                           -EINVAL);
     const uint32_t ncpus = possible_cpus();
     const uint64_t per = round8(spec.key_size) + round8(spec.value_size) *
-                                                      (spec.type == loader::kMapPercpuHash ? ncpus : 1);
+                                                      (spec.type == loader::kMapPercpuHash || spec.type == loader::kMapLruPercpuHash ? ncpus : 1);
     if (per * (uint64_t(spec.max_entries) + ncpus) > kMaxMapBytes || spec.max_entries > (1u << 30))
         return make_error(fmt::format("map '{}': {} elements of {} bytes exceed the 1 GiB map limit", spec.name,
                                       spec.max_entries, per), -E2BIG);

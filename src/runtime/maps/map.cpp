@@ -1,5 +1,6 @@
 // Map creation and the operations every map type shares (runtime stage).
 #include "runtime/maps/map.hpp"
+#include "runtime/maps/fd_maps.hpp"
 
 #include <bpf/libbpf.h>
 
@@ -29,6 +30,11 @@ int Map::copy_value(const void* key, void* out) {
 Result<std::unique_ptr<Map>> create_map(const loader::MapSpec& spec) {
     if (spec.type == loader::kMapRingbuf)
         return create_ringbuf_map(spec);
+    if (is_verify_only_map_type(spec.type))
+        return create_verify_only_map(spec);
+    if (spec.type == loader::kMapArena || spec.type == loader::kMapStructOps || spec.type >= loader::kMapTypeCount)
+        return make_error(fmt::format("map '{}': strbpf does not support {} maps (type {})", spec.name,
+                                      loader::map_type_name(spec.type), spec.type), -EINVAL);
     if (spec.max_entries == 0 || spec.value_size == 0)
         return make_error(fmt::format("map '{}': max_entries and value_size must be non-zero", spec.name), -EINVAL);
     switch (spec.type) {
@@ -39,9 +45,16 @@ Result<std::unique_ptr<Map>> create_map(const loader::MapSpec& spec) {
     case loader::kMapHash:
     case loader::kMapPercpuHash:
     case loader::kMapLruHash:
+    case loader::kMapLruPercpuHash:
         return create_hash_map(spec);
+    case loader::kMapProgArray:
+        return create_prog_array_map(spec);
+    case loader::kMapArrayOfMaps:
+    case loader::kMapHashOfMaps:
+        return create_map_in_map(spec);
     default:
-        return make_error(fmt::format("map '{}': map type {} is not supported", spec.name, spec.type), -EINVAL);
+        return make_error(fmt::format("map '{}': strbpf does not support {} maps (type {})", spec.name,
+                                      loader::map_type_name(spec.type), spec.type), -EINVAL);
     }
 }
 

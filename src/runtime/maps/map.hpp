@@ -12,6 +12,8 @@
 namespace strbpf::runtime {
 
 class RingbufMap;
+class FdMap;
+class ProgArrayMap;
 
 // Update flags (include/uapi/linux/bpf.h).
 inline constexpr uint64_t kBpfAny = 0, kBpfNoexist = 1, kBpfExist = 2, kBpfFLock = 4;
@@ -45,7 +47,10 @@ class Map {
     // ---- per-CPU aware operations (helpers pass RunContext::cpu; the host API uses the syscall forms) ----------
     // Copies of each value: possible_cpus() for per-CPU maps, 1 otherwise.
     virtual uint32_t ncpus() const { return 1; }
-    bool percpu() const { return spec_.type == loader::kMapPercpuArray || spec_.type == loader::kMapPercpuHash; }
+    bool percpu() const {
+        return spec_.type == loader::kMapPercpuArray || spec_.type == loader::kMapPercpuHash ||
+               spec_.type == loader::kMapLruPercpuHash;
+    }
     // Bytes of one value as the bpf() syscall moves it: value_size, or round_up(value_size, 8) * ncpus().
     uint64_t syscall_value_size() const {
         return percpu() ? ((uint64_t(spec_.value_size) + 7) & ~uint64_t(7)) * ncpus() : spec_.value_size;
@@ -73,6 +78,11 @@ class Map {
     }
 
     virtual RingbufMap* as_ringbuf() { return nullptr; }
+    virtual FdMap* as_fd_map() { return nullptr; }           // prog_array, array_of_maps, hash_of_maps
+    virtual ProgArrayMap* as_prog_array() { return nullptr; }
+    bool map_in_map() const { return loader::is_map_in_map(spec_.type); }
+    // False for the verify-only types (verify_only_map.cpp): helpers refuse to run on them.
+    virtual bool runnable() const { return true; }
 
   protected:
     loader::MapSpec spec_;
@@ -86,5 +96,8 @@ Result<std::unique_ptr<Map>> create_array_map(const loader::MapSpec& spec);
 Result<std::unique_ptr<Map>> create_percpu_array_map(const loader::MapSpec& spec);
 Result<std::unique_ptr<Map>> create_hash_map(const loader::MapSpec& spec); // hash, percpu_hash, lru_hash
 Result<std::unique_ptr<Map>> create_ringbuf_map(const loader::MapSpec& spec);
+Result<std::unique_ptr<Map>> create_verify_only_map(const loader::MapSpec& spec);
+bool is_verify_only_map_type(uint32_t type);
+// prog_array, array_of_maps and hash_of_maps: fd_maps.hpp.
 
 } // namespace strbpf::runtime

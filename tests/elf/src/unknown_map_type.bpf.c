@@ -1,9 +1,9 @@
-/* A BTF-defined map of a type the loader does not support (BPF_MAP_TYPE_STACK_TRACE = 7). */
+/* A BTF-defined map of a type Linux 6.18 does not have (enum bpf_map_type ends at 33, BPF_MAP_TYPE_ARENA). */
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
 
 struct {
-    __uint(type, BPF_MAP_TYPE_STACK_TRACE);
+    __uint(type, 99);
     __uint(max_entries, 4);
     __uint(key_size, 4);
     __uint(value_size, 8);

@@ -1,0 +1,37 @@
+// exec::load_check (exec stage): the verifier's verdict on a program, once per linked program. Apart from the
+// runner so that the interpreter (bpf_tail_call targets) can call it without linking the JIT.
+#include <mutex>
+
+#include "exec/runner.hpp"
+#include "verifier/verifier.hpp"
+
+namespace strbpf::exec {
+
+Status load_check(EngineKind engine, const runtime::ObjectInstance& inst, const runtime::LinkedProgram& prog) {
+    if (engine == EngineKind::interp_checked)
+        return prog.linked ? ok_status() : Status(prog.link_error);
+    return load_check(engine, inst, prog, 0, nullptr);
+}
+
+Status load_check(EngineKind engine, const runtime::ObjectInstance& inst, const runtime::LinkedProgram& prog,
+                  int log_level, std::string* log) {
+    if (!prog.linked)
+        return prog.link_error;
+    runtime::ProgramCache& c = *prog.cache;
+    std::lock_guard<std::mutex> lock(c.mu);
+    if (!c.verified) {
+        verifier::Verdict v = verifier::verify(inst, *prog.spec, verifier::Options{log_level});
+        c.verified = true;
+        c.accepted = v.ok;
+        c.reason = v.reason;
+        c.max_ctx_offset = v.max_ctx_offset;
+        c.min_ctx_offset = v.min_ctx_offset;
+        if (log)
+            *log = std::move(v.log);
+    }
+    if (!c.accepted && engine != EngineKind::interp_checked)
+        return make_error(c.reason, -13);
+    return ok_status();
+}
+
+} // namespace strbpf::exec

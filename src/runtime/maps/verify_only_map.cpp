@@ -1,0 +1,119 @@
+// Map types strbpf creates so that programs using them load and are verified with the kernel's rules, but whose
+// operations it does not run (runtime stage): sockets, devices, CPUs, cgroups, stacks, local storage, tries,
+// queues, perf buffers, user ring buffers. The spec rules are each type's map_alloc_check in Linux 6.18.
+// A helper that reaches one of these maps in a run aborts the run naming the map type; the syscall view answers
+// -EOPNOTSUPP.
+#include <cerrno>
+
+#include <fmt/format.h>
+
+#include "runtime/maps/map.hpp"
+
+namespace strbpf::runtime {
+namespace {
+
+constexpr uint32_t kNoPrealloc = 1u << 0; // BPF_F_NO_PREALLOC
+constexpr int16_t kNonZero = -1;          // any size but 0
+constexpr int16_t kStackTrace = -2;       // a multiple of 8, 8..127*8 (sysctl_perf_event_max_stack 127)
+
+struct SpecRule {
+    uint32_t type;
+    int16_t key_a, key_b;     // allowed key sizes (the same twice when one)
+    int16_t value_a, value_b; // allowed value sizes
+    bool zero_entries;        // max_entries must be 0 (else: must not be 0)
+    uint32_t need_flags;      // flags that must be set
+};
+
+using namespace loader;
+constexpr SpecRule kRules[] = {
+    {kMapPerfEventArray, 4, 4, 4, 4, false, 0},
+    {kMapStackTrace, 4, 4, kStackTrace, kStackTrace, false, 0},
+    {kMapCgroupArray, 4, 4, 4, 4, false, 0},
+    {kMapLpmTrie, kNonZero, kNonZero, kNonZero, kNonZero, false, kNoPrealloc}, // + key 5..260, checked below
+    {kMapDevmap, 4, 4, 4, 8, false, 0},
+    {kMapSockmap, 4, 4, 4, 8, false, 0},
+    {kMapCpumap, 4, 4, 4, 8, false, 0},
+    {kMapXskmap, 4, 4, 4, 4, false, 0},
+    {kMapSockhash, kNonZero, kNonZero, 4, 8, false, 0},
+    {kMapCgroupStorage, 8, 12, kNonZero, kNonZero, true, 0},
+    {kMapReuseportSockarray, 4, 4, 4, 8, false, 0},
+    {kMapPercpuCgroupStorage, 8, 12, kNonZero, kNonZero, true, 0},
+    {kMapQueue, 0, 0, kNonZero, kNonZero, false, 0},
+    {kMapStack, 0, 0, kNonZero, kNonZero, false, 0},
+    {kMapSkStorage, 4, 4, kNonZero, kNonZero, true, kNoPrealloc},
+    {kMapDevmapHash, 4, 4, 4, 8, false, 0},
+    {kMapInodeStorage, 4, 4, kNonZero, kNonZero, true, kNoPrealloc},
+    {kMapTaskStorage, 4, 4, kNonZero, kNonZero, true, kNoPrealloc},
+    {kMapBloomFilter, 0, 0, kNonZero, kNonZero, false, 0},
+    {kMapCgrpStorage, 4, 4, kNonZero, kNonZero, true, kNoPrealloc},
+};
+
+bool size_ok(uint32_t size, int16_t a, int16_t b) {
+    if (a == kNonZero)
+        return size != 0;
+    if (a == kStackTrace)
+        return size >= 8 && size % 8 == 0 && size / 8 <= 127;
+    return size == uint32_t(a) || size == uint32_t(b);
+}
+
+class VerifyOnlyMap final : public Map {
+  public:
+    using Map::Map;
+    bool runnable() const override { return false; }
+    void* lookup(const void*) override { return nullptr; }
+    int copy_value(const void*, void*) override { return -EOPNOTSUPP; }
+    int update(const void*, const void*, uint64_t) override { return -EOPNOTSUPP; }
+    int remove(const void*) override { return -EOPNOTSUPP; }
+    int next_key(const void*, void*) override { return -EOPNOTSUPP; }
+    uint8_t* arena() override { return nullptr; }
+    uint64_t arena_size() const override { return 0; }
+};
+
+Status check_rule(const SpecRule& r, const MapSpec& spec) {
+    const char* type = map_type_name(spec.type);
+    if (!size_ok(spec.key_size, r.key_a, r.key_b) ||
+        (spec.type == kMapLpmTrie && (spec.key_size < 5 || spec.key_size > 4 + 256)))
+        return make_error(fmt::format("map '{}': key_size {} is not valid for a {} map", spec.name, spec.key_size,
+                                      type), -EINVAL);
+    if (!size_ok(spec.value_size, r.value_a, r.value_b))
+        return make_error(fmt::format("map '{}': value_size {} is not valid for a {} map", spec.name,
+                                      spec.value_size, type), -EINVAL);
+    if (r.zero_entries != (spec.max_entries == 0))
+        return make_error(fmt::format("map '{}': a {} map needs max_entries {}", spec.name, type,
+                                      r.zero_entries ? "0" : "above 0"), -EINVAL);
+    if ((spec.map_flags & r.need_flags) != r.need_flags)
+        return make_error(fmt::format("map '{}': a {} map needs BPF_F_NO_PREALLOC", spec.name, type), -EINVAL);
+    if (spec.type == kMapBloomFilter && (spec.map_extra & ~uint64_t(0xf)))
+        return make_error(fmt::format("map '{}': a bloom filter's map_extra is 0..15 hash functions", spec.name),
+                          -EINVAL);
+    return ok_status();
+}
+
+} // namespace
+
+bool is_verify_only_map_type(uint32_t type) {
+    for (const SpecRule& r : kRules)
+        if (r.type == type)
+            return true;
+    return type == kMapUserRingbuf;
+}
+
+Result<std::unique_ptr<Map>> create_verify_only_map(const loader::MapSpec& spec) {
+    if (spec.type == kMapUserRingbuf) {
+        const uint32_t n = spec.max_entries, page = 4096;
+        if (spec.key_size || spec.value_size || n == 0 || (n & (n - 1)) || n % page)
+            return make_error(fmt::format("map '{}': a user ring buffer needs key and value size 0 and max_entries "
+                                          "a power of two multiple of {} (got {})", spec.name, page, n), -EINVAL);
+        return std::unique_ptr<Map>(std::make_unique<VerifyOnlyMap>(spec));
+    }
+    for (const SpecRule& r : kRules) {
+        if (r.type != spec.type)
+            continue;
+        STRBPF_TRY(check_rule(r, spec));
+        return std::unique_ptr<Map>(std::make_unique<VerifyOnlyMap>(spec));
+    }
+    return make_error(fmt::format("map '{}': map type {} is not supported", spec.name, map_type_name(spec.type)),
+                      -EINVAL);
+}
+
+} // namespace strbpf::runtime

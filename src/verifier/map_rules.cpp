@@ -1,0 +1,182 @@
+// Map-type rules as data (verifier stage): the two switches of the kernel's check_map_func_compatibility
+// (kernel/bpf/verifier.c, Linux 6.18) as tables. A map type listed in kByMapType allows only its helpers; a helper
+// listed in kByHelper takes only its map types; everything else is unrestricted by this check.
+#include "verifier/map_rules.hpp"
+
+#include <algorithm>
+#include <iterator>
+#include <span>
+#include <string_view>
+
+#include <fmt/format.h>
+
+#include "isa/opcodes.hpp"
+#include "loader/object_spec.hpp"
+#include "runtime/instance.hpp"
+
+namespace strbpf::verifier {
+namespace {
+
+using namespace loader;
+
+// Helper ids (enum bpf_func_id).
+enum : int32_t {
+    kLookup = 1, kUpdate = 2, kDelete = 3, kTailCall = 12, kPerfEventRead = 22, kPerfEventOutput = 25,
+    kGetStackid = 27, kSkbUnderCgroup = 33, kCurrentTaskUnderCgroup = 37, kRedirectMap = 51, kSkRedirectMap = 52,
+    kSockMapUpdate = 53, kPerfEventReadValue = 55, kMsgRedirectMap = 60, kSockHashUpdate = 70,
+    kMsgRedirectHash = 71, kSkRedirectHash = 72, kGetLocalStorage = 81, kSkSelectReuseport = 82, kPush = 87,
+    kPop = 88, kPeek = 89, kSkStorageGet = 107, kSkStorageDelete = 108, kSkbOutput = 111, kXdpOutput = 121,
+    kRingbufOutput = 130, kRingbufReserve = 131, kRingbufQuery = 134, kInodeStorageGet = 145,
+    kInodeStorageDelete = 146, kTaskStorageGet = 156, kTaskStorageDelete = 157, kLookupPercpu = 195,
+    kRingbufReserveDynptr = 198, kRingbufSubmitDynptr = 199, kRingbufDiscardDynptr = 200, kUserRingbufDrain = 209,
+    kCgrpStorageGet = 210, kCgrpStorageDelete = 211,
+};
+
+constexpr size_t kMaxList = 8;
+struct Row {
+    int32_t key; // a map type (kByMapType) or a helper id (kByHelper)
+    int32_t allowed[kMaxList];
+};
+
+// First switch: map type -> the only helpers that may take it. Sockmap and sockhash also allow update and delete
+// in the program types may_update_sockmap names; strbpf does not run those types, so it allows neither (stricter).
+constexpr Row kByMapType[] = {
+    {kMapProgArray, {kTailCall}},
+    {kMapPerfEventArray, {kPerfEventRead, kPerfEventOutput, kPerfEventReadValue, kSkbOutput, kXdpOutput}},
+    {kMapRingbuf, {kRingbufOutput, kRingbufReserve, kRingbufQuery, kRingbufReserveDynptr, kRingbufSubmitDynptr,
+                   kRingbufDiscardDynptr}},
+    {kMapUserRingbuf, {kUserRingbufDrain}},
+    {kMapStackTrace, {kGetStackid}},
+    {kMapCgroupArray, {kSkbUnderCgroup, kCurrentTaskUnderCgroup}},
+    {kMapCgroupStorage, {kGetLocalStorage}},
+    {kMapPercpuCgroupStorage, {kGetLocalStorage}},
+    {kMapDevmap, {kRedirectMap, kLookup}},
+    {kMapDevmapHash, {kRedirectMap, kLookup}},
+    {kMapCpumap, {kRedirectMap}},
+    {kMapXskmap, {kRedirectMap, kLookup}},
+    {kMapArrayOfMaps, {kLookup}},
+    {kMapHashOfMaps, {kLookup}},
+    {kMapSockmap, {kSkRedirectMap, kSockMapUpdate, kMsgRedirectMap, kSkSelectReuseport, kLookup}},
+    {kMapSockhash, {kSkRedirectHash, kSockHashUpdate, kMsgRedirectHash, kSkSelectReuseport, kLookup}},
+    {kMapReuseportSockarray, {kSkSelectReuseport}},
+    {kMapQueue, {kPeek, kPop, kPush}},
+    {kMapStack, {kPeek, kPop, kPush}},
+    {kMapSkStorage, {kSkStorageGet, kSkStorageDelete}},
+    {kMapInodeStorage, {kInodeStorageGet, kInodeStorageDelete}},
+    {kMapTaskStorage, {kTaskStorageGet, kTaskStorageDelete}},
+    {kMapCgrpStorage, {kCgrpStorageGet, kCgrpStorageDelete}},
+    {kMapBloomFilter, {kPeek, kPush}},
+};
+
+// Second switch: helper -> the only map types it takes.
+constexpr Row kByHelper[] = {
+    {kTailCall, {kMapProgArray}},
+    {kPerfEventRead, {kMapPerfEventArray}},
+    {kPerfEventOutput, {kMapPerfEventArray}},
+    {kPerfEventReadValue, {kMapPerfEventArray}},
+    {kSkbOutput, {kMapPerfEventArray}},
+    {kXdpOutput, {kMapPerfEventArray}},
+    {kRingbufOutput, {kMapRingbuf}},
+    {kRingbufReserve, {kMapRingbuf}},
+    {kRingbufQuery, {kMapRingbuf}},
+    {kRingbufReserveDynptr, {kMapRingbuf}},
+    {kRingbufSubmitDynptr, {kMapRingbuf}},
+    {kRingbufDiscardDynptr, {kMapRingbuf}},
+    {kUserRingbufDrain, {kMapUserRingbuf}},
+    {kGetStackid, {kMapStackTrace}},
+    {kCurrentTaskUnderCgroup, {kMapCgroupArray}},
+    {kSkbUnderCgroup, {kMapCgroupArray}},
+    {kRedirectMap, {kMapDevmap, kMapDevmapHash, kMapCpumap, kMapXskmap}},
+    {kSkRedirectMap, {kMapSockmap}},
+    {kMsgRedirectMap, {kMapSockmap}},
+    {kSockMapUpdate, {kMapSockmap}},
+    {kSkRedirectHash, {kMapSockhash}},
+    {kMsgRedirectHash, {kMapSockhash}},
+    {kSockHashUpdate, {kMapSockhash}},
+    {kGetLocalStorage, {kMapCgroupStorage, kMapPercpuCgroupStorage}},
+    {kSkSelectReuseport, {kMapReuseportSockarray, kMapSockmap, kMapSockhash}},
+    {kPop, {kMapQueue, kMapStack}},
+    {kPeek, {kMapQueue, kMapStack, kMapBloomFilter}},
+    {kPush, {kMapQueue, kMapStack, kMapBloomFilter}},
+    {kLookupPercpu, {kMapPercpuArray, kMapPercpuHash, kMapLruPercpuHash}},
+    {kSkStorageGet, {kMapSkStorage}},
+    {kSkStorageDelete, {kMapSkStorage}},
+    {kInodeStorageGet, {kMapInodeStorage}},
+    {kInodeStorageDelete, {kMapInodeStorage}},
+    {kTaskStorageGet, {kMapTaskStorage}},
+    {kTaskStorageDelete, {kMapTaskStorage}},
+    {kCgrpStorageGet, {kMapCgrpStorage}},
+    {kCgrpStorageDelete, {kMapCgrpStorage}},
+};
+
+// Whether `table` restricts `key`, and if so whether it lists `value`.
+bool restricted(std::span<const Row> table, int32_t key, int32_t value, bool* listed) {
+    for (const Row& r : table) {
+        if (r.key != key)
+            continue;
+        *listed = std::find(std::begin(r.allowed), std::end(r.allowed), value) != std::end(r.allowed) && value;
+        return true;
+    }
+    return false;
+}
+
+constexpr uint32_t kForEachTypes[] = {kMapHash, kMapPercpuHash, kMapLruHash, kMapLruPercpuHash, kMapArray,
+                                      kMapPercpuArray};
+
+// The map types a sleepable program may use (check_map_prog_compatibility's switch).
+constexpr uint32_t kSleepableTypes[] = {kMapHash, kMapLruHash, kMapArray, kMapPercpuHash, kMapPercpuArray,
+                                        kMapLruPercpuHash, kMapArrayOfMaps, kMapHashOfMaps, kMapRingbuf,
+                                        kMapUserRingbuf, kMapInodeStorage, kMapSkStorage, kMapTaskStorage,
+                                        kMapCgrpStorage, kMapQueue, kMapStack, kMapArena};
+
+// libbpf loads syscall programs and those of a "<type>.s" section (fentry.s/, lsm.s/, uprobe.s, ...) with
+// BPF_F_SLEEPABLE.
+bool sleepable(const ProgramSpec& prog) {
+    if (prog.type == ProgType::syscall)
+        return true;
+    const std::string_view sec = prog.section;
+    const std::string_view head = sec.substr(0, sec.find('/'));
+    return head.size() > 2 && head.substr(head.size() - 2) == ".s";
+}
+
+} // namespace
+
+std::string map_prog_incompatibility(const runtime::ObjectInstance& inst, const loader::ProgramSpec& prog) {
+    if (!sleepable(prog))
+        return {};
+    for (size_t pc = 0; pc + 1 < prog.insns.size(); pc++) {
+        const isa::Insn& in = prog.insns[pc];
+        if (!isa::is_ld_imm64(in))
+            continue;
+        pc++;
+        if (in.src != isa::BPF_PSEUDO_MAP_FD && in.src != isa::BPF_PSEUDO_MAP_VALUE)
+            continue;
+        const runtime::Map* m = inst.map(uint32_t(in.imm));
+        if (m && std::find(std::begin(kSleepableTypes), std::end(kSleepableTypes), m->spec().type) ==
+                     std::end(kSleepableTypes))
+            return "Sleepable programs can only use array, hash, ringbuf and local storage maps";
+    }
+    return {};
+}
+
+std::string map_func_incompatibility(uint32_t map_type, int32_t func_id, const char* func_name) {
+    bool listed = false;
+    if ((restricted(kByMapType, int32_t(map_type), func_id, &listed) && !listed) ||
+        (restricted(kByHelper, func_id, int32_t(map_type), &listed) && !listed))
+        return fmt::format("cannot pass map_type {} into func {}#{}", map_type, func_name, func_id);
+    return {};
+}
+
+bool map_has_for_each(uint32_t map_type) {
+    return std::find(std::begin(kForEachTypes), std::end(kForEachTypes), map_type) != std::end(kForEachTypes);
+}
+
+LookupResult map_lookup_result(uint32_t map_type) {
+    if (is_map_in_map(map_type))
+        return LookupResult::inner_map;
+    if (map_type == kMapSockmap || map_type == kMapSockhash || map_type == kMapXskmap)
+        return LookupResult::socket;
+    return LookupResult::map_value;
+}
+
+} // namespace strbpf::verifier
