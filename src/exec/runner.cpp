@@ -43,8 +43,6 @@ Status check_ctx_size(loader::ProgType type, size_t ctx_in_size, const runtime::
     return ok_status();
 }
 
-} // namespace
-
 bool engine_available(EngineKind engine, std::string* why) {
     if (engine == EngineKind::interp || engine == EngineKind::interp_checked)
         return true;
