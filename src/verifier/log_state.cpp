@@ -82,6 +82,17 @@ std::string kernel_reg_str(const Env& env, const Reg& r, int frameno) {
     if (r.type == RegType::scalar && r.var.is_const())
         return snum(int64_t(r.var.value));
     std::string out = reg_type_str(r);
+    uint32_t map_index = r.aux;
+    if (r.type == RegType::map_ptr && r.maybe_null) {
+        // A map-in-map lookup before its null check: strbpf types it as the inner template at the call, the kernel
+        // prints it as the outer map's value until the check.
+        for (size_t o = 0; o < env.inst.map_count(); o++)
+            if (env.inst.inner_template(o) == int(r.aux)) {
+                map_index = uint32_t(o);
+                out = "map_value_or_null";
+                break;
+            }
+    }
     if (r.type == RegType::stack) {
         if (r.frameno != frameno)
             out += fmt::format("[{}]", r.frameno);
@@ -95,8 +106,8 @@ std::string kernel_reg_str(const Env& env, const Reg& r, int frameno) {
     if (r.ref_obj_id)
         parts.push_back(fmt::format("ref_obj_id={}", r.ref_obj_id));
     if (is_map_pointer(r.type)) {
-        const loader::MapSpec* spec = env.map_spec(r.aux);
-        const std::string name = kernel_map_name(env, r.aux);
+        const loader::MapSpec* spec = env.map_spec(map_index);
+        const std::string name = kernel_map_name(env, map_index);
         if (!name.empty())
             parts.push_back("map=" + name);
         parts.push_back(fmt::format("ks={},vs={}", spec ? spec->key_size : 0, spec ? spec->value_size : 0));
