@@ -156,7 +156,7 @@ bool check_helper_arg(Env& env, int regno, ArgKind kind, bool pkt_access, int* m
     case ArgKind::ptr_to_long:
         if (!is_mem_type(r))
             return type_mismatch(env, regno, kMemTypes);
-        return check_helper_mem(env, regno, 8, false, Access::helper_write);
+        return check_helper_mem(env, regno, 8, false, Access::helper_write) && check_aligned_arg(env, regno, 8);
     case ArgKind::ptr_to_ringbuf_mem: // OBJ_RELEASE: check_func_arg_reg_off wants the reservation unmodified
         if (r.type != RegType::mem || !r.ringbuf || r.maybe_null)
             return type_mismatch(env, regno, "ringbuf_mem");
@@ -348,11 +348,71 @@ bool subprog_changes_pkt_data(const Env& env, int idx, std::vector<bool>& seen) 
     return false;
 }
 
+// Program types whose ctx the kernel reads without convert_ctx_access (tracing-like ones): check_helper_mem_access
+// checks a ctx there by a one-byte access at its last byte; the other types refuse a ctx as memory.
+bool ctx_checked_as_memory(loader::ProgType t) {
+    using loader::ProgType;
+    switch (t) {
+    case ProgType::kprobe:
+    case ProgType::tracepoint:
+    case ProgType::raw_tracepoint:
+    case ProgType::raw_tracepoint_writable:
+    case ProgType::tracing:
+    case ProgType::lsm:
+    case ProgType::syscall: return true;
+    default: return false;
+    }
+}
+
+// btf_check_func_arg_match's check_mem_reg for every sized pointer argument of a global subprogram: NULL passes
+// unless the argument is tagged nonnull; anything else must be readable and writable for the pointee's size
+// (the callee is verified assuming exactly that).
+bool check_global_mem_args(Env& env, const Subprog& sp) {
+    const btf_param* params = nullptr;
+    const int n = btf_params_of(env, sp, &params);
+    const btf* b = env.inst.spec().btf.get();
+    for (int i = 0; i < n && i < 5; i++) {
+        const int regno = i + 1;
+        uint32_t pointee_id = 0;
+        const btf_type* t = skip_mods(b, params[i].type);
+        if (!t || !btf_is_ptr(t) || is_ctx_struct(env, b, skip_mods(b, t->type, &pointee_id)) ||
+            has_arg_tag(env, sp, i, "ctx") || pointee_id == 0)
+            continue;
+        const int64_t size = btf__resolve_size(b, pointee_id);
+        if (size <= 0)
+            continue; // refused by global_call_problem
+        const Reg& r = env.cur.cur().regs[regno];
+        if (r.type == RegType::scalar && r.is_const() && r.var.value == 0 && !has_arg_tag(env, sp, i, "nonnull"))
+            continue;
+        if (r.type == RegType::ctx) {
+            if (!ctx_checked_as_memory(env.prog.type))
+                return env.fail(fmt::format("R{} type=ctx expected=fp", regno));
+            const int32_t last = r.off + int32_t(size) - 1;
+            RegType field = RegType::scalar;
+            if (!r.var.is_const() || r.var.value != 0 || !ctx_access_valid(env, last, 1, false, false, &field) ||
+                !ctx_access_valid(env, last, 1, true, false, &field))
+                return env.fail(fmt::format("invalid bpf_context access off={} size=1", last));
+            continue;
+        }
+        if (r.type == RegType::scalar)
+            return env.fail(fmt::format("R{} type=scalar expected=fp", regno));
+        if (!check_helper_mem(env, regno, uint64_t(size), false, Access::helper_read) ||
+            !check_helper_mem(env, regno, uint64_t(size), false, Access::helper_write))
+            return false;
+    }
+    return true;
+}
+
 bool call_global(Env& env, const Subprog& sp) {
     if (const std::string why = global_call_problem(env, sp); !why.empty()) {
         env.note(why);
         return env.fail(fmt::format("Caller passes invalid args into func#{} ('{}')", &sp - env.subprogs.data(),
                                     sp.name));
+    }
+    if (!check_global_mem_args(env, sp)) { // the specific complaint is logged; the reason is the caller's line
+        env.reason = fmt::format("Caller passes invalid args into func#{} ('{}')", &sp - env.subprogs.data(), sp.name);
+        env.note(env.reason);
+        return false;
     }
     if (env.opts.log_level > 0)
         env.log += fmt::format("Func#{} ('{}') is global and assumed valid.\n", &sp - env.subprogs.data(), sp.name);

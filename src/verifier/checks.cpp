@@ -413,8 +413,30 @@ bool check_mem_access(Env& env, int regno, int32_t insn_off, int size, Access ac
     return true;
 }
 
+// check_ptr_alignment(strict) for a MEM_ALIGNED helper argument (ARG_PTR_TO_LONG, ARG_PTR_TO_INT).
+bool check_aligned_arg(Env& env, int regno, int size) {
+    if (env.cur.cur().regs[regno].type == RegType::stack)
+        return check_stack_alignment(env, regno, 0, size);
+    return check_strict_alignment(env, regno, 0, size, true);
+}
+
 bool check_helper_mem(Env& env, int regno, uint64_t size, bool zero_size_allowed, Access access) {
     const Reg& r = env.cur.cur().regs[regno];
+    if (size == 0 && zero_size_allowed && r.type == RegType::stack) {
+        // check_stack_access_within_bounds with access_size 0: the pointer itself must lie in [-512, -1] (a root
+        // loader may read uninitialised stack) over its whole range.
+        const bool cst = r.var.is_const();
+        const int64_t min_off = (cst ? int64_t(r.var.value) : r.smin) + r.off;
+        const int64_t max_off = (cst ? int64_t(r.var.value) : r.smax) + r.off;
+        if (min_off < -isa::kStackSize || min_off > -1 || max_off > 0) {
+            const char* extra = is_write(access) ? " write to" : " read from";
+            if (cst)
+                return env.fail(fmt::format("invalid{} stack R{} off={} size=0", extra, regno, min_off));
+            return env.fail(fmt::format("invalid variable-offset{} stack R{} var_off={} off={} size=0", extra, regno,
+                                        tnum_str(r.var), r.off));
+        }
+        return true;
+    }
     if (size == 0 && zero_size_allowed)
         return true;
     const int64_t sz = int64_t(size);

@@ -213,6 +213,7 @@ bool ctx_access_valid(const Env& env, int32_t off, int size, bool write, bool si
 bool packet_writable(loader::ProgType type);
 // Region checks shared by memory access and helper arguments (checks.cpp).
 bool check_helper_mem(Env& env, int regno, uint64_t size, bool zero_size_allowed, Access access);
+bool check_aligned_arg(Env& env, int regno, int size); // MEM_ALIGNED arguments: always strict
 // The constant SIZE-byte value the stack pointer in REGNO points at, when the state knows it.
 bool stack_const(Env& env, int regno, int size, uint64_t* out);
 // calls.cpp
