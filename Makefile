@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # strbpf: the user's entry point. `make demo` runs the main job, `make test` the whole suite.
 JOBS ?= $(shell nproc)
 .PHONY: all deps build debug test test-asan test-tsan demo install clean format fuzz fuzz-smoke fuzz-kernel kernel-selftests

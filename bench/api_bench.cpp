@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // The embedding API's per-call cost beside the internal exec path, on the same programs
 // (tests/progs/jit_bench_progs.bpf.o): an empty program and a 1000-iteration loop calling a helper each time.
 //   internal: the CompiledProgram's run() with a RunContext and stack set up once (what jit_bench measures);

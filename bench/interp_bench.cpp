@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // Interpreter micro-benchmarks (exec stage): a byte-loop strncmp over 4095 equal bytes (8 BPF insns per byte,
 // two checked loads) and an empty program; the time_per_insn counter is the time per executed BPF instruction.
 #include <cstring>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // x86-64 JIT vs interpreter micro-benchmarks (exec stage), side by side on the same loaded programs
 // (tests/progs/jit_bench_progs.bpf.c): an empty program per run (beside a native call of an empty function),
 // a byte-loop strncmp over 4095 equal bytes, a 1000-iteration loop with and without a helper call (their

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // Micro-benchmarks of the string kernels (runtime stage): each kernel x length x backend (serial, sse2, avx2,
 // avx512) beside glibc on the same buffers. Names: <function>/<backend>/<length>.
 #include <benchmark/benchmark.h>

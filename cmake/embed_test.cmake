@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # The embedding test (ctest `embed_example`): install this build into a temporary prefix, then configure, build and
 # run examples/embed against it (C++ through find_package(strbpf), C through pkg-config), and run the installed
 # CLI's bench from a copy of the prefix elsewhere (it must find its programs under share/strbpf). Inputs: BUILD_DIR,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # Packaging for embedders: `cmake --install` puts libstrbpf (a shared library holding every stage behind the API in
 # include/strbpf, soname libstrbpf.so.<major>), the public C++ and C headers, the strbpf CLI with the BPF objects
 # its bench runs (share/strbpf/bench), the BPF C test headers, a CMake package (`find_package(strbpf)` gives

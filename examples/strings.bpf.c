@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* strbpf example: the kernel's string helper and kfuncs on an HTTP request line passed as the syscall ctx
  * (64 bytes, NUL-padded). README.md ("Your own program") compiles it and runs it on every engine. */
 #include <linux/bpf.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // The libFuzzer entry of one fuzz target (fuzz stage): STRBPF_FUZZ_ENTRY names its strbpf_fuzz_<name>() function.
 #include "targets/targets.hpp"
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
 # `make fuzz-smoke` (fuzz stage): runs every libFuzzer target for SECONDS (default 30) on its seed corpus plus a
 # working corpus, prints executions per target, and exits non-zero if any target found a crash, leak or timeout.
 # Usage: fuzz/smoke.sh BUILD_FUZZ_DIR [SECONDS]   (BUILD_FUZZ_DIR: build/fuzz/fuzz, where the fuzz_* binaries are)

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # The public bpf_conformance suite (Alan-Jowett/bpf_conformance) run by its own runner on strbpf's interpreter and
 # JIT through scripts/bpf-conformance-plugin (scripts). Needs a local copy of the suite with its external/elfio
 # submodule (git clone --recursive), cmake, a C++20 compiler and Boost's program_options and filesystem

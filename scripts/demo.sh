@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # `make demo` (after `make build`): a short `strbpf bench strncmp` — the kernel's bpf_strncmp benchmark — on
 # strbpf's JIT and, where bpf() works, in the live kernel, next to glibc. Prints the kernel-style lines and the
 # ns-per-operation table with the ratios, and writes bench.svg (ns per operation against length, log-log).

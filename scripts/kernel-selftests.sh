@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # make kernel-selftests: compiles the kernel's own verifier selftests (progs/verifier_*.c of Debian's
 # linux-source-6.12) as that tree's selftests Makefile does, runs them with `strbpf test --json` on interp, jit
 # and the live kernel, and writes build/kernel-selftests/report.md (scripts/kernel_selftests_report.py).

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-2-Clause
 """make kernel-selftests' report: reads the JSON Lines of `strbpf test --json` (one record per test x engine x
 variant) and measures strbpf against the live kernel's verdict under the same flags -- not against the test's own
 annotation, which the kernel itself disagrees with on older selftests. Writes report.md, prints the per-file table,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # `strbpf test` over every annotated BPF test program, once per engine: the kernel's selftest format, run by
 # strbpf's own runner. The kernel engine's runs are skipped (not failed) where bpf() is not permitted, and a file
 # whose every program was skipped (each calls a kfunc this kernel lacks: "SKIP ... kfunc X is not available in this
@@ -32,3 +33,5 @@ set_tests_properties(cli_build_path PROPERTIES PASS_REGULAR_EXPRESSION "Usage: .
 
 # The commands of README.md and docs/*.md, run as written.
 include(${CMAKE_CURRENT_LIST_DIR}/docs_commands.cmake)
+# Every source file carries its SPDX line (LICENSE: BSD-2-Clause; BPF C programs dual GPL-2.0-only OR BSD-2-Clause).
+add_test(NAME license_headers COMMAND python3 ${CMAKE_SOURCE_DIR}/tests/license_headers.py ${CMAKE_SOURCE_DIR})

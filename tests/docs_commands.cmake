@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # Every `sh` command of README.md and docs/*.md run as written (tests/docs_commands.py): those that need bpf() only
 # where the kernel engine works, the explicit skip list (make targets, benchmarks, downloads) never.
 find_program(STRBPF_DOCS_PYTHON3 python3)

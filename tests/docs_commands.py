@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-2-Clause
 """Runs the shell commands of README.md and docs/*.md as a new user would type them (tests).
 
 Every fenced code block tagged `sh` holds commands, one per line (a trailing backslash continues a line, a `#`

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* Shared pieces of the programs `strbpf bench` measures (bench stage): every program is an XDP program (the
  * kernel can repeat those in BPF_PROG_TEST_RUN), reads its inputs from global data that the driver fills before
  * load, and writes its answer into the first four bytes of the packet so every engine's result can be checked. */

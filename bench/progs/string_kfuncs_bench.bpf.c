@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* `strbpf bench string-kfuncs`: each string kfunc beside an open-coded BPF loop doing the same job (the kernel's
  * v3 string-kfunc benchmark, rebuilt on the merged int-returning API). The driver sets str_len before load and
  * fills the strings: str = str_len random digits '1'..'9' whose last byte is '0' (the only '0'), NUL-terminated;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* `strbpf bench strncmp`: the kernel's bpf_strncmp benchmark (selftests' strncmp_bench.c) as XDP programs.
  * The driver sets cmp_str_len before load (so the verifier sees a constant), target = 4095 random digits
  * '1'..'9', and str = the first cmp_str_len bytes of target with the last one decremented: str < target, and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* The BPF side of examples/embed: counts words in ctx by a per-key limit the host put in a map, and reports
  * each counted word through a ring buffer. max_words is set by the host before load, as libbpf skeletons set
  * their `const volatile` configuration. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // Embedding strbpf from C++: open a BPF object, configure it before load, load (verify + JIT), fill a map, run a
 // program, read its ring-buffer events.
 #include <strbpf/object.hpp>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 /* Embedding strbpf from C: open a BPF object, configure it before load, fill a map, run a program many times
  * with a runner, read its ring-buffer events. Build: cc embed_c.c $(pkg-config --cflags --libs strbpf) */
 #include <stdio.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // Reading fuzz input as a stream of choices (fuzz stage): past the end every read gives 0, so any prefix of an
 // input is itself a valid input.
 #pragma once

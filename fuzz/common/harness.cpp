@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // The fuzz harness (fuzz stage): the fixed object around a fuzzed program, verification, run requests, counters.
 #include "common/harness.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // The fuzz harness (fuzz stage): decodes an input into a program (structured or raw), places it in a fixed object
 // (the maps below, every string kfunc), verifies it and runs it through the real engines (exec::run_linked).
 #pragma once

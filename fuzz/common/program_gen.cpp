@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // The structured program generator (fuzz stage): fuzz bytes → a well-formed syscall, socket filter or xdp program
 // (see program_gen.hpp for the register discipline). Every statement consumes a few bytes and emits a short snippet.
 // This file: the program's frame and the ALU, memory and control-flow statements; program_gen_calls.cpp the rest.

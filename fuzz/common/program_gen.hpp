@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // The structured program generator (fuzz stage): reads fuzz bytes as choices and emits a program the verifier
 // often accepts — a syscall, socket filter or xdp program with a fixed register discipline (r6 ctx, r7 a map value, r8/r9
 // scalars), scalar ALU, ctx/stack/map/global/packet accesses with constant and bounded variable offsets, if/else

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // The structured program generator's calls (fuzz stage): helpers, kfuncs, callbacks and static subprograms with the
 // bodies placed after main, and the socket filter's packet statements (LD_ABS/LD_IND, bpf_skb_load_bytes).
 #include "common/harness.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // The structured program generator's internals (fuzz stage): the register discipline's constants and the Gen class
 // whose statements program_gen.cpp (ALU, memory, control flow) and program_gen_calls.cpp (helpers, kfuncs,
 // callbacks, subprograms, socket-filter statements) define. Not for use outside those two files.

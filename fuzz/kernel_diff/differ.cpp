@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // Judging one program on both verifiers, classes and categories of verdict pairs, and the minimiser.
 #include "kernel_diff/differ.hpp"
 

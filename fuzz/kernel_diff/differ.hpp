@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // One program judged by the live kernel and by strbpf's verifier (kernel-differential fuzzer), the class of the
 // pair of verdicts, reasons grouped into categories, and minimisation of a disagreement.
 #pragma once

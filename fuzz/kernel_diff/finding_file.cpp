@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // Kernel-differential findings as text files: writing (with a disassembly beside each instruction) and parsing.
 #include "kernel_diff/finding_file.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // A kernel-differential finding as a text file (tests/fuzz/kernel_diff/*.kdiff): the program in the fuzz harness's
 // encoding (map and kfunc indexes, harness.hpp), the kernel's verdict and one-line reason, and strbpf's verdict and
 // reason when the finding was recorded. Written by the fuzzer, replayed without a kernel by

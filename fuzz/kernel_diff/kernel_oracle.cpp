@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // The live kernel as the verifier oracle (kernel-differential fuzzer): bpf() map creation, relocation of the
 // harness encoding, BPF_PROG_LOAD with a log, and the kernel errors that are no verdict.
 #include "kernel_diff/kernel_oracle.hpp"

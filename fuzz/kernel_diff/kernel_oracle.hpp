@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // The live kernel as the verifier oracle (kernel-differential fuzzer): the harness object's maps created with
 // bpf(), its kfunc indexes resolved to vmlinux BTF ids, and each program loaded with BPF_PROG_LOAD as libbpf would
 // load it from its section (syscall: BPF_F_SLEEPABLE; xdp: expected attach type BPF_XDP).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // strbpf_kernel_diff: the kernel-differential verifier fuzzer. Generates programs with the fuzz harness's program
 // generator, asks the live kernel (BPF_PROG_LOAD) and strbpf's verifier for their verdicts, and keeps every
 // disagreement's category with a minimised example; OUT/summary.md says how it is going (docs/testing.md,

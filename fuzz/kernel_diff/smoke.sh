@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # The ctest kernel_diff_smoke: 200 programs through strbpf_kernel_diff must give a summary of 200 executions.
 # Usage: smoke.sh STRBPF_KERNEL_DIFF OUT_DIR. Exit 77 (skipped) when the live kernel cannot be the oracle.
 set -u

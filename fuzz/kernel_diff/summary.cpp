@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // The kernel-differential fuzzer's counters and summary.md.
 #include "kernel_diff/summary.hpp"
 

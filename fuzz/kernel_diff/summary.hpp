@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // The kernel-differential fuzzer's counters and its summary file (summary.md): executions per second, verdict
 // agreement, S and K counts overall and per hour, and the top categories of each kind of disagreement.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // The seed-corpus builder of the fuzz targets (fuzz stage): `strbpf_fuzz_seeds CORPUS PROGS TESTS` writes
 // CORPUS/<target>/ from the compiled test programs (PROGS/*.bpf.o), TESTS/elf/* and TESTS/cases/**/*.data, plus
 // a few generated seeds for the structured generator and the string kernels. Deterministic: same tree, same files.

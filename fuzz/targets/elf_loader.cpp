@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // Fuzz target `elf_loader` (fuzz stage): the bytes as a BPF ELF object through the loader's in-memory entry
 // point, then ObjectInstance::create (maps, global data, linking every program). Any input must give an object or
 // a clean, non-empty error; a crash, leak or hang is a finding. The verifier is left to the `verifier` target: a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // Fuzz target `interp_vs_jit` (fuzz stage): a program the verifier accepts gives the same answer on the
 // interpreter and on the x86-64 JIT — r0 or the error, the ctx / packet written back and every map's memory —
 // each engine on its own fresh instance, map addresses translated. Programs whose results depend on time or

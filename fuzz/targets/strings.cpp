@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // Fuzz target `strings` (fuzz stage): every string kernel of src/runtime/strings — serial reference vs each vector
 // backend the CPU has (SSE2, AVX2, AVX-512BW) — on the same inputs, each string placed so that its span ends at
 // a PROT_NONE guard page (optionally after a few junk bytes). Different answers are a finding; a read past a span

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // The fuzz targets (fuzz stage): each takes one input and returns 0; a finding aborts (libFuzzer, ASan and the
 // regression test tests/unit/fuzz_regression_test.cpp all see an abort). Every target builds with g++ too.
 #pragma once

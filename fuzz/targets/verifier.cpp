@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // Fuzz target `verifier` (fuzz stage): random and structured programs (fuzz/common/harness.hpp's input format)
 // through the verifier. It must never crash, must answer every program, and must stop within its budget of
 // 1,000,000 processed instructions (BPF_COMPLEXITY_LIMIT_INSNS); a rejection always carries a reason.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // Fuzz target `verifier_soundness` (fuzz stage): every program the verifier accepts runs in the memory-checked
 // interpreter (EngineKind::interp_checked: every load, store and atomic checked against the run's regions, helpers
 // re-checking their arguments). An accepted program that faults, aborts a helper or crashes is a finding: the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* Declarations of the kernel's string kfuncs for BPF C programs (what bpftool's vmlinux.h emits), with their
  * kernel-doc contracts. Every pointer parameter carries __ign: the verifier checks nothing, the kfunc checks at
  * run time. -ERANGE: a pointer's first byte is in the user half, the vsyscall page or non-canonical (x86-64);

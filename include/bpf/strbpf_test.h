@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* Test annotations for BPF C programs run by `strbpf test`: the same BTF decl tags the kernel's
  * selftests (bpf_misc.h) emit, so kernel selftest files and ours run through one runner.
  * Include after <bpf/bpf_helpers.h>. */

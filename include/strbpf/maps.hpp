@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // strbpf's embedding API: a map of a loaded object, seen from the host the way the bpf() syscall sees it
 // (lookup/update/delete/next-key; per-CPU maps move round_up(value_size, 8) x possible CPUs bytes), plus
 // ring buffer consumption. Safe to use while programs run on other threads.

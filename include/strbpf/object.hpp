@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // strbpf's embedding API: the lifecycle libbpf users know, over a BPF ELF object as clang -target bpf builds it.
 //   open (a file or bytes in memory) -> set globals by name (.rodata, .data, .bss; through the object's BTF) and
 //   choose programs/engines -> load (maps created, .rodata frozen, every program verified, then compiled for its

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // strbpf's embedding API: a program of an Object, and Runner, the per-thread fast path for calling one program
 // many times. A program runs only after Object::load() verified it; the verifier's verdict and log stay with it.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // Result<T>: the error-plus-position value every layer returns; nothing throws across include/.
 #pragma once
 #include <cstdint>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 /* strbpf's C API: the lifecycle of include/strbpf/object.hpp for C (and any language with a C FFI).
  *   strbpf_object_open_file / _open_mem -> strbpf_object_set_global -> strbpf_object_load
  *   -> strbpf_program_run / strbpf_runner_run, strbpf_map_* -> strbpf_object_close

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // The C API of include/strbpf/strbpf.h (api stage): opaque handles over the C++ API, Result errors turned into a
 // negative errno plus a per-thread message. Nothing C++ crosses it: no exceptions, no std types.
 #include "strbpf/strbpf.h"

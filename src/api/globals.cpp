@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // Global variables by name (api stage): the ELF symbol table says where each variable of .rodata, .data, .bss (and
 // their .name suffixed forms) lives, as libbpf fills BTF DATASEC offsets from it; the BTF says its type. Before load() the bytes go into the spec's initial image, which the
 // instance copies when it creates the maps (so .rodata is written before it is frozen); after load() .data and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // The embedding API's map access (api stage): the syscall view of runtime::Map, span sizes checked.
 #include "strbpf/maps.hpp"
 

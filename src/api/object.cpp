@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // The embedding API's object lifecycle (api stage): open a file or an image, load (instance, verifier, JIT), find
 // maps and programs. Globals are in globals.cpp, programs and runners in program.cpp.
 #include "strbpf/object.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // What an Object holds behind include/strbpf (api stage): the loaded spec, then the live instance, and per program
 // its autoload and engine choices, the verifier's verdict and log, and the JIT's code.
 #pragma once

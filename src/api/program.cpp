@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // The embedding API's programs and runners (api stage): runs go through the verdict load() cached and the JIT
 // code it compiled; the stack is per thread (ProgramRef::run) or per Runner, never allocated per call.
 #include "strbpf/program.hpp"

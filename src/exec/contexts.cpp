@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // Program-type contexts for user-space test runs (exec stage), after net/bpf/test_run.c.
 #include "exec/contexts.hpp"
 

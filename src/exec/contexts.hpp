@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // Program-type contexts for user-space test runs (exec stage): what the kernel's bpf_prog_test_run_* builds for
 // each program type — the ctx struct, the packet, their regions in the run's memory — and what it reports back.
 //   raw_tp: ctx_in is the u64 argument array (at most 12), read-only, no data_in (bpf_prog_test_run_raw_tp);

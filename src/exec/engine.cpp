@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // Engine names (exec stage).
 #include "exec/engine.hpp"
 

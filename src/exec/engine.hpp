@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // What every engine (interpreter, JIT, the live kernel) takes and gives for one program run (exec stage).
 #pragma once
 #include <cstdint>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // exec::load_check (exec stage): the verifier's verdict on a program, once per linked program. Apart from the
 // runner so that the interpreter (bpf_tail_call targets) can call it without linking the JIT.
 #include <mutex>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // User-space test runs (exec stage): per-program-type context set-up, like the kernel's bpf_prog_test_run_*.
 #include "exec/runner.hpp"
 

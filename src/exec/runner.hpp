@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // Runs one program of a live object on a user-space engine the way BPF_PROG_TEST_RUN runs it in the kernel
 // (exec stage): builds the program type's context and packet, runs `repeat` times, reports retval and timing.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // Reads the kernel selftests' BTF decl-tag annotations and matches verifier logs against them (exec stage).
 // Tag forms over kernel versions: "comment:test_expect_msg=msg" (old), "comment:test_expect_msg=<N>=msg" (a
 // __COUNTER__ so equal messages stay distinct), "comment:<N>:test_expect_msg=msg" (newest; order by N).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // The kernel selftests' test annotations (exec stage): __success, __failure, __msg, __retval, __flag, ... read
 // from an object's BTF decl tags by the rules of tools/testing/selftests/bpf/test_loader.c (Linux 6.12 to 6.18).
 #pragma once

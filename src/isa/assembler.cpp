@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // The uBPF / bpf_conformance assembler and its inverse printer (isa stage); every mnemonic comes from opcodes.def.
 #include "isa/assembler.hpp"
 

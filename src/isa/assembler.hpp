@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // The assembler for the uBPF / bpf_conformance ".data" syntax (isa stage), driven by the opcode table, and its
 // inverse printer. Syntax, one instruction per line, '#' starts a comment, "name:" defines a label:
 //   mov32 %r0, 0x1          add %r1, %r2          sdiv32 %r0, -3        movsx1664 %r0, %r1     neg %r0

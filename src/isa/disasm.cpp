@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // The disassembler in the kernel's C-like syntax (isa stage); formats follow kernel/bpf/disasm.c.
 #include "isa/disasm.hpp"
 

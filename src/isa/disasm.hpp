@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // The disassembler (isa stage): eBPF instructions in the kernel's / bpftool's C-like syntax
 // ("r0 = *(u32 *)(r1 +4)", "if r1 > 0x5 goto pc+3", "call bpf_strncmp#182"), driven by the opcode table.
 #pragma once

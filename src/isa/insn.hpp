@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // The eBPF instruction word and the RFC 9669 encoding constants (isa stage).
 #pragma once
 #include <cstdint>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // The opcode table, decoding and RFC 9669 validation (isa stage).
 #include "isa/opcodes.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // The opcode table as C++ data (isa stage): one OpInfo per row of opcodes.def, decoding of an instruction to its
 // row, and validate(), which refuses every encoding RFC 9669 does not define before any engine sees it.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // .BTF.ext parsing (loader stage): func_info and line_info, every count checked against the bytes that remain.
 #include "loader/btf_ext.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // .BTF.ext parsing (loader stage): the func_info and line_info records clang emits per code section.
 // libbpf 1.1 keeps its btf_ext parser private, so this is our own, bounds-checked against the section.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // A bounds-checked view of a BPF ELF relocatable object, read with libelf (loader stage).
 #include "loader/elf_file.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // A bounds-checked view of a BPF ELF relocatable object, read with libelf (loader stage).
 // Every offset and size in the headers is checked against the image before anything is read through it.
 #pragma once

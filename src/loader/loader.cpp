@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // load_object_file / load_object_memory: ELF → ObjectSpec (loader stage). Reads sections and symbols, BTF and
 // .BTF.ext, builds the maps, then links each program with its subprograms.
 #include "loader/loader.hpp"

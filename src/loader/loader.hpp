@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // Loads a BPF ELF object as clang -target bpf builds it for libbpf (loader stage).
 #pragma once
 #include <cstdint>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // Map type names (loader stage): enum bpf_map_type of Linux 6.18 as libbpf spells it, for messages and listings.
 #include <array>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // Map specs from an object (loader stage): BTF-defined .maps (libbpf's __uint/__type encoding) and global data.
 #include "loader/maps.hpp"
 

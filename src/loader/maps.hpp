@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // Map specs from an object (loader stage): BTF-defined maps in .maps, then one array map per global-data section
 // (.data*, .rodata*, .bss*), in libbpf's order. Remembers where each map lives so relocations can find it.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // ObjectSpec look-ups (loader stage).
 #include "loader/object_spec.hpp"
 

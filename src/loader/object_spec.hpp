@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // What the loader makes of a BPF ELF object (loader stage): maps, programs with their subprograms appended and
 // relocated, license, BTF. Engines consume this; nothing here points into the ELF file.
 #pragma once

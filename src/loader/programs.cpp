@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // Programs and subprograms (loader stage). Like libbpf: every GLOBAL/WEAK function outside .text is a program;
 // functions in .text and static functions anywhere are subprograms, appended after the main function in the order
 // they are first reached, with call and callback offsets rewritten to the new layout.

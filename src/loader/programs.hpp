@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // Programs and subprograms (loader stage): finds every function in the object's code sections, then builds each
 // program's instruction stream — main function, every reachable subprogram appended — with relocations applied.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // Program types from SEC() names (loader stage): libbpf 1.7's section_defs table as data — every section prefix
 // with its program type, expected attach type and flags — and libbpf's matching rules.
 #include <string_view>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // Run-context set-up shared by every user-space engine (runtime stage).
 #include "runtime/context.hpp"
 

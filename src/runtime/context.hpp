@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // The state of one program run that helpers and kfuncs see (runtime stage). Engines pass it to every helper and
 // kfunc as a sixth argument, so natively called code needs no thread-local state.
 #pragma once

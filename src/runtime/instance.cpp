@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // A loaded object made live (runtime stage): maps, global data, linked programs.
 #include "runtime/instance.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // A loaded object made live (runtime stage): maps created and registered, global data initialised and frozen,
 // programs linked (pseudo ld_imm64 resolved to addresses, helper ids and kfunc names checked against the tables).
 // Immutable after create(), so any number of threads may run its programs at once.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // ObjectInstance's fd maps (runtime stage): inner map templates of map-in-maps, the resolvers that turn strbpf's
 // fds (object indexes) into programs and maps, and the `values` initialisers libbpf applies after loading
 // (bpf_object_init_prog_arrays, and the inner maps it sets when it creates a map-in-map).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // Conditional jumps (verifier stage): deciding branches from register bounds, refining bounds on each side,
 // null checks on *_or_null pointers (by register id) and packet ranges proven by comparisons with pkt_end.
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // Calls and returns (verifier stage): helpers checked against the helper table (the program types that may call
 // each, then its argument kinds: ARG_PTR_TO_MEM, ARG_CONST_SIZE, ARG_PTR_TO_CONST_STR, ...), kfunc parameters by
 // their BTF name suffixes, bpf-to-bpf calls (static: verified in the caller's context; global: on their BTF

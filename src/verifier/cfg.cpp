@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // Static facts before the walk (verifier stage): the program's subprograms (global ones from BTF linkage),
 // reachability ("unreachable insn %d"), prune points, and per-instruction register liveness used by pruning.
 #include <algorithm>

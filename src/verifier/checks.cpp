@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // Memory access checks (verifier stage): loads, stores and helper memory arguments through every pointer kind,
 // with the kernel's bounds rules and messages: map values, the stack (spills and fills), ctx per program type,
 // packets (range proven by comparisons with pkt_end) and sized memory.

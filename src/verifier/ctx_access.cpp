@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // Context access rules per program type (verifier stage): which offsets and sizes of the ctx a program may load
 // or store, and which fields load as packet pointers — the kernel's is_valid_access callbacks of Linux 6.18
 // (sk_filter_, tc_cls_act_, xdp_, kprobe_prog_, tp_prog_, pe_prog_, raw_tp_prog_, syscall_, cg_skb_, lwt_,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // The verifier's working environment (verifier stage, internal): the program under check, its subprograms and
 // static facts (prune points, register liveness), the current path's state, and the rejection being reported.
 #pragma once

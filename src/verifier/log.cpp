@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // The verifier's log (verifier stage): register type names, source line notes from BTF line info, and how a
 // rejection is recorded. Register states are printed by log_state.cpp.
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // The verifier log's register states as Linux 6.18 prints them (verifier stage): print_reg_state,
 // print_scalar_ranges and print_verifier_state, the "; state" column after each instruction (print_insn_state:
 // only the registers and stack slots the instruction touched), libbpf's map names, and line info (verbose_linfo).

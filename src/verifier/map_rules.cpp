@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // Map-type rules as data (verifier stage): the two switches of the kernel's check_map_func_compatibility
 // (kernel/bpf/verifier.c, Linux 6.18) as tables. A map type listed in kByMapType allows only its helpers; a helper
 // listed in kByHelper takes only its map types; everything else is unrestricted by this check.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // Map-type rules of the verifier (verifier stage), as data: the kernel's check_map_func_compatibility (which
 // helpers each map type allows, which map types each helper takes), the map types bpf_for_each_map_elem can
 // walk, and what a lookup returns for map types whose values are not plain memory.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // Precision tracking (verifier stage): which scalars a checkpoint must compare exactly when pruning. When the
 // verifier relies on a scalar's exact bounds (pointer arithmetic, a helper's size, a decided branch, a
 // callback's return value, ...), the kernel's mark_chain_precision walks back through the instructions of the

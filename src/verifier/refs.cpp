@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // Reference tracking (verifier stage), the kernel's acquire_reference / release_reference /
 // check_reference_leak: a helper that hands out an object the program must give back (bpf_ringbuf_reserve)
 // acquires a reference; the pointer and every copy of it carry its id as `ref_obj_id`. Releasing it (bpf_ringbuf_

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // Return-value rules (verifier stage): what R0 may hold at the exit of the program, of a global subprogram and of
 // a callback, as the kernel's check_return_code() and prepare_func_exit() enforce them per program type and
 // expected attach type, with their messages.

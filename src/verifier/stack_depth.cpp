@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // The combined stack limit across a call chain (verifier stage): each subprogram's stack depth as the walk saw
 // it, then the kernel's check_max_stack_depth over the static call graph — frames rounded up as the JIT lays them
 // out, summed along every chain of calls, at most 512 bytes; private stacks for tracing program types.

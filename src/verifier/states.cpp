@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // State pruning (verifier stage): when is a new path's state no more general than one already proven safe at
 // the same instruction (so the new path can stop), and exact equality for infinite-loop detection.
 #include <algorithm>

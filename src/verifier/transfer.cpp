@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // Transfer functions (verifier stage): how ALU instructions, loads, stores, atomics and ld_imm64 change the
 // abstract state, including the kernel's pointer arithmetic rules.
 #include <fmt/format.h>

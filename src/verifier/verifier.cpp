@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // The verifier's driver (verifier stage): walks every path of the program depth-first from the entry (and from
 // each global subprogram), one abstract state at a time, saving checkpoints at prune points and cutting paths
 // that reach a checkpoint already proven safe. See src/verifier/README.md for the theory of operation.

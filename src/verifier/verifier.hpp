@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // The static verifier (verifier stage): proves a program safe before any engine runs it, in the manner of the
 // kernel's verifier (path-sensitive abstract interpretation), and rejects it with the kernel's one-line reason.
 #pragma once

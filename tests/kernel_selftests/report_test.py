@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-2-Clause
 """Unit test of scripts/kernel_selftests_report.py (make kernel-selftests' report) on the hand-written JSON Lines
 of sample/: the closing line, the per-file counts, the categories and the listed disagreements, computed from the
 fixture without the kernel tree. Registered in ctest as kernel_selftests_report."""

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* Programs that must fail to load with a message naming what is missing (used by cli_test). */
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* Inputs of the CLI's output tests (tests/unit/cli_output_test.cpp): a negative result, bpf_printk lines, a ctx the
  * program writes, and a hash map and globals with BTF for `map dump`. Each is also a test on every engine. */
 #include <linux/bpf.h>

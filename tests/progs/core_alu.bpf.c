@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* ALU corner cases clang 14 can emit (v3): 32-bit wrap, shifts, signed compares, byte swaps. v4-only
  * encodings (sdiv, movsx, ldsx, bswap, gotol) are raw ISA cases in tests/cases. */
 #include <linux/bpf.h>

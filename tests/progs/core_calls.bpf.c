@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* bpf-to-bpf calls: static and global subprograms, calls across sections, stack use per frame. */
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>

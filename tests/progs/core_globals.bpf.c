@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* Global data as libbpf lays it out: .data, .bss, .rodata, string literals, custom .data.* sections, atomics. */
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>

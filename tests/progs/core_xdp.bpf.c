@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* XDP packet parsing: Ethernet, IPv4, UDP, with the bounds checks the kernel requires. Packets come from
  * __data_hex (strbpf's tag; the kernel's test_loader would pass 64 zero bytes). */
 #include <linux/bpf.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* raw_tp test runs: ctx_in is the u64 argument array (bpf_prog_test_run_raw_tp takes no data, repeat or ctx_out). */
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* Program contexts as the kernel's test runs build them: raw_tp u64 arguments, socket filters and tc programs
  * over an skb (__sk_buff fields, direct packet access for tc, ctx_in fields).
  * raw_tp programs are in ctx_raw_tp.bpf.c; tracepoint contexts (which the kernel cannot test-run) are covered by

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* bpf_loop and bpf_for_each_map_elem: callbacks with a ctx on the caller's stack, early stops, error returns. */
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* bpf_csum_diff (28): Linux >= 6.13 folds the result to 16 bits and no longer checks sizes; retvals are the live
  * 6.18 kernel's answers on x86-64. */
 #include <linux/bpf.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* Callbacks nested to the kernel's frame limit (MAX_CALL_FRAMES 8: main and seven nested callbacks), each
  * bpf_for_each_map_elem level adding a key region for the callback's run: arrays, hashes, bpf_loop, bpf-to-bpf
  * calls inside callbacks, on syscall and XDP programs; one frame deeper is the kernel's rejection. */

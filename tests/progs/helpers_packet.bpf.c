@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* Packet helpers on test-run packets: bpf_skb_store_bytes, bpf_l3/l4_csum_replace (tc) and bpf_xdp_load_bytes /
  * bpf_xdp_store_bytes (xdp). Retvals and data_out are the live 6.18 kernel's. */
 #include <linux/bpf.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* bpf_probe_read_user[_str] and x86-64's compat bpf_probe_read[_str]. Program-visible memory (the stack here) is
  * kernel memory: a user read of it faults with dst zeroed; the compat helpers read it as kernel memory and read
  * NULL, a user address, as user memory (-EFAULT). */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* Ring buffer helpers: output, reserve/submit/discard, query positions, a full ring. */
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* bpf_strtol, bpf_strtoul, bpf_probe_read_kernel(_str), bpf_trace_printk's return value. */
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* The helper table: every 6.18 helper id is judged by its proto, a helper without an implementation links and
  * ends only a run that reaches it, packet-changing helpers invalidate packet pointers, and the task and clock
  * helpers (the task is the thread running the test, as for the kernel's BPF_PROG_TEST_RUN). */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* bpf_trace_vprintk (177): bpf_trace_printk's format rules with data_len / 8 u64 arguments (up to 12); the
  * result is the line's length. Retvals are the live 6.18 kernel's. */
 #include <linux/bpf.h>

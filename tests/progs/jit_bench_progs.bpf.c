@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* Programs for bench/jit_bench.cpp (JIT vs interpreter): an empty program, a byte-loop strncmp over two
  * 4095-byte strings in the ctx buffer, and a loop with and without a helper call per iteration. */
 #include <linux/bpf.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* Test-annotation fixtures for test_spec_test: every tag kind the kernel's test_loader reads, as BTF decl tags.
  * Parsed only (never loaded), so the bodies stay trivial. */
 #include <linux/bpf.h>

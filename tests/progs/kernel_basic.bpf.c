@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* Small programs for kernel_engine_test: a syscall program with and without ctx, and an xdp Ethernet parser. */
 #include <linux/bpf.h>
 #include <linux/if_ether.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* Global data for kernel_engine_test: .rodata, .data and .bss, patched before load and updated between runs. */
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* kfunc calls for kernel_engine_test: one program calls bpf_strcasestr (Linux 6.18 lacks it), one calls
  * bpf_strlen (present since 6.17); both live in one object, so loading the second must not trip over the first. */
 #include <linux/bpf.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* Programs the verifier rejects, for kernel_engine_test's one-line reason checks. */
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* The kernel's MAX_USED_MAPS: one program may reference at most 64 distinct maps; the object itself may hold more.
  * A 65th map is refused at load ("The total number of maps per program has reached the limit of 64", -E2BIG, by
  * resolve_pseudo_ldimm64 before the verifier runs): strbpf's linker refuses it, which

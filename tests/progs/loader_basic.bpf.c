@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* Loader test object (tests/unit/loader_test.cpp): every ELF shape the loader must handle — several programs per
  * section, static and global subprograms called across sections, global data in .data/.bss/.rodata/.rodata.str1.1/
  * .data.foo, BTF-defined hash and array maps, a kfunc extern, a SEC("?...") program and a bpf_loop callback. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* Loader test object (tests/unit/sections_test.cpp): programs in sections of several types, one in a section libbpf
  * does not know and one with a call the loader cannot relocate (each fails alone, the others load), a sleepable SEC("?syscall") and an xdp.frags program. */
 #include <linux/bpf.h>

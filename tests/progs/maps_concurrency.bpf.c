@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* The program tests/unit/maps_concurrency_test.cpp runs from several threads at once: atomics on a shared array
  * value, a per-thread hash element created on first use, a per-CPU counter. Also a single-run annotated test. */
 #include <linux/bpf.h>

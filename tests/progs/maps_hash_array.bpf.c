@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* Hash and array maps as users write them: every update flag, the kernel's errors, full maps, deletes,
  * next-key order independent checks, atomics on map values. Each test loads a fresh object. */
 #include <linux/bpf.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* array_of_maps and hash_of_maps with `values` initialisers: a lookup gives the inner map itself, which the
  * program passes to the map helpers; empty slots give NULL; programs may only look maps of maps up. */
 #include <linux/bpf.h>

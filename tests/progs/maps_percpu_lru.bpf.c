@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* Per-CPU maps (a program sees its CPU's value; a fresh per-CPU hash element starts at zero elsewhere) and LRU
  * hash maps (updates into a full map succeed and evict; referenced keys survive the kernel's batch eviction). */
 #include <linux/bpf.h>

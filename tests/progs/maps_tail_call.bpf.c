@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* bpf_tail_call (tc programs: syscall ones are sleepable, which may not use prog arrays) over a prog_array filled by `values` initialisers: a taken slot runs the target in place of the
  * caller, an empty slot or an index past max_entries falls through, and a run makes at most 33 tail calls
  * (MAX_TAIL_CALL_CNT): the 34th falls through. Tail calls that fall through (an empty slot, an index past

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* Map types beyond hash and array: lru_percpu_hash runs; the verify-only types load and are judged with the
  * kernel's check_map_func_compatibility; bpf_for_each_map_elem over a hash visits only its elements. */
 #include <linux/bpf.h>

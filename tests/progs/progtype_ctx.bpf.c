@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* Program types beyond the first ones (tests): context access and return-value rules of the cgroup, socket, lwt,
  * flow-dissector, lookup and writable-raw-tracepoint types, per expected attach type, with the kernel's words.
  * tests/unit/verifier_ctx_access_test.cpp compares every ctx offset and size of these types with the kernel; these

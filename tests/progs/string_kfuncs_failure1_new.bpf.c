@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* Runtime failures of bpf_strncasecmp, bpf_strcasestr and bpf_strncasestr (newer than 6.18) (our own programs, equivalent to the kernel selftest
  * string_kfuncs_failure1.c). They all load: the pointers are __ign, so only the kfunc itself checks them.
  * x86-64 answers: NULL and the user address 0x1 are refused before any read (-ERANGE); the unmapped kernel

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* The 64 KiB bound (our own programs, equivalent to the kernel selftest string_kfuncs_failure2.c): long_str is
  * 65537 'a' with no NUL, initialised here in .data so no host-side setup is needed. Every call examines 65536
  * bytes without reaching a terminator and answers -E2BIG. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* The 64 KiB bound for the kfuncs newer than Linux 6.18 (see string_kfuncs_failure2.bpf.c). */
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* Success cases of the string kfuncs present in Linux 6.18 (our own programs, equivalent to the kernel selftest
  * string_kfuncs_success.c): each SEC("syscall") program makes one call; __retval is the kernel's answer. */
 #include <linux/bpf.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* Success cases of the string kfuncs newer than Linux 6.18: bpf_strcasestr, bpf_strncasestr (6.19) and
  * bpf_strncasecmp (7.0). Our own programs, equivalent to the kernel selftest string_kfuncs_success.c. */
 #include <linux/bpf.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* Differential-testing program (tests): one run evaluates a batch of string cases from .bss (struct sd_bss,
  * tests/progs/strings_diff.h) with the 12 string kfuncs of Linux 6.18 and the bpf_strncmp helper, and writes each
  * result back into its case. strings_kernel_diff_test runs the same batches on the kernel and on strbpf. */

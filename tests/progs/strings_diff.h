@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* Batch layout shared by tests/progs/strings_diff.bpf.c and tests/unit/strings_kernel_diff_test.cpp (tests):
  * one syscall-program run evaluates up to SD_BATCH string-helper/kfunc cases and writes each result back, so
  * the same cases can be run on the live kernel and on every strbpf engine and compared one by one. */

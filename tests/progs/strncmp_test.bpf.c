@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* The bpf_strncmp helper (our own programs, equivalent to the kernel selftest strncmp_test.c and the strncmp_ret
  * subtests of test_strncmp.c): each program fills an 8-byte .bss buffer itself and compares it with the .rodata
  * target; x86-64 returns exactly -1/0/+1. The last three programs must be refused by the verifier. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* test_loader tag semantics, the cases that must FAIL (excluded from progs.* in tests/cli.cmake); the exact
  * FAIL results are checked by tests/unit/test_runner_test.cpp. */
 #include <linux/bpf.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* An object strbpf's loader refuses whole (an arena map, a type it does not create): every program is still
  * reported, per engine — FAIL on strbpf's engines with the loader's reason, judged by the kernel, which loads the
  * object with libbpf. Excluded from progs.* (tests/cli.cmake); checked by tests/unit/test_runner_test.cpp. */

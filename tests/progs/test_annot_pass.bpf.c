@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* test_loader tag semantics, the cases that PASS or SKIP on every engine (progs.test_annot_pass.*); exact
  * results per engine are checked by tests/unit/test_runner_test.cpp. Kept tiny so the verdicts are obvious. */
 #include <linux/bpf.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* Callback bodies the verifier must walk (bpf_loop, bpf_for_each_map_elem), each rejection with the kernel's
  * one-line reason: out-of-bounds map value and key accesses, writes to the key, return values outside [0, 1],
  * uninitialised registers, the frame depth limit; and accepted callbacks whose state needs several rounds. */

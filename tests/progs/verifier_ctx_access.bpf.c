@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* Context access rules per program type (tests): which ctx fields each type may read or write and at which
  * sizes, with the kernel's "invalid bpf_context access off=%d size=%d"; modified and variable ctx pointers.
  * tests/unit/verifier_ctx_access_test.cpp compares every offset and size with the kernel; these are the shapes

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* DIV and MOD results (tests): 6.18 computes no range for them, not even from constants, and a 32-bit one is not
  * zero-extended either (adjust_scalar_min_max_vals gives up before its zext), so the result is any 64-bit value. */
 #include <linux/bpf.h>

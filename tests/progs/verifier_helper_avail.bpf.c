@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* Helper availability per program type (tests), as Linux 6.18 decides it: bpf_skb_load_bytes belongs to the
  * __sk_buff program types only, and any other type is refused it before its arguments are looked at; helpers of
  * bpf_base_func_proto (maps, time, strings, bpf_loop, bpf_trace_printk for root) are open to every type.

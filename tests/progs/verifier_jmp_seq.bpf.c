@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* The kernel's strncmp_bench "no helper" loop as an XDP program (tests): strbpf's bench object, whose test patches
  * cmp_str_len = 4095 and target = digits before load. Each byte's `ret != 0` branch is pending until the loop
  * ends, so only tying `w3 = w5; w3 -= w0` to w5 (decides `!s1[i]`) keeps under 8192 pending jumps. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* A non-GPL object: gpl_only helpers (bpf_probe_read_kernel, bpf_trace_printk) and any kfunc call are refused at
  * load with the kernel's words; helpers that are not gpl_only still load. */
 #include <linux/bpf.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* Memory arguments the kernel checks and strbpf once let through (tests): a global subprogram's sized pointer
  * argument given memory smaller than its type (the callee is verified assuming the whole type is there), a ctx
  * where the program type has no memory-like ctx, an ARG_PTR_TO_LONG on a misaligned stack slot, and a zero-sized
@@ -93,7 +94,7 @@ __naked void strtol_result_misaligned(void)
 	: __clobber_all);
 }
 
-/* A zero-sized write through a stack pointer anywhere in [-16, 47]. */
+/* A zero-sized write through a stack pointer anywhere in fp-16 + [0, 63]. */
 SEC("socket")
 __failure __msg("invalid variable-offset write to stack R1")
 __naked void zero_sized_write_past_frame(void)
@@ -102,10 +103,11 @@ __naked void zero_sized_write_past_frame(void)
 	r0 = 0;						\
 	*(u64*)(r10 - 16) = r0;				\
 	*(u64*)(r10 - 8) = r0;				\
-	r1 = *(u32*)(r1 + 0);				\
-	r1 &= 63;					\
+	r2 = *(u32*)(r1 + 0);				\
+	r2 &= 63;					\
+	r1 = r10;					\
 	r1 += -16;					\
-	r1 += r10;					\
+	r1 += r2;					\
 	r2 = 0;						\
 	r3 = 0;						\
 	call %[bpf_probe_read_kernel];			\

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* MOVSX of a pointer (tests): privileged, the result is an unknown scalar (64-bit) or an unknown 32-bit value
  * (32-bit), never a pointer. Encoded by hand: the objects are built for -mcpu=v3. */
 #include <linux/bpf.h>

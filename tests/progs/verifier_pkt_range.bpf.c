@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* Packet ranges from comparisons with pkt_end (tests): p <= pkt_end proves p's offset in bytes, p < pkt_end one
  * byte more, and p < pkt_end at offset 0 nothing (find_good_pkt_pointers). */
 #include <linux/bpf.h>

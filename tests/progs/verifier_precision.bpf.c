@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* Precision tracking: scalars nothing relies on are compared loosely when pruning (the 16-way unrolled count
  * below stays linear instead of 2^16 paths), while scalars that flow into a map value offset, a helper size or a
  * decided branch keep their exact values, wherever they went on the way (moves, stack spills, calls). */

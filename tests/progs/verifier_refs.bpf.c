@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* Reference tracking (tests): bpf_ringbuf_reserve acquires a reference that bpf_ringbuf_submit / _discard
  * release. Every copy of the reserved pointer (registers, spilled slots, other frames) dies with the release, a
  * reservation still held at the program's exit is a leak, and a pointer that was never reserved, or is no longer,

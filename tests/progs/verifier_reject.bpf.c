@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* Programs the verifier must refuse, each with the kernel's one-line reason (tests): off-by-one map accesses,
  * missing null checks, uninitialised registers, unbounded and infinite loops, bad bpf_strncmp strings, dead code. */
 #include <linux/bpf.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* Return-value rules (tests), as Linux 6.18 applies them: what R0 may hold at the program's exit per program type,
  * at a static or global subprogram's exit and at a callback's, each rejection with the kernel's words.
  * No __naked functions here: their anonymous parameters make the kernel refuse the object's BTF, and without BTF

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* Programs the kernel refuses and strbpf once accepted (tests): each one ran without per-access checks on interp
  * and jit, so accepting it could corrupt the host. Helper writes over spilled pointers, read-only and write-only
  * maps, stack pointer subtraction, raw map fds, packet ranges, packet pointers to helpers, misaligned atomics,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* The 512-byte stack limit across a call chain (tests): each frame's depth is the deepest byte a path touched,
  * rounded up to 16 as the kernel's JIT lays frames out, summed along every chain of bpf-to-bpf calls and callback
  * references (the kernel's check_max_stack_depth). Tracing types (raw_tp, ...) give frames of 64 bytes or more a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* The kernel's strncmp_bench "no helper" program (tests): a byte loop over cmp_str_len + 1 bytes with the length a
  * .rodata constant the verifier reads (4095: every iteration is explored, ~57,000 processed insns in the kernel). */
 #include <linux/bpf.h>

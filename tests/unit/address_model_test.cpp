@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // The host address model behind -ERANGE (runtime stage): every variant the kernel can run with, forced, against a
 // table written out by hand; the host's own model against what the kernel reports of itself in /proc/cpuinfo.
 #include <gtest/gtest.h>

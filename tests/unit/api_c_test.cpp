@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // The C API (include/strbpf/strbpf.h): the lifecycle through opaque handles, negative errnos with a message,
 // options structs read up to their declared size, outputs copied into caller buffers.
 #include <gtest/gtest.h>

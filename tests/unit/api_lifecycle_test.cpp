@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // The embedding API's lifecycle (include/strbpf/object.hpp, program.hpp): open from a file or memory, globals by
 // BTF name before and after load, load verifies every program (a rejected one cannot run, except on the unchecked
 // interpreter), per-program engines, Runner, several threads on one loaded object, the byte/typed map overloads.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // The embedding API (include/strbpf): open an object, map access in the syscall's terms, running programs with a
 // ctx and a CPU, ring buffer consumption, errors for bad input.
 #include <gtest/gtest.h>

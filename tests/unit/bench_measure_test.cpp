@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // strbpf bench's sampler (tools stage): calibration and the rate it reports, on producers with known costs.
 #include <gtest/gtest.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // `strbpf bench` end to end (tools stage): short runs of the CLI checking the kernel-style lines, the summary
 // table, --json keys, -p scaling, the SVG plot, usage errors, and that a wrong answer fails the run.
 #include <unistd.h>

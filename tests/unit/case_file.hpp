@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // Reading ISA case files (tests/cases/**/*.data, the uBPF / bpf_conformance sections) for engine tests: the
 // sections "-- asm", "-- raw", "-- mem", "-- result", "-- error" as tests/cases/README.md describes them.
 #pragma once

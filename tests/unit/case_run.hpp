@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // Running one ISA case on the interpreter or a compiled JIT program (tests): the stack and the "-- mem" bytes
 // registered as the run's memory, and what a run leaves behind, so engine tests compare like with like.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // README.md's "What runs" lists (program types by SEC() name, map types, helpers) against the code's tables: a
 // section, map type or helper added to or dropped from the code without the README fails here.
 #include <fstream>

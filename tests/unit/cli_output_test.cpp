@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // The CLI's output as bpftool and test_progs users read it: signed results with hex, labelled durations,
 // bpf_printk lines, errors that list the programs and name a file once, ctx/data written back to files, the
 // kernel's real reason and whole log from `verify --engine kernel`, `help`, `--version`, BTF-formatted map dumps,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // The strbpf CLI as users and scripts drive it: exit codes, text and --json output, clean errors.
 #include <cstdio>
 #include <fstream>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // `strbpf conformance-plugin` as bpf_conformance drives it: every ISA case file (tests/cases/**/*.data) goes
 // through the plugin protocol (program hex on stdin, memory hex in argv, r0 in hex on stdout) on interp and jit.
 // Also: the protocol's edge cases (memory split over arguments, no memory, bad input and its exit codes).

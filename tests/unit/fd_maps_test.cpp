@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // prog_array, array_of_maps and hash_of_maps (runtime/maps/fd_maps.hpp): `values` initialisers applied when the
 // object is instantiated, and the syscall view's answers (fds are object indexes in strbpf).
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // Fuzz findings as regression tests (fuzz stage, built with g++): every input kept in tests/fuzz/<target>/ replays
 // through the same strbpf_fuzz_<target>() function libFuzzer runs (fuzz/targets/), in a child process, and must
 // finish cleanly. Inputs in tests/fuzz/<target>/open/ are findings reported to another component's owners and not

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // The helper table's data (no kernel needed): every 6.18 helper id has a row, rows are ordered by id with disjoint
 // variants, unknown ids stay unknown, kinds the verifier does not model refuse the program naming helper and
 // kind, and a helper without an implementation gets a stub that ends the run naming it.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // Host facts the tests depend on (tests): whether the live kernel can be the oracle of a comparison, and why not,
 // naming the fact and this host's value. docs/testing.md "Host facts" lists every fact and the tests using it.
 #pragma once

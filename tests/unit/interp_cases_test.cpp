@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // ISA case files (tests/cases/**/*.data, uBPF / bpf_conformance format) run on every engine: one gtest per
 // file x engine, named engine_dir_file. Today the engine list is {interp}; the JIT and the kernel
 // (BPF_PROG_TEST_RUN) join by adding a row to engines(). Also: the interpreter handles every opcode-table row.

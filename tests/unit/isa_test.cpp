@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // Table-driven tests of the isa stage: every row of opcodes.def decodes, validates, disassembles and round-trips
 // through the assembler; invalid encodings are refused with the pc named; kernel-syntax disassembly is exact.
 #include <cstring>

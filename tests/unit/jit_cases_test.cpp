@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // Every ISA case file (tests/cases/**/*.data) on the x86-64 JIT, side by side with the interpreter: the JIT must
 // give the file's expected result and exactly the interpreter's r0, error text and final memory. Cases whose
 // expected error is a run-time memory check are skipped: the JIT trusts the verifier and checks no access.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // The JIT's shifts by register (exec stage, JIT) in both encodings, whatever this CPU has: BMI2's shlx/shrx/sarx,
 // and the baseline shl/shr/sar with the count in cl (BPF r4 lives in rcx, so the count's move must park and restore
 // it). CompileOptions{.bmi2 = false} forces the baseline form on a BMI2 host; the BMI2 form is skipped, naming the

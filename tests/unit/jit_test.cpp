@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // The x86-64 JIT (exec stage): golden bytes of the sequences whose encoding matters (prologue, helper call,
 // division-by-zero guard) in the style of asmjit's TEST_INSTRUCTION, W^X code pages, helper and kfunc calls,
 // aborts unwinding from nested frames, call depth, callbacks (ld_imm64 BPF_PSEUDO_FUNC) and concurrent runs.

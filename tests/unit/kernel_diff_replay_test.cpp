@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // The kernel-differential fuzzer's findings replayed without a kernel (fuzz stage): every file of
 // tests/fuzz/kernel_diff/ is a disagreement with the live kernel that strbpf has fixed, so strbpf's verifier must
 // now give the kernel's verdict and one-line reason; every file of tests/fuzz/kernel_diff/open/ is one not fixed

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // Tests for the live-kernel engine (exec stage): small programs of tests/progs/kernel_*.bpf.c loaded with libbpf
 // and run with BPF_PROG_TEST_RUN. Skipped, saying why, where bpf() is not available.
 #include <gtest/gtest.h>

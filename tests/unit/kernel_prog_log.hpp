@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // Loading one program of a BPF object into the live kernel through libbpf, with its verifier log (tests): the
 // other programs of the object are not autoloaded, as in the kernel's test_loader.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // Tests of the string kfunc wrappers, their table rows and the bpf_strncmp helper (runtime stage): address classes
 // (-ERANGE / -EFAULT), lazy reads and read order, R0 widths, and the helper's verifier-style aborts.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // Malformed-object tests (loader stage): the committed files in tests/elf/ and in-test mutations of good objects
 // (truncations, section header fields, relocations, huge counts, random byte flips) must all give an Error with a
 // message — never a crash or an out-of-bounds read (this suite also runs under ASan).

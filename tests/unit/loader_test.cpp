@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // Loader tests (loader stage): loads tests/progs/loader_basic.bpf.o and checks every part of the ObjectSpec —
 // programs, subprogram layout, relocated pseudo forms, maps and their initial bytes, kfuncs, license, line info.
 #include <bpf/btf.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // Maps under concurrent use (runtime + exec stages): several threads update, look up and delete in one hash map
 // and one per-CPU map, and run one loaded program that does atomics on map values, with exact final counts. Run
 // under TSAN by `make test-tsan`, where any data race in the maps fails the test.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // Map types on their own (runtime stage): flags and errors of array, percpu_array, hash, percpu_hash, lru_hash and
 // ringbuf, the syscall view of per-CPU values, iteration, LRU eviction as the kernel does it; tracepoint contexts.
 #include <gtest/gtest.h>

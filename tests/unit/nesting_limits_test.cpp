@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // Fixed capacities reachable from accepted programs (runtime and exec stages): callbacks nested to the kernel's
 // MAX_CALL_FRAMES on every engine (tests/progs/helpers_nested_callbacks.bpf.c), RunMemory's per-run regions,
 // the registry's overlap refusal, and the linker's refusal of fd_array map forms (ld_imm64 src 5 and 6).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // The registry of program-visible memory: lookups, bounds, permissions, spans, address classes.
 #include <gtest/gtest.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // libbpf's section table (loader stage): SEC() names to program type, expected attach type and load flags, as
 // libbpf 1.7's section_defs decides them, and a program in a section libbpf does not know failing alone.
 #include <gtest/gtest.h>

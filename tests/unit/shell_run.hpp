@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // Running the strbpf CLI from unit tests (tests): a shell command's exit status and stdout, with stderr kept
 // apart in a temporary file or merged into stdout. Shared by the CLI, bench and conformance-plugin tests.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // Tests of the string kfuncs' and bpf_strncmp's JIT call-site entries (runtime stage, runtime/kfuncs/call_site.hpp):
 // the resolved entry, handed each pointer's readable span, answers exactly as the generic entry on every string
 // backend (strings ending at a guard page, no NUL before the span end, limits, -E2BIG); the miss entry answers as

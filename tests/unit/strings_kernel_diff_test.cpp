@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // Differential tests of the string helper and kfuncs against the live kernel (tests): random batches of cases run
 // by tests/progs/strings_diff.bpf.c on the kernel (BPF_PROG_TEST_RUN) and on every strbpf user-space engine, then
 // compared case by case. Skipped, saying why, where bpf() does not work. See docs/testing.md.

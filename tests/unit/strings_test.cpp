@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // Tests of the string kernels (runtime stage): hand-computed kernel answers for the serial reference, then every
 // vector backend against serial on edge lengths, every alignment, strings ending exactly at a guard page, high
 // bytes, random 3-letter strings and all 256x256 case-folding pairs. Each test runs once per backend (simdutf's "for

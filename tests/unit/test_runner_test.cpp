@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // `strbpf test` as test_loader's runner (tools stage, through the CLI): each annotation's semantics on the small
 // programs of tests/progs/test_annot_*.bpf.c, read back from --json, plus the human lines, -j and exit codes.
 #include <map>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // Tests for the selftest annotation parser (exec stage): tags read from kernel_annot.bpf.o's BTF, __retval forms,
 // and in-order message matching.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // Tristate numbers (tests): every operation of verifier/domain/tnum.hpp against the concrete values it abstracts —
 // sound everywhere, optimal where CGO 2022 proves it (exhaustive over small bit windows placed low, across bit 32
 // and at the sign bit) — and a table of fixed answers, which the verifier's log prints as var_off.

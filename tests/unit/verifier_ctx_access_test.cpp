@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // Context access rules against the live kernel (tests): for every program type strbpf loads, every ctx offset
 // around the context struct and every size, a load, a sign-extending load, a register store and an immediate
 // store are verified by strbpf and loaded into the kernel; verdicts and reasons must agree.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // Helper availability per program type against the live kernel (tests): every helper of strbpf's table is called
 // from every program type the loader maps, in two argument shapes, and strbpf's verifier must refuse it with the
 // kernel's "program of this type cannot use helper" exactly when the kernel does, and accept where the kernel does.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // The strncmp bench's byte loop over 4096 bytes with target known (tests, verifier stage): strbpf accepts it as
 // Linux 6.18 does (it used to stop at "The sequence of 8193 jumps is too complex."), within 2x the kernel's
 // processed instructions. The kernel part is skipped when the kernel engine is unavailable.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // strbpf's verifier against the live kernel's (tests): every program of every tests/progs/*.bpf.o is verified by
 // both; the verdicts must agree, and for rejections whose kernel reason is one strbpf models, so must the reason.
 // Skipped when the kernel engine is unavailable. Prints processed-instruction ratios.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // The verifier log at level 1 against the live kernel's (tests): for every tests/progs program both refuse, the
 // two logs must be the same bytes — source lines, "N: (op) insn", the "; R0=..." column, call and return blocks,
 // the failing path only — except for ld_imm64 map addresses (the kernel's and strbpf's differ) and the final

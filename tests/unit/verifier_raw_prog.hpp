@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // Raw-instruction programs verified by strbpf and by the live kernel (tests, shared by the verifier_*_test.cpp
 // files that compare rule by rule): build a one-program object from instructions, verify it, load it.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // Return-value rules against the live kernel (tests): for program types and expected attach types with a return
 // range (cgroup, sk_lookup, netfilter, kprobe.session) and without one, small programs leaving R0 a constant, an
 // unknown scalar, a masked scalar, the ctx or a stack pointer are verified by strbpf and loaded into the kernel;

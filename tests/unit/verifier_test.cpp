@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // The verifier (tests): the abstract domain (bounds; tnums are in tnum_test.cpp), and every annotated program of
 // tests/progs — each __success program verifies, each __failure program is refused with its __msg lines in the log,
 // in order.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // The producers of `strbpf bench` (tools stage): every batch's answer is checked against the scenario's Expect.
 #include "bench_engines.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // The producers of `strbpf bench` (tools stage): a BPF program on a user-space engine (exec::run_linked on one
 // ObjectInstance shared by every producer thread), in the live kernel (one KernelObject, BPF_PROG_TEST_RUN with
 // repeat), or a glibc call on the same buffers.

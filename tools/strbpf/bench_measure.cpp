@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // The sampler of `strbpf bench` (tools stage): calibration, producer threads, per-interval samples.
 #include "bench_measure.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // How `strbpf bench` measures (tools stage): producers run batches of one operation (a BPF program on an engine,
 // or a glibc call); a sampler turns them into M hits/s samples the way the kernel's bench.c does each second, and
 // reports mean ± sample stddev (n-1) over the samples after warm-up.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // What `strbpf bench` prints (tools stage): kernel-style lines, JSON lines, markdown summary tables, SVG plot.
 #include "bench_report.hpp"
 

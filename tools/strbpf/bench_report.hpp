@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // What `strbpf bench` prints (tools stage): one line per measurement in the kernel bench's words, JSON lines,
 // the summary tables of ns per operation with the ratios that matter, and an SVG plot (log-log).
 #pragma once

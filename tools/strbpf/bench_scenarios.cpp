@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // The scenarios of `strbpf bench` (tools stage): strings set up like the kernel's bench_strncmp.c and the v3
 // string-kfunc benchmark, the programs of bench/progs/*.bpf.c, and glibc on the same buffers.
 #include "bench_scenarios.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // The scenarios of `strbpf bench` (tools stage): which BPF programs and glibc calls are measured, the strings
 // they run on (the kernel's bench setup), the global-data patches that hand those strings to every engine, and
 // the answer each measured operation must give.

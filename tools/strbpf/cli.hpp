@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // Shared pieces of the strbpf commands (tools stage): exit codes, input parsing, object loading.
 #pragma once
 #include <cstdint>

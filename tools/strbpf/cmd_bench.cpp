@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // `strbpf bench`: the kernel's strncmp and string-kfunc benchmarks rebuilt on strbpf's engines, the live kernel
 // and glibc, with every answer checked (tools stage). Prints one line per measurement like the kernel's bench,
 // then ns-per-operation tables with the ratios; --json and --plot for machines and people.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // `strbpf conformance-plugin`: the bpf_conformance plugin protocol (tools stage). The suite tests the ISA, not the
 // verifier, so the raw program runs in the memory-checked interpreter (and, with --engine jit, on the JIT too).
 #include <cstdio>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // `strbpf disasm`: each program as loaded (subprograms appended, relocations applied) in bpftool's syntax, with
 // the source lines BTF line info gives (tools stage).
 #include <cstdio>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // `strbpf map dump`: the maps of an object — as loaded, or after running one program — like bpftool's
 // `map dump` (tools stage): map types by name, keys and values formatted through BTF where the object has it
 // (map_format), hex otherwise and in --json beside the formatted form. Per-CPU maps print every CPU's value;

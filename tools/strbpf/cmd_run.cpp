@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // `strbpf run`: load an object and test-run its programs on an engine, like bpftool's `prog run` (tools stage).
 #include <unistd.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // `strbpf test`: runs BPF objects annotated with the kernel test_loader's tags (__success, __failure, __msg,
 // __retval, __flag, ...) on every engine, test_loader's way (test_runner), and reports each subtest per engine
 // (test_report) in program order, with -j N programs at a time (tools stage).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // `strbpf verify`: run strbpf's static verifier (or, with --engine kernel, the live kernel's) over an object's
 // programs and print the verdict, the kernel's one-line reason for a rejection, and on request the whole
 // kernel-style log (tools stage).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // strbpf command-line entry point (tools stage): one subcommand per file, exit codes as documented in cli.hpp.
 #include <cstdio>
 

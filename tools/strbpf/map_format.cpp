@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // Map keys and values formatted through the object's BTF (tools stage). See map_format.hpp.
 #include "map_format.hpp"
 

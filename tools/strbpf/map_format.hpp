@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // Map keys and values formatted through the object's BTF, as bpftool's btf_dumper formats them (tools stage):
 // integers as numbers, char arrays as strings, other arrays as lists, structs and unions as objects by member name,
 // enums by enumerator name, pointers as hex, global-data sections as their variables by name.

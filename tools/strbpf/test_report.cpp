@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // `strbpf test`'s output (tools stage): human lines and the JSON Lines records of TestResult.
 #include "test_report.hpp"
 

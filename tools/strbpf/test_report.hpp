@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // `strbpf test`'s output (tools stage): a human line per result (PASS/FAIL/SKIP, with -v the verifier log of
 // failures), or one JSON object per line with --json; then the closing counts line.
 #pragma once

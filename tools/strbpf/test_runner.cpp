@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // `strbpf test`'s runner (tools stage): each subtest follows run_subtest() of the kernel's test_loader.c —
 // architecture and load-mode filters, the unprivileged mode's conditions, the load with the test's flags, log level
 // and auxiliary programs, the verdict against __success/__failure, the patterns against the log, then a test run

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // `strbpf test`'s runner (tools stage): one kernel test_loader subtest — a program's privileged or unprivileged
 // mode — on one engine, judged by test_loader's rules; what it finds is a TestResult (printed by test_report).
 #pragma once

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # Writes OUT (strbpf_version.hpp) with the source tree's git commit, rewriting it only when the text changes, so
 # `strbpf --version` names the commit it was built from (tools stage; run by the strbpf_version target each build).
 execute_process(COMMAND git -C ${SRC} describe --always --dirty --abbrev=12

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* A deliberately wrong strncmp benchmark object for tests/unit/bench_test.cpp: the same programs and globals as
  * bench/progs/strncmp_bench.bpf.c, but strncmp_helper answers +1 instead of -1, so `strbpf bench` must fail the
  * run rather than print a figure. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // ALU and byte-swap semantics of the interpreter (exec stage), one function per isa::Sem, named <sem>_64 and
 // <sem>_32. Division and modulo by zero and INT_MIN / -1 give the kernel's results (RFC 9669 section 4.1).
 #pragma once

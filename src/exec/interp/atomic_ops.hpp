@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // BPF_ATOMIC semantics of the interpreter (exec stage): real host atomics, since map memory is shared between
 // concurrent runs. Each returns the old value for the fetch forms; W forms zero-extend it (kernel: (u32) result).
 #pragma once

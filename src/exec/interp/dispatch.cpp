@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // The interpreter's dispatch loop (exec stage): one computed-goto label per row of isa/opcodes.def, its body
 // generated from the row's shape and sem; the semantics live in alu_ops.hpp, jmp_ops.hpp and atomic_ops.hpp.
 // Forms sharing an opcode byte (div/sdiv, mov/movsx, byte swaps, atomics, ld_imm64, calls) dispatch to the

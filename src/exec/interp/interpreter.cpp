@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // The interpreter's entry points (exec stage): validation, the dispatch loop (dispatch.cpp), and the translation
 // of how a run stopped into an InterpResult with a message naming the pc.
 #include "exec/interp/interpreter.hpp"

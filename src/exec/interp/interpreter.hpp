@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // The eBPF interpreter (exec stage): runs a linked program with the kernel's semantics (kernel/bpf/core.c
 // ___bpf_prog_run), one computed-goto dispatch generated from isa/opcodes.def over small per-class handlers.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // Conditional-jump predicates of the interpreter (exec stage), one per isa::Sem, over uint64_t (JMP) or
 // uint32_t (JMP32) operands; the s-forms compare as signed.
 #pragma once

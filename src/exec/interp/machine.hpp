@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // The interpreter's run state (exec stage): call frames, the memory-check cache in front of ctx.mem, and the
 // outcome the dispatch loop hands back to interpreter.cpp, which turns it into an InterpResult.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // The JIT's compile cache (exec stage, JIT): compile once per linked program, for the runner's repeated runs.
 // The code lives in the program's own runtime::ProgramCache, so it is freed with the program and can never be
 // served to another program that reuses its address.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // Executable memory for JIT code (exec stage, JIT). One address-space reservation (read-write, never executable,
 // MAP_NORESERVE: no memory behind it until touched) is made once within reach of the helpers; each program's
 // pages are carved from it, filled, then sealed read+execute; freed pages go back to read-write (never executable

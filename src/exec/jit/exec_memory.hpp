@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // Executable memory for JIT code (exec stage, JIT): W^X pages mapped near the helpers so calls are rel32.
 // A region is mapped read-write, filled, then sealed read+execute; it is never writable and executable at once.
 #pragma once

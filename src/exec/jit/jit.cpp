@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // The x86-64 JIT's compile and run (exec stage, JIT): validation, emission (x86_64/codegen.cpp), relocation into
 // W^X memory near the helpers, and the per-run state, callback entry and error messages.
 #include "exec/jit/jit.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // The x86-64 JIT (exec stage): compiles a linked program once into native code with asmjit and runs it with the
 // kernel's semantics and the kernel JIT's register mapping (arch/x86/net/bpf_jit_comp.c). Trusts the verifier:
 // loads and stores are not checked. Helpers and kfuncs are called directly (rel32) with &ctx in r9.

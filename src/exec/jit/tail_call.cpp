@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // bpf_tail_call on the JIT (exec stage): the helper hands the target to jit_tail_call, which ends the running
 // code the way an abort does; run_with_tail_calls then enters the target's compiled code with the same r1 and
 // stack, as the kernel's JIT jumps into the target past its prologue, reusing the frame.

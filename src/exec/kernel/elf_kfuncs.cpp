@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // Finds the kfunc externs each program calls, from ELF symbols and call relocations (exec stage, kernel engine).
 // clang encodes every call as `call -1` (src_reg = BPF_PSEUDO_CALL) plus an R_BPF_64_32 relocation: against an
 // undefined symbol for a kfunc, against a function or section symbol for a subprogram (target = sym + (imm+1)*8);

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // Which kfunc externs each program of a BPF ELF object calls (exec stage, kernel engine): read from the ELF's
 // symbols and call relocations, following BPF-to-BPF calls, so a program can be skipped when this kernel lacks
 // one, and the missing externs of *other* programs can be made weak so libbpf still loads this one.

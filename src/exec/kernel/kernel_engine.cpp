@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // Loads one program of a BPF object into the running kernel with libbpf and runs it with BPF_PROG_TEST_RUN
 // (exec stage, kernel engine). One KernelObject owns one bpf_object; run() wraps it for single runs.
 

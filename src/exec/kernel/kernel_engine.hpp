@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // The live kernel as an engine (exec stage): loads one program of a BPF object with libbpf and runs it with
 // BPF_PROG_TEST_RUN, reporting what the kernel said in the same RunReport the interpreter and JIT fill.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // What the running kernel offers (exec stage, kernel engine): whether bpf() works, its release, its BTF FUNCs;
 // plus libbpf's print routing, program listing and the verifier log's one-line reason.
 // Project headers first: linux/bpf.h (via libbpf) defines BPF_* macros that clash with isa/insn.hpp names.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // test_loader's unprivileged mode on the kernel engine (exec stage): the load happens in a child process with
 // CAP_SYS_ADMIN, CAP_NET_ADMIN, CAP_PERFMON and CAP_BPF dropped from its effective set; the result comes back as
 // one JSON object over a pipe.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // Routes libbpf's print callback (exec stage, kernel engine): while a LibbpfCapture lives on a thread, libbpf's
 // messages from that thread are appended to its string; otherwise they are dropped unless set_verbose(true).
 #pragma once

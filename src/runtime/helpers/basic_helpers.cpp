@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // Helpers without memory arguments (runtime stage): time, randomness, CPU id.
 #include "runtime/helpers/basic_helpers.hpp"
 

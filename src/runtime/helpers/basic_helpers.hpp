@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // Helpers without memory arguments (runtime stage). Returns: the value; they cannot fail.
 #pragma once
 #include "runtime/context.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // bpf_loop (181) and bpf_for_each_map_elem (164), runtime stage (kernel/bpf/bpf_iter.c, helpers.c, arraymap.c,
 // hashtab.c). The callback is the value the engine produced for an ld_imm64 BPF_PSEUDO_FUNC; a callback returns
 // 0 to go on and 1 to stop.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // Helpers that call back into the program (runtime stage) through RunContext::invoke_callback.
 // bpf_loop: Returns: the number of iterations run (the stopping one included); -EINVAL (flags); -E2BIG
 // (nr_loops > 1 << 23). bpf_for_each_map_elem: Returns: elements visited; -EINVAL (flags).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // bpf_csum_diff (28), runtime stage (net/core/filter.c, arch/x86/lib/csum-partial_64.c). The verifier proved both
 // (pointer, size) pairs readable, so the sums read them directly.
 #include "runtime/helpers/csum_helpers.hpp"

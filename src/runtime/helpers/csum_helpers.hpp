@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // Checksum helpers (runtime stage). bpf_csum_diff (28): Returns: the 16-bit folded ones'-complement sum of
 //   (to words) minus (from words) started from seed, as Linux >= 6.13 computes it on x86-64 (0..0xffff); seed
 //   folded alone when both sizes are 0. No -EINVAL: 6.13 dropped the size checks, any length is summed.

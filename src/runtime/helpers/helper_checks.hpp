@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // Argument checks shared by the helpers (runtime stage). Helpers check again the pointer and map arguments
 // the verifier proves (for interp-checked, which runs without it), and a violation ends the run (RunContext::abort).
 #pragma once

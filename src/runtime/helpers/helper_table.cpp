@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // The helper table (runtime stage): one row per helper id of Linux 6.18 (1..211, and per proto variant), the kernel's id,
 // name, return and argument kinds, GPL and packet-access columns, the program types whose get_func_proto returns
 // it, and proto flags; and the per-id stubs that stand in for helpers strbpf does not implement.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // The helper table (runtime stage): every helper strbpf provides, declared as data with the kernel's ids and
 // argument kinds (the kernel's bpf_func_proto) and the program types that may call it (the per-type
 // get_func_proto). The verifier reads these rows; implementations trust them.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // Map helpers (runtime stage): bpf_map_lookup_elem, bpf_map_update_elem, bpf_map_delete_elem, and the argument
 // checks every helper shares. Per-CPU maps give the value of the run's CPU (RunContext::cpu).
 #include "runtime/helpers/map_helpers.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // Map helpers (runtime stage). Returns: lookup: value pointer or NULL; update/delete: 0 or a negative errno.
 #pragma once
 #include "runtime/context.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // Helpers that read program memory given as (pointer, size) (runtime stage).
 // bpf_probe_read_kernel: Returns: 0; -ERANGE (user half, vsyscall page, non-canonical); -EFAULT (not program-visible); dst is
 //   zeroed on failure. bpf_probe_read_kernel_str: Returns: bytes copied including the NUL (size when truncated,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // bpf_probe_read_kernel (113) and bpf_probe_read_kernel_str (115), bpf_probe_read_user (112) and
 // bpf_probe_read_user_str (114), and x86-64's compat bpf_probe_read (4) and bpf_probe_read_str (45), runtime stage
 // (kernel/trace/bpf_trace.c, mm/maccess.c). In user space the "kernel" is program-visible memory: an address the

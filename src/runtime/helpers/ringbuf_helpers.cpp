@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // Ring buffer helpers 130-134 (runtime stage), see ringbuf_helpers.hpp.
 #include "runtime/helpers/ringbuf_helpers.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // Ring buffer helpers 130-134 (runtime stage, kernel/bpf/ringbuf.c).
 // bpf_ringbuf_output: Returns: 0; -EINVAL (flags); -EAGAIN (no room). bpf_ringbuf_reserve: Returns: the sample or
 // NULL (flags, size, no room). submit/discard: no result. bpf_ringbuf_query: Returns: the position or size asked for,

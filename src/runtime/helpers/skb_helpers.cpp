@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // Packet helpers, runtime stage (net/core/filter.c, include/net/checksum.h, net/core/utils.c). The user-space
 // __sk_buff (exec/contexts.cpp) carries len at offset 0, hash at 68 and the packet's address in data (76); the
 // xdp_md carries data (0) and data_end (4). Test-run packets are linear and not cloned, and their ip_summed is

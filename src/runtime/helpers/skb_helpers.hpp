@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // Packet helpers for skb and xdp programs (runtime stage), on the test-run packet (exec/contexts.cpp): a linear
 // buffer whose address is in the ctx's data field.
 // bpf_skb_load_bytes: Returns: 0; -EFAULT (offset + len past the packet; `to` is zeroed).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // The string helper bpf_strncmp (runtime stage). Returns: -1, 0 or +1 (sign-extended into R0). On arguments
 // the verifier refuses (reachable only on interp-checked) it aborts the run (RunContext::abort, the verifier's message).
 #pragma once

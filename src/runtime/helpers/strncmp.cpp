@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // The bpf_strncmp helper, id 182 (runtime stage): lib/string.c's strncmp (-1/0/+1 over unsigned bytes). The argument
 // facts the verifier proves (ARG_PTR_TO_MEM, ARG_CONST_SIZE, ARG_PTR_TO_CONST_STR) are checked again here at run
 // time, for interp-checked, which runs without the verifier; a violation aborts with the verifier's own message.

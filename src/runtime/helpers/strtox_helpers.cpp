@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // bpf_strtol (105) and bpf_strtoul (106), runtime stage: kernel/bpf/helpers.c __bpf_strtoull over lib/kstrtox.c's
 // _parse_integer_fixup_radix and _parse_integer, on at most 63 bytes after leading space and '-'.
 #include <cerrno>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // bpf_get_current_uid_gid (15), bpf_get_current_comm (16), bpf_get_numa_node_id (42), bpf_ktime_get_coarse_ns
 // (160) and bpf_ktime_get_tai_ns (208), runtime stage (kernel/bpf/helpers.c). The current task is the thread
 // running the program, as it is for the kernel's BPF_PROG_TEST_RUN.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // Helpers about the calling task and the clocks (runtime stage). The modelled task is the calling process.
 #pragma once
 #include "runtime/context.hpp"

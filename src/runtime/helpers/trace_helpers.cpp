@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // bpf_trace_printk (6), bpf_trace_vprintk (177) and bpf_get_current_pid_tgid (14), runtime stage. The format rules are
 // those of the kernel's bpf_bprintf_prepare (kernel/bpf/helpers.c): at most 3 conversions (bpf_trace_vprintk: data_len
 // / 8) of [0 +-]*[width] followed by %d %i %u %x %X with l/ll, %c, %s, %p; printable ASCII only. The message goes to

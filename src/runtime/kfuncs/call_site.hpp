@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // Call-site entries of the string kfuncs and bpf_strncmp (runtime stage): what the JIT calls instead of the generic
 // entry so that a call whose string pointers lie in shared memory (global data, map values) needs no registry
 // look-up. Each JIT call site owns one slot per string pointer, holding the shared region that pointer was last

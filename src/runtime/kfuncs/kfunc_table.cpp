@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // The kfunc table (runtime stage): one row per kfunc with its exact kernel BTF parameter names, so the verifier's
 // __ign/__sz/__k/__str suffix rules apply to our rows as they do to vmlinux BTF.
 #include "runtime/kfuncs/kfunc_table.hpp"

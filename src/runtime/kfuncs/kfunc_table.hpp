@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // The kfunc table (runtime stage): every kfunc strbpf provides, declared as data with the BTF parameter names
 // (and their __ign/__sz/__k/__str suffixes) the kernel's verifier reads.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // The 15 string kfuncs (runtime stage): the kernel's x86-64 pointer checks (-ERANGE before any read, every string
 // pointer in argument order), then the dispatched string kernels over each pointer's readable span. Each kfunc is
 // one "core" over resolved strings and three entries made from it (string_kfuncs.hpp): the generic one (one

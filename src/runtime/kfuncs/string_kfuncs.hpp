@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // The 15 string kfuncs (runtime stage), with the native HelperFn signature: R1..R5 and the run's context.
 // Each returns the kernel's C int as (u64)(u32)result. Return values are listed in docs/kfuncs.md.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // Page-aligned map storage (runtime stage).
 #include "runtime/maps/arena.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // Page-aligned map storage (runtime stage): one mmap'd arena per map, zero-filled, released with the map.
 #pragma once
 #include <cstddef>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // BPF_MAP_TYPE_ARRAY (runtime stage): max_entries values of value_size bytes (8-byte aligned), u32 keys, all
 // preallocated and zeroed; update copies in place, delete is -EINVAL (kernel/bpf/arraymap.c).
 // Global data (.data, .bss, .rodata*) are one-entry arrays.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // Pieces shared by BPF_MAP_TYPE_ARRAY and BPF_MAP_TYPE_PERCPU_ARRAY (runtime stage).
 #pragma once
 #include <cstdint>

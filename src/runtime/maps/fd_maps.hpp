@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // Maps whose values name other objects (runtime stage): prog_array (programs, for bpf_tail_call) and
 // array_of_maps / hash_of_maps (maps). The bpf() syscall passes such a value as a file descriptor; strbpf's "fd"
 // is the object's index (a program's index in ObjectInstance::programs(), a map's index among its maps), which a

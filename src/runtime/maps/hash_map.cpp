@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // BPF_MAP_TYPE_HASH, BPF_MAP_TYPE_PERCPU_HASH and BPF_MAP_TYPE_LRU_HASH (runtime stage), after kernel/bpf/hashtab.c
 // with its default preallocation: max_entries elements (+ one spare per CPU for replacing updates, like the
 // kernel's extra_elems) live in one arena as [key rounded to 8 | value(s) rounded to 8]; bucket chains and free

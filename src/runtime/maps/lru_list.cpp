@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // The LRU policy of BPF_MAP_TYPE_LRU_HASH (runtime stage), see lru_list.hpp.
 #include "runtime/maps/lru_list.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // The LRU policy of BPF_MAP_TYPE_LRU_HASH (runtime stage), after kernel/bpf/bpf_lru_list.c's common LRU seen from
 // one CPU: a global free list, a local free list refilled target_free nodes at a time (v6.16+: clamp(max_entries /
 // possible CPUs / 2, 1, LOCAL_FREE_TARGET = 128)), a local pending list of fresh elements, and active/inactive

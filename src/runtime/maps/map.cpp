@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // Map creation and the operations every map type shares (runtime stage).
 #include "runtime/maps/map.hpp"
 #include "runtime/maps/fd_maps.hpp"

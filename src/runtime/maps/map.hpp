@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // Map storage (runtime stage): the base class every map type implements. Each map keeps all its program-visible
 // storage in one arena that the object's MemoryRegistry knows, so program-visible map memory is one region per map.
 // Every operation is safe to call from several threads at once (the kernel's maps are too).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // BPF_MAP_TYPE_ARRAY_OF_MAPS and BPF_MAP_TYPE_HASH_OF_MAPS (runtime stage, kernel/bpf/map_in_map.c): values are
 // maps. A program's lookup returns the inner map itself (the verifier's CONST_PTR_TO_MAP, typed by the inner map
 // template MapSpec::inner); the syscall view stores and answers an fd (strbpf: the map's index in its object).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // BPF_MAP_TYPE_PERCPU_ARRAY (runtime stage): one value per possible CPU for each index. Programs see the value of
 // the CPU they run on (RunContext::cpu); the host sees round_up(value_size, 8) x possible CPUs bytes, like the
 // bpf() syscall (kernel/bpf/arraymap.c bpf_percpu_array_copy/update). Layout: [index][cpu] in one arena.

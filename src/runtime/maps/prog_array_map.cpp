@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // BPF_MAP_TYPE_PROG_ARRAY (runtime stage): the kernel's fd array of programs. Programs cannot look it up
 // (the verifier allows it only to bpf_tail_call); the syscall view updates and deletes slots with BPF_ANY only.
 #include <cerrno>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // BPF_MAP_TYPE_RINGBUF (runtime stage), see ringbuf_map.hpp.
 #include "runtime/maps/ringbuf_map.hpp"
 

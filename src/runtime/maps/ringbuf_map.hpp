@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // BPF_MAP_TYPE_RINGBUF (runtime stage), after kernel/bpf/ringbuf.c: a power-of-two data area mapped twice back
 // to back (so a record that wraps is still contiguous), records of an 8-byte header {len | BUSY | DISCARD, pg_off}
 // plus data rounded to 8 bytes, producers serialised by a lock, one consumer at a time (libbpf's ring_buffer).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // A small test-and-test-and-set lock for map buckets and free lists (runtime stage): held for a few dozen
 // instructions, never across a callback into a program, never allocates.
 #pragma once

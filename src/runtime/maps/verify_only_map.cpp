@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // Map types strbpf creates so that programs using them load and are verified with the kernel's rules, but whose
 // operations it does not run (runtime stage): sockets, devices, CPUs, cgroups, stacks, local storage, tries,
 // queues, perf buffers, user ring buffers. The spec rules are each type's map_alloc_check in Linux 6.18.

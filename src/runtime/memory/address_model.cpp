@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // The host facts behind the kernel's -ERANGE rule (runtime stage): derived once, as the x86-64 kernel derives them.
 #include "runtime/memory/address_model.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // The host facts behind the kernel's -ERANGE rule (runtime stage): which addresses x86-64's
 // copy_from_kernel_nofault_allowed() refuses depends on the CPU's virtual-address width and on the paging mode the
 // kernel runs, so strbpf derives both the way the kernel does, once, and tests can force every variant.

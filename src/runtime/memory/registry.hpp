@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // The registry of program-visible memory (runtime stage): every byte a BPF program, helper or kfunc may touch.
 // Shared regions (map arenas, global data) live in a MemoryRegistry built once per loaded object and immutable
 // afterwards, so any number of threads may consult it; per-run regions (stack, ctx, packet) live in RunMemory.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // The string-kernel dispatch (runtime stage): CPUID selection and the test/benchmark override.
 #include "runtime/strings/dispatch.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // The string-kernel dispatch (runtime stage): one table of function pointers per backend (serial, SSE2, AVX2,
 // AVX-512BW), chosen once from CPUID at first use; tests and benchmarks may pin a backend, and STRBPF_STRINGS_HIDE
 // makes this process act as a CPU without some backends.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // The serial reference of the kernel's string kfuncs (runtime stage): kernel/bpf/helpers.c's loops as specified in
 // kernel-semantics.md §4.4, one lazy, bounds-checked byte read at a time. Correctness, not speed, is the point.
 #include "runtime/strings/serial.hpp"

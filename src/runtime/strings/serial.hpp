@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // The serial reference of the kernel's string kfuncs and strncmp (runtime stage): the loops of
 // kernel-semantics.md §4.4 read byte by byte, in the kernel's order. Every vector backend must agree with these.
 #pragma once

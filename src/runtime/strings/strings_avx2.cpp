@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // AVX2 string kernels (runtime stage; this file alone is compiled with -mavx2 -mbmi -mbmi2 -mpopcnt and only runs
 // when CPUID reports them). vector_impl.inc holds the algorithms.
 #include <immintrin.h>

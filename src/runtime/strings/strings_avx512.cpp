@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // AVX-512BW string kernels (runtime stage; this file alone is compiled with -mavx512f/bw/vl and only runs when
 // CPUID reports them). Short spans use masked loads, which never touch masked-off bytes.
 #include <immintrin.h>

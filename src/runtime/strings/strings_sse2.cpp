@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // SSE2 string kernels (runtime stage): the x86-64 baseline backend; vector_impl.inc holds the algorithms.
 #include <emmintrin.h>
 

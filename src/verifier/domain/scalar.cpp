@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // Scalar bounds (verifier stage): keeping a register's tnum and its four interval views consistent, and the
 // abstract transfer functions of the ALU operations on scalars.
 #include "verifier/domain/scalar.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // Abstract ALU operations on scalar registers (verifier stage).
 #pragma once
 #include "isa/opcodes.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // Abstract machine state (verifier stage): what the verifier knows about every register and stack byte at one
 // point of one path. Scalars carry a tnum and signed/unsigned 64- and 32-bit bounds; pointers carry their kind,
 // a fixed offset, a variable offset (a scalar) and kind-specific facts (map, packet range, frame).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // Tristate numbers (verifier stage): what the verifier knows of a 64-bit value bit by bit — known 0, known 1 or
 // unknown. The operations follow Vishwanathan, Shachnai, Narayana and Nagarakatte, "Sound, Precise, and Fast
 // Abstract Interpretation with Tristate Numbers" (CGO 2022), written here in terms of each operand's extremes.

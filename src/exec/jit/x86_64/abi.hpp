@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // The contract between JIT-generated x86-64 code and its C++ side (exec stage, JIT): the per-run state the code
 // reaches through ctx.engine_state, the frame the entry trampoline reads, and the exit codes of error stubs.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // x86-64 code generation for the JIT (exec stage, JIT): one asmjit emission per BPF instruction, chosen by the
 // opcode table's shape and sem, plus the entry trampoline, function prologues/epilogues and cold error stubs.
 // The register mapping and the division and atomic sequences follow the kernel's arch/x86/net/bpf_jit_comp.c.

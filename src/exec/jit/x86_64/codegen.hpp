@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // x86-64 code generation for the JIT (exec stage, JIT): emits the entry trampoline and every BPF function of a
 // validated program into an asmjit CodeHolder. The native addresses are known only after relocation (jit.cpp).
 #pragma once
