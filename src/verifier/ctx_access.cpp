@@ -152,6 +152,15 @@ bool syscall_ctx(const CtxAccess& a) { return a.off >= 0 && a.off < 65535 && a.o
 
 // The __sk_buff types below refuse the sk field (PTR_TO_SOCK_COMMON_OR_NULL, not modeled) and pass the rest to
 // bpf_skb_is_valid_access.
+bool skb_with_packet(const CtxAccess& a, RegType* field) {
+    if (in(a.off, kSkbSk, 8))
+        return false;
+    if (in(a.off, kSkbData, 4))
+        *field = RegType::packet;
+    else if (in(a.off, kSkbDataEnd, 4))
+        *field = RegType::packet_end;
+    return skb_common(a, field);
+}
 
 // cg_skb_is_valid_access (root: CAP_BPF, so data/data_end load as packet pointers and tstamp is writable).
 bool cgroup_skb_ctx(const CtxAccess& a, RegType* field) {
@@ -161,13 +170,7 @@ bool cgroup_skb_ctx(const CtxAccess& a, RegType* field) {
     if (a.write && !(in(off, kSkbMark, 4) || in(off, kSkbPriority, 4) || in(off, kSkbCb0, kSkbCbEnd - kSkbCb0) ||
                      in(off, kSkbTstamp, 8)))
         return false;
-    if (in(off, kSkbSk, 8))
-        return false;
-    if (in(off, kSkbData, 4))
-        *field = RegType::packet;
-    else if (in(off, kSkbDataEnd, 4))
-        *field = RegType::packet_end;
-    return skb_common(a, field);
+    return skb_with_packet(a, field);
 }
 
 // lwt_is_valid_access (lwt_in, lwt_out, lwt_xmit, lwt_seg6local).
@@ -178,13 +181,7 @@ bool lwt_ctx(const CtxAccess& a, RegType* field) {
         return false;
     if (a.write && !(in(off, kSkbMark, 4) || in(off, kSkbPriority, 4) || in(off, kSkbCb0, kSkbCbEnd - kSkbCb0)))
         return false;
-    if (in(off, kSkbSk, 8))
-        return false;
-    if (in(off, kSkbData, 4))
-        *field = RegType::packet;
-    else if (in(off, kSkbDataEnd, 4))
-        *field = RegType::packet_end;
-    return skb_common(a, field);
+    return skb_with_packet(a, field);
 }
 
 // sk_skb_is_valid_access: no mark at all; writes to tc_index and priority only.
@@ -195,13 +192,9 @@ bool sk_skb_ctx(const CtxAccess& a, RegType* field) {
         return false;
     if (a.write && !(in(off, kSkbTcIndex, 4) || in(off, kSkbPriority, 4)))
         return false;
-    if (in(off, kSkbMark, 4) || in(off, kSkbSk, 8))
+    if (in(off, kSkbMark, 4))
         return false;
-    if (in(off, kSkbData, 4))
-        *field = RegType::packet;
-    else if (in(off, kSkbDataEnd, 4))
-        *field = RegType::packet_end;
-    return skb_common(a, field);
+    return skb_with_packet(a, field);
 }
 
 // flow_dissector_is_valid_access: read-only data, data_end (and flow_keys, PTR_TO_FLOW_KEYS: not modeled).

@@ -45,6 +45,16 @@ uint8_t* skb_writable(uint64_t skb, uint64_t write_len, RunContext* ctx) {
     return reinterpret_cast<uint8_t*>(data);
 }
 
+// The 16-bit checksum field at `offset` that bpf_l3/l4_csum_replace update: an even offset below 64 KiB whose two
+// bytes lie in the linear data; nullptr where the kernel answers -EFAULT.
+uint8_t* csum_field(uint64_t skb, uint64_t offset, RunContext* ctx) {
+    const uint32_t off = uint32_t(offset);
+    if (off > 0xffff || (off & 1))
+        return nullptr;
+    uint8_t* data = skb_writable(skb, off + 2, ctx);
+    return data ? data + off : nullptr;
+}
+
 uint16_t load16(const uint8_t* p) {
     uint16_t v;
     std::memcpy(&v, p, 2);
@@ -117,17 +127,13 @@ uint64_t bpf_skb_store_bytes_helper(uint64_t skb, uint64_t offset, uint64_t from
 
 uint64_t bpf_l3_csum_replace_helper(uint64_t skb, uint64_t offset, uint64_t from, uint64_t to, uint64_t flags,
                                     RunContext* ctx) {
-    const uint32_t off = uint32_t(offset);
     if (!checked_ctx(skb, kSkbSize, ctx, "bpf_l3_csum_replace"))
         return 0;
     if (flags & ~kHdrFieldMask)
         return uint64_t(int64_t(-EINVAL));
-    if (off > 0xffff || (off & 1))
+    uint8_t* sum = csum_field(skb, offset, ctx);
+    if (!sum)
         return uint64_t(int64_t(-EFAULT));
-    uint8_t* data = skb_writable(skb, off + 2, ctx);
-    if (!data)
-        return uint64_t(int64_t(-EFAULT));
-    uint8_t* sum = data + off;
     switch (flags & kHdrFieldMask) {
     case 0:
         if (from != 0)
@@ -145,17 +151,13 @@ uint64_t bpf_l3_csum_replace_helper(uint64_t skb, uint64_t offset, uint64_t from
 // one through csum_replace4 of the zero-extended values.
 uint64_t bpf_l4_csum_replace_helper(uint64_t skb, uint64_t offset, uint64_t from, uint64_t to, uint64_t flags,
                                     RunContext* ctx) {
-    const uint32_t off = uint32_t(offset);
     if (!checked_ctx(skb, kSkbSize, ctx, "bpf_l4_csum_replace"))
         return 0;
     if (flags & ~(kMarkMangled0 | kMarkEnforce | kPseudoHdr | kIpv6 | kHdrFieldMask))
         return uint64_t(int64_t(-EINVAL));
-    if (off > 0xffff || (off & 1))
+    uint8_t* sum = csum_field(skb, offset, ctx);
+    if (!sum)
         return uint64_t(int64_t(-EFAULT));
-    uint8_t* data = skb_writable(skb, off + 2, ctx);
-    if (!data)
-        return uint64_t(int64_t(-EFAULT));
-    uint8_t* sum = data + off;
     const bool mmzero = flags & kMarkMangled0;
     if (mmzero && !(flags & kMarkEnforce) && load16(sum) == 0)
         return 0;
