@@ -121,7 +121,9 @@ int strbpf_ring_buffer_consume(strbpf_ring_buffer* rb) {
     return count_or_error(rb->rb.consume());
 }
 
-int strbpf_ring_buffer_epoll_fd(const strbpf_ring_buffer* rb) { return rb ? rb->rb.epoll_fd() : fail("ring buffer is NULL"); }
+int strbpf_ring_buffer_epoll_fd(const strbpf_ring_buffer* rb) {
+    return rb ? rb->rb.epoll_fd() : fail("ring buffer is NULL");
+}
 
 void strbpf_ring_buffer_free(strbpf_ring_buffer* rb) { delete rb; }
 

@@ -89,7 +89,8 @@ Status hash_walk(runtime::Map& m, std::span<const uint8_t> in_batch, std::span<u
     uint32_t total = 0;
     int ret = 0;
     for (;;) {
-        const uint32_t n = runtime::hash_take_bucket(m, batch, max - total, keys + total * ks, values + total * vs, del);
+        const uint32_t n =
+            runtime::hash_take_bucket(m, batch, max - total, keys + total * ks, values + total * vs, del);
         if (n > max - total) {
             if (total == 0)
                 ret = -ENOSPC;

@@ -157,6 +157,7 @@ TEST(ApiMaps, HashBatchWalksBucketsAndLookupAndDeleteEmptiesTheMap) {
     ASSERT_FALSE(st.ok());
     EXPECT_EQ(st.error().code, -ENOENT);
     EXPECT_EQ(count, 3u);
+    EXPECT_EQ(out, 4u) << "the token after the last bucket: the bucket count (4 for 4 entries), as the kernel's";
     uint32_t next = 0;
     EXPECT_FALSE(*m.next_key({}, bytes(next))) << "lookup_and_delete_batch emptied the map";
 
