@@ -98,7 +98,7 @@ std::vector<std::string> script(Side& s) {
 
 TEST(ApiMapsKernel, BatchOperationsAnswerAsTheKernels) {
     if (Status st = exec::kernel::available(); !st.ok())
-        GTEST_SKIP() << "bpf() unavailable: " << st.error().message;
+        GTEST_SKIP() << "kernel engine unavailable: " << st.error().message;
     const int ka = bpf_map_create(BPF_MAP_TYPE_ARRAY, "a", 4, 8, 8, nullptr);
     const int kh = bpf_map_create(BPF_MAP_TYPE_HASH, "h", 4, 8, 4, nullptr);
     ASSERT_GE(ka, 0);
