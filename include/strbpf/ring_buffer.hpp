@@ -30,12 +30,17 @@ class RingBuffer {
     // ring_buffer__add: one more ring with its own callback.
     Status add(const MapRef& map, Callback fn);
     // ring_buffer__poll: waits up to timeout_ms (-1: without limit, 0: not at all) for a wake-up, then consumes
-    // the rings that woke. Returns the records consumed (0 after a timeout); -EINTR when a signal came first.
+    // the rings that woke. As the kernel's level-triggered epoll does, a ring the previous poll() consumed is taken
+    // again at once while it holds records (those committed with BPF_RB_NO_WAKEUP too), and a woken ring whose
+    // records consume() took meanwhile does not end the wait. Returns the records consumed (0 after a timeout).
     Result<size_t> poll(int timeout_ms);
     // ring_buffer__consume: consumes every ring without waiting. Returns the records consumed.
     Result<size_t> consume();
-    // ring_buffer__epoll_fd: readable while a ring has been woken and not consumed since (for the embedder's own
-    // event loop: then call consume() or poll(0)). Owned by this object.
+    // ring_buffer__epoll_fd: readable when a ring has been woken since poll() last looked at it (for the
+    // embedder's own event loop: then call poll(0)). Unlike the kernel's, it does not look at the data itself: a
+    // ring woken and then emptied by consume() still reads readable (poll(0) then returns 0), and a ring that
+    // poll() consumed reads not readable until its next wake-up even if records committed with BPF_RB_NO_WAKEUP
+    // arrived (poll() takes them). Owned by this object.
     int epoll_fd() const;
 
   private:

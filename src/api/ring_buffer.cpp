@@ -1,13 +1,18 @@
 // SPDX-License-Identifier: BSD-2-Clause
 // The embedding API's ring buffer consumer (api stage): an epoll set over the rings' wake-up eventfds
-// (runtime::RingbufMap::wakeup_fd); a woken ring's eventfd is drained before it is consumed, so a record committed
-// during the consumption either is consumed by it or wakes the ring again.
+// (runtime::RingbufMap::wakeup_fd), read as the kernel's level-triggered epoll reads ring buffer map fds: a ring
+// that epoll reported stays listed, and a later poll() takes it again at once while it holds data (records
+// committed with BPF_RB_NO_WAKEUP included); a ring with no data when it is checked is dropped until its next
+// wake-up. A woken ring's eventfd is drained before its data is checked, so a record committed meanwhile is either
+// seen or wakes the ring again.
 #include "strbpf/ring_buffer.hpp"
 
 #include <sys/epoll.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <vector>
 
@@ -22,6 +27,8 @@ struct Ring {
     runtime::RingbufMap* map;
     int wakeup_fd;
     RingBuffer::Callback fn;
+    bool listed = false; // reported by the last poll(): the kernel's epoll keeps it on its ready list
+    bool has_data() const { return map->query(runtime::RingbufMap::kAvailData) > 0; }
 };
 
 int call_back(void* arg, const void* data, uint32_t size) {
@@ -34,11 +41,14 @@ void wake(int fd) {
     [[maybe_unused]] const ssize_t n = write(fd, &one, sizeof one);
 }
 
-// Drains the ring's eventfd, then consumes it. Returns the records consumed or the callback's negative result;
-// a consumption the callback stopped leaves the ring readable (as the kernel's level-triggered ring buffer fd).
-long consume_ring(Ring& r) {
+void drain(int fd) {
     uint64_t counter = 0;
-    [[maybe_unused]] const ssize_t n = read(r.wakeup_fd, &counter, sizeof counter); // EAGAIN: not woken
+    [[maybe_unused]] const ssize_t n = read(fd, &counter, sizeof counter); // EAGAIN: not woken
+}
+
+// Consumes one ring. Returns the records consumed or the callback's negative result; a consumption the callback
+// stopped leaves the ring readable (its data is still there, as the kernel's level-triggered fd reports).
+long consume_ring(Ring& r) {
     const long got = r.map->consume(call_back, &r.fn);
     if (got < 0)
         wake(r.wakeup_fd);
@@ -94,13 +104,41 @@ Status RingBuffer::add(const MapRef& map, Callback fn) {
     return ok_status();
 }
 
+// ring_buffer__poll: the listed rings that still hold data are ready at once; otherwise epoll_wait, where a woken
+// ring that holds no data by now (consume() took it) does not count and the wait goes on for the time left.
 Result<size_t> RingBuffer::poll(int timeout_ms) {
-    const int n = epoll_wait(impl_->epoll_fd, impl_->events.data(), int(impl_->events.size()), timeout_ms);
-    if (n < 0)
-        return make_error(fmt::format("ring buffer: epoll_wait: {}", std::strerror(errno)), -errno);
+    using Clock = std::chrono::steady_clock;
+    const auto deadline = Clock::now() + std::chrono::milliseconds(timeout_ms < 0 ? 0 : timeout_ms);
+    std::vector<Ring*> ready;
+    for (auto& r : impl_->rings) {
+        if (r->listed && r->has_data())
+            ready.push_back(r.get());
+        r->listed = false;
+    }
+    for (int wait = ready.empty() ? timeout_ms : 0;;) {
+        const int n = epoll_wait(impl_->epoll_fd, impl_->events.data(), int(impl_->events.size()), wait);
+        if (n < 0)
+            return make_error(fmt::format("ring buffer: epoll_wait: {}", std::strerror(errno)), -errno);
+        for (int i = 0; i < n; i++) {
+            Ring* r = impl_->rings[impl_->events[size_t(i)].data.u32].get();
+            drain(r->wakeup_fd);
+            if (r->has_data() && std::find(ready.begin(), ready.end(), r) == ready.end())
+                ready.push_back(r);
+        }
+        if (!ready.empty() || n == 0 || wait == 0)
+            break;
+        if (timeout_ms >= 0) { // only woken rings without data: wait for the time left
+            const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - Clock::now()).count();
+            if (left <= 0)
+                break;
+            wait = int(left);
+        }
+    }
+    for (Ring* r : ready)
+        r->listed = true;
     size_t total = 0;
-    for (int i = 0; i < n; i++) {
-        const long got = consume_ring(*impl_->rings[impl_->events[size_t(i)].data.u32]);
+    for (Ring* r : ready) {
+        const long got = consume_ring(*r);
         if (got < 0)
             return make_error(fmt::format("ring buffer: the callback returned {}", got), int(got));
         total += size_t(got);

@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: BSD-2-Clause
-// The embedding API's batch operations and lookup-and-delete beside the live kernel's: the same calls, in the same
-// order, on maps of the same shape (an 8-entry array and a 4-entry hash of u32 -> u64) through libbpf and through
-// MapRef; every return value, count and batch token must agree. Skipped where bpf() is unavailable.
+// The embedding API's maps beside the live kernel's: batch operations and lookup-and-delete (the same calls, in the
+// same order, on maps of the same shape: an 8-entry array and a 4-entry hash of u32 -> u64, through libbpf and
+// through MapRef; every return value, count and batch token must agree), and ring buffer wake-ups (one program
+// submitting with each wake-up flag, its ring's epoll fd watched through libbpf's ring_buffer and through
+// RingBuffer). Skipped where bpf() is unavailable.
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstring>
 #include <functional>
 #include <string>
 #include <vector>
@@ -16,6 +19,8 @@
 
 // After strbpf's headers: <linux/bpf.h> defines BPF_* macros that would clobber strbpf::isa's constants.
 #include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <poll.h>
 #include <linux/bpf.h>
 #include <unistd.h>
 
@@ -154,6 +159,134 @@ TEST(ApiMapsKernel, BatchOperationsAnswerAsTheKernels) {
         return code((h ? hash : array).lookup_and_delete(bytes(key, 4), bytes(value, 8), flags));
     };
     const auto got = script(api);
+    ASSERT_EQ(got.size(), want.size());
+    for (size_t i = 0; i < want.size(); i++)
+        EXPECT_EQ(got[i], want[i]) << "step " << i;
+}
+
+// Ring buffer wake-ups: what a consumer sees after each run of api_ringbuf_wakeup's `emit` with the given .bss
+// settings. A side sets a global, runs the program once, tells whether the epoll fd is readable (within 50 ms: the
+// kernel wakes through irq_work) and polls or consumes.
+struct RingSide {
+    std::function<void(const char* var, uint64_t value)> set;
+    std::function<void()> emit;
+    int epoll_fd = -1;
+    std::function<int(int timeout_ms)> poll;
+    std::function<int()> consume;
+};
+
+// Each line is one observation, taken in order. A readability check of the kernel's epoll fd also drops a listed
+// ring without data, which strbpf's RingBuffer cannot see (ring_buffer.hpp, epoll_fd): the script looks at the fd
+// only where no ring is listed or one has just been woken.
+std::vector<std::string> ring_script(RingSide& s) {
+    std::vector<std::string> seen;
+    auto readable = [&](const char* what) {
+        pollfd p{s.epoll_fd, POLLIN, 0};
+        seen.push_back(fmt::format("{}: readable {}", what, ::poll(&p, 1, 50) == 1));
+    };
+    auto poll = [&](const char* what) { seen.push_back(fmt::format("{}: poll {}", what, s.poll(0))); };
+    readable("start");
+    poll("start");
+    s.emit();
+    readable("first record wakes");
+    s.emit();
+    readable("second record, consumer behind");
+    poll("both");
+    poll("again: empty, dropped");
+    readable("after polls");
+    s.set("wake_flags", 1); // BPF_RB_NO_WAKEUP
+    s.emit();
+    readable("no wake-up");
+    poll("not listed");
+    seen.push_back(fmt::format("consume {}", s.consume()));
+    s.set("wake_flags", 0);
+    s.emit();
+    poll("woken");
+    s.set("wake_flags", 1);
+    s.emit();
+    poll("listed ring, no wake-up record"); // the kernel's level-triggered ready list takes it at once
+    s.set("mode", 1); // reserve + submit
+    s.emit();
+    poll("listed ring, submitted record");
+    poll("again: empty, dropped");
+    readable("after polls");
+    s.set("wake_flags", 2); // BPF_RB_FORCE_WAKEUP
+    s.emit();
+    readable("forced wake-up");
+    poll("forced");
+    s.set("mode", 2); // reserve + discard
+    s.set("wake_flags", 0);
+    s.emit();
+    readable("discard wakes");
+    poll("discarded");
+    poll("again: empty, dropped");
+    s.set("mode", 0);
+    s.emit();
+    seen.push_back(fmt::format("consume {}", s.consume()));
+    poll("woken, emptied by consume");
+    return seen;
+}
+
+int count_sample(void* ctx, void*, size_t) {
+    ++*static_cast<int*>(ctx);
+    return 0;
+}
+
+TEST(ApiMapsKernel, RingBufferWakeUpsAreTheKernels) {
+    if (Status st = exec::kernel::available(); !st.ok())
+        GTEST_SKIP() << "kernel engine unavailable: " << st.error().message;
+    const std::string path = std::string(STRBPF_PROGS_DIR) + "/api_ringbuf_wakeup.bpf.o";
+    auto ours = Object::open(path);
+    ASSERT_TRUE(ours.ok());
+    bpf_object* kobj = bpf_object__open_file(path.c_str(), nullptr);
+    ASSERT_NE(kobj, nullptr);
+    ASSERT_EQ(bpf_object__load(kobj), 0);
+    bpf_map* bss = bpf_object__find_map_by_name(kobj, ".bss");
+    ASSERT_NE(bss, nullptr);
+    std::vector<uint8_t> bss_data(bpf_map__value_size(bss));
+    const uint32_t zero = 0;
+    ASSERT_EQ(bpf_map_lookup_elem(bpf_map__fd(bss), &zero, bss_data.data()), 0);
+    const int prog_fd = bpf_program__fd(bpf_object__find_program_by_name(kobj, "emit"));
+    int ksamples = 0;
+    ring_buffer* krb = ring_buffer__new(bpf_object__find_map_fd_by_name(kobj, "events"), count_sample, &ksamples,
+                                        nullptr);
+    ASSERT_NE(krb, nullptr);
+    RingSide kernel;
+    kernel.set = [&](const char* var, uint64_t v) {
+        auto info = ours->global_info(var); // the same object: the same offsets
+        ASSERT_TRUE(info.ok() && info->offset + 8 <= bss_data.size());
+        std::memcpy(bss_data.data() + info->offset, &v, sizeof v);
+        ASSERT_EQ(bpf_map_update_elem(bpf_map__fd(bss), &zero, bss_data.data(), BPF_ANY), 0);
+    };
+    kernel.emit = [&] {
+        LIBBPF_OPTS(bpf_test_run_opts, o);
+        ASSERT_EQ(bpf_prog_test_run_opts(prog_fd, &o), 0);
+        ASSERT_EQ(o.retval, 0u);
+    };
+    kernel.epoll_fd = ring_buffer__epoll_fd(krb);
+    kernel.poll = [&](int t) { return ring_buffer__poll(krb, t); };
+    kernel.consume = [&] { return ring_buffer__consume(krb); };
+    const auto want = ring_script(kernel);
+    ring_buffer__free(krb);
+    bpf_object__close(kobj);
+
+    ASSERT_TRUE(ours->load().ok());
+    auto rb = RingBuffer::create(*ours->map("events"), [](std::span<const uint8_t>) { return 0; });
+    ASSERT_TRUE(rb.ok());
+    auto runner = Runner::create(*ours->program("emit"));
+    ASSERT_TRUE(runner.ok());
+    RingSide api;
+    api.set = [&](const char* var, uint64_t v) { ASSERT_TRUE(ours->set_global(var, v).ok()); };
+    api.emit = [&] {
+        uint64_t ctx = 0;
+        auto r = runner->run(std::span<uint8_t>(reinterpret_cast<uint8_t*>(&ctx), sizeof ctx));
+        ASSERT_TRUE(r.ok());
+        ASSERT_EQ(*r, 0u);
+    };
+    api.epoll_fd = rb->epoll_fd();
+    api.poll = [&](int t) { return int(*rb->poll(t)); };
+    api.consume = [&] { return int(*rb->consume()); };
+    const auto got = ring_script(api);
     ASSERT_EQ(got.size(), want.size());
     for (size_t i = 0; i < want.size(); i++)
         EXPECT_EQ(got[i], want[i]) << "step " << i;

@@ -227,6 +227,7 @@ TEST(ApiRingBuffer, WakeUpsFollowTheKernelsRules) {
     p.emit(); // the consumer is behind this record: no second wake-up, the first covers it
     EXPECT_EQ(*rb->poll(100), 2u);
     EXPECT_FALSE(readable(rb->epoll_fd()));
+    EXPECT_EQ(*rb->poll(0), 0u) << "the ring is empty: dropped until its next wake-up";
 
     ASSERT_TRUE(p.set("wake_flags", 1).ok()); // BPF_RB_NO_WAKEUP
     p.emit();
@@ -247,7 +248,14 @@ TEST(ApiRingBuffer, WakeUpsFollowTheKernelsRules) {
     p.emit();
     EXPECT_TRUE(readable(rb->epoll_fd()));
     EXPECT_EQ(*rb->poll(0), 0u);
-    EXPECT_EQ(got, (std::vector<uint64_t>{0, 1, 2, 3, 4}));
+
+    ASSERT_TRUE(p.set("mode", 0).ok()); // a ring poll() consumed stays listed while it holds data
+    ASSERT_TRUE(p.set("wake_flags", 1).ok());
+    p.emit();
+    EXPECT_FALSE(readable(rb->epoll_fd()));
+    EXPECT_EQ(*rb->poll(-1), 1u) << "taken at once, as the kernel's level-triggered ready list takes it";
+    EXPECT_EQ(*rb->poll(0), 0u) << "empty: dropped until the next wake-up";
+    EXPECT_EQ(got, (std::vector<uint64_t>{0, 1, 2, 3, 4, 6}));
 }
 
 TEST(ApiRingBuffer, ACallbackErrorStopsAndLeavesTheRestReadable) {
