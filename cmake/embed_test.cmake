@@ -74,6 +74,8 @@ step_rc(2 "" ${lf}/strbpf-grep -s needle=x ${lf}/substring.bpf.o ${lf}/missing.t
 expect("missing.txt")
 step_rc(2 "" ${lf}/strbpf-grep ${lf}/log.txt)
 expect("log.txt")
+step_rc(2 "" ${lf}/strbpf-grep ${BUILD_DIR}/tests/progs/ctx_skb_rawtp.bpf.o ${lf}/log.txt)
+expect("is not a SEC(\"syscall\") program")
 
 # The installed CLI, moved away from the build tree, runs its bench from share/strbpf/bench.
 file(COPY ${WORK_DIR}/prefix/ DESTINATION ${WORK_DIR}/moved)

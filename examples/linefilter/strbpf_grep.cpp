@@ -210,6 +210,10 @@ int main(int argc, char** argv) {
     if (st)
         st = obj->load(lo);
     auto prog = st ? obj->program(prog_name) : strbpf::Result<strbpf::ProgramRef>(st.error());
+    constexpr uint32_t kSyscall = 31; // BPF_PROG_TYPE_SYSCALL: the filter convention's program type
+    if (prog && prog->type() != kSyscall)
+        prog = strbpf::make_error("program '" + prog_name + "' (" + prog->section() +
+                                  ") is not a SEC(\"syscall\") program: the filter takes the line as its ctx");
     auto runner = prog ? strbpf::Runner::create(*prog) : strbpf::Result<strbpf::Runner>(prog.error());
     if (!runner) {
         std::fprintf(stderr, "strbpf-grep: %s\n", runner.error().message.c_str());
