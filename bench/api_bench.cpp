@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: BSD-2-Clause
 // The embedding API's per-call cost beside the internal exec path, on the same programs
-// (tests/progs/jit_bench_progs.bpf.o): an empty program and a 1000-iteration loop calling a helper each time.
-//   internal: the CompiledProgram's run() with a RunContext and stack set up once (what jit_bench measures);
-//   api_runner: strbpf::Runner::run(span) (per-thread runner, ctx region replaced per call);
-//   c_runner: strbpf_runner_run() of include/strbpf/strbpf.h;
-//   api_run: ProgramRef::run(RunOptions), the full BPF_PROG_TEST_RUN-shaped call (ctx copied in and out).
-// Each API figure is compared with the internal one of the same program and engine.
+// (tests/progs/jit_bench_progs.bpf.o): an empty program and a 1000-iteration loop calling a helper each time, on
+// the JIT and on the interpreter (the /jit and /interp suffixes).
+//   Internal: the CompiledProgram's run() (or interp::run_validated) with a RunContext and stack set up once;
+//   ApiRunner: strbpf::Runner::run(span) (per-thread runner; the ctx region is re-registered only when it moves);
+//   ApiCall: strbpf::Runner::call(span, &r0), the same without a Result;
+//   CRunner: strbpf_runner_run() of include/strbpf/strbpf.h;
+//   ApiRun: ProgramRef::run(RunOptions), the full BPF_PROG_TEST_RUN-shaped call (ctx copied in and out).
+// Each API figure is compared with the Internal one of the same program and engine.
 #include <cstring>
 #include <memory>
 #include <string>
@@ -13,6 +15,7 @@
 
 #include <benchmark/benchmark.h>
 
+#include "exec/interp/interpreter.hpp"
 #include "exec/jit/jit.hpp"
 #include "loader/loader.hpp"
 #include "runtime/instance.hpp"
@@ -25,8 +28,9 @@ using namespace strbpf;
 
 const std::string kObject = std::string(STRBPF_PROGS_DIR) + "/jit_bench_progs.bpf.o";
 
-// The internal path: the instance, the compiled program, one RunContext and stack reused by every run.
-void BM_Internal(benchmark::State& state, const char* prog_name) {
+// The internal path: the instance, the compiled program (jit) or the verified instructions (interp), one
+// RunContext and stack reused by every run.
+void BM_Internal(benchmark::State& state, const char* prog_name, Engine engine) {
     auto spec = loader::load_object_file(kObject);
     if (!spec) {
         state.SkipWithError("cannot load jit_bench_progs.bpf.o (build the strbpf_test_progs target)");
@@ -42,34 +46,47 @@ void BM_Internal(benchmark::State& state, const char* prog_name) {
     runtime::RunContext ctx;
     auto stack = std::make_unique<runtime::StackArea>();
     runtime::prepare_run_context(ctx, inst->get(), stack.get());
+    ctx.verified = true;
     uint64_t arg = 0;
     ctx.mem.add_local(runtime::Region{reinterpret_cast<uint64_t>(&arg), sizeof arg, runtime::kPermRW,
                                       runtime::RegionKind::ctx, "ctx"});
+    const auto r1 = reinterpret_cast<uint64_t>(&arg);
     for (auto _ : state) {
-        const auto r = (*compiled)->run(reinterpret_cast<uint64_t>(&arg), ctx, *stack);
-        if (!r.ok) [[unlikely]] {
-            state.SkipWithError("run failed");
-            return;
+        if (engine == Engine::jit) {
+            const auto r = (*compiled)->run(r1, ctx, *stack);
+            if (!r.ok) [[unlikely]] {
+                state.SkipWithError("run failed");
+                return;
+            }
+            benchmark::DoNotOptimize(r.r0);
+        } else {
+            const auto r = exec::interp::run_validated(prog->insns, r1, 0, ctx, *stack, 0, false);
+            if (!r.ok) [[unlikely]] {
+                state.SkipWithError("run failed");
+                return;
+            }
+            benchmark::DoNotOptimize(r.r0);
         }
-        benchmark::DoNotOptimize(r.r0);
     }
 }
 
 // The object with only `prog` loaded (the bench object holds programs the verifier rejects).
-Result<Object> loaded_object(const char* prog) {
+Result<Object> loaded_object(const char* prog, Engine engine) {
     auto obj = Object::open(kObject);
     if (!obj)
         return obj.error();
     for (const auto& n : obj->program_names())
         if (auto st = obj->program(n)->set_autoload(n == prog); !st)
             return st.error();
-    if (auto st = obj->load(); !st)
+    LoadOptions lo;
+    lo.engine = engine;
+    if (auto st = obj->load(lo); !st)
         return st.error();
     return obj;
 }
 
-void BM_ApiRunner(benchmark::State& state, const char* prog_name) {
-    auto obj = loaded_object(prog_name);
+void BM_ApiRunner(benchmark::State& state, const char* prog_name, Engine engine) {
+    auto obj = loaded_object(prog_name, engine);
     auto runner = obj ? Runner::create(*obj->program(prog_name)) : Result<Runner>(obj.error());
     if (!runner) {
         state.SkipWithError(runner.error().message.c_str());
@@ -87,12 +104,31 @@ void BM_ApiRunner(benchmark::State& state, const char* prog_name) {
     }
 }
 
-void BM_CRunner(benchmark::State& state, const char* prog_name) {
+void BM_ApiCall(benchmark::State& state, const char* prog_name, Engine engine) {
+    auto obj = loaded_object(prog_name, engine);
+    auto runner = obj ? Runner::create(*obj->program(prog_name)) : Result<Runner>(obj.error());
+    if (!runner) {
+        state.SkipWithError(runner.error().message.c_str());
+        return;
+    }
+    uint64_t arg = 0, r0 = 0;
+    const std::span<uint8_t> ctx(reinterpret_cast<uint8_t*>(&arg), sizeof arg);
+    for (auto _ : state) {
+        if (runner->call(ctx, &r0) != 0) [[unlikely]] {
+            state.SkipWithError(runner->last_error().message.c_str());
+            return;
+        }
+        benchmark::DoNotOptimize(r0);
+    }
+}
+
+void BM_CRunner(benchmark::State& state, const char* prog_name, Engine engine) {
     strbpf_object* obj = nullptr;
     strbpf_runner* runner = nullptr;
+    strbpf_load_opts lo{sizeof lo, engine == Engine::jit ? STRBPF_ENGINE_JIT : STRBPF_ENGINE_INTERP, 0};
     if (strbpf_object_open_file(kObject.c_str(), nullptr, &obj) ||
         strbpf_program_set_autoload(strbpf_object_find_program(obj, "jit_bench_strncmp"), 0) ||
-        strbpf_object_load(obj, nullptr) || strbpf_runner_new(strbpf_object_find_program(obj, prog_name), 0, &runner)) {
+        strbpf_object_load(obj, &lo) || strbpf_runner_new(strbpf_object_find_program(obj, prog_name), 0, &runner)) {
         state.SkipWithError(strbpf_last_error());
         strbpf_object_close(obj);
         return;
@@ -109,8 +145,8 @@ void BM_CRunner(benchmark::State& state, const char* prog_name) {
     strbpf_object_close(obj);
 }
 
-void BM_ApiRun(benchmark::State& state, const char* prog_name) {
-    auto obj = loaded_object(prog_name);
+void BM_ApiRun(benchmark::State& state, const char* prog_name, Engine engine) {
+    auto obj = loaded_object(prog_name, engine);
     if (!obj) {
         state.SkipWithError(obj.error().message.c_str());
         return;
@@ -128,14 +164,26 @@ void BM_ApiRun(benchmark::State& state, const char* prog_name) {
     }
 }
 
-BENCHMARK_CAPTURE(BM_Internal, empty_jit, "jit_bench_empty");
-BENCHMARK_CAPTURE(BM_ApiRunner, empty_jit, "jit_bench_empty");
-BENCHMARK_CAPTURE(BM_CRunner, empty_jit, "jit_bench_empty");
-BENCHMARK_CAPTURE(BM_ApiRun, empty_jit, "jit_bench_empty");
-BENCHMARK_CAPTURE(BM_Internal, helper_loop_jit, "jit_bench_helper_loop");
-BENCHMARK_CAPTURE(BM_ApiRunner, helper_loop_jit, "jit_bench_helper_loop");
-BENCHMARK_CAPTURE(BM_CRunner, helper_loop_jit, "jit_bench_helper_loop");
-BENCHMARK_CAPTURE(BM_ApiRun, helper_loop_jit, "jit_bench_helper_loop");
+BENCHMARK_CAPTURE(BM_Internal, empty/jit, "jit_bench_empty", Engine::jit);
+BENCHMARK_CAPTURE(BM_ApiRunner, empty/jit, "jit_bench_empty", Engine::jit);
+BENCHMARK_CAPTURE(BM_ApiCall, empty/jit, "jit_bench_empty", Engine::jit);
+BENCHMARK_CAPTURE(BM_CRunner, empty/jit, "jit_bench_empty", Engine::jit);
+BENCHMARK_CAPTURE(BM_ApiRun, empty/jit, "jit_bench_empty", Engine::jit);
+BENCHMARK_CAPTURE(BM_Internal, empty/interp, "jit_bench_empty", Engine::interp);
+BENCHMARK_CAPTURE(BM_ApiRunner, empty/interp, "jit_bench_empty", Engine::interp);
+BENCHMARK_CAPTURE(BM_ApiCall, empty/interp, "jit_bench_empty", Engine::interp);
+BENCHMARK_CAPTURE(BM_CRunner, empty/interp, "jit_bench_empty", Engine::interp);
+BENCHMARK_CAPTURE(BM_ApiRun, empty/interp, "jit_bench_empty", Engine::interp);
+BENCHMARK_CAPTURE(BM_Internal, helper_loop/jit, "jit_bench_helper_loop", Engine::jit);
+BENCHMARK_CAPTURE(BM_ApiRunner, helper_loop/jit, "jit_bench_helper_loop", Engine::jit);
+BENCHMARK_CAPTURE(BM_ApiCall, helper_loop/jit, "jit_bench_helper_loop", Engine::jit);
+BENCHMARK_CAPTURE(BM_CRunner, helper_loop/jit, "jit_bench_helper_loop", Engine::jit);
+BENCHMARK_CAPTURE(BM_ApiRun, helper_loop/jit, "jit_bench_helper_loop", Engine::jit);
+BENCHMARK_CAPTURE(BM_Internal, helper_loop/interp, "jit_bench_helper_loop", Engine::interp);
+BENCHMARK_CAPTURE(BM_ApiRunner, helper_loop/interp, "jit_bench_helper_loop", Engine::interp);
+BENCHMARK_CAPTURE(BM_ApiCall, helper_loop/interp, "jit_bench_helper_loop", Engine::interp);
+BENCHMARK_CAPTURE(BM_CRunner, helper_loop/interp, "jit_bench_helper_loop", Engine::interp);
+BENCHMARK_CAPTURE(BM_ApiRun, helper_loop/interp, "jit_bench_helper_loop", Engine::interp);
 
 } // namespace
 

@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: BSD-2-Clause
 # The embedding test (ctest `embed_example`): install this build into a temporary prefix, then configure, build and
-# run examples/embed against it (C++ through find_package(strbpf), C through pkg-config), and run the installed
-# CLI's bench from a copy of the prefix elsewhere (it must find its programs under share/strbpf). Inputs: BUILD_DIR,
-# SOURCE_DIR, WORK_DIR.
+# run examples/embed against it (C++ through find_package(strbpf), C through pkg-config) and examples/linefilter
+# (strbpf-grep with its two filter programs, on a file and on stdin, its options and its errors), and run the
+# installed CLI's bench from a copy of the prefix elsewhere (it must find its programs under share/strbpf). Inputs:
+# BUILD_DIR, SOURCE_DIR, WORK_DIR.
 file(REMOVE_RECURSE ${WORK_DIR})
 function(step)
     execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
@@ -11,6 +12,23 @@ function(step)
     endif()
     message("${out}")
     set(step_out "${out}" PARENT_SCOPE)
+endfunction()
+# Runs a command that must exit with `rc` (stdin from `input` unless it is ""); its output goes to step_out.
+function(step_rc want_rc input)
+    if(input)
+        execute_process(COMMAND ${ARGN} INPUT_FILE ${input} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+    else()
+        execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+    endif()
+    if(NOT rc EQUAL want_rc)
+        message(FATAL_ERROR "exit ${rc}, expected ${want_rc}: ${ARGN}\n${out}\n${err}")
+    endif()
+    set(step_out "${out}${err}" PARENT_SCOPE)
+endfunction()
+function(expect_exactly what)
+    if(NOT step_out STREQUAL what)
+        message(FATAL_ERROR "expected exactly:\n${what}\ngot:\n${step_out}")
+    endif()
 endfunction()
 function(expect what)
     string(FIND "${step_out}" "${what}" at)
@@ -33,6 +51,31 @@ expect("event: words[2] = 7")
 step(${WORK_DIR}/build/embed_c ${WORK_DIR}/build/counter.bpf.o)
 expect("c retval 1")
 expect("c event: words[0] = 3")
+
+# strbpf-grep, the line filter: a user's filter program (string kfuncs, bpf_strncmp, .rodata set from options).
+set(lf ${WORK_DIR}/linefilter)
+step(${CMAKE_COMMAND} -S ${SOURCE_DIR}/examples/linefilter -B ${lf} -G Ninja
+     -DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix -DCMAKE_BUILD_TYPE=Release)
+step(${CMAKE_COMMAND} --build ${lf})
+file(WRITE ${lf}/log.txt "INFO start\nERROR disk full\nWARN slow\nan error here\nERR\n\nWARNING a long line\nlast error")
+step_rc(0 "" ${lf}/strbpf-grep -s needle=error ${lf}/substring.bpf.o ${lf}/log.txt)
+expect_exactly("an error here\nlast error\n")
+step_rc(0 ${lf}/log.txt ${lf}/strbpf-grep -v -c -s needle=error ${lf}/substring.bpf.o)
+expect_exactly("6\n")
+step_rc(0 "" ${lf}/strbpf-grep -n ${lf}/prefix.bpf.o ${lf}/log.txt ${lf}/log.txt)
+expect_exactly("${lf}/log.txt:2:ERROR disk full\n${lf}/log.txt:3:WARN slow\n${lf}/log.txt:7:WARNING a long line\n${lf}/log.txt:2:ERROR disk full\n${lf}/log.txt:3:WARN slow\n${lf}/log.txt:7:WARNING a long line\n")
+step_rc(0 "" ${lf}/strbpf-grep --engine interp -i min_len=10 ${lf}/prefix.bpf.o ${lf}/log.txt)
+expect_exactly("ERROR disk full\nWARNING a long line\n")
+step_rc(1 "" ${lf}/strbpf-grep -s needle=absent ${lf}/substring.bpf.o ${lf}/log.txt)
+expect_exactly("")
+step_rc(2 "" ${lf}/strbpf-grep -s nope=1 ${lf}/substring.bpf.o ${lf}/log.txt)
+expect("no global variable 'nope'")
+step_rc(2 "" ${lf}/strbpf-grep -s needle=x ${lf}/substring.bpf.o ${lf}/missing.txt)
+expect("missing.txt")
+step_rc(2 "" ${lf}/strbpf-grep ${lf}/log.txt)
+expect("log.txt")
+step_rc(2 "" ${lf}/strbpf-grep ${BUILD_DIR}/tests/progs/ctx_skb_rawtp.bpf.o ${lf}/log.txt)
+expect("is not a SEC(\"syscall\") program")
 
 # The installed CLI, moved away from the build tree, runs its bench from share/strbpf/bench.
 file(COPY ${WORK_DIR}/prefix/ DESTINATION ${WORK_DIR}/moved)

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
 // Embedding strbpf from C++: open a BPF object, configure it before load, load (verify + JIT), fill a map, run a
-// program, read its ring-buffer events.
+// program, read its ring-buffer events (RingBuffer::poll).
 #include <strbpf/object.hpp>
 
 #include <cstdio>
@@ -47,12 +47,14 @@ int main(int argc, char** argv) {
         return 1;
     }
     std::printf("retval %u\n", run->retval);
-    auto n = events->consume([](std::span<const uint8_t> rec) {
+    // libbpf's ring_buffer: a callback per record; poll() waits (up to 1 s) for a wake-up, then consumes.
+    auto rb = strbpf::RingBuffer::create(*events, [](std::span<const uint8_t> rec) {
         uint32_t ev[2];
         std::memcpy(ev, rec.data(), sizeof ev);
         std::printf("event: words[%u] = %u\n", ev[0], ev[1]);
         return 0;
     });
+    auto n = rb ? rb->poll(1000) : strbpf::Result<size_t>(rb.error());
     if (!n || *n != run->retval) {
         std::fprintf(stderr, "expected %u events\n", run->retval);
         return 1;

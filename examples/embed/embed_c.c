@@ -45,7 +45,12 @@ int main(int argc, char** argv) {
         if (strbpf_runner_run(runner, words, sizeof words, &r0))
             return fail("run");
     printf("c retval %llu\n", (unsigned long long)r0);
-    const long n = strbpf_map_ringbuf_consume(events, on_event, NULL);
+    /* libbpf's ring_buffer__new / __poll: the program's submits woke the ring; poll consumes what it holds. */
+    strbpf_ring_buffer* rb = strbpf_ring_buffer_new(events, on_event, NULL);
+    if (!rb)
+        return fail("ring buffer");
+    const int n = strbpf_ring_buffer_poll(rb, 1000);
+    strbpf_ring_buffer_free(rb);
     strbpf_runner_free(runner);
     strbpf_object_close(obj);
     return n == 3 ? 0 : fail("events");

@@ -17,6 +17,13 @@ namespace strbpf {
 
 // Update flags, as in <linux/bpf.h>.
 inline constexpr uint64_t kAny = 0, kNoExist = 1, kExist = 2;
+inline constexpr uint64_t kFLock = 4; // BPF_F_LOCK
+
+// libbpf's bpf_map_batch_opts.
+struct BatchOptions {
+    uint64_t elem_flags = 0; // only BPF_F_LOCK is allowed (and only for values with a bpf_spin_lock)
+    uint64_t flags = 0;      // must be 0
+};
 
 class MapRef {
   public:
@@ -38,8 +45,30 @@ class MapRef {
     Status for_each(const std::function<bool(std::span<const uint8_t>, std::span<const uint8_t>)>& fn) const;
 
     // Ring buffers: calls fn(record) for each committed record in order; a negative return stops and is the error.
-    // Returns the number of records consumed.
+    // Returns the number of records consumed. RingBuffer (ring_buffer.hpp) adds waiting and a pollable fd.
     Result<size_t> consume(const std::function<int(std::span<const uint8_t>)>& fn);
+
+    // BPF_MAP_LOOKUP_AND_DELETE_ELEM: the value of `key` (value_bytes()), and the element deleted, atomically.
+    // Hash maps only (-ENOTSUPP, -524, otherwise); flags only BPF_F_LOCK (-EINVAL); -ENOENT absent; -EPERM frozen.
+    Status lookup_and_delete(std::span<const uint8_t> key, std::span<uint8_t> value, uint64_t flags = 0);
+
+    // Batch operations with the bpf() syscall's semantics (libbpf's bpf_map_*_batch). `count` is in: the elements
+    // the buffers hold (keys: count x key_size bytes, values: count x value_bytes()), out: the elements done.
+    // The batch token (in_batch, out_batch: batch_token_size() bytes) resumes a walk: pass an empty in_batch to
+    // start, then each call's out_batch as the next call's in_batch. Hash maps walk whole buckets (the token is
+    // a u32 bucket index; -ENOSPC when the first bucket holds more than count), other maps walk keys (the token is
+    // the last key returned). -ENOENT: the walk reached the end, count may still be > 0.
+    // Maps without the operation answer -ENOTSUPP (-524), as the kernel's: lookup_batch and update_batch on
+    // array, percpu_array and the hash maps; delete_batch and lookup_and_delete_batch on the hash maps only.
+    uint32_t batch_token_size() const;
+    Status lookup_batch(std::span<const uint8_t> in_batch, std::span<uint8_t> out_batch, std::span<uint8_t> keys,
+                        std::span<uint8_t> values, uint32_t& count, const BatchOptions& opts = {}) const;
+    Status lookup_and_delete_batch(std::span<const uint8_t> in_batch, std::span<uint8_t> out_batch,
+                                   std::span<uint8_t> keys, std::span<uint8_t> values, uint32_t& count,
+                                   const BatchOptions& opts = {});
+    Status update_batch(std::span<const uint8_t> keys, std::span<const uint8_t> values, uint32_t& count,
+                        const BatchOptions& opts = {});
+    Status delete_batch(std::span<const uint8_t> keys, uint32_t& count, const BatchOptions& opts = {});
 
     // Typed conveniences for fixed-size keys and values (a plain struct, integer, array of them): anything that is
     // a range (std::span, std::vector, std::string) goes to the byte overloads above, never here.
@@ -86,6 +115,9 @@ class MapRef {
 
   private:
     friend class Object;
+    friend class RingBuffer;
+    Status batch_walk(std::span<const uint8_t> in_batch, std::span<uint8_t> out_batch, std::span<uint8_t> keys,
+                      std::span<uint8_t> values, uint32_t& count, const BatchOptions& opts, bool del) const;
     explicit MapRef(void* map) : map_(map) {}
     template <class T> static std::span<const uint8_t> bytes(const T& v) {
         return {reinterpret_cast<const uint8_t*>(&v), sizeof(T)};

@@ -16,6 +16,7 @@
 #include "strbpf/maps.hpp"
 #include "strbpf/program.hpp"
 #include "strbpf/result.hpp"
+#include "strbpf/ring_buffer.hpp"
 
 namespace strbpf {
 

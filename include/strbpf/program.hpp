@@ -83,7 +83,17 @@ class Runner {
     // Programs whose ctx is the bytes given (syscall, raw_tp, tp, kprobe): runs once with ctx as the program's
     // context (read-write for syscall programs, read-only otherwise) and returns r0. Errors: another program type
     // (-EINVAL: use run(RunOptions)), ctx shorter than the program reads (-EINVAL), a run that stopped.
-    Result<uint64_t> run(std::span<uint8_t> ctx);
+    Result<uint64_t> run(std::span<uint8_t> ctx) {
+        uint64_t r0;
+        if (const int err = call(ctx, &r0); err == 0) [[likely]]
+            return r0;
+        return last_error();
+    }
+    // The same without a Result: 0 with *r0 set, or the negative errno with last_error() describing it. The
+    // cheapest call the API has (what run(span) and the C API's strbpf_runner_run are built on).
+    int call(std::span<uint8_t> ctx, uint64_t* r0);
+    // The error of the last call() or run() that failed.
+    const Error& last_error() const;
     // Any program type: the full test run, as ProgramRef::run, on this runner's stack.
     Result<RunResult> run(const RunOptions& opts);
 

@@ -98,6 +98,40 @@ int strbpf_map_next_key(const strbpf_map* map, const void* key, void* next, size
 typedef int (*strbpf_ringbuf_fn)(const void* data, size_t size, void* user);
 long strbpf_map_ringbuf_consume(strbpf_map* map, strbpf_ringbuf_fn fn, void* user);
 
+/* BPF_MAP_LOOKUP_AND_DELETE_ELEM (hash maps; -ENOTSUPP, -524, for others). flags: 0 (BPF_F_LOCK needs a lock). */
+int strbpf_map_lookup_and_delete(strbpf_map* map, const void* key, size_t key_size, void* value, size_t value_size,
+                                 uint64_t flags);
+
+/* Batch operations as libbpf's bpf_map_*_batch and the bpf() syscall's: *count is in the elements keys and values
+ * hold (count x key size, count x strbpf_map_value_size), out the elements done. in_batch NULL starts a walk;
+ * out_batch (strbpf_map_batch_token_size bytes: a u32 bucket index for hash maps, a key otherwise) is the next
+ * call's in_batch. -ENOENT: the end was reached (*count may be > 0); -ENOSPC: a hash bucket larger than *count. */
+struct strbpf_map_batch_opts {
+    size_t sz; /* sizeof(struct strbpf_map_batch_opts) */
+    uint64_t elem_flags;
+    uint64_t flags;
+};
+uint32_t strbpf_map_batch_token_size(const strbpf_map* map);
+int strbpf_map_lookup_batch(const strbpf_map* map, const void* in_batch, void* out_batch, void* keys, void* values,
+                            uint32_t* count, const struct strbpf_map_batch_opts* opts);
+int strbpf_map_lookup_and_delete_batch(strbpf_map* map, const void* in_batch, void* out_batch, void* keys,
+                                       void* values, uint32_t* count, const struct strbpf_map_batch_opts* opts);
+int strbpf_map_update_batch(strbpf_map* map, const void* keys, const void* values, uint32_t* count,
+                            const struct strbpf_map_batch_opts* opts);
+int strbpf_map_delete_batch(strbpf_map* map, const void* keys, uint32_t* count,
+                            const struct strbpf_map_batch_opts* opts);
+
+/* Ring buffer consumers as libbpf's ring_buffer__*: one epoll fd over any number of ring buffer maps, readable when
+ * a program's submit wakes a ring (BPF_RB_NO_WAKEUP / BPF_RB_FORCE_WAKEUP as the kernel's). poll and consume return
+ * the records consumed or a negative errno (a callback's negative return). */
+typedef struct strbpf_ring_buffer strbpf_ring_buffer;
+strbpf_ring_buffer* strbpf_ring_buffer_new(strbpf_map* map, strbpf_ringbuf_fn fn, void* user); /* NULL: error */
+int strbpf_ring_buffer_add(strbpf_ring_buffer* rb, strbpf_map* map, strbpf_ringbuf_fn fn, void* user);
+int strbpf_ring_buffer_poll(strbpf_ring_buffer* rb, int timeout_ms); /* -1: no limit */
+int strbpf_ring_buffer_consume(strbpf_ring_buffer* rb);
+int strbpf_ring_buffer_epoll_fd(const strbpf_ring_buffer* rb);
+void strbpf_ring_buffer_free(strbpf_ring_buffer* rb); /* NULL is fine */
+
 #ifdef __cplusplus
 }
 #endif

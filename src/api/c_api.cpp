@@ -5,51 +5,19 @@
 
 #include <cerrno>
 #include <cstring>
-#include <map>
 #include <memory>
 #include <string>
 
+#include "api/c_handles.hpp"
 #include "strbpf/object.hpp"
-
-struct strbpf_program {
-    strbpf::ProgramRef ref;
-};
-struct strbpf_map {
-    strbpf::MapRef ref;
-};
-struct strbpf_object {
-    strbpf::Object obj;
-    std::map<std::string, std::unique_ptr<strbpf_program>> progs;
-    std::map<std::string, std::unique_ptr<strbpf_map>> maps;
-    strbpf_log_fn log = nullptr;
-    void* log_user = nullptr;
-};
-struct strbpf_runner {
-    strbpf::Runner runner;
-};
 
 namespace {
 
-thread_local std::string last_error;
+using strbpf::capi::fail;
+using strbpf::capi::last_error;
+using strbpf::capi::status;
 
-int fail(const strbpf::Error& e) {
-    last_error = e.message;
-    return e.code < 0 ? e.code : -EINVAL;
-}
-int fail(const char* msg, int code = -EINVAL) {
-    last_error = msg;
-    return code;
-}
-template <class T> int status(const strbpf::Result<T>& r) { return r.ok() ? 0 : fail(r.error()); }
-
-// Options structs carry their size first: fields beyond what the caller's version knows read as zero.
-template <class T> T read_opts(const T* in) {
-    T out{};
-    if (in)
-        std::memcpy(&out, in, in->sz < sizeof(T) ? in->sz : sizeof(T));
-    out.sz = sizeof(T);
-    return out;
-}
+using strbpf::capi::read_opts;
 
 strbpf::OpenOptions open_options(const strbpf_open_opts& o) {
     strbpf::OpenOptions opts;
@@ -227,11 +195,11 @@ int strbpf_runner_new(const strbpf_program* prog, uint32_t cpu, strbpf_runner** 
 int strbpf_runner_run(strbpf_runner* runner, void* ctx, size_t ctx_size, uint64_t* r0) {
     if (!runner) [[unlikely]]
         return fail("runner is NULL");
-    auto r = runner->runner.run(mbytes(ctx, ctx_size));
-    if (!r) [[unlikely]]
-        return fail(r.error());
+    uint64_t out;
+    if (const int err = runner->runner.call(mbytes(ctx, ctx_size), &out); err != 0) [[unlikely]]
+        return fail(runner->runner.last_error());
     if (r0)
-        *r0 = *r;
+        *r0 = out;
     return 0;
 }
 

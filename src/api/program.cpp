@@ -160,10 +160,13 @@ struct Runner::Impl {
         ctx.cpu = cpu;
         ctx.verified = st->engine != Engine::interp_checked;
     }
-    Error stopped(std::string error, int64_t pc) {
+    int stopped(std::string why, int64_t pc) {
         reset_context(); // a run that stopped may leave an abort message and regions behind
-        return make_error(fmt::format("program '{}': {}", st->spec->name, error), -EINVAL, pc);
+        error = make_error(fmt::format("program '{}': {}", st->spec->name, why), -EINVAL, pc);
+        return error.code;
     }
+    int refuse(size_t size);
+    Error error; // of the last call that failed
 };
 
 Runner::Runner(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -189,34 +192,51 @@ Result<Runner> Runner::create(const ProgramRef& prog, uint32_t cpu) {
     return Runner(std::move(r));
 }
 
-Result<uint64_t> Runner::run(std::span<uint8_t> ctx_bytes) {
+// A ctx the fast path does not take: the reason, as check_ctx_size gives it or ours.
+int Runner::Impl::refuse(size_t size) {
+    auto ok = exec::check_ctx_size(st->spec->type, size, *st->linked->cache);
+    if (!ok && st->engine != Engine::interp_checked)
+        error = ok.error();
+    else
+        error = make_error(fmt::format("program '{}': a {} program's context is not {} bytes (use run(RunOptions))",
+                                       st->spec->name, loader::prog_type_name(st->spec->type), size),
+                           -EINVAL);
+    return error.code;
+}
+
+// The per-call path: the checks that keep the run inside its memory (the ctx is what the verifier saw: the
+// program's type takes a bytes ctx of at least the size it reads), the ctx region, the engine. Nothing is built
+// per call: the run context and stack are the runner's, the result is r0.
+int Runner::call(std::span<uint8_t> ctx_bytes, uint64_t* r0) {
     Impl& m = *impl_;
-    if (!m.bytes_ctx || ctx_bytes.size() < m.min_ctx || (m.raw_tp && (ctx_bytes.size() > 96 || ctx_bytes.size() % 8)))
-        [[unlikely]] {
-        auto st = exec::check_ctx_size(m.st->spec->type, ctx_bytes.size(), *m.st->linked->cache);
-        if (!st && m.st->engine != Engine::interp_checked)
-            return st.error();
-        return make_error(fmt::format("program '{}': a {} program's context is not {} bytes (use run(RunOptions))",
-                                      m.st->spec->name, loader::prog_type_name(m.st->spec->type), ctx_bytes.size()),
-                          -EINVAL);
-    }
-    const uint64_t r1 = ctx_bytes.empty() ? 0 : reinterpret_cast<uint64_t>(ctx_bytes.data());
-    m.set_ctx(r1, ctx_bytes.size());
+    const size_t size = ctx_bytes.size();
+    if (!m.bytes_ctx || size < m.min_ctx || (m.raw_tp && (size > 96 || size % 8))) [[unlikely]]
+        return m.refuse(size);
+    const uint64_t r1 = size == 0 ? 0 : reinterpret_cast<uint64_t>(ctx_bytes.data());
+    m.set_ctx(r1, size);
     if (m.jit) [[likely]] {
         exec::jit::JitResult j = m.jit->run(r1, m.ctx, m.stack);
-        if (j.ok) [[likely]]
-            return j.r0;
+        if (j.ok) [[likely]] {
+            *r0 = j.r0;
+            return 0;
+        }
         return m.stopped(std::move(j.error), -1);
     }
     Once r = run_once(*m.st, r1, m.ctx, m.stack);
-    if (r.ok)
-        return r.r0;
+    if (r.ok) {
+        *r0 = r.r0;
+        return 0;
+    }
     return m.stopped(std::move(r.error), r.pc);
 }
+
+const Error& Runner::last_error() const { return impl_->error; }
 
 Result<RunResult> Runner::run(const RunOptions& opts) {
     auto r = full_run(*impl_->obj, *impl_->st, opts, impl_->stack);
     impl_->reset_context();
+    if (!r)
+        impl_->error = r.error();
     return r;
 }
 

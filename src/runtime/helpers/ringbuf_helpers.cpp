@@ -49,7 +49,7 @@ uint64_t bpf_ringbuf_output_helper(uint64_t map, uint64_t data, uint64_t size, u
     if (!rec)
         return uint64_t(int64_t(-EAGAIN));
     std::memcpy(rec, reinterpret_cast<const void*>(data), size);
-    rb->commit(rec, false);
+    rb->commit(rec, false, flags);
     return 0;
 }
 
@@ -61,15 +61,15 @@ uint64_t bpf_ringbuf_reserve_helper(uint64_t map, uint64_t size, uint64_t flags,
     return reinterpret_cast<uint64_t>(rb->reserve(size));
 }
 
-uint64_t bpf_ringbuf_submit_helper(uint64_t data, uint64_t, uint64_t, uint64_t, uint64_t, RunContext* ctx) {
+uint64_t bpf_ringbuf_submit_helper(uint64_t data, uint64_t flags, uint64_t, uint64_t, uint64_t, RunContext* ctx) {
     if (RingbufMap* rb = owner_of(data, ctx, "bpf_ringbuf_submit"))
-        rb->commit(reinterpret_cast<void*>(data), false);
+        rb->commit(reinterpret_cast<void*>(data), false, flags);
     return 0;
 }
 
-uint64_t bpf_ringbuf_discard_helper(uint64_t data, uint64_t, uint64_t, uint64_t, uint64_t, RunContext* ctx) {
+uint64_t bpf_ringbuf_discard_helper(uint64_t data, uint64_t flags, uint64_t, uint64_t, uint64_t, RunContext* ctx) {
     if (RingbufMap* rb = owner_of(data, ctx, "bpf_ringbuf_discard"))
-        rb->commit(reinterpret_cast<void*>(data), true);
+        rb->commit(reinterpret_cast<void*>(data), true, flags);
     return 0;
 }
 

@@ -10,10 +10,12 @@
 #include <cstring>
 #include <memory>
 #include <optional>
+#include <vector>
 
 #include <fmt/format.h>
 
 #include "runtime/maps/arena.hpp"
+#include "runtime/maps/hash_batch.hpp"
 #include "runtime/maps/lru_list.hpp"
 #include "runtime/maps/map.hpp"
 #include "runtime/maps/spin_lock.hpp"
@@ -102,6 +104,11 @@ class HashMap final : public Map {
     long for_each(uint32_t cpu, Visitor visit, void* arg) override;
     uint8_t* arena() override { return arena_.data(); }
     uint64_t arena_size() const override { return arena_.size(); }
+
+    // hash_batch.hpp
+    uint32_t bucket_count() const { return nbuckets_; }
+    uint32_t take_bucket(uint32_t i, uint32_t max, uint8_t* keys, uint8_t* values, bool del);
+    int lookup_and_delete(const void* key, void* value);
 
   private:
     struct Node {
@@ -325,6 +332,57 @@ int HashMap::remove(const void* key) {
     return e == kNil ? -ENOENT : 0;
 }
 
+// Under the bucket's lock (and, to delete from an LRU map, the LRU lock first, as remove() takes them).
+uint32_t HashMap::take_bucket(uint32_t i, uint32_t max, uint8_t* keys, uint8_t* values, bool del) {
+    const uint64_t vbytes = percpu_ ? val8_ * ncpus_ : spec_.value_size;
+    Bucket& b = buckets_[i];
+    if (del && lru_mode_)
+        lru_lock_.lock();
+    b.lock.lock();
+    uint32_t n = 0;
+    for (uint32_t e = b.head.load(std::memory_order_relaxed); e != kNil;
+         e = nodes_[e].next.load(std::memory_order_relaxed))
+        n++;
+    std::vector<uint32_t> taken; // released after the bucket's lock, as the kernel frees batch elements
+    if (n <= max) {
+        uint32_t k = 0;
+        for (uint32_t e = b.head.load(std::memory_order_relaxed); e != kNil;
+             e = nodes_[e].next.load(std::memory_order_relaxed), k++) {
+            std::memcpy(keys + uint64_t(k) * spec_.key_size, key_of(e), spec_.key_size);
+            std::memcpy(values + k * vbytes, value_of(e, 0), vbytes);
+            if (del)
+                taken.push_back(e);
+        }
+        for (const uint32_t e : taken)
+            unlink(b, e);
+    }
+    b.lock.unlock();
+    for (const uint32_t e : taken)
+        lru_mode_ ? lru_->push_free(e) : release(e, false);
+    if (del && lru_mode_)
+        lru_lock_.unlock();
+    return n;
+}
+
+int HashMap::lookup_and_delete(const void* key, void* value) {
+    const uint32_t h = hash_bytes(key, spec_.key_size);
+    Bucket& b = bucket(h);
+    if (lru_mode_)
+        lru_lock_.lock();
+    b.lock.lock();
+    const uint32_t e = find(b, key, h);
+    if (e != kNil) {
+        std::memcpy(value, value_of(e, 0), percpu_ ? val8_ * ncpus_ : spec_.value_size);
+        unlink(b, e);
+    }
+    b.lock.unlock();
+    if (e != kNil)
+        lru_mode_ ? lru_->push_free(e) : release(e, false);
+    if (lru_mode_)
+        lru_lock_.unlock();
+    return e == kNil ? -ENOENT : 0;
+}
+
 // htab_map_get_next_key: the element after key in its bucket, else the first of a later bucket; an absent key
 // (or none) restarts at the first element. -ENOENT after the last.
 int HashMap::next_key(const void* key, void* next) {
@@ -374,6 +432,21 @@ long HashMap::for_each(uint32_t cpu, Visitor visit, void* arg) {
 }
 
 } // namespace
+
+uint32_t hash_bucket_count(Map& m) {
+    auto* h = dynamic_cast<HashMap*>(&m);
+    return h ? h->bucket_count() : 0;
+}
+
+uint32_t hash_take_bucket(Map& m, uint32_t bucket, uint32_t max, uint8_t* keys, uint8_t* values, bool del) {
+    auto* h = dynamic_cast<HashMap*>(&m);
+    return h && bucket < h->bucket_count() ? h->take_bucket(bucket, max, keys, values, del) : 0;
+}
+
+int hash_lookup_and_delete(Map& m, const void* key, void* value) {
+    auto* h = dynamic_cast<HashMap*>(&m);
+    return h ? h->lookup_and_delete(key, value) : -EINVAL;
+}
 
 Result<std::unique_ptr<Map>> create_hash_map(const loader::MapSpec& spec) {
     constexpr uint64_t kMaxMapBytes = 1ull << 30;

@@ -2,6 +2,7 @@
 // BPF_MAP_TYPE_RINGBUF (runtime stage), see ringbuf_map.hpp.
 #include "runtime/maps/ringbuf_map.hpp"
 
+#include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -47,6 +48,8 @@ RingbufMap::RingbufMap(const loader::MapSpec& spec) : Map(spec), size_(spec.max_
 }
 
 RingbufMap::~RingbufMap() {
+    if (const int fd = wakeup_fd_.load(std::memory_order_acquire); fd >= 0)
+        close(fd);
     if (data_)
         munmap(data_, 2 * size_);
 }
@@ -83,12 +86,36 @@ void* RingbufMap::reserve(uint64_t size) {
     return hdr + 2;
 }
 
-void RingbufMap::commit(void* sample, bool discard) {
+void RingbufMap::commit(void* sample, bool discard, uint64_t flags) {
     auto* hdr = reinterpret_cast<uint32_t*>(static_cast<uint8_t*>(sample) - kHdrSize);
     uint32_t len = __atomic_load_n(hdr, __ATOMIC_RELAXED) & ~kBusyBit;
     if (discard)
         len |= kDiscardBit;
     __atomic_exchange_n(hdr, len, __ATOMIC_SEQ_CST); // pairs with the consumer's acquire load
+    const int fd = wakeup_fd_.load(std::memory_order_acquire);
+    if (fd < 0)
+        return;
+    // After the exchange: either this load sees the consumer's position past the previous records, or the
+    // consumer (whose position store is sequentially consistent) sees this record committed.
+    const uint64_t rec_pos = uint64_t(reinterpret_cast<uint8_t*>(hdr) - data_) & (size_ - 1);
+    const uint64_t cons_pos = consumer_pos_.load(std::memory_order_seq_cst) & (size_ - 1);
+    if ((flags & kForceWakeup) || (cons_pos == rec_pos && !(flags & kNoWakeup))) {
+        const uint64_t one = 1;
+        [[maybe_unused]] const ssize_t n = write(fd, &one, sizeof one); // EAGAIN: the counter is set already
+    }
+}
+
+int RingbufMap::wakeup_fd() {
+    int fd = wakeup_fd_.load(std::memory_order_acquire);
+    if (fd >= 0)
+        return fd;
+    const int made = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    if (made < 0)
+        return -errno;
+    if (wakeup_fd_.compare_exchange_strong(fd, made, std::memory_order_acq_rel))
+        return made;
+    close(made); // another thread made it first
+    return fd;
 }
 
 bool RingbufMap::is_reserved_sample(uint64_t addr) const {
@@ -130,13 +157,13 @@ long RingbufMap::consume(SampleFn fn, void* arg) {
         if (!(len & kDiscardBit)) {
             const int err = fn(arg, sample, size);
             if (err < 0) {
-                consumer_pos_.store(cons, std::memory_order_release);
+                consumer_pos_.store(cons, std::memory_order_seq_cst);
                 consumer_lock_.unlock();
                 return err;
             }
             n++;
         }
-        consumer_pos_.store(cons, std::memory_order_release);
+        consumer_pos_.store(cons, std::memory_order_seq_cst); // ordered before the next header load (commit)
     }
     consumer_lock_.unlock();
     return n;

@@ -23,7 +23,9 @@ class RingbufMap final : public Map {
 
     // Program side. reserve: the sample's address, or nullptr when it does not fit (size > ring, no room).
     void* reserve(uint64_t size);
-    void commit(void* sample, bool discard);
+    // Commits (or discards) a reserved record. Wakes the host's consumer as bpf_ringbuf_commit does: always with
+    // BPF_RB_FORCE_WAKEUP, never with BPF_RB_NO_WAKEUP, otherwise when the consumer has caught up to this record.
+    void commit(void* sample, bool discard, uint64_t flags = 0);
     // True when addr is the sample address of a record reserved and not yet committed.
     bool is_reserved_sample(uint64_t addr) const;
     uint64_t query(uint64_t flags) const;
@@ -34,6 +36,10 @@ class RingbufMap final : public Map {
     using SampleFn = int (*)(void* arg, const void* data, uint32_t size);
     long consume(SampleFn fn, void* arg);
     uint64_t ring_size() const { return size_; }
+    // Host side: an eventfd (non-blocking) that a wake-up adds 1 to, what epoll waits on in place of the kernel's
+    // ring buffer map fd; created on first use and owned by the map. Returns the fd or a negative errno.
+    int wakeup_fd();
+    static constexpr uint64_t kNoWakeup = 1, kForceWakeup = 2; // BPF_RB_NO_WAKEUP, BPF_RB_FORCE_WAKEUP
 
     // Programs cannot look up, update or delete ring buffer entries (-ENOTSUPP, as the kernel's ringbuf ops).
     void* lookup(const void*) override { return nullptr; }
@@ -54,6 +60,7 @@ class RingbufMap final : public Map {
     uint64_t pending_pos_ = 0; // under producer_lock_
     std::atomic<uint64_t> producer_pos_{0};
     std::atomic<uint64_t> consumer_pos_{0};
+    std::atomic<int> wakeup_fd_{-1};
 };
 
 } // namespace strbpf::runtime
