@@ -42,10 +42,23 @@ struct PacketBuffer {
     }
 };
 
-bool takes_packet(ProgType type) {
-    return type == ProgType::xdp || type == ProgType::socket_filter || type == ProgType::sched_cls ||
-           type == ProgType::sched_act;
+// The types bpf_prog_test_run_skb runs: tc ones see the Ethernet header (L2), the others start at the network one.
+bool skb_test_run(ProgType type) {
+    switch (type) {
+    case ProgType::socket_filter:
+    case ProgType::sched_cls:
+    case ProgType::sched_act:
+    case ProgType::cgroup_skb:
+    case ProgType::lwt_in:
+    case ProgType::lwt_out:
+    case ProgType::lwt_xmit:
+        return true;
+    default:
+        return false;
+    }
 }
+
+bool takes_packet(ProgType type) { return type == ProgType::xdp || skb_test_run(type); }
 
 struct SkBuff { // struct __sk_buff (include/uapi/linux/bpf.h)
     uint32_t len, pkt_type, mark, queue_mapping, protocol, vlan_present, vlan_tci, vlan_proto, priority;
@@ -91,14 +104,10 @@ void eth_type_trans(const uint8_t* eth, uint32_t len, SkBuff* s) {
         s->protocol = 0x0400; // htons(ETH_P_802_2)
 }
 
-// The types 6.18's BPF_PROG_TEST_RUN has a test_run for beyond the ones built above: cgroup_skb and lwt_in/out/xmit
-// (bpf_prog_test_run_skb), flow_dissector, sk_lookup, netfilter, tracing (fentry/fexit/fmod_ret) and struct_ops.
+// The types 6.18's BPF_PROG_TEST_RUN has a test_run for beyond the ones built here: flow_dissector, sk_lookup,
+// netfilter, tracing (fentry/fexit/fmod_ret) and struct_ops.
 bool kernel_test_runs(ProgType type) {
     switch (type) {
-    case ProgType::cgroup_skb:
-    case ProgType::lwt_in:
-    case ProgType::lwt_out:
-    case ProgType::lwt_xmit:
     case ProgType::flow_dissector:
     case ProgType::sk_lookup:
     case ProgType::netfilter:
@@ -155,11 +164,9 @@ Status TestRunContext::build(loader::ProgType type, const RunRequest& req, runti
         return build_args(type, req, ctx, r1);
     case ProgType::xdp:
         return build_xdp(data_in, ctx, r1);
-    case ProgType::socket_filter:
-    case ProgType::sched_cls:
-    case ProgType::sched_act:
-        return build_skb(type, data_in, ctx, r1);
     default:
+        if (skb_test_run(type))
+            return build_skb(type, data_in, ctx, r1);
         if (kernel_test_runs(type))
             return make_error(fmt::format("strbpf does not test-run {} programs yet (the kernel engine does)",
                                           loader::prog_type_name(type)));
@@ -189,8 +196,8 @@ Status TestRunContext::build_args(loader::ProgType type, const RunRequest& req, 
 // bpf_prog_test_run_skb: the packet, NET_SKB_PAD after the start of a zero-filled slab object that ends in
 // skb_shared_info, goes through eth_type_trans on loopback, which pulls the Ethernet header (IPv4 packets need
 // 34 bytes, IPv6 ones 54);
-// tc programs (L2) see it pushed back and get data/data_end, socket filters see len without it. After the run a
-// socket filter's data_out has the header zeroed. ctx_in (optional) sets the fields convert___skb_to_skb allows.
+// tc programs (L2) see it pushed back, socket filters, cgroup_skb and lwt programs see len without it. After the
+// run the others' data_out has the header zeroed. ctx_in (optional) sets the fields convert___skb_to_skb allows.
 Status TestRunContext::build_skb(loader::ProgType type, const std::vector<uint8_t>& data_in,
                                  runtime::RunContext& ctx, uint64_t* r1) {
     uint8_t* const page = packet_page();
@@ -214,7 +221,9 @@ Status TestRunContext::build_skb(loader::ProgType type, const std::vector<uint8_
             return make_error(fmt::format("no network device with ifindex {} (the kernel answers -ENODEV)", s.ifindex));
         skb_ctx_out_ = true;
     }
-    const bool l2 = type != ProgType::socket_filter;
+    const bool l2 = type == ProgType::sched_cls || type == ProgType::sched_act;
+    // Packet stores: what may_access_direct_pkt_data allows (tc and lwt_xmit); the verifier refuses the others'.
+    const bool writable = l2 || type == ProgType::lwt_xmit;
     const uint32_t bucket = skb_buffer_size(size);
     uint8_t* const hard = page + kXdpHeadroom - kSkbHeadroom;
     std::memset(hard, 0, bucket);
@@ -253,7 +262,7 @@ Status TestRunContext::build_skb(loader::ProgType type, const std::vector<uint8_
     std::memcpy(ctx_struct_, &s, sizeof s);
     *r1 = reinterpret_cast<uint64_t>(ctx_struct_);
     if (!ctx.mem.add_local(Region{*r1, sizeof s, runtime::kPermRW, RegionKind::ctx, "__sk_buff"}) ||
-        !add_skb_regions(ctx, hard, bucket, start, len, l2))
+        !add_skb_regions(ctx, hard, bucket, start, len, writable))
         return make_error("too many memory regions for an skb test run");
     return ok_status();
 }

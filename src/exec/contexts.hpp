@@ -3,7 +3,8 @@
 // each program type — the ctx struct, the packet, their regions in the run's memory — and what it reports back.
 //   raw_tp: ctx_in is the u64 argument array (at most 12), read-only, no data_in (bpf_prog_test_run_raw_tp);
 //   tp, kprobe: the kernel cannot test-run them; strbpf gives ctx_in as read-only bytes the same way;
-//   socket_filter, sched_cls/sched_act: an skb built like bpf_prog_test_run_skb (see contexts.cpp);
+//   socket_filter, sched_cls/sched_act, cgroup_skb, lwt_in/out/xmit: an skb built like bpf_prog_test_run_skb
+//   (see contexts.cpp);
 //   xdp: struct xdp_md over bpf_prog_test_run_xdp's buffer (headroom, linear data, skb_shared_info, frags;
 //   contexts_xdp.cpp); syscall: ctx_in read-write, copied back.
 // Packet programs given no data_in get kDefaultPacketLen zero bytes (the kernel test_loader's TEST_DATA_LEN), on

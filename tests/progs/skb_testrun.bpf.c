@@ -54,3 +54,39 @@ int socket_len(struct __sk_buff *skb)
 {
 	return skb->len;
 }
+
+/* cgroup_skb and lwt programs start at the network header; data_end - data is skb->len (a 64-bit subtraction:
+ * clang would narrow it, which the verifier refuses on pointers). */
+static __always_inline long skb_pkt_len(struct __sk_buff *skb)
+{
+	const char *d = (const char *)(long)skb->data, *e = (const char *)(long)skb->data_end;
+	long l;
+	asm volatile("%[l] = %[e]; %[l] -= %[d]" : [l] "=&r"(l) : [e] "r"(e), [d] "r"(d));
+	return l;
+}
+
+SEC("cgroup_skb/ingress")
+__success __retval(1)
+int cgroup_skb_len(struct __sk_buff *skb)
+{
+	return skb->len == 50 && skb_pkt_len(skb) == 50;
+}
+
+SEC("lwt_in")
+__success __retval(50)
+int lwt_in_len(struct __sk_buff *skb)
+{
+	return skb_pkt_len(skb);
+}
+
+/* lwt_xmit may write the packet: data_out shows the store (and the Ethernet header zeroed). */
+SEC("lwt_xmit")
+__success __retval(50)
+int lwt_xmit_len(struct __sk_buff *skb)
+{
+	char *d = (char *)(long)skb->data;
+	if (d + 1 > (char *)(long)skb->data_end)
+		return skb->len; /* an empty network part */
+	d[0] = 'z';
+	return skb->len;
+}

@@ -212,7 +212,7 @@ TEST(XdpTestRun, FragsTailAsTheKernel) {
 TEST(SkbTestRun, SizeRulesAsTheKernel) {
     auto spec = spec_of("skb_testrun");
     ASSERT_TRUE(spec);
-    for (const char* prog : {"tc_len", "socket_len"}) {
+    for (const char* prog : {"tc_len", "socket_len", "lwt_in_len", "lwt_xmit_len"}) {
         Kernel kernel("skb_testrun", prog);
         if (!kernel.ok())
             std::cout << "note: no kernel column: " << kernel.why() << "\n";

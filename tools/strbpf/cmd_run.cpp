@@ -47,6 +47,10 @@ const char* timer_name(exec::EngineKind engine, loader::ProgType type) {
     case loader::ProgType::sched_cls:
     case loader::ProgType::sched_act:
     case loader::ProgType::socket_filter:
+    case loader::ProgType::cgroup_skb:
+    case loader::ProgType::lwt_in:
+    case loader::ProgType::lwt_out:
+    case loader::ProgType::lwt_xmit:
         return "kernel test-run timer";
     default:
         return "wall clock of one bpf() call per run";
