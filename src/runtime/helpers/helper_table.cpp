@@ -316,7 +316,7 @@ constexpr HelperProto kHelpers[] = {
     {186, "bpf_get_retval", nullptr, R::integer, {_, _, _, _, _}, false, T("cgroup_sock cgroup_device cgroup_sock_addr cgroup_sysctl cgroup_sockopt"), false, 0},
     {187, "bpf_set_retval", nullptr, R::integer, {A::anything, _, _, _, _}, false, T("cgroup_sock cgroup_device cgroup_sock_addr cgroup_sysctl cgroup_sockopt"), false, 0},
     {188, "bpf_xdp_get_buff_len", bpf_xdp_get_buff_len_helper, R::integer, {A::ptr_to_ctx, _, _, _, _}, false, T("xdp"), false, 0},
-    {188, "bpf_xdp_get_buff_len", nullptr, R::integer, {A::ptr_to_btf_id, _, _, _, _}, false, T("tracing lsm syscall"), false, 0}, // bpf_xdp_get_buff_len_trace_proto
+    {188, "bpf_xdp_get_buff_len", bpf_xdp_get_buff_len_helper, R::integer, {A::ptr_to_btf_id, _, _, _, _}, false, T("tracing lsm syscall"), false, 0}, // bpf_xdp_get_buff_len_trace_proto
     {189, "bpf_xdp_load_bytes", bpf_xdp_load_bytes_helper, R::integer, {A::ptr_to_ctx, A::anything, A::ptr_to_uninit_mem, A::const_size, _}, false, T("xdp"), false, 0},
     {190, "bpf_xdp_store_bytes", bpf_xdp_store_bytes_helper, R::integer, {A::ptr_to_ctx, A::anything, A::ptr_to_mem_rdonly, A::const_size, _}, false, T("xdp"), false, 0},
     {191, "bpf_copy_from_user_task", nullptr, R::integer, {A::ptr_to_uninit_mem, A::const_size_or_zero, A::anything, A::ptr_to_btf_id, A::anything}, true, kAll, false, kMightSleep},
