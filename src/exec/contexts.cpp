@@ -129,8 +129,28 @@ uint32_t skb_buffer_size(uint32_t size) {
     return bucket;
 }
 
-// The skb's buffer in the packet page, zero-filled with skb_shared_info's dataref 1: the packet [start,
-// start + len) registered first, then the whole buffer as packet room for nofault reads (runtime/memory/nofault.hpp).
+// The skb's buffer in the packet page: zero-filled, skb_shared_info's dataref 1, the packet NET_SKB_PAD in.
+uint8_t* fill_skb_buffer(uint8_t* page, const std::vector<uint8_t>& data_in, uint32_t bucket) {
+    uint8_t* const hard = page + kXdpHeadroom - kSkbHeadroom;
+    std::memset(hard, 0, bucket);
+    hard[bucket - kSharedInfo + kDatarefOff] = 1;
+    std::memcpy(hard + kSkbHeadroom, data_in.data(), data_in.size());
+    return hard;
+}
+
+// After eth_type_trans: an IPv4 or IPv6 packet must hold that header (sk takes its addresses from it).
+Status ip_header_rule(uint32_t protocol, uint32_t size) {
+    const bool v4 = protocol == 0x0008, v6 = protocol == 0xdd86; // htons(ETH_P_IP), htons(ETH_P_IPV6)
+    if ((v4 && size < kEthHlen + 20) || (v6 && size < kEthHlen + 40))
+        return make_error(fmt::format("an {} packet needs its {}-byte header after the Ethernet header (the kernel "
+                                      "answers -EINVAL), got {} bytes",
+                                      v4 ? "IPv4" : "IPv6", v4 ? 20 : 40, size),
+                          -22);
+    return ok_status();
+}
+
+// The skb's regions: the packet [start, start + len) first, then the whole buffer as packet room for nofault reads
+// (runtime/memory/nofault.hpp).
 bool add_skb_regions(runtime::RunContext& ctx, const uint8_t* hard, uint32_t bucket, const uint8_t* start,
                      uint32_t len, bool writable) {
     return ctx.mem.add_local(Region{reinterpret_cast<uint64_t>(start), len,
@@ -225,19 +245,12 @@ Status TestRunContext::build_skb(loader::ProgType type, const std::vector<uint8_
     // Packet stores: what may_access_direct_pkt_data allows (tc and lwt_xmit); the verifier refuses the others'.
     const bool writable = l2 || type == ProgType::lwt_xmit;
     const uint32_t bucket = skb_buffer_size(size);
-    uint8_t* const hard = page + kXdpHeadroom - kSkbHeadroom;
-    std::memset(hard, 0, bucket);
-    hard[bucket - kSharedInfo + kDatarefOff] = 1;
+    uint8_t* const hard = fill_skb_buffer(page, data_in, bucket);
     data_ = hard + kSkbHeadroom;
     data_len_ = size;
-    std::memcpy(data_, data_in.data(), size);
     s.ifindex = s.ifindex > 1 ? s.ifindex : 1; // loopback
     eth_type_trans(data_, size, &s);
-    if ((s.protocol == 0x0008 && size < kEthHlen + 20) || (s.protocol == 0xdd86 && size < kEthHlen + 40))
-        return make_error(fmt::format("an {} packet needs its {}-byte header after the Ethernet header (the kernel "
-                                      "answers -EINVAL), got {} bytes",
-                                      s.protocol == 0x0008 ? "IPv4" : "IPv6", s.protocol == 0x0008 ? 20 : 40, size),
-                          -22);
+    STRBPF_TRY(ip_header_rule(s.protocol, size));
     const uint32_t len = l2 ? size : size - kEthHlen;
     if (s.wire_len != 0 && (s.wire_len < len || s.wire_len > 65536))
         return make_error("__sk_buff wire_len is smaller than the packet or above 64 KiB (the kernel answers -EINVAL)");
