@@ -24,12 +24,8 @@ static __always_inline const char *sp_at(struct xdp_md *ctx, int off)
 	return data + ((len + off) & 0x1ffff);
 }
 
-__noinline int sp_run_case(struct xdp_md *ctx SP_ARG_CTX, const struct sp_case *cs)
+static __always_inline int sp_call(const char *s1, const char *s2, const struct sp_case *cs)
 {
-	if (!cs)
-		return -101;
-	const char *s1 = sp_at(ctx, cs->off);
-	const char *s2 = cs->in_packet ? sp_at(ctx, cs->off2) : sp.pool + (cs->off2 & (SP_POOL - 1));
 	switch (cs->fn) {
 	case SP_STRCMP:       return bpf_strcmp(s1, s2);
 	case SP_STRCASECMP:   return bpf_strcasecmp(s1, s2);
@@ -45,6 +41,42 @@ __noinline int sp_run_case(struct xdp_md *ctx SP_ARG_CTX, const struct sp_case *
 	case SP_STRNSTR:      return bpf_strnstr(s1, s2, cs->limit);
 	}
 	return -102;
+}
+
+__noinline int sp_run_case(struct xdp_md *ctx SP_ARG_CTX, const struct sp_case *cs)
+{
+	if (!cs)
+		return -101;
+	const char *s1 = sp_at(ctx, cs->off);
+	const char *s2 = cs->in_packet ? sp_at(ctx, cs->off2) : sp.pool + (cs->off2 & (SP_POOL - 1));
+	return sp_call(s1, s2, cs);
+}
+
+/* The same on a tc program's skb (bpf_prog_test_run_skb's buffer); sp.tail is not used there. */
+static __always_inline const char *sp_skb_at(struct __sk_buff *skb, int off)
+{
+	const char *data = (const char *)(long)skb->data, *end = (const char *)(long)skb->data_end;
+	long len;
+	asm volatile("%[len] = %[end]; %[len] -= %[data]" : [len] "=&r"(len) : [end] "r"(end), [data] "r"(data));
+	return data + ((len + off) & 0x1ffff);
+}
+
+__noinline int sp_run_skb_case(struct __sk_buff *skb SP_ARG_CTX, const struct sp_case *cs)
+{
+	if (!cs)
+		return -101;
+	const char *s1 = sp_skb_at(skb, cs->off);
+	const char *s2 = cs->in_packet ? sp_skb_at(skb, cs->off2) : sp.pool + (cs->off2 & (SP_POOL - 1));
+	return sp_call(s1, s2, cs);
+}
+
+SEC("tc")
+int strings_packet_diff_tc(struct __sk_buff *skb)
+{
+	unsigned int n = sp.n;
+	for (unsigned int i = 0; i < n && i < SP_BATCH; i++)
+		sp.cases[i].result = sp_run_skb_case(skb, &sp.cases[i]);
+	return n;
 }
 
 SEC("xdp.frags")

@@ -326,6 +326,55 @@ bool kernel_bss(int prog_fd, Bytes* out) {
     return false;
 }
 
+struct DiffCount {
+    size_t compared = 0, mismatches = 0;
+};
+
+// One packet's batch on the kernel, then on interp and jit, compared result by result (the last: the tail's).
+void diff_packet(Kernel& kernel, const std::shared_ptr<const loader::ObjectSpec>& spec, const char* prog,
+                 const exec::RunRequest& req, const std::vector<sp_case>& cases, const std::string& label,
+                 DiffCount* n) {
+    exec::RunReport kr = kernel.run(req);
+    ASSERT_TRUE(kr.ran) << kr.error;
+    Bytes kb;
+    ASSERT_TRUE(kernel_bss(kernel.prog_fd(), &kb));
+    const std::vector<int32_t> want = results_of(kb.data(), cases.size());
+    for (exec::EngineKind e : kUserEngines) {
+        auto inst = runtime::ObjectInstance::create(spec, req.globals);
+        ASSERT_TRUE(inst) << inst.error().message;
+        const runtime::LinkedProgram* lp = inst.value()->find_program(prog);
+        ASSERT_TRUE(lp);
+        exec::RunReport r = exec::run_linked(e, *inst.value(), *lp, req);
+        ASSERT_TRUE(r.ran) << r.error;
+        EXPECT_EQ(r.retval, kr.retval) << label;
+        EXPECT_EQ(r.data_out, kr.data_out) << label;
+        const std::vector<int32_t> got = results_of(inst.value()->find_map(".bss")->arena(), cases.size());
+        for (size_t i = 0; i <= cases.size(); i++) {
+            n->compared++;
+            if (got[i] == want[i])
+                continue;
+            n->mismatches++;
+            if (i == cases.size()) {
+                ADD_FAILURE() << exec::engine_name(e) << " " << label << ": tail " << got[i] << " vs " << want[i];
+                continue;
+            }
+            ADD_FAILURE() << exec::engine_name(e) << " " << label << ": fn " << int(cases[i].fn) << " off "
+                          << cases[i].off << " off2 " << cases[i].off2 << (cases[i].in_packet ? " (packet)" : "")
+                          << " limit " << cases[i].limit << " c " << cases[i].c << ": " << got[i] << ", the kernel "
+                          << want[i];
+        }
+    }
+}
+
+Bytes aab_packet(size_t size, uint8_t nul_at) {
+    Bytes b(size);
+    for (size_t i = 0; i < size; i++)
+        b[i] = uint8_t("aab"[i % 3]);
+    if (nul_at)
+        b[size - nul_at] = 0;
+    return b;
+}
+
 TEST(StringsOnPacket, EveryKfuncAroundDataEnd) {
     auto spec = spec_of("strings_packet_diff");
     ASSERT_TRUE(spec);
@@ -340,54 +389,43 @@ TEST(StringsOnPacket, EveryKfuncAroundDataEnd) {
     const std::vector<Packet> packets = {{14, 0, 0},   {20, 0, 0},   {20, -5, 0},   {20, 7, 0},    {64, 0, 3},
                                          {100, -30, 0}, {3519, 0, 0}, {3520, 0, 0}, {3520, -9, 2}, {5000, 0, 0},
                                          {5000, -2000, 0}, {70000, 0, 0}, {70000, 5, 0}};
-    size_t compared = 0, mismatches = 0;
+    DiffCount n;
     for (const Packet& p : packets) {
         exec::RunRequest req;
-        req.data_in = Bytes(p.size, 'a');
-        for (size_t i = 0; i < p.size; i++)
-            req.data_in[i] = uint8_t("aab"[i % 3]);
-        if (p.nul_at)
-            req.data_in[p.size - p.nul_at] = 0;
+        req.data_in = aab_packet(p.size, p.nul_at);
         // The linear part after the tail moved: frags go first when shrinking, and grow in their own page.
         const int64_t total = int64_t(p.size) + p.tail;
         const size_t linear = p.size > 3520 ? size_t(p.tail < 0 ? std::min<int64_t>(3520, total) : 3520) : size_t(total);
         const std::vector<sp_case> cases = cases_for(linear);
         req.globals = {{".bss", 0, bss_image(cases, p.tail)}};
-        exec::RunReport kr = kernel.run(req);
-        ASSERT_TRUE(kr.ran) << kr.error;
-        Bytes kb;
-        ASSERT_TRUE(kernel_bss(kernel.prog_fd(), &kb));
-        const std::vector<int32_t> want = results_of(kb.data(), cases.size());
-        for (exec::EngineKind e : kUserEngines) {
-            auto inst = runtime::ObjectInstance::create(spec, req.globals);
-            ASSERT_TRUE(inst) << inst.error().message;
-            const runtime::LinkedProgram* lp = inst.value()->find_program("strings_packet_diff");
-            ASSERT_TRUE(lp);
-            exec::RunReport r = exec::run_linked(e, *inst.value(), *lp, req);
-            ASSERT_TRUE(r.ran) << r.error;
-            EXPECT_EQ(r.retval, kr.retval);
-            EXPECT_EQ(r.data_out, kr.data_out) << p.size << " bytes, tail " << p.tail;
-            const std::vector<int32_t> got = results_of(inst.value()->find_map(".bss")->arena(), cases.size());
-            for (size_t i = 0; i <= cases.size(); i++) {
-                compared++;
-                if (got[i] == want[i])
-                    continue;
-                mismatches++;
-                if (i == cases.size()) {
-                    ADD_FAILURE() << exec::engine_name(e) << " " << p.size << " bytes: tail " << got[i] << " vs "
-                                  << want[i];
-                    continue;
-                }
-                ADD_FAILURE() << exec::engine_name(e) << " " << p.size << " bytes, tail " << p.tail << ": fn "
-                              << int(cases[i].fn) << " off " << cases[i].off << " off2 " << cases[i].off2
-                              << (cases[i].in_packet ? " (packet)" : "") << " limit " << cases[i].limit
-                              << " c " << cases[i].c << ": " << got[i] << ", the kernel " << want[i];
-            }
-        }
+        diff_packet(kernel, spec, "strings_packet_diff", req, cases, fmt::format("{} bytes, tail {}", p.size, p.tail),
+                    &n);
     }
-    std::cout << "strings on packet memory: " << compared << " results compared with the kernel, " << mismatches
-              << " mismatches\n";
-    EXPECT_EQ(mismatches, 0u);
+    std::cout << "strings on XDP packet memory: " << n.compared << " results compared with the kernel, "
+              << n.mismatches << " mismatches\n";
+    EXPECT_EQ(n.mismatches, 0u);
+}
+
+// The same on tc programs' skb buffers, of every kmalloc size class bpf_prog_test_run_skb allocates.
+TEST(StringsOnPacket, EveryKfuncAroundSkbDataEnd) {
+    auto spec = spec_of("strings_packet_diff");
+    ASSERT_TRUE(spec);
+    Kernel kernel("strings_packet_diff", "strings_packet_diff_tc");
+    if (!kernel.ok())
+        GTEST_SKIP() << kernel.why();
+    DiffCount n;
+    for (size_t size : {14, 20, 64, 128, 129, 500, 1000, 2000, 3712})
+        for (uint8_t nul_at : {0, 2}) {
+            exec::RunRequest req;
+            req.data_in = aab_packet(size, size > 14 ? nul_at : 0);
+            const std::vector<sp_case> cases = cases_for(size);
+            req.globals = {{".bss", 0, bss_image(cases, 0)}};
+            diff_packet(kernel, spec, "strings_packet_diff_tc", req, cases,
+                        fmt::format("tc, {} bytes, NUL at -{}", size, nul_at), &n);
+        }
+    std::cout << "strings on skb packet memory: " << n.compared << " results compared with the kernel, "
+              << n.mismatches << " mismatches\n";
+    EXPECT_EQ(n.mismatches, 0u);
 }
 
 } // namespace
