@@ -10,6 +10,8 @@
 
 #include <fmt/format.h>
 
+#include "runtime/memory/nofault.hpp"
+
 namespace strbpf::exec {
 namespace {
 
@@ -17,31 +19,46 @@ using loader::ProgType;
 using runtime::Region;
 using runtime::RegionKind;
 
-constexpr uint32_t kXdpHeadroom = 256; // XDP_PACKET_HEADROOM
-constexpr uint32_t kMaxPacket = 65536 - kXdpHeadroom;
+constexpr uint32_t kXdpHeadroom = 256; // where skb test runs put their packet in the packet page
 constexpr uint32_t kEthHlen = 14;
-constexpr uint32_t kMaxSkbData = 4096 - 64 - 320; // PAGE_SIZE - NET_SKB_PAD - SKB_DATA_ALIGN(skb_shared_info)
+constexpr uint32_t kSkbHeadroom = 64;             // NET_SKB_PAD + NET_IP_ALIGN (0 on x86-64)
+constexpr uint32_t kSharedInfo = 320;             // SKB_DATA_ALIGN(sizeof(struct skb_shared_info))
+constexpr uint32_t kMaxSkbData = 4096 - kSkbHeadroom - kSharedInfo; // PAGE_SIZE - headroom - tailroom
+constexpr uint32_t kDatarefOff = 32;              // skb_shared_info.dataref, which build_skb sets to 1
 constexpr uint32_t kMaxRawTpArgs = 12;            // MAX_BPF_FUNC_ARGS
 
 // Packet memory must be addressable through the 32-bit data/data_end fields of xdp_md and __sk_buff (the
 // kernel's verifier rewrites those loads into 64-bit pointer loads; until ours does, packets live below 2 GiB).
 struct PacketBuffer {
+    static constexpr size_t kSize = 2 * runtime::XdpBuff::kFrameSize;
     uint8_t* base = nullptr;
-    size_t size = 0;
     PacketBuffer() {
-        size = kXdpHeadroom + kMaxPacket;
-        void* p = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_32BIT, -1, 0);
+        void* p = mmap(nullptr, kSize, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_32BIT, -1, 0);
         base = p == MAP_FAILED ? nullptr : static_cast<uint8_t*>(p);
     }
     ~PacketBuffer() {
         if (base)
-            munmap(base, size);
+            munmap(base, kSize);
     }
 };
 
-struct XdpMd { // struct xdp_md
-    uint32_t data, data_end, data_meta, ingress_ifindex, rx_queue_index, egress_ifindex;
-};
+// The types bpf_prog_test_run_skb runs: tc ones see the Ethernet header (L2), the others start at the network one.
+bool skb_test_run(ProgType type) {
+    switch (type) {
+    case ProgType::socket_filter:
+    case ProgType::sched_cls:
+    case ProgType::sched_act:
+    case ProgType::cgroup_skb:
+    case ProgType::lwt_in:
+    case ProgType::lwt_out:
+    case ProgType::lwt_xmit:
+        return true;
+    default:
+        return false;
+    }
+}
+
+bool takes_packet(ProgType type) { return type == ProgType::xdp || skb_test_run(type); }
 
 struct SkBuff { // struct __sk_buff (include/uapi/linux/bpf.h)
     uint32_t len, pkt_type, mark, queue_mapping, protocol, vlan_present, vlan_tci, vlan_proto, priority;
@@ -87,14 +104,10 @@ void eth_type_trans(const uint8_t* eth, uint32_t len, SkBuff* s) {
         s->protocol = 0x0400; // htons(ETH_P_802_2)
 }
 
-// The types 6.18's BPF_PROG_TEST_RUN has a test_run for beyond the ones built above: cgroup_skb and lwt_in/out/xmit
-// (bpf_prog_test_run_skb), flow_dissector, sk_lookup, netfilter, tracing (fentry/fexit/fmod_ret) and struct_ops.
+// The types 6.18's BPF_PROG_TEST_RUN has a test_run for beyond the ones built here: flow_dissector, sk_lookup,
+// netfilter, tracing (fentry/fexit/fmod_ret) and struct_ops.
 bool kernel_test_runs(ProgType type) {
     switch (type) {
-    case ProgType::cgroup_skb:
-    case ProgType::lwt_in:
-    case ProgType::lwt_out:
-    case ProgType::lwt_xmit:
     case ProgType::flow_dissector:
     case ProgType::sk_lookup:
     case ProgType::netfilter:
@@ -106,12 +119,63 @@ bool kernel_test_runs(ProgType type) {
     }
 }
 
+// bpf_test_init's kzalloc(SKB_DATA_ALIGN(size) + headroom + tailroom) comes from a kmalloc size class; slab_build_skb
+// puts skb_shared_info at that slab object's end.
+uint32_t skb_buffer_size(uint32_t size) {
+    const uint32_t want = (size + 63) / 64 * 64 + kSkbHeadroom + kSharedInfo;
+    uint32_t bucket = 512; // want is at least 384: the classes from 512 up are the powers of two
+    while (bucket < want)
+        bucket *= 2;
+    return bucket;
+}
+
+// The skb's buffer in the packet page: zero-filled, skb_shared_info's dataref 1, the packet NET_SKB_PAD in.
+uint8_t* fill_skb_buffer(uint8_t* page, const std::vector<uint8_t>& data_in, uint32_t bucket) {
+    uint8_t* const hard = page + kXdpHeadroom - kSkbHeadroom;
+    std::memset(hard, 0, bucket);
+    hard[bucket - kSharedInfo + kDatarefOff] = 1;
+    std::memcpy(hard + kSkbHeadroom, data_in.data(), data_in.size());
+    return hard;
+}
+
+// After eth_type_trans: an IPv4 or IPv6 packet must hold that header (sk takes its addresses from it).
+Status ip_header_rule(uint32_t protocol, uint32_t size) {
+    const bool v4 = protocol == 0x0008, v6 = protocol == 0xdd86; // htons(ETH_P_IP), htons(ETH_P_IPV6)
+    if ((v4 && size < kEthHlen + 20) || (v6 && size < kEthHlen + 40))
+        return make_error(fmt::format("an {} packet needs its {}-byte header after the Ethernet header (the kernel "
+                                      "answers -EINVAL), got {} bytes",
+                                      v4 ? "IPv4" : "IPv6", v4 ? 20 : 40, size),
+                          -22);
+    return ok_status();
+}
+
+// The skb's regions: the packet [start, start + len) first, then the whole buffer as packet room for nofault reads
+// (runtime/memory/nofault.hpp).
+bool add_skb_regions(runtime::RunContext& ctx, const uint8_t* hard, uint32_t bucket, const uint8_t* start,
+                     uint32_t len, bool writable) {
+    return ctx.mem.add_local(Region{reinterpret_cast<uint64_t>(start), len,
+                                    uint8_t(writable ? runtime::kPermRW : runtime::kPermRead), RegionKind::packet,
+                                    "packet"}) &&
+           ctx.mem.add_local(Region{reinterpret_cast<uint64_t>(hard), bucket, runtime::kPacketRoom,
+                                    RegionKind::packet, "skb headroom and tailroom"});
+}
+
 } // namespace
+
+uint8_t* packet_page() {
+    thread_local PacketBuffer packet;
+    return packet.base;
+}
 
 Status TestRunContext::build(loader::ProgType type, const RunRequest& req, runtime::RunContext& ctx, uint64_t* r1) {
     type_ = type;
     ctx_buf_ = req.ctx_in;
+    data_ = nullptr;
+    data_len_ = hh_zero_ = 0;
+    skb_ctx_out_ = false;
     *r1 = 0;
+    static const std::vector<uint8_t> default_packet(kDefaultPacketLen, 0);
+    const std::vector<uint8_t>& data_in = req.data_in.empty() && takes_packet(type) ? default_packet : req.data_in;
     switch (type) {
     case ProgType::syscall:
     case ProgType::raw_tracepoint:
@@ -119,12 +183,10 @@ Status TestRunContext::build(loader::ProgType type, const RunRequest& req, runti
     case ProgType::kprobe:
         return build_args(type, req, ctx, r1);
     case ProgType::xdp:
-        return build_xdp(req, ctx, r1);
-    case ProgType::socket_filter:
-    case ProgType::sched_cls:
-    case ProgType::sched_act:
-        return build_skb(type, req, ctx, r1);
+        return build_xdp(data_in, ctx, r1);
     default:
+        if (skb_test_run(type))
+            return build_skb(type, data_in, ctx, r1);
         if (kernel_test_runs(type))
             return make_error(fmt::format("strbpf does not test-run {} programs yet (the kernel engine does)",
                                           loader::prog_type_name(type)));
@@ -151,48 +213,20 @@ Status TestRunContext::build_args(loader::ProgType type, const RunRequest& req, 
     return ok_status();
 }
 
-Status TestRunContext::build_xdp(const RunRequest& req, runtime::RunContext& ctx, uint64_t* r1) {
-    thread_local PacketBuffer packet;
-    if (!packet.base)
+// bpf_prog_test_run_skb: the packet, NET_SKB_PAD after the start of a zero-filled slab object that ends in
+// skb_shared_info, goes through eth_type_trans on loopback, which pulls the Ethernet header (IPv4 packets need
+// 34 bytes, IPv6 ones 54);
+// tc programs (L2) see it pushed back, socket filters, cgroup_skb and lwt programs see len without it. After the
+// run the others' data_out has the header zeroed. ctx_in (optional) sets the fields convert___skb_to_skb allows.
+Status TestRunContext::build_skb(loader::ProgType type, const std::vector<uint8_t>& data_in,
+                                 runtime::RunContext& ctx, uint64_t* r1) {
+    uint8_t* const page = packet_page();
+    if (!page)
         return make_error("cannot allocate packet memory below 2 GiB");
-    if (req.data_in.size() < kEthHlen || req.data_in.size() > kMaxPacket)
-        return make_error(fmt::format("xdp test runs need {}..{} bytes of data_in (the kernel answers -EINVAL), "
-                                      "got {}", kEthHlen, kMaxPacket, req.data_in.size()));
-    data_ = packet.base + kXdpHeadroom;
-    data_len_ = uint32_t(req.data_in.size());
-    std::memcpy(data_, req.data_in.data(), data_len_);
-    XdpMd xdp{};
-    xdp.data = uint32_t(reinterpret_cast<uint64_t>(data_));
-    xdp.data_end = xdp.data + data_len_;
-    xdp.data_meta = xdp.data;
-    xdp.ingress_ifindex = 1; // loopback, as the kernel's test run reports
-    if (!ctx_buf_.empty() && ctx_buf_.size() != sizeof(XdpMd))
-        return make_error("xdp ctx_in must be a struct xdp_md (24 bytes)");
-    if (!ctx_buf_.empty()) {
-        XdpMd in;
-        std::memcpy(&in, ctx_buf_.data(), sizeof in);
-        xdp.rx_queue_index = in.rx_queue_index;
-    }
-    std::memcpy(ctx_struct_, &xdp, sizeof xdp);
-    *r1 = reinterpret_cast<uint64_t>(ctx_struct_);
-    ctx.mem.add_local(Region{*r1, sizeof xdp, runtime::kPermRead, RegionKind::ctx, "xdp_md"});
-    ctx.mem.add_local(
-        Region{reinterpret_cast<uint64_t>(data_), data_len_, runtime::kPermRW, RegionKind::packet, "packet"});
-    return ok_status();
-}
-
-// bpf_prog_test_run_skb: the packet goes through eth_type_trans on loopback, which pulls the Ethernet header;
-// tc programs (L2) see it pushed back and get data/data_end, socket filters see len without it. After the run a
-// socket filter's data_out has the header zeroed. ctx_in (optional) sets the fields convert___skb_to_skb allows.
-Status TestRunContext::build_skb(loader::ProgType type, const RunRequest& req, runtime::RunContext& ctx,
-                                 uint64_t* r1) {
-    thread_local PacketBuffer packet;
-    if (!packet.base)
-        return make_error("cannot allocate packet memory below 2 GiB");
-    const uint32_t size = uint32_t(req.data_in.size());
-    if (req.data_in.size() < kEthHlen || req.data_in.size() > kMaxSkbData)
+    const uint32_t size = uint32_t(data_in.size());
+    if (data_in.size() < kEthHlen || data_in.size() > kMaxSkbData)
         return make_error(fmt::format("skb test runs need {}..{} bytes of data_in (the kernel answers -EINVAL), got {}",
-                                      kEthHlen, kMaxSkbData, req.data_in.size()));
+                                      kEthHlen, kMaxSkbData, data_in.size()));
     SkBuff s{};
     if (!ctx_buf_.empty()) {
         for (size_t i = sizeof s; i < ctx_buf_.size(); i++)
@@ -207,12 +241,16 @@ Status TestRunContext::build_skb(loader::ProgType type, const RunRequest& req, r
             return make_error(fmt::format("no network device with ifindex {} (the kernel answers -ENODEV)", s.ifindex));
         skb_ctx_out_ = true;
     }
-    const bool l2 = type != ProgType::socket_filter;
-    data_ = packet.base + kXdpHeadroom;
+    const bool l2 = type == ProgType::sched_cls || type == ProgType::sched_act;
+    // Packet stores: what may_access_direct_pkt_data allows (tc and lwt_xmit); the verifier refuses the others'.
+    const bool writable = l2 || type == ProgType::lwt_xmit;
+    const uint32_t bucket = skb_buffer_size(size);
+    uint8_t* const hard = fill_skb_buffer(page, data_in, bucket);
+    data_ = hard + kSkbHeadroom;
     data_len_ = size;
-    std::memcpy(data_, req.data_in.data(), size);
     s.ifindex = s.ifindex > 1 ? s.ifindex : 1; // loopback
     eth_type_trans(data_, size, &s);
+    STRBPF_TRY(ip_header_rule(s.protocol, size));
     const uint32_t len = l2 ? size : size - kEthHlen;
     if (s.wire_len != 0 && (s.wire_len < len || s.wire_len > 65536))
         return make_error("__sk_buff wire_len is smaller than the packet or above 64 KiB (the kernel answers -EINVAL)");
@@ -220,7 +258,7 @@ Status TestRunContext::build_skb(loader::ProgType type, const RunRequest& req, r
         return make_error("__sk_buff gso_segs exceeds GSO_MAX_SEGS (the kernel answers -EINVAL)");
     s.len = len;
     s.wire_len = s.wire_len ? s.wire_len : len;
-    if (s.protocol == 0x0008 && size >= kEthHlen + 20) { // IPv4: the test socket takes the addresses
+    if (s.protocol == 0x0008) { // IPv4: the test socket takes the addresses
         s.family = 2;
         std::memcpy(&s.local_ip4, data_ + kEthHlen + 12, 4);
         std::memcpy(&s.remote_ip4, data_ + kEthHlen + 16, 4);
@@ -236,13 +274,15 @@ Status TestRunContext::build_skb(loader::ProgType type, const RunRequest& req, r
     hh_zero_ = l2 ? 0 : kEthHlen;
     std::memcpy(ctx_struct_, &s, sizeof s);
     *r1 = reinterpret_cast<uint64_t>(ctx_struct_);
-    ctx.mem.add_local(Region{*r1, sizeof s, runtime::kPermRW, RegionKind::ctx, "__sk_buff"});
-    ctx.mem.add_local(Region{reinterpret_cast<uint64_t>(start), len, uint8_t(l2 ? runtime::kPermRW : runtime::kPermRead),
-                             RegionKind::packet, "packet"});
+    if (!ctx.mem.add_local(Region{*r1, sizeof s, runtime::kPermRW, RegionKind::ctx, "__sk_buff"}) ||
+        !add_skb_regions(ctx, hard, bucket, start, len, writable))
+        return make_error("too many memory regions for an skb test run");
     return ok_status();
 }
 
 void TestRunContext::finish(RunReport* report) const {
+    if (type_ == ProgType::xdp)
+        return finish_xdp(report);
     if (data_) {
         report->data_out.assign(data_, data_ + data_len_);
         std::memset(report->data_out.data(), 0, hh_zero_);

@@ -3,8 +3,12 @@
 // each program type — the ctx struct, the packet, their regions in the run's memory — and what it reports back.
 //   raw_tp: ctx_in is the u64 argument array (at most 12), read-only, no data_in (bpf_prog_test_run_raw_tp);
 //   tp, kprobe: the kernel cannot test-run them; strbpf gives ctx_in as read-only bytes the same way;
-//   socket_filter, sched_cls/sched_act: an skb built like bpf_prog_test_run_skb (see contexts.cpp);
-//   xdp: struct xdp_md over the packet; syscall: ctx_in read-write, copied back.
+//   socket_filter, sched_cls/sched_act, cgroup_skb, lwt_in/out/xmit: an skb built like bpf_prog_test_run_skb
+//   (see contexts.cpp);
+//   xdp: struct xdp_md over bpf_prog_test_run_xdp's buffer (headroom, linear data, skb_shared_info, frags;
+//   contexts_xdp.cpp); syscall: ctx_in read-write, copied back.
+// Packet programs given no data_in get kDefaultPacketLen zero bytes (the kernel test_loader's TEST_DATA_LEN), on
+// every engine: the kernel engine passes the same.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -13,8 +17,18 @@
 #include "exec/engine.hpp"
 #include "loader/object_spec.hpp"
 #include "runtime/context.hpp"
+#include "runtime/helpers/xdp_helpers.hpp"
 
 namespace strbpf::exec {
+
+constexpr size_t kDefaultPacketLen = 64; // TEST_DATA_LEN
+
+// This thread's packet page: XdpBuff::kFrameSize * 2 bytes below 2 GiB (xdp_md and __sk_buff hold the packet's
+// address in 32-bit fields), nullptr when it cannot be mapped.
+uint8_t* packet_page();
+
+// The number of receive queues of network device `ifindex` (its real_num_rx_queues); 0: no such device.
+uint32_t rx_queue_count(uint32_t ifindex);
 
 // Owns the ctx and packet of one run. build() registers them in ctx.mem; finish() fills the report's outputs.
 class TestRunContext {
@@ -29,8 +43,11 @@ class TestRunContext {
 
   private:
     Status build_args(loader::ProgType type, const RunRequest& req, runtime::RunContext& ctx, uint64_t* r1);
-    Status build_xdp(const RunRequest& req, runtime::RunContext& ctx, uint64_t* r1);
-    Status build_skb(loader::ProgType type, const RunRequest& req, runtime::RunContext& ctx, uint64_t* r1);
+    Status build_xdp(const std::vector<uint8_t>& data_in, runtime::RunContext& ctx, uint64_t* r1);
+    Status xdp_ctx_rules(const std::vector<uint8_t>& data_in, uint32_t* meta, uint32_t* linear);
+    void finish_xdp(RunReport* report) const;
+    Status build_skb(loader::ProgType type, const std::vector<uint8_t>& data_in, runtime::RunContext& ctx,
+                     uint64_t* r1);
 
     loader::ProgType type_ = loader::ProgType::unspec;
     std::vector<uint8_t> ctx_buf_;
@@ -39,6 +56,8 @@ class TestRunContext {
     uint32_t data_len_ = 0;
     bool skb_ctx_out_ = false; // skb programs given a ctx_in report the __sk_buff back
     uint32_t hh_zero_ = 0;     // socket filters: the Ethernet header the kernel zeroes in data_out
+    runtime::XdpBuff xdp_;     // xdp: the program's ctx is xdp_.md
+    std::vector<uint8_t> frag_pages_; // xdp: the frags' pages, XdpBuff::kFrameSize bytes each
 };
 
 } // namespace strbpf::exec

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <functional>
 
@@ -18,9 +19,16 @@ namespace strbpf::cli {
 namespace {
 
 struct RunOptions {
-    std::string obj, prog, engine = "interp", ctx_in, ctx_hex, data_in, data_hex, data_out, ctx_out;
+    std::string obj, prog, engine = "interp", ctx_in, ctx_hex, data_in, data_dir, data_out, ctx_out;
+    std::vector<std::string> data_hex;
     uint32_t repeat = 1;
     bool json = false;
+};
+
+// One packet of the run: its bytes and where they came from (for the report when there are several).
+struct Packet {
+    std::string source;
+    std::vector<uint8_t> bytes;
 };
 
 // Below this many repetitions a run is never split for the progress line.
@@ -39,16 +47,27 @@ const char* timer_name(exec::EngineKind engine, loader::ProgType type) {
     case loader::ProgType::sched_cls:
     case loader::ProgType::sched_act:
     case loader::ProgType::socket_filter:
+    case loader::ProgType::cgroup_skb:
+    case loader::ProgType::lwt_in:
+    case loader::ProgType::lwt_out:
+    case loader::ProgType::lwt_xmit:
         return "kernel test-run timer";
     default:
         return "wall clock of one bpf() call per run";
     }
 }
 
-void print_report(const exec::RunReport& r, const RunOptions& o, const char* timer) {
+// `label` names the packet when the run has several ("" otherwise).
+void print_report(const exec::RunReport& r, const RunOptions& o, const char* timer, const std::string& label,
+                  size_t packet) {
+    const std::string name = label.empty() ? r.prog : fmt::format("{} [{}]", r.prog, label);
     if (o.json) {
         nlohmann::ordered_json j;
         j["prog"] = r.prog;
+        if (!label.empty()) {
+            j["packet"] = packet;
+            j["input"] = label;
+        }
         j["loaded"] = r.loaded;
         if (r.loaded && r.ran) {
             j["retval"] = r.retval;
@@ -64,11 +83,11 @@ void print_report(const exec::RunReport& r, const RunOptions& o, const char* tim
         }
         std::printf("%s\n", j.dump().c_str());
     } else if (!r.loaded) {
-        std::printf("%s: load failed: %s\n", r.prog.c_str(), r.error.c_str());
+        std::printf("%s: load failed: %s\n", name.c_str(), r.error.c_str());
     } else if (!r.ran) {
-        std::printf("%s: run failed: %s\n", r.prog.c_str(), r.error.c_str());
+        std::printf("%s: run failed: %s\n", name.c_str(), r.error.c_str());
     } else {
-        std::printf("%s: Return value: %d (0x%x), duration (average of %u, %s): %lluns\n", r.prog.c_str(),
+        std::printf("%s: Return value: %d (0x%x), duration (average of %u, %s): %lluns\n", name.c_str(),
                     int32_t(r.retval), r.retval, o.repeat, timer, static_cast<unsigned long long>(r.duration_ns));
     }
     std::fflush(stdout);
@@ -100,28 +119,86 @@ exec::RunReport run_with_progress(const std::string& name, uint32_t repeat, exec
     return r;
 }
 
-bool read_inputs(const RunOptions& o, exec::RunRequest* req) {
-    auto input = [&](const std::string& file, const std::string& hex, std::vector<uint8_t>* out,
-                     const char* what) -> bool {
-        auto bytes = !file.empty() ? read_file(file) : parse_hex(hex);
-        if (!bytes) {
-            std::fprintf(stderr, "strbpf run: --%s: %s\n", what, bytes.error().message.c_str());
-            return false;
-        }
-        *out = std::move(bytes).value();
-        return true;
+// The ctx and the packets: --data-in, each --data-hex, then --data-dir's regular files by name; none: one run
+// without data (packet programs get the 64 zero bytes every engine gives them).
+bool read_inputs(const RunOptions& o, exec::RunRequest* req, std::vector<Packet>* packets) {
+    auto fail = [](const char* what, const std::string& msg) {
+        std::fprintf(stderr, "strbpf run: --%s: %s\n", what, msg.c_str());
+        return false;
     };
-    return input(o.ctx_in, o.ctx_hex, &req->ctx_in, "ctx") && input(o.data_in, o.data_hex, &req->data_in, "data");
+    auto ctx = !o.ctx_in.empty() ? read_file(o.ctx_in) : parse_hex(o.ctx_hex);
+    if (!ctx)
+        return fail("ctx", ctx.error().message);
+    req->ctx_in = std::move(ctx).value();
+    if (!o.data_in.empty()) {
+        auto b = read_file(o.data_in);
+        if (!b)
+            return fail("data-in", b.error().message);
+        packets->push_back({o.data_in, std::move(b).value()});
+    }
+    for (const std::string& hex : o.data_hex) {
+        auto b = parse_hex(hex);
+        if (!b)
+            return fail("data-hex", b.error().message);
+        packets->push_back({fmt::format("--data-hex #{}", packets->size() + 1), std::move(b).value()});
+    }
+    if (!o.data_dir.empty()) {
+        std::error_code ec;
+        std::vector<std::string> files;
+        for (const auto& e : std::filesystem::directory_iterator(o.data_dir, ec))
+            if (e.is_regular_file())
+                files.push_back(e.path().string());
+        if (ec)
+            return fail("data-dir", fmt::format("cannot read '{}': {}", o.data_dir, ec.message()));
+        if (files.empty())
+            return fail("data-dir", fmt::format("'{}' has no files", o.data_dir));
+        std::sort(files.begin(), files.end());
+        for (const std::string& f : files) {
+            auto b = read_file(f);
+            if (!b)
+                return fail("data-dir", b.error().message);
+            packets->push_back({f, std::move(b).value()});
+        }
+    }
+    if (packets->empty())
+        packets->push_back({"", {}});
+    return true;
 }
 
-bool write_output(const std::string& path, const std::vector<uint8_t>& bytes, const char* what) {
+// bpftool's hex_print layout: offset, 16 bytes in hex, their printable characters.
+void hex_dump(const char* what, const std::vector<uint8_t>& bytes) {
+    std::printf("%s (%zu bytes):\n", what, bytes.size());
+    for (size_t at = 0; at < bytes.size(); at += 16) {
+        std::string hex, text;
+        for (size_t i = at; i < at + 16; i++) {
+            hex += i < bytes.size() ? fmt::format("{:02x} ", bytes[i]) : "   ";
+            if (i < bytes.size())
+                text += bytes[i] >= 0x20 && bytes[i] < 0x7f ? char(bytes[i]) : '.';
+        }
+        std::printf("%07zx: %s %s\n", at, hex.c_str(), text.c_str());
+    }
+}
+
+// FILE, or "-" for a hex dump on stdout (as bpftool's data_out/ctx_out). With several packets, FILE.N per packet.
+bool write_output(std::string path, const std::vector<uint8_t>& bytes, const char* what, size_t packet,
+                  size_t packets, bool json) {
     if (path.empty())
         return true;
+    if (path == "-") {
+        if (!json) { // the JSON line carries it already
+            std::string name = what; // "data-out" -> "data_out", bpftool's word
+            std::replace(name.begin(), name.end(), '-', '_');
+            hex_dump(name.c_str(), bytes);
+        }
+        return true;
+    }
+    if (packets > 1)
+        path += fmt::format(".{}", packet);
     std::ofstream f(path, std::ios::binary | std::ios::trunc);
     f.write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
     if (f.good())
         return true;
-    std::fprintf(stderr, "strbpf run: --%s-out: cannot write '%s'\n", what, path.c_str());
+    std::fprintf(stderr, "strbpf run: --%s: cannot write '%s'\n", what, path.c_str());
     return false;
 }
 
@@ -166,34 +243,43 @@ bool engine_ready(exec::EngineKind engine) {
     return true;
 }
 
-// One program: loaded once (one instance, or one kernel load), then run.
-exec::RunReport run_program(const RunOptions& o, exec::EngineKind engine,
-                            const std::shared_ptr<const loader::ObjectSpec>& spec, const std::string& name,
-                            const exec::RunRequest& req) {
+// One program: loaded once (one instance, or one kernel load), then run on every packet.
+std::vector<exec::RunReport> run_program(const RunOptions& o, exec::EngineKind engine,
+                                         const std::shared_ptr<const loader::ObjectSpec>& spec,
+                                         const std::string& name, exec::RunRequest req,
+                                         const std::vector<Packet>& packets) {
     exec::RunReport failed;
     failed.prog = name;
+    RunFn fn;
     if (engine == exec::EngineKind::kernel) {
         std::shared_ptr<exec::kernel::KernelObject> ko = exec::kernel::KernelObject::load(o.obj, name);
         if (!ko->loaded()) {
             failed.error = ko->error();
-            return failed;
+            return {failed};
         }
-        return run_with_progress(name, o.repeat, req, [ko](const exec::RunRequest& r) { return ko->run(r); });
+        fn = [ko](const exec::RunRequest& r) { return ko->run(r); };
+    } else {
+        auto inst = runtime::ObjectInstance::create(spec);
+        if (!inst) {
+            failed.error = inst.error().message;
+            return {failed};
+        }
+        std::shared_ptr<const runtime::ObjectInstance> in = std::move(inst).value();
+        const runtime::LinkedProgram* lp = in->find_program(name);
+        if (!lp || !lp->linked) {
+            failed.error = lp ? lp->link_error.message : "not linked";
+            return {failed};
+        }
+        fn = [in, lp, engine](const exec::RunRequest& r) { return exec::run_linked(engine, *in, *lp, r); };
     }
-    auto inst = runtime::ObjectInstance::create(spec);
-    if (!inst) {
-        failed.error = inst.error().message;
-        return failed;
+    std::vector<exec::RunReport> reports;
+    for (const Packet& p : packets) {
+        req.data_in = p.bytes;
+        reports.push_back(run_with_progress(name, o.repeat, req, fn));
+        if (!reports.back().loaded)
+            break; // a load failure is the program's, not the packet's
     }
-    std::shared_ptr<const runtime::ObjectInstance> in = std::move(inst).value();
-    const runtime::LinkedProgram* lp = in->find_program(name);
-    if (!lp || !lp->linked) {
-        failed.error = lp ? lp->link_error.message : "not linked";
-        return failed;
-    }
-    return run_with_progress(name, o.repeat, req, [in, lp, engine](const exec::RunRequest& r) {
-        return exec::run_linked(engine, *in, *lp, r);
-    });
+    return reports;
 }
 
 int run(const RunOptions& o) {
@@ -204,7 +290,8 @@ int run(const RunOptions& o) {
         return kExitUsage;
     }
     exec::RunRequest req;
-    if (!read_inputs(o, &req))
+    std::vector<Packet> packets;
+    if (!read_inputs(o, &req, &packets))
         return kExitUsage;
     // strbpf's loader vets every object first: libbpf 1.1 is not robust against corrupt ELF files. Its messages
     // begin with the file's name.
@@ -221,14 +308,20 @@ int run(const RunOptions& o) {
         return kExitUsage;
     int rc = kExitOk;
     for (const auto& name : progs) {
-        exec::RunReport r = run_program(o, engine, spec, name, req);
-        r.prog = name;
+        const std::vector<exec::RunReport> reports = run_program(o, engine, spec, name, req, packets);
         const loader::ProgramSpec* ps = spec->find_program(name);
-        print_report(r, o, timer_name(engine, ps ? ps->type : loader::ProgType::unspec));
-        if (!r.loaded || !r.ran)
-            rc = kExitFailed;
-        else if (!write_output(o.data_out, r.data_out, "data") || !write_output(o.ctx_out, r.ctx_out, "ctx"))
-            rc = kExitUsage;
+        const char* timer = timer_name(engine, ps ? ps->type : loader::ProgType::unspec);
+        for (size_t i = 0; i < reports.size(); i++) {
+            exec::RunReport r = reports[i];
+            r.prog = name;
+            const std::string label = packets.size() > 1 ? fmt::format("packet {}: {}", i + 1, packets[i].source) : "";
+            print_report(r, o, timer, label, i + 1);
+            if (!r.loaded || !r.ran)
+                rc = kExitFailed;
+            else if (!write_output(o.data_out, r.data_out, "data-out", i + 1, packets.size(), o.json) ||
+                     !write_output(o.ctx_out, r.ctx_out, "ctx-out", i + 1, packets.size(), o.json))
+                rc = kExitUsage;
+        }
     }
     return rc;
 }
@@ -246,11 +339,15 @@ Runner add_run_command(CLI::App& app) {
     auto* ci = c->add_option("--ctx-in", o->ctx_in, "file with the ctx bytes")->check(CLI::ExistingFile);
     auto* ch = c->add_option("--ctx-hex", o->ctx_hex, "ctx bytes as hex");
     ci->excludes(ch);
-    auto* di = c->add_option("--data-in", o->data_in, "file with the packet bytes")->check(CLI::ExistingFile);
-    auto* dh = c->add_option("--data-hex", o->data_hex, "packet bytes as hex");
-    di->excludes(dh);
-    c->add_option("--data-out", o->data_out, "write the packet after the run to this file (the last program's)");
-    c->add_option("--ctx-out", o->ctx_out, "write the ctx after the run to this file (the last program's)");
+    c->add_option("--data-in", o->data_in, "file with the packet bytes")->check(CLI::ExistingFile);
+    c->add_option("--data-hex", o->data_hex, "packet bytes as hex; repeat the flag for several packets, each run on "
+                                             "the same load")
+        ->allow_extra_args(false);
+    c->add_option("--data-dir", o->data_dir, "run every file of this directory (by name) as a packet, on one load")
+        ->check(CLI::ExistingDirectory);
+    c->add_option("--data-out", o->data_out, "write the packet after the run to FILE (FILE.N for packet N of "
+                                             "several; the last program's), or '-': a hex dump on stdout");
+    c->add_option("--ctx-out", o->ctx_out, "write the ctx after the run (ctx_out) the same way");
     c->add_option("--repeat", o->repeat, "repetitions (duration is the average; a progress line on a terminal)")
         ->check(CLI::Range(1u, 100000000u))->capture_default_str();
     c->add_flag("--json", o->json, "one JSON object per program and line");

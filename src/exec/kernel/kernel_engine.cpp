@@ -22,9 +22,9 @@ namespace strbpf::exec::kernel {
 namespace {
 
 constexpr size_t kLogSize = 4u << 20; // the verifier rotates its log: a failed load keeps the tail
-constexpr size_t kMinPacket = 14;     // ETH_HLEN: BPF_PROG_TEST_RUN rejects shorter skb/xdp data
-constexpr size_t kDefaultPacket = 64; // TEST_DATA_LEN: what the kernel's test_loader passes
-constexpr size_t kOutSlack = 4096;    // room for programs that grow the packet
+constexpr size_t kDefaultPacket = 64; // TEST_DATA_LEN: what the kernel's test_loader passes (exec/contexts.hpp)
+constexpr size_t kOutSlack = 8192;    // room for programs that grow the packet (an xdp tail: linear and last frag)
+constexpr size_t kCtxOutRoom = 256;   // at least the program type's ctx struct: the kernel copies all of it back
 constexpr int kENOTSUPP = 524;        // kernel-internal "operation not supported", not in userspace errno
 
 std::string run_error(int err, uint32_t type) {
@@ -327,7 +327,8 @@ void KernelObject::record_run_error(int err, RunReport* report) {
     details_.unsupported = err == kENOTSUPP;
 }
 
-// Syscall programs take only a ctx (no data, no repeat): the kernel copies the ctx back into ctx_in after the run.
+// Syscall programs take only a ctx (no data, no repeat): the kernel copies the ctx back into ctx_in after the run;
+// data_in, when given, goes to the kernel, which refuses it.
 // raw_tp programs use the same path (their ctx is read-only, so ctx_out equals ctx_in).
 void KernelObject::run_syscall(const RunRequest& req, RunReport* report) {
     std::vector<uint8_t> ctx = req.ctx_in;
@@ -337,6 +338,10 @@ void KernelObject::run_syscall(const RunRequest& req, RunReport* report) {
         if (i > 0)
             std::copy(req.ctx_in.begin(), req.ctx_in.end(), ctx.begin());
         LIBBPF_OPTS(bpf_test_run_opts, opts);
+        if (!req.data_in.empty()) { // the kernel refuses data_in here (-EINVAL): every engine gives that answer
+            opts.data_in = req.data_in.data();
+            opts.data_size_in = static_cast<uint32_t>(req.data_in.size());
+        }
         if (!ctx.empty()) {
             opts.ctx_in = ctx.data();
             opts.ctx_size_in = static_cast<uint32_t>(ctx.size());
@@ -353,15 +358,14 @@ void KernelObject::run_syscall(const RunRequest& req, RunReport* report) {
     report->ran = true;
 }
 
-// Packet programs get data_in (padded like the kernel's test_loader) and run `repeat` times in the kernel.
+// Packet programs get data_in (kDefaultPacket zero bytes when there is none, like the kernel's test_loader and
+// strbpf's own engines) and run `repeat` times in the kernel.
 void KernelObject::run_packet(const RunRequest& req, bool is_packet, RunReport* report) {
     std::vector<uint8_t> data = req.data_in;
     if (is_packet && data.empty())
         data.assign(kDefaultPacket, 0);
-    if (is_packet && data.size() < kMinPacket)
-        data.resize(kMinPacket, 0);
     std::vector<uint8_t> data_out(data.empty() ? 0 : data.size() + kOutSlack);
-    std::vector<uint8_t> ctx_out(req.ctx_in.size());
+    std::vector<uint8_t> ctx_out(std::max(req.ctx_in.size(), kCtxOutRoom));
     LIBBPF_OPTS(bpf_test_run_opts, opts, .repeat = std::max<int>(1, static_cast<int>(req.repeat)));
     if (!data.empty()) {
         opts.data_in = data.data();

@@ -17,6 +17,7 @@
 #include "runtime/helpers/memory_helpers.hpp"
 #include "runtime/helpers/ringbuf_helpers.hpp"
 #include "runtime/helpers/skb_helpers.hpp"
+#include "runtime/helpers/xdp_helpers.hpp"
 #include "runtime/helpers/string_helpers.hpp"
 #include "runtime/helpers/task_helpers.hpp"
 
@@ -134,7 +135,7 @@ constexpr HelperProto kHelpers[] = {
     {42, "bpf_get_numa_node_id", bpf_get_numa_node_id_helper, R::integer, {_, _, _, _, _}, false, kAll, false, 0},
     {43, "bpf_skb_change_head", nullptr, R::integer, {A::ptr_to_ctx, A::anything, A::anything, _, _}, false, T("sched_cls sched_act lwt_xmit"), false, kChangesPktData},
     {43, "bpf_skb_change_head", nullptr, R::integer, {A::ptr_to_ctx, A::anything, A::anything, _, _}, false, T("sk_skb"), false, kChangesPktData}, // sk_skb_change_head_proto
-    {44, "bpf_xdp_adjust_head", nullptr, R::integer, {A::ptr_to_ctx, A::anything, _, _, _}, false, T("xdp"), false, kChangesPktData},
+    {44, "bpf_xdp_adjust_head", bpf_xdp_adjust_head_helper, R::integer, {A::ptr_to_ctx, A::anything, _, _, _}, false, T("xdp"), false, kChangesPktData},
     {45, "bpf_probe_read_str", bpf_probe_read_str_helper, R::integer, {A::ptr_to_uninit_mem, A::const_size_or_zero, A::anything, _, _}, true, T("kprobe tracepoint perf_event raw_tracepoint raw_tracepoint_writable tracing lsm syscall"), false, 0}, // bpf_probe_read_compat_str_proto
     {46, "bpf_get_socket_cookie", nullptr, R::integer, {A::ptr_to_ctx, _, _, _, _}, false, T("socket_filter sched_cls sched_act cgroup_skb sk_skb"), false, 0},
     {46, "bpf_get_socket_cookie", nullptr, R::integer, {A::ptr_to_ctx, _, _, _, _}, false, T("cgroup_sock"), false, 0}, // bpf_get_socket_cookie_sock_proto
@@ -150,7 +151,7 @@ constexpr HelperProto kHelpers[] = {
     {51, "bpf_redirect_map", nullptr, R::integer, {A::const_map_ptr, A::anything, A::anything, _, _}, false, T("xdp"), false, 0}, // bpf_xdp_redirect_map_proto
     {52, "bpf_sk_redirect_map", nullptr, R::integer, {A::ptr_to_ctx, A::const_map_ptr, A::anything, A::anything, _}, false, T("sk_skb"), false, 0},
     {53, "bpf_sock_map_update", nullptr, R::integer, {A::ptr_to_ctx, A::const_map_ptr, A::ptr_to_map_key, A::anything, _}, false, T("sock_ops"), true, 0},
-    {54, "bpf_xdp_adjust_meta", nullptr, R::integer, {A::ptr_to_ctx, A::anything, _, _, _}, false, T("xdp"), false, kChangesPktData},
+    {54, "bpf_xdp_adjust_meta", bpf_xdp_adjust_meta_helper, R::integer, {A::ptr_to_ctx, A::anything, _, _, _}, false, T("xdp"), false, kChangesPktData},
     {55, "bpf_perf_event_read_value", nullptr, R::integer, {A::const_map_ptr, A::anything, A::ptr_to_uninit_mem, A::const_size, _}, true, kAll, false, 0},
     {56, "bpf_perf_prog_read_value", nullptr, R::integer, {A::ptr_to_ctx, A::ptr_to_uninit_mem, A::const_size, _, _}, true, T("perf_event"), false, 0},
     {57, "bpf_getsockopt", nullptr, R::integer, {A::ptr_to_ctx, A::anything, A::anything, A::ptr_to_uninit_mem, A::const_size}, false, T("sock_ops"), false, 0}, // bpf_sock_ops_getsockopt_proto
@@ -162,7 +163,7 @@ constexpr HelperProto kHelpers[] = {
     {62, "bpf_msg_cork_bytes", nullptr, R::integer, {A::ptr_to_ctx, A::anything, _, _, _}, false, T("sk_msg"), false, 0},
     {63, "bpf_msg_pull_data", nullptr, R::integer, {A::ptr_to_ctx, A::anything, A::anything, A::anything, _}, false, T("sk_msg"), false, kChangesPktData},
     {64, "bpf_bind", nullptr, R::integer, {A::ptr_to_ctx, A::ptr_to_mem_rdonly, A::const_size, _, _}, false, T("cgroup_sock_addr"), false, 0},
-    {65, "bpf_xdp_adjust_tail", nullptr, R::integer, {A::ptr_to_ctx, A::anything, _, _, _}, false, T("xdp"), false, kChangesPktData},
+    {65, "bpf_xdp_adjust_tail", bpf_xdp_adjust_tail_helper, R::integer, {A::ptr_to_ctx, A::anything, _, _, _}, false, T("xdp"), false, kChangesPktData},
     {66, "bpf_skb_get_xfrm_state", nullptr, R::integer, {A::ptr_to_ctx, A::anything, A::ptr_to_uninit_mem, A::const_size, A::anything}, false, T("sched_cls sched_act"), false, 0},
     {67, "bpf_get_stack", nullptr, R::integer, {A::ptr_to_ctx, A::ptr_to_uninit_mem, A::const_size_or_zero, A::anything, _}, true, T("kprobe"), false, 0},
     {67, "bpf_get_stack", nullptr, R::integer, {A::ptr_to_ctx, A::ptr_to_uninit_mem, A::const_size_or_zero, A::anything, _}, true, T("tracepoint"), false, 0}, // bpf_get_stack_proto_tp
@@ -314,8 +315,8 @@ constexpr HelperProto kHelpers[] = {
     {185, "bpf_get_func_arg_cnt", nullptr, R::integer, {A::ptr_to_ctx, _, _, _, _}, false, T("tracing lsm"), false, 0},
     {186, "bpf_get_retval", nullptr, R::integer, {_, _, _, _, _}, false, T("cgroup_sock cgroup_device cgroup_sock_addr cgroup_sysctl cgroup_sockopt"), false, 0},
     {187, "bpf_set_retval", nullptr, R::integer, {A::anything, _, _, _, _}, false, T("cgroup_sock cgroup_device cgroup_sock_addr cgroup_sysctl cgroup_sockopt"), false, 0},
-    {188, "bpf_xdp_get_buff_len", nullptr, R::integer, {A::ptr_to_ctx, _, _, _, _}, false, T("xdp"), false, 0},
-    {188, "bpf_xdp_get_buff_len", nullptr, R::integer, {A::ptr_to_btf_id, _, _, _, _}, false, T("tracing lsm syscall"), false, 0}, // bpf_xdp_get_buff_len_trace_proto
+    {188, "bpf_xdp_get_buff_len", bpf_xdp_get_buff_len_helper, R::integer, {A::ptr_to_ctx, _, _, _, _}, false, T("xdp"), false, 0},
+    {188, "bpf_xdp_get_buff_len", bpf_xdp_get_buff_len_helper, R::integer, {A::ptr_to_btf_id, _, _, _, _}, false, T("tracing lsm syscall"), false, 0}, // bpf_xdp_get_buff_len_trace_proto
     {189, "bpf_xdp_load_bytes", bpf_xdp_load_bytes_helper, R::integer, {A::ptr_to_ctx, A::anything, A::ptr_to_uninit_mem, A::const_size, _}, false, T("xdp"), false, 0},
     {190, "bpf_xdp_store_bytes", bpf_xdp_store_bytes_helper, R::integer, {A::ptr_to_ctx, A::anything, A::ptr_to_mem_rdonly, A::const_size, _}, false, T("xdp"), false, 0},
     {191, "bpf_copy_from_user_task", nullptr, R::integer, {A::ptr_to_uninit_mem, A::const_size_or_zero, A::anything, A::ptr_to_btf_id, A::anything}, true, kAll, false, kMightSleep},

@@ -13,6 +13,7 @@
 #include "runtime/helpers/helper_checks.hpp"
 #include "runtime/helpers/memory_helpers.hpp"
 #include "runtime/memory/address_model.hpp"
+#include "runtime/memory/nofault.hpp"
 
 namespace strbpf::runtime {
 namespace {
@@ -33,7 +34,7 @@ uint64_t bpf_probe_read_kernel_helper(uint64_t dst, uint64_t size, uint64_t src,
         return 0;
     if (ctx->mem.address_refused(src)) // x86-64 copy_from_kernel_nofault_allowed() judges the first byte only
         return uint64_t(fail(dst, n, ERANGE));
-    if (!ctx->mem.check(src, n, kPermRead))
+    if (!nofault_readable(ctx->mem, src, n))
         return uint64_t(fail(dst, n, EFAULT));
     std::memmove(reinterpret_cast<void*>(dst), reinterpret_cast<const void*>(src), n);
     return 0;
@@ -50,7 +51,7 @@ uint64_t bpf_probe_read_kernel_str_helper(uint64_t dst, uint64_t size, uint64_t 
         return 0;
     if (ctx->mem.address_refused(src))
         return uint64_t(fail(dst, n, ERANGE));
-    const uint64_t span = ctx->mem.readable_span(src);
+    const uint64_t span = nofault_span(ctx->mem, src);
     auto* d = reinterpret_cast<uint8_t*>(dst);
     const auto* s = reinterpret_cast<const uint8_t*>(src);
     for (uint32_t i = 0; i < n; i++) {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 // Packet helpers, runtime stage (net/core/filter.c, include/net/checksum.h, net/core/utils.c). The user-space
 // __sk_buff (exec/contexts.cpp) carries len at offset 0, hash at 68 and the packet's address in data (76); the
-// xdp_md carries data (0) and data_end (4). Test-run packets are linear and not cloned, and their ip_summed is
+// xdp helpers are in xdp_helpers.cpp. Test-run packets are linear and not cloned, and their ip_summed is
 // CHECKSUM_NONE, so bpf_try_make_writable fails only past skb->len and the checksum helpers touch only the
 // packet bytes.
 #include "runtime/helpers/skb_helpers.hpp"
@@ -15,7 +15,7 @@
 namespace strbpf::runtime {
 namespace {
 
-constexpr uint64_t kSkbLenOff = 0, kSkbHashOff = 68, kSkbDataOff = 76, kSkbSize = 192, kXdpMdSize = 24;
+constexpr uint64_t kSkbLenOff = 0, kSkbHashOff = 68, kSkbDataOff = 76, kSkbSize = 192;
 constexpr uint64_t kRecomputeCsum = 1, kInvalidateHash = 2;            // BPF_F_RECOMPUTE_CSUM, _INVALIDATE_HASH
 constexpr uint64_t kHdrFieldMask = 0xf, kPseudoHdr = 0x10;             // BPF_F_HDR_FIELD_MASK, BPF_F_PSEUDO_HDR
 constexpr uint64_t kMarkMangled0 = 0x20, kMarkEnforce = 0x40, kIpv6 = 0x80; // BPF_F_MARK_MANGLED_0, _ENFORCE, _IPV6
@@ -173,48 +173,6 @@ uint64_t bpf_l4_csum_replace_helper(uint64_t skb, uint64_t offset, uint64_t from
     }
     if (mmzero && load16(sum) == 0)
         store16(sum, 0xffff); // CSUM_MANGLED_0
-    return 0;
-}
-
-namespace {
-// bpf_xdp_pointer on a linear xdp_buff: the address of [offset, offset+len), or a negative errno.
-int64_t xdp_bytes(uint64_t xdp, uint64_t offset, uint64_t len, RunContext* ctx, uint8_t perms, uint8_t** out) {
-    const uint32_t off = uint32_t(offset), n = uint32_t(len);
-    const uint64_t data = field32(xdp, 0), data_end = field32(xdp, 4);
-    if (off > 0xffff || n > 0xffff)
-        return -EFAULT;
-    if (uint64_t(off) + n > data_end - data)
-        return -EINVAL;
-    if (!ctx->mem.check(data + off, n, perms)) {
-        ctx->abort("xdp packet bytes outside the packet region");
-        return 0;
-    }
-    *out = reinterpret_cast<uint8_t*>(data + off);
-    return 0;
-}
-} // namespace
-
-uint64_t bpf_xdp_load_bytes_helper(uint64_t xdp, uint64_t offset, uint64_t buf, uint64_t len, uint64_t,
-                                   RunContext* ctx) {
-    if (!checked_ctx(xdp, kXdpMdSize, ctx, "bpf_xdp_load_bytes") ||
-        !checked_mem(buf, uint32_t(len), kPermWrite, ctx, "buf", "bpf_xdp_load_bytes"))
-        return 0;
-    uint8_t* p = nullptr;
-    if (const int64_t err = xdp_bytes(xdp, offset, len, ctx, kPermRead, &p); err || !p)
-        return uint64_t(err);
-    std::memmove(reinterpret_cast<void*>(buf), p, uint32_t(len));
-    return 0;
-}
-
-uint64_t bpf_xdp_store_bytes_helper(uint64_t xdp, uint64_t offset, uint64_t buf, uint64_t len, uint64_t,
-                                    RunContext* ctx) {
-    if (!checked_ctx(xdp, kXdpMdSize, ctx, "bpf_xdp_store_bytes") ||
-        !checked_mem(buf, uint32_t(len), kPermRead, ctx, "buf", "bpf_xdp_store_bytes"))
-        return 0;
-    uint8_t* p = nullptr;
-    if (const int64_t err = xdp_bytes(xdp, offset, len, ctx, kPermWrite, &p); err || !p)
-        return uint64_t(err);
-    std::memmove(p, reinterpret_cast<const void*>(buf), uint32_t(len));
     return 0;
 }
 

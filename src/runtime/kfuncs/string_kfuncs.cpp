@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: BSD-2-Clause
 // The 15 string kfuncs (runtime stage): the kernel's x86-64 pointer checks (-ERANGE before any read, every string
-// pointer in argument order), then the dispatched string kernels over each pointer's readable span. Each kfunc is
+// pointer in argument order), then the dispatched string kernels over each pointer's nofault span. Each kfunc is
 // one "core" over resolved strings and three entries made from it (string_kfuncs.hpp): the generic one (one
 // registry look-up per pointer), the resolved one (spans handed in by a JIT call site) and the call-site miss.
 #include "runtime/kfuncs/string_kfuncs.hpp"
 
 #include "runtime/instance.hpp"
+#include "runtime/memory/nofault.hpp"
 #include "runtime/strings/dispatch.hpp"
 
 namespace strbpf::runtime::kfuncs {
@@ -22,14 +23,14 @@ inline int32_t as_int(uint64_t r) { return static_cast<int32_t>(static_cast<uint
 const uint64_t kRange = static_cast<uint32_t>(-strings::kERANGE);
 
 // One registry look-up per pointer: false when the kernel answers -ERANGE for it; else *s is the string with its
-// readable span (0 when its region is not readable or it lies outside program-visible memory: -EFAULT on read).
+// nofault span (0 when its region is not readable or it lies outside program-visible memory: -EFAULT on read).
 inline bool resolve(const RunContext* ctx, uint64_t addr, Str* s) {
     const Region* r = ctx ? ctx->mem.find(addr) : nullptr;
     if (!r) {
         *s = Str{bytes(addr), 0};
         return !is_forbidden_address_class(addr);
     }
-    *s = Str{bytes(addr), (r->perms & kPermRead) ? r->base + r->size - addr : 0};
+    *s = Str{bytes(addr), nofault_span(ctx->mem, r, addr)}; // a packet's span runs on into its tailroom
     return true;
 }
 

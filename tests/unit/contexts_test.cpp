@@ -1,0 +1,432 @@
+// SPDX-License-Identifier: BSD-2-Clause
+// Test-run contexts side by side with the live kernel (tests): XDP buffers of every size (linear part, frags,
+// ctx_in's rules, data_out and ctx_out), bpf_xdp_adjust_tail on frags, and every string kfunc on strings that
+// start around data_end, on interp, jit and the kernel engine. Without bpf() the kernel column is skipped and
+// only the values written here are checked.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <climits>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "../progs/strings_packet_diff.h"
+#include "exec/kernel/kernel_engine.hpp"
+#include "exec/runner.hpp"
+#include "loader/loader.hpp"
+#include "runtime/instance.hpp"
+
+// After strbpf's headers: <linux/bpf.h> defines BPF_* macros that would clobber strbpf::isa's constants.
+#include <bpf/bpf.h>
+#include <linux/bpf.h>
+#include <unistd.h>
+
+namespace strbpf {
+namespace {
+
+using Bytes = std::vector<uint8_t>;
+
+constexpr exec::EngineKind kUserEngines[] = {exec::EngineKind::interp, exec::EngineKind::jit};
+
+std::string obj(const char* stem) { return std::string(STRBPF_PROGS_DIR) + "/" + stem + ".bpf.o"; }
+
+std::shared_ptr<const loader::ObjectSpec> spec_of(const char* stem) {
+    auto s = loader::load_object_file(obj(stem));
+    return s ? std::make_shared<const loader::ObjectSpec>(std::move(s.value())) : nullptr;
+}
+
+// The errno a failed run names: the kernel engine's strerror text or strbpf's "(the kernel answers -EX)".
+int run_errno(const std::string& error) {
+    static const struct {
+        int err;
+        const char *name, *text;
+    } kNames[] = {{22, "-EINVAL", "Invalid argument"},      {7, "-E2BIG", "Argument list too long"},
+                  {12, "-ENOMEM", "Cannot allocate memory"}, {19, "-ENODEV", "No such device"},
+                  {28, "-ENOSPC", "No space left on device"}};
+    for (const auto& n : kNames)
+        if (error.find(n.name) != std::string::npos || error.find(n.text) != std::string::npos)
+            return -n.err;
+    return 0;
+}
+
+std::string describe(const exec::RunReport& r) {
+    if (!r.ran)
+        return fmt::format("failed ({}): {}", run_errno(r.error), r.error);
+    return fmt::format("retval {} data_out {} bytes ctx_out {} bytes", int32_t(r.retval), r.data_out.size(),
+                       r.ctx_out.size());
+}
+
+// The same outcome: both ran with equal retval, data_out and ctx_out, or both failed with the same errno.
+::testing::AssertionResult same_outcome(const exec::RunReport& a, const exec::RunReport& b) {
+    const bool same = a.ran == b.ran && (a.ran ? a.retval == b.retval && a.data_out == b.data_out &&
+                                                     a.ctx_out == b.ctx_out
+                                               : run_errno(a.error) == run_errno(b.error) && run_errno(a.error));
+    if (same)
+        return ::testing::AssertionSuccess();
+    return ::testing::AssertionFailure() << describe(a) << " vs " << describe(b);
+}
+
+Bytes xdp_md(uint32_t data, uint32_t data_end, uint32_t meta = 0, uint32_t ingress = 0, uint32_t rxq = 0,
+             uint32_t egress = 0) {
+    const uint32_t f[6] = {data, data_end, meta, ingress, rxq, egress};
+    Bytes b(sizeof f);
+    std::memcpy(b.data(), f, sizeof f);
+    return b;
+}
+
+Bytes pattern(size_t n) {
+    Bytes b(n);
+    for (size_t i = 0; i < n; i++)
+        b[i] = uint8_t('a' + i % 23);
+    return b;
+}
+
+class Kernel {
+  public:
+    Kernel(const char* stem, const char* prog) {
+        if (Status st = exec::kernel::available(); !st) {
+            why_ = "kernel engine unavailable: " + st.error().message;
+            return;
+        }
+        ko_ = exec::kernel::KernelObject::load(obj(stem), prog);
+        if (!ko_->loaded())
+            why_ = "kernel load failed: " + ko_->error();
+    }
+    bool ok() const { return why_.empty(); }
+    const std::string& why() const { return why_; }
+    exec::RunReport run(const exec::RunRequest& req) { return ko_->run(req); }
+    int prog_fd() const { return ko_->prog_fd(); }
+
+  private:
+    std::string why_;
+    std::unique_ptr<exec::kernel::KernelObject> ko_;
+};
+
+struct XdpCase {
+    size_t size;
+    Bytes ctx;
+    int32_t retval; // INT_MIN: a failure with errno `err`
+    int err;
+};
+
+// bpf_prog_test_run_xdp's rules, with the values the live 6.18 kernel gives (xdp_shape: linear * 100000 + length).
+TEST(XdpTestRun, BufferRulesAsTheKernel) {
+    auto spec = spec_of("xdp_testrun");
+    ASSERT_TRUE(spec);
+    Kernel kernel("xdp_testrun", "xdp_shape");
+    if (!kernel.ok())
+        std::cout << "note: no kernel column: " << kernel.why() << "\n";
+    Bytes long_ctx = xdp_md(0, 20);
+    long_ctx.push_back(1);
+    Bytes zero_tail = xdp_md(0, 20);
+    zero_tail.push_back(0);
+    const std::vector<XdpCase> cases = {
+        {0, {}, 6400064, 0},            {13, {}, INT_MIN, -22},       {14, {}, 1400014, 0},
+        {20, {}, 2000020, 0},           {3520, {}, 352003520, 0},     {3521, {}, 352003521, 0},
+        {5000, {}, 352005000, 0},       {70000, {}, 352070000, 0},    {73152, {}, 352073152, 0},
+        {73153, {}, INT_MIN, -12},      {20, xdp_md(0, 20), 2000020, 0}, {20, xdp_md(4, 20), 1600016, 0},
+        {20, xdp_md(0, 13), 1300020, 0}, {20, xdp_md(0, 0), 20, 0},  {20, xdp_md(0, 21), INT_MIN, -22},
+        {20, xdp_md(8, 20), INT_MIN, -22}, {20, xdp_md(6, 20), INT_MIN, -22}, {20, xdp_md(21, 20), INT_MIN, -22},
+        {230, xdp_md(216, 230), 1400014, 0}, {234, xdp_md(220, 234), INT_MIN, -22},
+        {3800, xdp_md(216, 3800), 352003584, 0}, {20, xdp_md(0, 20, 1), INT_MIN, -22},
+        {20, xdp_md(0, 20, 0, 1), 2000020, 0}, {20, xdp_md(0, 20, 0, 1, 1), INT_MIN, -22},
+        {20, xdp_md(0, 20, 0, 0, 1), INT_MIN, -22}, {20, xdp_md(0, 20, 0, 0, 0, 1), INT_MIN, -22},
+        {20, xdp_md(0, 20, 0, 99999), INT_MIN, -19}, {20, long_ctx, INT_MIN, -7}, {20, zero_tail, 2000020, 0},
+        {20, Bytes{0, 0, 0, 0, 20, 0, 0, 0}, 2000020, 0},
+    };
+    for (const XdpCase& c : cases) {
+        exec::RunRequest req;
+        req.data_in = pattern(c.size);
+        req.ctx_in = c.ctx;
+        const std::string what = fmt::format("{} bytes, {} bytes of ctx_in", c.size, c.ctx.size());
+        std::vector<exec::RunReport> reports;
+        for (exec::EngineKind e : kUserEngines)
+            reports.push_back(exec::run_fresh(e, spec, "xdp_shape", req));
+        for (const exec::RunReport& r : reports) {
+            if (c.retval == INT_MIN) {
+                EXPECT_FALSE(r.ran) << what << ": " << describe(r);
+                EXPECT_EQ(run_errno(r.error), c.err) << what << ": " << r.error;
+            } else {
+                ASSERT_TRUE(r.ran) << what << ": " << r.error;
+                EXPECT_EQ(int32_t(r.retval), c.retval) << what;
+                Bytes want = c.size ? pattern(c.size) : Bytes(64, 0);
+                want.back() ^= 0x20;
+                if (want.size() > 0xffff)
+                    want[0xfffe] ^= 0x20, want.back() ^= 0x20;
+                EXPECT_EQ(r.data_out, want) << what;
+            }
+            EXPECT_TRUE(same_outcome(r, reports[0])) << what;
+        }
+        if (kernel.ok()) {
+            EXPECT_TRUE(same_outcome(reports[0], kernel.run(req))) << what << " (strbpf vs the kernel)";
+        }
+    }
+}
+
+// bpf_xdp_adjust_tail on packets with frags: growth within the last frag's page, shrinking whole frags first.
+TEST(XdpTestRun, FragsTailAsTheKernel) {
+    auto spec = spec_of("xdp_testrun");
+    ASSERT_TRUE(spec);
+    Kernel kernel("xdp_testrun", "xdp_frags_tail");
+    if (!kernel.ok())
+        std::cout << "note: no kernel column: " << kernel.why() << "\n";
+    struct TailCase {
+        size_t size;
+        int32_t delta;
+        int32_t retval;
+    };
+    const std::vector<TailCase> cases = {
+        {5000, -1, 4999},         {5000, -1480, 3520},     {5000, -1481, 3519},  {5000, -4986, 14},
+        {5000, -4987, -21995000}, {5000, 1, 5001},         {5000, 2616, 7616},   {5000, 2617, -21995000},
+        {8000, -4480, 3520},      {8000, -4000, 4000},     {70000, -66480, 3520}, {70000, 2000, 72000},
+        {3521, -1, 3520},         {3521, 4095, 7616},      {3521, INT_MIN, 3521}, {3520, 1, -21996480},
+        {3520, -3506, 14},        {3520, -3507, -21996480},
+    };
+    for (const TailCase& c : cases) {
+        exec::RunRequest req;
+        req.data_in = pattern(c.size);
+        Bytes delta(4);
+        std::memcpy(delta.data(), &c.delta, 4);
+        req.globals = {{".bss", 0, delta}};
+        const std::string what = fmt::format("{} bytes, delta {}", c.size, c.delta);
+        std::vector<exec::RunReport> reports;
+        for (exec::EngineKind e : kUserEngines) {
+            reports.push_back(exec::run_fresh(e, spec, "xdp_frags_tail", req));
+            const exec::RunReport& r = reports.back();
+            ASSERT_TRUE(r.ran) << what << ": " << r.error;
+            EXPECT_EQ(int32_t(r.retval), c.retval) << what;
+            EXPECT_TRUE(same_outcome(r, reports[0])) << what;
+        }
+        if (kernel.ok()) {
+            EXPECT_TRUE(same_outcome(reports[0], kernel.run(req))) << what << " (strbpf vs the kernel)";
+        }
+    }
+}
+
+// bpf_prog_test_run_skb's size rules: ETH_HLEN at least, the IPv4 or IPv6 header after it, at most a page less
+// NET_SKB_PAD and skb_shared_info.
+TEST(SkbTestRun, SizeRulesAsTheKernel) {
+    auto spec = spec_of("skb_testrun");
+    ASSERT_TRUE(spec);
+    for (const char* prog : {"tc_len", "socket_len", "lwt_in_len", "lwt_xmit_len"}) {
+        Kernel kernel("skb_testrun", prog);
+        if (!kernel.ok())
+            std::cout << "note: no kernel column: " << kernel.why() << "\n";
+        const bool tc = std::string(prog) == "tc_len";
+        struct SkbCase {
+            size_t size;
+            uint16_t proto; // the EtherType, network order in the packet
+            bool runs;
+        };
+        for (const SkbCase& c : std::vector<SkbCase>{{13, 0x0800, false}, {14, 0x0800, false}, {33, 0x0800, false},
+                                                     {34, 0x0800, true},  {53, 0x86dd, false}, {54, 0x86dd, true},
+                                                     {14, 0x0806, true},  {3712, 0x0806, true}, {3713, 0x0806, false}}) {
+            exec::RunRequest req;
+            req.data_in = Bytes(c.size, 0x45);
+            if (c.size >= 14)
+                req.data_in[12] = uint8_t(c.proto >> 8), req.data_in[13] = uint8_t(c.proto);
+            const std::string what = fmt::format("{}: {} bytes of EtherType {:#x}", prog, c.size, c.proto);
+            std::vector<exec::RunReport> reports;
+            for (exec::EngineKind e : kUserEngines) {
+                reports.push_back(exec::run_fresh(e, spec, prog, req));
+                const exec::RunReport& r = reports.back();
+                EXPECT_EQ(r.ran, c.runs) << what << ": " << describe(r);
+                if (r.ran) {
+                    EXPECT_EQ(r.retval, tc ? c.size : c.size - 14) << what;
+                } else {
+                    EXPECT_EQ(run_errno(r.error), -22) << what << ": " << r.error;
+                }
+                EXPECT_TRUE(same_outcome(r, reports[0])) << what;
+            }
+            if (kernel.ok()) {
+                EXPECT_TRUE(same_outcome(reports[0], kernel.run(req))) << what << " (strbpf vs the kernel)";
+            }
+        }
+    }
+}
+
+// ---- the string kfuncs around data_end ------------------------------------------------------------------------
+
+constexpr char kPool[SP_POOL] = "\0a\0aa\0zzz\0ab\0aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\0bcd\0A\0xyz";
+constexpr int kPoolStrings[] = {0, 1, 3, 6, 10, 13, 46, 50, 52};
+
+Bytes bss_image(const std::vector<sp_case>& cases, int32_t tail) {
+    sp_bss b{};
+    b.n = uint32_t(cases.size());
+    b.tail = tail;
+    std::memcpy(b.cases, cases.data(), cases.size() * sizeof(sp_case));
+    std::memcpy(b.pool, kPool, SP_POOL);
+    Bytes img(sizeof b);
+    std::memcpy(img.data(), &b, sizeof b);
+    return img;
+}
+
+// Every function on s1 at data_end-k..data_end+k (and the packet's start), with pool and packet second strings.
+std::vector<sp_case> cases_for(size_t linear) {
+    std::vector<sp_case> out;
+    std::vector<int> offs;
+    for (int k = -6; k <= 6; k++)
+        offs.push_back(k);
+    offs.push_back(-int(linear));
+    for (int fn = 0; fn < SP_NFN; fn++)
+        for (int off : offs) {
+            if (int(linear) + off < 0)
+                continue;
+            sp_case c{};
+            c.fn = uint8_t(fn);
+            c.off = off;
+            c.limit = uint32_t(3 + (out.size() % 40));
+            c.c = "a\0bq"[out.size() % 4];
+            c.off2 = kPoolStrings[out.size() % 9];
+            if (out.size() % 5 == 0 && int(linear) + off - 3 >= 0)
+                c.in_packet = 1, c.off2 = off - 3;
+            out.push_back(c);
+        }
+    return out;
+}
+
+std::vector<int32_t> results_of(const uint8_t* bss, size_t n) {
+    sp_bss b;
+    std::memcpy(&b, bss, sizeof b);
+    std::vector<int32_t> r(n + 1);
+    for (size_t i = 0; i < n; i++)
+        r[i] = b.cases[i].result;
+    r[n] = b.tail_result;
+    return r;
+}
+
+// The kernel's .bss after a run, through the program's map ids.
+bool kernel_bss(int prog_fd, Bytes* out) {
+    uint32_t ids[8] = {};
+    bpf_prog_info info{};
+    info.nr_map_ids = 8;
+    info.map_ids = reinterpret_cast<uint64_t>(ids);
+    uint32_t len = sizeof info;
+    if (bpf_obj_get_info_by_fd(prog_fd, &info, &len) != 0)
+        return false;
+    for (uint32_t i = 0; i < info.nr_map_ids && i < 8; i++) {
+        const int fd = bpf_map_get_fd_by_id(ids[i]);
+        bpf_map_info mi{};
+        uint32_t mlen = sizeof mi;
+        bool found = false;
+        if (fd >= 0 && bpf_obj_get_info_by_fd(fd, &mi, &mlen) == 0 && mi.value_size == sizeof(sp_bss)) {
+            out->assign(mi.value_size, 0);
+            const uint32_t key = 0;
+            found = bpf_map_lookup_elem(fd, &key, out->data()) == 0;
+        }
+        if (fd >= 0)
+            close(fd);
+        if (found)
+            return true;
+    }
+    return false;
+}
+
+struct DiffCount {
+    size_t compared = 0, mismatches = 0;
+};
+
+// One packet's batch on the kernel, then on interp and jit, compared result by result (the last: the tail's).
+void diff_packet(Kernel& kernel, const std::shared_ptr<const loader::ObjectSpec>& spec, const char* prog,
+                 const exec::RunRequest& req, const std::vector<sp_case>& cases, const std::string& label,
+                 DiffCount* n) {
+    exec::RunReport kr = kernel.run(req);
+    ASSERT_TRUE(kr.ran) << kr.error;
+    Bytes kb;
+    ASSERT_TRUE(kernel_bss(kernel.prog_fd(), &kb));
+    const std::vector<int32_t> want = results_of(kb.data(), cases.size());
+    for (exec::EngineKind e : kUserEngines) {
+        auto inst = runtime::ObjectInstance::create(spec, req.globals);
+        ASSERT_TRUE(inst) << inst.error().message;
+        const runtime::LinkedProgram* lp = inst.value()->find_program(prog);
+        ASSERT_TRUE(lp);
+        exec::RunReport r = exec::run_linked(e, *inst.value(), *lp, req);
+        ASSERT_TRUE(r.ran) << r.error;
+        EXPECT_EQ(r.retval, kr.retval) << label;
+        EXPECT_EQ(r.data_out, kr.data_out) << label;
+        const std::vector<int32_t> got = results_of(inst.value()->find_map(".bss")->arena(), cases.size());
+        for (size_t i = 0; i <= cases.size(); i++) {
+            n->compared++;
+            if (got[i] == want[i])
+                continue;
+            n->mismatches++;
+            if (i == cases.size()) {
+                ADD_FAILURE() << exec::engine_name(e) << " " << label << ": tail " << got[i] << " vs " << want[i];
+                continue;
+            }
+            ADD_FAILURE() << exec::engine_name(e) << " " << label << ": fn " << int(cases[i].fn) << " off "
+                          << cases[i].off << " off2 " << cases[i].off2 << (cases[i].in_packet ? " (packet)" : "")
+                          << " limit " << cases[i].limit << " c " << cases[i].c << ": " << got[i] << ", the kernel "
+                          << want[i];
+        }
+    }
+}
+
+Bytes aab_packet(size_t size, uint8_t nul_at) {
+    Bytes b(size);
+    for (size_t i = 0; i < size; i++)
+        b[i] = uint8_t("aab"[i % 3]);
+    if (nul_at)
+        b[size - nul_at] = 0;
+    return b;
+}
+
+TEST(StringsOnPacket, EveryKfuncAroundDataEnd) {
+    auto spec = spec_of("strings_packet_diff");
+    ASSERT_TRUE(spec);
+    Kernel kernel("strings_packet_diff", "strings_packet_diff");
+    if (!kernel.ok())
+        GTEST_SKIP() << kernel.why();
+    struct Packet {
+        size_t size;
+        int32_t tail;
+        uint8_t nul_at; // 0: no NUL in the packet, else a NUL at size - nul_at
+    };
+    const std::vector<Packet> packets = {{14, 0, 0},   {20, 0, 0},   {20, -5, 0},   {20, 7, 0},    {64, 0, 3},
+                                         {100, -30, 0}, {3519, 0, 0}, {3520, 0, 0}, {3520, -9, 2}, {5000, 0, 0},
+                                         {5000, -2000, 0}, {70000, 0, 0}, {70000, 5, 0}};
+    DiffCount n;
+    for (const Packet& p : packets) {
+        exec::RunRequest req;
+        req.data_in = aab_packet(p.size, p.nul_at);
+        // The linear part after the tail moved: frags go first when shrinking, and grow in their own page.
+        const int64_t total = int64_t(p.size) + p.tail;
+        const size_t linear = p.size > 3520 ? size_t(p.tail < 0 ? std::min<int64_t>(3520, total) : 3520) : size_t(total);
+        const std::vector<sp_case> cases = cases_for(linear);
+        req.globals = {{".bss", 0, bss_image(cases, p.tail)}};
+        diff_packet(kernel, spec, "strings_packet_diff", req, cases, fmt::format("{} bytes, tail {}", p.size, p.tail),
+                    &n);
+    }
+    std::cout << "strings on XDP packet memory: " << n.compared << " results compared with the kernel, "
+              << n.mismatches << " mismatches\n";
+    EXPECT_EQ(n.mismatches, 0u);
+}
+
+// The same on tc programs' skb buffers, of every kmalloc size class bpf_prog_test_run_skb allocates.
+TEST(StringsOnPacket, EveryKfuncAroundSkbDataEnd) {
+    auto spec = spec_of("strings_packet_diff");
+    ASSERT_TRUE(spec);
+    Kernel kernel("strings_packet_diff", "strings_packet_diff_tc");
+    if (!kernel.ok())
+        GTEST_SKIP() << kernel.why();
+    DiffCount n;
+    for (size_t size : {14, 20, 64, 128, 129, 500, 1000, 2000, 3712})
+        for (uint8_t nul_at : {0, 2}) {
+            exec::RunRequest req;
+            req.data_in = aab_packet(size, size > 14 ? nul_at : 0);
+            const std::vector<sp_case> cases = cases_for(size);
+            req.globals = {{".bss", 0, bss_image(cases, 0)}};
+            diff_packet(kernel, spec, "strings_packet_diff_tc", req, cases,
+                        fmt::format("tc, {} bytes, NUL at -{}", size, nul_at), &n);
+        }
+    std::cout << "strings on skb packet memory: " << n.compared << " results compared with the kernel, "
+              << n.mismatches << " mismatches\n";
+    EXPECT_EQ(n.mismatches, 0u);
+}
+
+} // namespace
+} // namespace strbpf
