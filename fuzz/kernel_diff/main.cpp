@@ -31,12 +31,12 @@ namespace {
 constexpr const char* kUsage =
     "usage: strbpf_kernel_diff [--hours H] [--execs N] [--seed S] [--start N] [--types xdp,socket,syscall]\n"
     "                          [--out DIR] [--minimise-checks N]\n"
-    "       strbpf_kernel_diff --recheck FILE.kdiff...\n"
+    "       strbpf_kernel_diff [--log LEVEL] --recheck FILE.kdiff...\n"
     "Generates programs, judges each with the live kernel and strbpf's verifier, and writes DIR/summary.md and\n"
     "DIR/findings/*.kdiff (one minimised program per category of disagreement). Stops after H hours (default 1)\n"
     "or N executions, whichever comes first; --start N begins at program N of the seed (reproduces one program:\n"
     "--seed S --start N --execs 1). --recheck judges kept findings again: it fails when the live kernel's answer\n"
-    "is no longer the recorded one, and prints strbpf's. Needs bpf() (root or CAP_BPF): without it, says so and\n"
+    "is no longer the recorded one, and prints strbpf's (--log 1 or 2: and the kernel's verifier log). Needs bpf() (root or CAP_BPF): without it, says so and\n"
     "exits 0.\n";
 
 struct Options {
@@ -48,6 +48,7 @@ struct Options {
     std::vector<strbpf::loader::ProgType> types;
     std::string out = "build/kernel-diff";
     size_t minimise_checks = 600;
+    int log_level = 0; // --recheck: print the kernel's log at this level
     std::string command;
     std::vector<std::string> recheck;
 };
@@ -98,6 +99,8 @@ bool parse_args(int argc, char** argv, Options& o) {
             o.seed_given = true;
         } else if (a == "--start") {
             o.start = std::strtoull(v.c_str(), &end, 0);
+        } else if (a == "--log") {
+            o.log_level = int(std::strtol(v.c_str(), &end, 0));
         } else if (a == "--minimise-checks") {
             o.minimise_checks = std::strtoull(v.c_str(), &end, 0);
         } else if (a == "--out") {
@@ -198,7 +201,7 @@ std::string keep_finding(kd::KernelOracle& k, const Options& o, strbpf::loader::
 std::string answer(bool ok, const std::string& reason) { return ok ? "accept" : "reject: " + reason; }
 
 // --recheck: 0 when the kernel still gives every file's recorded answer.
-int recheck(kd::KernelOracle& k, const std::vector<std::string>& files) {
+int recheck(kd::KernelOracle& k, const std::vector<std::string>& files, int log_level) {
     int bad = 0;
     for (const std::string& path : files) {
         std::ifstream in(path);
@@ -219,6 +222,9 @@ int recheck(kd::KernelOracle& k, const std::vector<std::string>& files) {
                     kernel == recorded ? " (as recorded)" : (" (RECORDED: " + recorded + ")").c_str(),
                     answer(j.strbpf_ok, j.strbpf_reason).c_str());
         bad += kernel != recorded;
+        if (log_level > 0)
+            std::printf("-- kernel log:\n%s-- strbpf log:\n%s", k.log(f.value().type, f.value().insns, log_level).c_str(),
+                        kd::strbpf_log(f.value().type, f.value().insns, log_level).c_str());
     }
     return bad ? 1 : 0;
 }
@@ -247,7 +253,7 @@ int main(int argc, char** argv) {
         return 0;
     }
     if (!o.recheck.empty())
-        return recheck(*kernel, o.recheck);
+        return recheck(*kernel, o.recheck, o.log_level);
     mkdir(o.out.c_str(), 0755);
     mkdir((o.out + "/findings").c_str(), 0755);
     std::signal(SIGINT, on_signal);

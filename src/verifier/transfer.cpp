@@ -303,18 +303,17 @@ bool do_load_store(Env& env, const isa::OpInfo& op, const isa::Insn& insn) {
         if (d.type == RegType::ctx || d.is_pkt())
             return env.fail(fmt::format("BPF_ATOMIC stores into R{} {} is not allowed", insn.dst,
                                         reg_type_str(d)));
-        if (!check_mem_access(env, insn.dst, insn.off, size, Access::read, -1, false, true) ||
-            !check_mem_access(env, insn.dst, insn.off, size, Access::write, -1, false, true))
+        // check_atomic_rmw: a read, then for a fetch a second read into the loading register (a stack slot
+        // fills it as a load would: a zeroed slot gives 0, a spilled register itself), then the write.
+        // The loading register is marked written first (check_reg_arg DST_OP), so it cannot also be the address.
+        const int load_reg = insn.imm == isa::BPF_CMPXCHG ? 0 : (insn.imm & isa::BPF_FETCH) ? int(insn.src) : -1;
+        if (load_reg >= 0)
+            env.cur.cur().regs[load_reg] = reg_unknown();
+        if (!check_mem_access(env, insn.dst, insn.off, size, Access::read, -1, false, true))
             return false;
-        auto& regs = env.cur.cur().regs;
-        Reg result = reg_unknown();
-        if (size < 8)
-            coerce_to_size(result, size);
-        if (insn.imm == isa::BPF_CMPXCHG)
-            regs[0] = result;
-        else if (insn.imm & isa::BPF_FETCH)
-            regs[insn.src] = result;
-        return true;
+        if (load_reg >= 0 && !check_mem_access(env, insn.dst, insn.off, size, Access::read, load_reg, false, true))
+            return false;
+        return check_mem_access(env, insn.dst, insn.off, size, Access::write, -1, false, true);
     }
     case Shape::LD_ABS:
     case Shape::LD_IND: {
@@ -336,8 +335,7 @@ bool do_load_store(Env& env, const isa::OpInfo& op, const isa::Insn& insn) {
             return false;
         for (int r = 1; r <= 5; r++)
             regs[r] = Reg{};
-        regs[0] = reg_unknown();
-        coerce_to_size(regs[0], size);
+        regs[0] = reg_unknown(); // check_ld_abs: all 64 bits unknown, whatever the load's width
         if (env.cur.frames.size() == 1)
             return true;
         // In a subprogram a failed load returns 0 from it (bpf_gen_ld_abs's hidden exit), and the kernel explores
