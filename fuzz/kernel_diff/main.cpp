@@ -13,6 +13,7 @@
 #include <cstring>
 #include <fstream>
 #include <random>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -198,6 +199,27 @@ std::string keep_finding(kd::KernelOracle& k, const Options& o, strbpf::loader::
     return "findings/" + name;
 }
 
+// Both reject in different words: the first program of each pair of reasons (by category), unminimised, as
+// findings/M-<type>-<kernel's reason>.kdiff, at most kMaxWordPairs of them.
+constexpr size_t kMaxWordPairs = 64;
+void keep_word_pair(const Options& o, strbpf::loader::ProgType type, const std::vector<strbpf::isa::Insn>& insns,
+                    const kd::Judged& j, uint64_t n, std::set<std::string>& seen) {
+    const std::string kcat = kd::category(j.kernel.reason), scat = kd::category(j.strbpf_reason);
+    if (kcat == scat || seen.size() >= kMaxWordPairs || !seen.insert(kcat + "\n" + scat).second)
+        return;
+    kd::Finding f;
+    f.type = type;
+    f.kernel_reason = j.kernel.reason;
+    f.strbpf_reason = j.strbpf_reason;
+    f.insns = insns;
+    f.title = "M (both reject, different words): " + kcat + "  →  " + scat + " — program " + std::to_string(n) +
+              " of --seed " + std::to_string(o.seed);
+    const std::string name = "M-" + std::string(kd::type_name(type)) + "-" + slug(kcat) + "-" +
+                             std::to_string(seen.size()) + ".kdiff";
+    if (!write_file(o.out + "/findings/" + name, kd::format_finding(f)))
+        std::fprintf(stderr, "strbpf_kernel_diff: cannot write %s/findings/%s\n", o.out.c_str(), name.c_str());
+}
+
 std::string answer(bool ok, const std::string& reason) { return ok ? "accept" : "reject: " + reason; }
 
 // --recheck: 0 when the kernel still gives every file's recorded answer.
@@ -265,6 +287,7 @@ int main(int argc, char** argv) {
     kd::Stats stats(o.command + (o.seed_given ? "" : " --seed " + std::to_string(o.seed)));
     auto last_write = std::chrono::steady_clock::now();
     const std::vector<int> kfuncs = kernel->kfuncs();
+    std::set<std::string> word_pairs;
     for (uint64_t n = o.start; !g_stop && stats.elapsed_hours() < o.hours && (o.execs == 0 || n - o.start < o.execs);
          n++) {
         std::snprintf(g_crash_note, sizeof g_crash_note,
@@ -276,6 +299,8 @@ int main(int argc, char** argv) {
         const std::vector<strbpf::isa::Insn> insns = strbpf::fuzz::generate_program(type, in, false, kfuncs);
         const kd::Judged j = kd::judge(*kernel, type, insns);
         const kd::Class c = kd::classify(j);
+        if (c == kd::Class::both_reject)
+            keep_word_pair(o, type, insns, j, n, word_pairs);
         if (stats.add(type, c, j) == 1) {
             const std::string cat = kd::finding_category(c, j);
             stats.set_example(c, cat, keep_finding(*kernel, o, type, insns, c, cat, n));

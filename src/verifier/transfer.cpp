@@ -91,7 +91,7 @@ bool ptr_arith(Env& env, int dst, const Reg& ptr, const Reg& off, Sem sem, bool 
     } else {
         Reg var = ptr;
         var.type = RegType::scalar;
-        scalar_alu64(var, off, sem);
+        pointer_offset_alu(var, off, sem);
         out.var = var.var;
         out.smin = var.smin, out.smax = var.smax, out.umin = var.umin, out.umax = var.umax;
         out.s32min = var.s32min, out.s32max = var.s32max, out.u32min = var.u32min, out.u32max = var.u32max;
@@ -225,7 +225,7 @@ bool do_alu(Env& env, const isa::OpInfo& op, const isa::Insn& insn) {
         if ((op.sem == Sem::lsh || op.sem == Sem::rsh || op.sem == Sem::arsh) && (insn.imm < 0 || insn.imm >= width))
             return env.fail(fmt::format("invalid shift {}", insn.imm));
         if ((op.sem == Sem::div || op.sem == Sem::mod || op.sem == Sem::sdiv || op.sem == Sem::smod) && insn.imm == 0)
-            return env.fail("division by zero");
+            return env.fail("div by zero"); // check_alu_op's words
     }
     if (dst.type != RegType::scalar || src.type != RegType::scalar) {
         if (!is64) {

@@ -453,6 +453,28 @@ void scalar_alu(Reg& d, const Reg& src, isa::Sem sem, bool alu32) {
 
 } // namespace
 
+void pointer_offset_alu(Reg& d, const Reg& s, isa::Sem sem) {
+    clear_scalar_id(d);
+    int64_t a, b;
+    uint64_t ua, ub;
+    const bool add = sem == isa::Sem::add;
+    if (add ? __builtin_add_overflow(d.smin, s.smin, &a) || __builtin_add_overflow(d.smax, s.smax, &b)
+            : __builtin_sub_overflow(d.smin, s.smax, &a) || __builtin_sub_overflow(d.smax, s.smin, &b))
+        d.smin = kS64Min, d.smax = kS64Max;
+    else
+        d.smin = a, d.smax = b;
+    if (add ? __builtin_add_overflow(d.umin, s.umin, &ua) || __builtin_add_overflow(d.umax, s.umax, &ub)
+            : d.umin < s.umax)
+        d.umin = 0, d.umax = kU64Max;
+    else if (add)
+        d.umin = ua, d.umax = ub;
+    else
+        d.umin -= s.umax, d.umax -= s.umin;
+    d.var = add ? tnum_add(d.var, s.var) : tnum_sub(d.var, s.var);
+    unbound32(d);
+    reg_sync(d);
+}
+
 void scalar_alu64(Reg& d, const Reg& s, isa::Sem sem) { scalar_alu(d, s, sem, false); }
 void scalar_alu32(Reg& d, const Reg& s, isa::Sem sem) { scalar_alu(d, s, sem, true); }
 
