@@ -67,6 +67,17 @@ Judged strbpf_verdict(loader::ProgType type, const std::vector<isa::Insn>& insns
     return j;
 }
 
+std::string strbpf_log(loader::ProgType type, const std::vector<isa::Insn>& insns, int log_level) {
+    FuzzProgram p;
+    p.type = type;
+    p.insns = insns;
+    const Loaded l = load(p);
+    verifier::Options o;
+    o.log_level = log_level;
+    const verifier::Verdict v = verifier::verify(*l.inst, l.spec->programs.front(), o);
+    return v.log + (v.ok ? "(accepted)\n" : "");
+}
+
 Judged judge(KernelOracle& k, loader::ProgType type, const std::vector<isa::Insn>& insns) {
     Judged j = strbpf_verdict(type, insns);
     j.kernel = k.verify(type, insns);

@@ -31,6 +31,9 @@ const char* class_name(Class c);
 // or, for a program it accepts that does not link, a rejection with the link error (strbpf cannot load it).
 Judged strbpf_verdict(loader::ProgType type, const std::vector<isa::Insn>& insns);
 
+// strbpf's verifier log of INSNS at LOG_LEVEL (as strbpf_verdict loads them), for reading a finding.
+std::string strbpf_log(loader::ProgType type, const std::vector<isa::Insn>& insns, int log_level);
+
 Judged judge(KernelOracle& k, loader::ProgType type, const std::vector<isa::Insn>& insns);
 Class classify(const Judged& j);
 

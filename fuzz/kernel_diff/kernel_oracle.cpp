@@ -267,4 +267,14 @@ KernelVerdict KernelOracle::verify(loader::ProgType type, const std::vector<isa:
     return v;
 }
 
+std::string KernelOracle::log(loader::ProgType type, const std::vector<isa::Insn>& insns, int log_level) {
+    std::vector<isa::Insn> prog = insns;
+    std::string why;
+    if (!relocate(prog, why))
+        return why + "\n";
+    const KernelVerdict v = load(type, prog, log_level);
+    return std::string(log_.data(), strnlen(log_.data(), log_.size())) +
+           (v.outcome == Outcome::accept ? "(accepted)\n" : "");
+}
+
 } // namespace strbpf::fuzz::kdiff

@@ -33,6 +33,9 @@ class KernelOracle {
     // The kernel's verdict on INSNS (the harness encoding: map and kfunc indexes) as a program of TYPE.
     KernelVerdict verify(loader::ProgType type, const std::vector<isa::Insn>& insns);
 
+    // The kernel's verifier log of INSNS at LOG_LEVEL (1: the failing path, 2: every state), for reading a finding.
+    std::string log(loader::ProgType type, const std::vector<isa::Insn>& insns, int log_level);
+
     // The kfunc-table indexes this kernel has (the generator is told to call only these).
     std::vector<int> kfuncs() const;
 

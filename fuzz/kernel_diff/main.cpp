@@ -13,6 +13,7 @@
 #include <cstring>
 #include <fstream>
 #include <random>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -31,12 +32,12 @@ namespace {
 constexpr const char* kUsage =
     "usage: strbpf_kernel_diff [--hours H] [--execs N] [--seed S] [--start N] [--types xdp,socket,syscall]\n"
     "                          [--out DIR] [--minimise-checks N]\n"
-    "       strbpf_kernel_diff --recheck FILE.kdiff...\n"
+    "       strbpf_kernel_diff [--log LEVEL] --recheck FILE.kdiff...\n"
     "Generates programs, judges each with the live kernel and strbpf's verifier, and writes DIR/summary.md and\n"
     "DIR/findings/*.kdiff (one minimised program per category of disagreement). Stops after H hours (default 1)\n"
     "or N executions, whichever comes first; --start N begins at program N of the seed (reproduces one program:\n"
     "--seed S --start N --execs 1). --recheck judges kept findings again: it fails when the live kernel's answer\n"
-    "is no longer the recorded one, and prints strbpf's. Needs bpf() (root or CAP_BPF): without it, says so and\n"
+    "is no longer the recorded one, and prints strbpf's (--log 1 or 2: and the kernel's verifier log). Needs bpf() (root or CAP_BPF): without it, says so and\n"
     "exits 0.\n";
 
 struct Options {
@@ -48,6 +49,7 @@ struct Options {
     std::vector<strbpf::loader::ProgType> types;
     std::string out = "build/kernel-diff";
     size_t minimise_checks = 600;
+    int log_level = 0; // --recheck: print the kernel's log at this level
     std::string command;
     std::vector<std::string> recheck;
 };
@@ -98,6 +100,8 @@ bool parse_args(int argc, char** argv, Options& o) {
             o.seed_given = true;
         } else if (a == "--start") {
             o.start = std::strtoull(v.c_str(), &end, 0);
+        } else if (a == "--log") {
+            o.log_level = int(std::strtol(v.c_str(), &end, 0));
         } else if (a == "--minimise-checks") {
             o.minimise_checks = std::strtoull(v.c_str(), &end, 0);
         } else if (a == "--out") {
@@ -195,10 +199,31 @@ std::string keep_finding(kd::KernelOracle& k, const Options& o, strbpf::loader::
     return "findings/" + name;
 }
 
+// Both reject in different words: the first program of each pair of reasons (by category), unminimised, as
+// findings/M-<type>-<kernel's reason>.kdiff, at most kMaxWordPairs of them.
+constexpr size_t kMaxWordPairs = 64;
+void keep_word_pair(const Options& o, strbpf::loader::ProgType type, const std::vector<strbpf::isa::Insn>& insns,
+                    const kd::Judged& j, uint64_t n, std::set<std::string>& seen) {
+    const std::string kcat = kd::category(j.kernel.reason), scat = kd::category(j.strbpf_reason);
+    if (kcat == scat || seen.size() >= kMaxWordPairs || !seen.insert(kcat + "\n" + scat).second)
+        return;
+    kd::Finding f;
+    f.type = type;
+    f.kernel_reason = j.kernel.reason;
+    f.strbpf_reason = j.strbpf_reason;
+    f.insns = insns;
+    f.title = "M (both reject, different words): " + kcat + "  →  " + scat + " — program " + std::to_string(n) +
+              " of --seed " + std::to_string(o.seed);
+    const std::string name = "M-" + std::string(kd::type_name(type)) + "-" + slug(kcat) + "-" +
+                             std::to_string(seen.size()) + ".kdiff";
+    if (!write_file(o.out + "/findings/" + name, kd::format_finding(f)))
+        std::fprintf(stderr, "strbpf_kernel_diff: cannot write %s/findings/%s\n", o.out.c_str(), name.c_str());
+}
+
 std::string answer(bool ok, const std::string& reason) { return ok ? "accept" : "reject: " + reason; }
 
 // --recheck: 0 when the kernel still gives every file's recorded answer.
-int recheck(kd::KernelOracle& k, const std::vector<std::string>& files) {
+int recheck(kd::KernelOracle& k, const std::vector<std::string>& files, int log_level) {
     int bad = 0;
     for (const std::string& path : files) {
         std::ifstream in(path);
@@ -219,6 +244,9 @@ int recheck(kd::KernelOracle& k, const std::vector<std::string>& files) {
                     kernel == recorded ? " (as recorded)" : (" (RECORDED: " + recorded + ")").c_str(),
                     answer(j.strbpf_ok, j.strbpf_reason).c_str());
         bad += kernel != recorded;
+        if (log_level > 0)
+            std::printf("-- kernel log:\n%s-- strbpf log:\n%s", k.log(f.value().type, f.value().insns, log_level).c_str(),
+                        kd::strbpf_log(f.value().type, f.value().insns, log_level).c_str());
     }
     return bad ? 1 : 0;
 }
@@ -247,7 +275,7 @@ int main(int argc, char** argv) {
         return 0;
     }
     if (!o.recheck.empty())
-        return recheck(*kernel, o.recheck);
+        return recheck(*kernel, o.recheck, o.log_level);
     mkdir(o.out.c_str(), 0755);
     mkdir((o.out + "/findings").c_str(), 0755);
     std::signal(SIGINT, on_signal);
@@ -259,6 +287,7 @@ int main(int argc, char** argv) {
     kd::Stats stats(o.command + (o.seed_given ? "" : " --seed " + std::to_string(o.seed)));
     auto last_write = std::chrono::steady_clock::now();
     const std::vector<int> kfuncs = kernel->kfuncs();
+    std::set<std::string> word_pairs;
     for (uint64_t n = o.start; !g_stop && stats.elapsed_hours() < o.hours && (o.execs == 0 || n - o.start < o.execs);
          n++) {
         std::snprintf(g_crash_note, sizeof g_crash_note,
@@ -270,6 +299,8 @@ int main(int argc, char** argv) {
         const std::vector<strbpf::isa::Insn> insns = strbpf::fuzz::generate_program(type, in, false, kfuncs);
         const kd::Judged j = kd::judge(*kernel, type, insns);
         const kd::Class c = kd::classify(j);
+        if (c == kd::Class::both_reject)
+            keep_word_pair(o, type, insns, j, n, word_pairs);
         if (stats.add(type, c, j) == 1) {
             const std::string cat = kd::finding_category(c, j);
             stats.set_example(c, cat, keep_finding(*kernel, o, type, insns, c, cat, n));

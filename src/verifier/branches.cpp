@@ -40,26 +40,34 @@ void store(Reg& r, const View& v, bool is32) {
 bool valid(const View& v) { return v.umin <= v.umax && v.smin <= v.smax && (v.var.value & v.var.mask) == 0; }
 
 // 1: always taken, 0: never, -1: unknown.
-int branch_taken(const View& a, const View& b, Sem sem) {
+// is_scalar_branch_taken. A 64-bit (in)equality also consults the 32-bit bounds (lo32: the subregister views).
+int branch_taken(const View& a, const View& b, Sem sem, const View* a32 = nullptr, const View* b32 = nullptr) {
     switch (sem) {
     case Sem::jeq:
         if (a.var.is_const() && b.var.is_const())
             return a.var.value == b.var.value;
+        if (((a.var.value ^ b.var.value) & ~(a.var.mask | b.var.mask)) != 0)
+            return 0;
         if (a.umin > b.umax || a.umax < b.umin || a.smin > b.smax || a.smax < b.smin)
             return 0;
-        if (((a.var.value ^ b.var.value) & ~(a.var.mask | b.var.mask)) != 0)
+        if (a32 && (a32->umin > b32->umax || a32->umax < b32->umin || a32->smin > b32->smax || a32->smax < b32->smin))
             return 0;
         return -1;
     case Sem::jne: {
-        const int t = branch_taken(a, b, Sem::jeq);
+        const int t = branch_taken(a, b, Sem::jeq, a32, b32);
         return t < 0 ? -1 : !t;
     }
-    case Sem::jset:
-        if (a.var.value & b.var.value)
+    case Sem::jset: { // decided only against a constant
+        const View& v = b.var.is_const() ? a : b;
+        const View& k = b.var.is_const() ? b : a;
+        if (!k.var.is_const())
+            return -1;
+        if (v.var.value & k.var.value)
             return 1;
-        if (((a.var.value | a.var.mask) & (b.var.value | b.var.mask)) == 0)
+        if (((v.var.value | v.var.mask) & k.var.value) == 0)
             return 0;
         return -1;
+    }
     case Sem::jgt: return a.umin > b.umax ? 1 : a.umax <= b.umin ? 0 : -1;
     case Sem::jge: return a.umin >= b.umax ? 1 : a.umax < b.umin ? 0 : -1;
     case Sem::jlt: return a.umax < b.umin ? 1 : a.umin >= b.umax ? 0 : -1;
@@ -123,11 +131,14 @@ void learn(View& a, View& b, Sem sem, bool jset_false, bool is32) {
             if (b.smax == sk) b.smax = sdec(b.smax);
         }
         break;
-    case Sem::jset:
-        if (jset_false && b.var.is_const())
+    case Sem::jset: // the constant operand's bits set (one bit only) or clear in the other
+        if (!b.var.is_const() && a.var.is_const()) {
+            learn(b, a, sem, jset_false, is32);
+        } else if (jset_false && b.var.is_const()) {
             a.var = tnum_and(a.var, Tnum::constant(~b.var.value));
-        else if (!jset_false && b.var.is_const() && std::has_single_bit(b.var.value))
+        } else if (!jset_false && b.var.is_const() && std::has_single_bit(b.var.value)) {
             a.var = tnum_or(a.var, b.var);
+        }
         break;
     case Sem::jgt:
         a.umin = std::max(a.umin, inc(b.umin));
@@ -157,6 +168,16 @@ void learn(View& a, View& b, Sem sem, bool jset_false, bool is32) {
 
 // Applies "dst SEM src" (truth value `truth`) to registers; false when that cannot happen.
 bool refine(Reg& d, Reg& s, Sem sem, bool truth, bool is32) {
+    if (sem == Sem::jset && !truth) {
+        // regs_refine_cond_op forgets every bound of the non-constant operand before clearing its bits.
+        const bool s_const = view(s, is32).var.is_const();
+        if (s_const || view(d, is32).var.is_const()) {
+            Reg& r = s_const ? d : s;
+            const Reg keep = r;
+            mark_unbounded(r);
+            r.var = keep.var, r.id = keep.id, r.link = keep.link, r.off = keep.off;
+        }
+    }
     View a = view(d, is32), b = view(s, is32);
     if (sem == Sem::jset)
         learn(a, b, sem, !truth, is32);
@@ -327,7 +348,8 @@ bool do_cond_jump(Env& env, const isa::OpInfo& op, const isa::Insn& insn, State*
 
     if (d.type == RegType::scalar && s.type == RegType::scalar) {
         note_linked(env, d, s);
-        const int t = branch_taken(view(d, is32), view(s, is32), op.sem);
+        const View d32 = view(d, true), s32 = view(s, true);
+        const int t = branch_taken(view(d, is32), view(s, is32), op.sem, is32 ? nullptr : &d32, is32 ? nullptr : &s32);
         if (t >= 0) { // decided by the operands' bounds: later paths rely on them
             (t == 1 ? *fall_through : *take_jump) = false;
             mark_operands_precise(env, insn, is_x);

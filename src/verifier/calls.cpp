@@ -556,8 +556,15 @@ bool check_map_rules(Env& env, int32_t func_id, const char* func_name, int map_i
             env.log.pop_back(); // the kernel prints this line without its newline
         return false;
     }
-    if (std::string why = map_func_incompatibility(m->type, func_id, func_name); !why.empty())
+    const bool sockmap = m->type == loader::kMapSockmap || m->type == loader::kMapSockhash;
+    if (sockmap && (func_id == 2 || func_id == 3)) { // check_map_func_compatibility's may_update_sockmap
+        if (!may_update_sockmap(env.prog.type, func_id)) {
+            env.note("cannot update sockmap in this context");
+            return env.fail(fmt::format("cannot pass map_type {} into func {}#{}", m->type, func_name, func_id));
+        }
+    } else if (std::string why = map_func_incompatibility(m->type, func_id, func_name); !why.empty()) {
         return env.fail(why);
+    }
     if (func_id == 164 && !map_has_for_each(m->type))
         return env.fail("callback function not allowed for map");
     if (func_id == 1 && map_lookup_result(m->type) == LookupResult::socket)

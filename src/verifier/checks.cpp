@@ -142,11 +142,13 @@ void write_stack_fixed(Frame& f, int64_t off, int size, const Reg* value, bool v
     }
 }
 
+// check_stack_read_fixed_off: a slot whose first byte holds a spill is a register fill (whole, or a narrow fill
+// from the slot's start); any other read of it, and a read of a slot without a spill, is a constant 0 when every
+// byte read is zero (a zeroed byte, or a byte of a spilled constant 0), an unknown scalar otherwise.
 bool read_stack_fixed(Env& env, Frame& f, int64_t off, int size, int dst) {
     StackSlot* s = stack_slot(f, off, false);
     Reg result = reg_unknown();
-    const bool aligned = off % 8 == 0;
-    if (s && s->bytes[0] == Slot::spill && aligned) {
+    if (s && s->bytes[0] == Slot::spill) {
         int spill_size = 0;
         while (spill_size < 8 && s->bytes[spill_size] == Slot::spill)
             spill_size++;
@@ -154,17 +156,23 @@ bool read_stack_fixed(Env& env, Frame& f, int64_t off, int size, int dst) {
             result = s->spilled;
         } else if (s->spilled.type != RegType::scalar) {
             return env.fail("invalid size of register fill");
-        } else if (size <= spill_size) {
+        } else if (size <= spill_size && off % 8 == 0) {
             // A 32-bit fill of a 32-bit spill ties the register to the slot (check_stack_read_fixed_off).
             if (size == 4 && spill_size == 4 && 64 - std::countl_zero(s->spilled.umax) <= 32)
                 assign_id_before_mov(env, s->spilled);
             result = s->spilled;
             if (64 - std::countl_zero(result.umax) > size * 8)
                 clear_scalar_id(result);
+        } else {
+            int spill = 0, zero = 0;
+            for (int i = 0; i < size && byte_index(off) + i < 8; i++) {
+                spill += s->bytes[size_t(byte_index(off) + i)] == Slot::spill;
+                zero += s->bytes[size_t(byte_index(off) + i)] == Slot::zero;
+            }
+            const bool spilled_zero = s->spilled.is_const() && s->spilled.var.value == 0;
+            if ((spill == size && spilled_zero) || zero == size)
+                result = reg_const(0);
         }
-    } else if (s && std::find(s->bytes.begin(), s->bytes.end(), Slot::spill) != s->bytes.end() &&
-               s->spilled.type != RegType::scalar && byte_index(off) + size <= 8) {
-        return env.fail("invalid size of register fill");
     } else {
         bool all_zero = true;
         for (int i = 0; i < size; i++) {

@@ -40,7 +40,7 @@ struct Row {
 };
 
 // First switch: map type -> the only helpers that may take it. Sockmap and sockhash also allow update and delete
-// in the program types may_update_sockmap names; strbpf does not run those types, so it allows neither (stricter).
+// in the program types may_update_sockmap names (the caller asks it first).
 constexpr Row kByMapType[] = {
     {kMapProgArray, {kTailCall}},
     {kMapPerfEventArray, {kPerfEventRead, kPerfEventOutput, kPerfEventReadValue, kSkbOutput, kXdpOutput}},
@@ -166,6 +166,22 @@ std::string map_func_incompatibility(uint32_t map_type, int32_t func_id, const c
         (restricted(kByHelper, func_id, int32_t(map_type), &listed) && !listed))
         return fmt::format("cannot pass map_type {} into func {}#{}", map_type, func_name, func_id);
     return {};
+}
+
+bool may_update_sockmap(ProgType type, int32_t func_id) {
+    if (func_id != kUpdate && func_id != kDelete)
+        return false;
+    switch (type) {
+    case ProgType::sock_ops: return func_id == kDelete; // updates only through the sock_ops helpers
+    case ProgType::socket_filter:
+    case ProgType::sched_cls:
+    case ProgType::sched_act:
+    case ProgType::xdp:
+    case ProgType::sk_reuseport:
+    case ProgType::flow_dissector:
+    case ProgType::sk_lookup: return true;
+    default: return false;
+    }
 }
 
 bool map_has_for_each(uint32_t map_type) {

@@ -22,6 +22,10 @@ std::string map_prog_incompatibility(const runtime::ObjectInstance& inst, const 
 // ("cannot pass map_type 3 into func bpf_map_lookup_elem#1").
 std::string map_func_incompatibility(uint32_t map_type, int32_t func_id, const char* func_name);
 
+// may_update_sockmap: whether bpf_map_update_elem / bpf_map_delete_elem (`func_id` 2 / 3) may take a sockmap or
+// sockhash in a program of `type` (tracing iterators too, which strbpf's verifier does not walk).
+bool may_update_sockmap(loader::ProgType type, int32_t func_id);
+
 // set_map_elem_callback_state: the map types with a for_each callback (map_for_each_callback).
 bool map_has_for_each(uint32_t map_type);
 

@@ -91,7 +91,7 @@ bool ptr_arith(Env& env, int dst, const Reg& ptr, const Reg& off, Sem sem, bool 
     } else {
         Reg var = ptr;
         var.type = RegType::scalar;
-        scalar_alu64(var, off, sem);
+        pointer_offset_alu(var, off, sem);
         out.var = var.var;
         out.smin = var.smin, out.smax = var.smax, out.umin = var.umin, out.umax = var.umax;
         out.s32min = var.s32min, out.s32max = var.s32max, out.u32min = var.u32min, out.u32max = var.u32max;
@@ -225,7 +225,7 @@ bool do_alu(Env& env, const isa::OpInfo& op, const isa::Insn& insn) {
         if ((op.sem == Sem::lsh || op.sem == Sem::rsh || op.sem == Sem::arsh) && (insn.imm < 0 || insn.imm >= width))
             return env.fail(fmt::format("invalid shift {}", insn.imm));
         if ((op.sem == Sem::div || op.sem == Sem::mod || op.sem == Sem::sdiv || op.sem == Sem::smod) && insn.imm == 0)
-            return env.fail("division by zero");
+            return env.fail("div by zero"); // check_alu_op's words
     }
     if (dst.type != RegType::scalar || src.type != RegType::scalar) {
         if (!is64) {
@@ -303,18 +303,17 @@ bool do_load_store(Env& env, const isa::OpInfo& op, const isa::Insn& insn) {
         if (d.type == RegType::ctx || d.is_pkt())
             return env.fail(fmt::format("BPF_ATOMIC stores into R{} {} is not allowed", insn.dst,
                                         reg_type_str(d)));
-        if (!check_mem_access(env, insn.dst, insn.off, size, Access::read, -1, false, true) ||
-            !check_mem_access(env, insn.dst, insn.off, size, Access::write, -1, false, true))
+        // check_atomic_rmw: a read, then for a fetch a second read into the loading register (a stack slot
+        // fills it as a load would: a zeroed slot gives 0, a spilled register itself), then the write.
+        // The loading register is marked written first (check_reg_arg DST_OP), so it cannot also be the address.
+        const int load_reg = insn.imm == isa::BPF_CMPXCHG ? 0 : (insn.imm & isa::BPF_FETCH) ? int(insn.src) : -1;
+        if (load_reg >= 0)
+            env.cur.cur().regs[load_reg] = reg_unknown();
+        if (!check_mem_access(env, insn.dst, insn.off, size, Access::read, -1, false, true))
             return false;
-        auto& regs = env.cur.cur().regs;
-        Reg result = reg_unknown();
-        if (size < 8)
-            coerce_to_size(result, size);
-        if (insn.imm == isa::BPF_CMPXCHG)
-            regs[0] = result;
-        else if (insn.imm & isa::BPF_FETCH)
-            regs[insn.src] = result;
-        return true;
+        if (load_reg >= 0 && !check_mem_access(env, insn.dst, insn.off, size, Access::read, load_reg, false, true))
+            return false;
+        return check_mem_access(env, insn.dst, insn.off, size, Access::write, -1, false, true);
     }
     case Shape::LD_ABS:
     case Shape::LD_IND: {
@@ -336,8 +335,7 @@ bool do_load_store(Env& env, const isa::OpInfo& op, const isa::Insn& insn) {
             return false;
         for (int r = 1; r <= 5; r++)
             regs[r] = Reg{};
-        regs[0] = reg_unknown();
-        coerce_to_size(regs[0], size);
+        regs[0] = reg_unknown(); // check_ld_abs: all 64 bits unknown, whatever the load's width
         if (env.cur.frames.size() == 1)
             return true;
         // In a subprogram a failed load returns 0 from it (bpf_gen_ld_abs's hidden exit), and the kernel explores

@@ -5,6 +5,7 @@
 #include "verifier/verifier.hpp"
 #include "verifier/map_rules.hpp"
 
+#include <cstdio>
 #include <fmt/format.h>
 #include <unordered_map>
 
@@ -15,6 +16,16 @@
 
 namespace strbpf::verifier {
 namespace {
+
+// An encoding error in the kernel's words where it has its own: an opcode no instruction has is refused by the
+// first pass over every instruction (resolve_pseudo_ldimm64: "unknown opcode %02x").
+std::string encoding_reason(const std::string& isa_message) {
+    unsigned pc = 0, opcode = 0;
+    char tail = 0;
+    if (std::sscanf(isa_message.c_str(), "pc %u: invalid opcode 0x%x%c", &pc, &opcode, &tail) == 2)
+        return fmt::format("unknown opcode {:02x}", opcode);
+    return isa_message;
+}
 
 using isa::Shape;
 
@@ -411,7 +422,7 @@ Verdict verify(const runtime::ObjectInstance& inst, const loader::ProgramSpec& p
         return v;
     }
     if (Status s = isa::validate(prog.insns); !s) {
-        v.reason = s.error().message;
+        v.reason = encoding_reason(s.error().message);
         v.pc = s.error().pc;
         v.log = v.reason + "\n";
         return v;

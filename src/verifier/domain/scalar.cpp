@@ -88,8 +88,6 @@ void tnum_from_bounds(Reg& r) {
     r.var = tnum_with_subreg(t64, t32);
 }
 
-bool add_overflows_s(int64_t a, int64_t b, int64_t* out) { return __builtin_add_overflow(a, b, out); }
-bool sub_overflows_s(int64_t a, int64_t b, int64_t* out) { return __builtin_sub_overflow(a, b, out); }
 
 } // namespace
 
@@ -170,17 +168,15 @@ void clear_scalar_id(Reg& r) {
         r.off = 0;
 }
 
+// zext_32_to_64: the low half as it is, the upper half zero; the 64-bit bounds are the 32-bit ones (the signed
+// ones only when the 32-bit signed range is not negative).
 void reg_zext32(Reg& r) {
     r.var = tnum_subreg(r.var);
-    if ((r.umin >> 32) != (r.umax >> 32)) {
-        r.u32min = 0, r.u32max = kU32Max;
-        if ((uint64_t(r.smin) >> 32) != (uint64_t(r.smax) >> 32))
-            unbound32(r);
-    }
-    // the 32-bit bounds already describe the low half (kept in sync by reg_sync)
-    unbound64(r);
     r.umin = r.u32min, r.umax = r.u32max;
-    r.smin = r.u32min, r.smax = r.u32max;
+    if (r.s32min >= 0 && r.s32max >= 0)
+        r.smin = r.s32min, r.smax = r.s32max;
+    else
+        r.smin = 0, r.smax = kU32Max;
     clear_scalar_id(r);
     reg_sync(r);
 }
@@ -222,183 +218,265 @@ void coerce_to_size_sx(Reg& r, int bytes) {
 }
 
 // ---- ALU on scalars ---------------------------------------------------------------------------------------
+// As the kernel's adjust_scalar_min_max_vals: each op computes the 32-bit bounds from the 32-bit bounds and the
+// 64-bit ones from the 64-bit ones, and the tnum on all 64 bits; an ALU32 result is then zero-extended (the 64-bit
+// bounds taken from the 32-bit ones) and every view synchronised.
 
 namespace {
 
-void alu_add(Reg& d, const Reg& s) {
-    int64_t a, b;
-    if (add_overflows_s(d.smin, s.smin, &a) || add_overflows_s(d.smax, s.smax, &b)) {
-        d.smin = kS64Min, d.smax = kS64Max;
-    } else {
+// Signed or unsigned bounds of one width, as 64-bit numbers, with that width's limits.
+template <typename S, typename U> struct Width {
+    static constexpr S kSMin = std::numeric_limits<S>::min(), kSMax = std::numeric_limits<S>::max();
+    static constexpr U kUMax = std::numeric_limits<U>::max();
+    S& smin; S& smax; U& umin; U& umax;
+};
+using W64 = Width<int64_t, uint64_t>;
+using W32 = Width<int32_t, uint32_t>;
+W64 w64(Reg& r) { return {r.smin, r.smax, r.umin, r.umax}; }
+W32 w32(Reg& r) { return {r.s32min, r.s32max, r.u32min, r.u32max}; }
+struct CW64 { int64_t smin, smax; uint64_t umin, umax; };
+CW64 c64(const Reg& r) { return {r.smin, r.smax, r.umin, r.umax}; }
+CW64 c32(const Reg& r) { return {r.s32min, r.s32max, r.u32min, r.u32max}; }
+
+template <typename W> void unbound(W d) {
+    d.smin = W::kSMin, d.smax = W::kSMax, d.umin = 0, d.umax = W::kUMax;
+}
+
+// Sums that overflow at both ends still bound the result (they wrap by the same amount); at one end only, no.
+template <typename W> void bounds_add(W d, const CW64& s) {
+    using S = std::remove_reference_t<decltype(d.smin)>;
+    using U = std::remove_reference_t<decltype(d.umin)>;
+    S a, b;
+    if (__builtin_add_overflow(d.smin, S(s.smin), &a) || __builtin_add_overflow(d.smax, S(s.smax), &b))
+        d.smin = W::kSMin, d.smax = W::kSMax;
+    else
         d.smin = a, d.smax = b;
-    }
-    uint64_t ua, ub;
-    if (__builtin_add_overflow(d.umin, s.umin, &ua) || __builtin_add_overflow(d.umax, s.umax, &ub)) {
-        d.umin = 0, d.umax = kU64Max;
-    } else {
+    U ua, ub;
+    const bool lo = __builtin_add_overflow(d.umin, U(s.umin), &ua), hi = __builtin_add_overflow(d.umax, U(s.umax), &ub);
+    if (!lo && hi)
+        d.umin = 0, d.umax = W::kUMax;
+    else
         d.umin = ua, d.umax = ub;
-    }
-    d.var = tnum_add(d.var, s.var);
 }
 
-void alu_sub(Reg& d, const Reg& s) {
-    int64_t a, b;
-    if (sub_overflows_s(d.smin, s.smax, &a) || sub_overflows_s(d.smax, s.smin, &b)) {
-        d.smin = kS64Min, d.smax = kS64Max;
-    } else {
+template <typename W> void bounds_sub(W d, const CW64& s) {
+    using S = std::remove_reference_t<decltype(d.smin)>;
+    using U = std::remove_reference_t<decltype(d.umin)>;
+    S a, b;
+    if (__builtin_sub_overflow(d.smin, S(s.smax), &a) || __builtin_sub_overflow(d.smax, S(s.smin), &b))
+        d.smin = W::kSMin, d.smax = W::kSMax;
+    else
         d.smin = a, d.smax = b;
-    }
-    if (d.umin < s.umax) {
-        d.umin = 0, d.umax = kU64Max;
-    } else {
-        d.umin -= s.umax, d.umax -= s.umin;
-    }
-    d.var = tnum_sub(d.var, s.var);
+    U ua, ub;
+    const bool lo = __builtin_sub_overflow(d.umin, U(s.umax), &ua), hi = __builtin_sub_overflow(d.umax, U(s.umin), &ub);
+    if (lo && !hi)
+        d.umin = 0, d.umax = W::kUMax;
+    else
+        d.umin = ua, d.umax = ub;
 }
 
-void alu_mul(Reg& d, const Reg& s) {
-    d.var = tnum_mul(d.var, s.var);
-    uint64_t hi;
-    if (d.smin < 0 || s.smin < 0 || __builtin_mul_overflow(d.umax, s.umax, &hi)) {
+// Unsigned: the corners' products unless one overflows; signed: the extremes of the four corner products.
+template <typename W> void bounds_mul(W d, const CW64& s) {
+    using S = std::remove_reference_t<decltype(d.smin)>;
+    using U = std::remove_reference_t<decltype(d.umin)>;
+    U hi, lo;
+    if (__builtin_mul_overflow(d.umax, U(s.umax), &hi) || __builtin_mul_overflow(d.umin, U(s.umin), &lo))
+        d.umin = 0, d.umax = W::kUMax;
+    else
+        d.umin = lo, d.umax = hi;
+    S p[4];
+    if (__builtin_mul_overflow(d.smin, S(s.smin), &p[0]) || __builtin_mul_overflow(d.smin, S(s.smax), &p[1]) ||
+        __builtin_mul_overflow(d.smax, S(s.smin), &p[2]) || __builtin_mul_overflow(d.smax, S(s.smax), &p[3])) {
+        d.smin = W::kSMin, d.smax = W::kSMax;
+    } else {
+        d.smin = *std::min_element(p, p + 4), d.smax = *std::max_element(p, p + 4);
+    }
+}
+
+// The signed view from the unsigned one when that does not cross the sign boundary.
+template <typename W> void signed_from_unsigned(W d) {
+    using S = std::remove_reference_t<decltype(d.smin)>;
+    if (S(d.umin) <= S(d.umax))
+        d.smin = S(d.umin), d.smax = S(d.umax);
+    else
+        d.smin = W::kSMin, d.smax = W::kSMax;
+}
+
+// AND / OR / XOR of one width; VAR is the result's tnum in that width. Two constants give a constant.
+template <typename W> void bounds_bitwise(W d, const CW64& s, Tnum var, isa::Sem sem) {
+    using U = std::remove_reference_t<decltype(d.umin)>;
+    if (sem == isa::Sem::and_) {
+        d.umin = U(var.value);
+        d.umax = std::min(d.umax, U(s.umax));
+    } else if (sem == isa::Sem::or_) {
+        d.umin = std::max(d.umin, U(s.umin));
+        d.umax = U(var.value | var.mask);
+    } else {
+        d.umin = U(var.value);
+        d.umax = U(var.value | var.mask);
+    }
+    signed_from_unsigned(d);
+}
+
+void bitwise(Reg& d, const Reg& s, isa::Sem sem, bool alu32) {
+    const bool both32 = tnum_subreg(d.var).is_const() && tnum_subreg(s.var).is_const();
+    const bool both64 = d.var.is_const() && s.var.is_const();
+    d.var = sem == isa::Sem::and_ ? tnum_and(d.var, s.var)
+            : sem == isa::Sem::or_ ? tnum_or(d.var, s.var)
+                                   : tnum_xor(d.var, s.var);
+    if (both32) {
+        const uint32_t v = uint32_t(d.var.value);
+        d.s32min = d.s32max = int32_t(v), d.u32min = d.u32max = v;
+    } else {
+        bounds_bitwise(w32(d), c32(s), tnum_subreg(d.var), sem);
+    }
+    if (alu32)
+        return;
+    if (both64)
+        mark_known(d, d.var.value);
+    else
+        bounds_bitwise(w64(d), c64(s), d.var, sem);
+}
+
+// Shifts by a constant below the width (is_safe_to_compute_dst_reg_range). `sh` is the shift amount.
+void lsh32_bounds(Reg& d, uint64_t sh) {
+    d.s32min = kS32Min, d.s32max = kS32Max;
+    if (sh > 31 || d.u32max > (1ull << (31 - sh)))
+        d.u32min = 0, d.u32max = kU32Max;
+    else
+        d.u32min <<= sh, d.u32max <<= sh;
+}
+
+void shift(Reg& d, uint64_t sh, isa::Sem sem, bool alu32) {
+    if (alu32) {
+        const Tnum sub = tnum_subreg(d.var);
+        if (sem == isa::Sem::lsh) {
+            lsh32_bounds(d, sh);
+            d.var = tnum_subreg(tnum_lsh(sub, unsigned(sh)));
+        } else if (sem == isa::Sem::rsh) {
+            d.s32min = kS32Min, d.s32max = kS32Max;
+            d.var = tnum_rsh(sub, unsigned(sh));
+            d.u32min >>= sh, d.u32max >>= sh;
+        } else {
+            d.s32min >>= sh, d.s32max >>= sh;
+            d.var = tnum_arsh(sub, unsigned(sh), 32);
+            d.u32min = 0, d.u32max = kU32Max;
+        }
         unbound64(d);
         return;
     }
-    d.umin = d.umin * s.umin, d.umax = hi;
-    if (d.umax > uint64_t(kS64Max)) {
+    if (sem == isa::Sem::lsh) {
+        // The compiler's `<<32 s>>32` sign extension: a shift by exactly 32 keeps the 32-bit signed range.
+        if (sh == 32)
+            d.smax = int64_t(uint64_t(int64_t(d.s32max)) << 32), d.smin = int64_t(uint64_t(int64_t(d.s32min)) << 32);
+        else
+            d.smin = kS64Min, d.smax = kS64Max;
+        if (d.umax > (1ull << (63 - sh)))
+            d.umin = 0, d.umax = kU64Max;
+        else
+            d.umin <<= sh, d.umax <<= sh;
+        lsh32_bounds(d, sh);
+        d.var = tnum_lsh(d.var, unsigned(sh));
+    } else if (sem == isa::Sem::rsh) {
         d.smin = kS64Min, d.smax = kS64Max;
+        d.var = tnum_rsh(d.var, unsigned(sh));
+        d.umin >>= sh, d.umax >>= sh;
+        unbound32(d);
     } else {
-        d.smin = int64_t(d.umin), d.smax = int64_t(d.umax);
+        d.smin >>= sh, d.smax >>= sh;
+        d.var = tnum_arsh(d.var, unsigned(sh), 64);
+        d.umin = 0, d.umax = kU64Max;
+        unbound32(d);
     }
 }
 
-void signed_from_unsigned_if_both_nonneg(Reg& d, const Reg& s) {
-    if (d.smin < 0 || s.smin < 0 || int64_t(d.umax) < 0) {
-        d.smin = kS64Min, d.smax = kS64Max;
-    } else {
-        d.smin = int64_t(d.umin), d.smax = int64_t(d.umax);
+// is_safe_to_compute_dst_reg_range: shifts need a constant amount below the width (the whole source register
+// below it, also for ALU32); DIV and MOD are never tracked.
+bool safe_to_compute(const Reg& s, isa::Sem sem, bool alu32) {
+    switch (sem) {
+    case isa::Sem::add:
+    case isa::Sem::sub:
+    case isa::Sem::neg:
+    case isa::Sem::mul:
+    case isa::Sem::and_:
+    case isa::Sem::or_:
+    case isa::Sem::xor_: return true;
+    case isa::Sem::lsh:
+    case isa::Sem::rsh:
+    case isa::Sem::arsh: {
+        const bool is_const = alu32 ? tnum_subreg(s.var).is_const() && s.s32min == s.s32max && s.u32min == s.u32max
+                                    : s.var.is_const() && s.smin == s.smax && s.umin == s.umax;
+        return is_const && s.umax < (alu32 ? 32u : 64u);
+    }
+    default: return false;
     }
 }
 
-void alu_bitwise(Reg& d, const Reg& s, isa::Sem sem) {
-    if (sem == isa::Sem::and_) {
-        d.var = tnum_and(d.var, s.var);
-        d.umin = d.var.value;
-        d.umax = std::min(d.umax, s.umax);
-    } else if (sem == isa::Sem::or_) {
-        d.var = tnum_or(d.var, s.var);
-        d.umin = std::max(d.umin, s.umin);
-        d.umax = d.var.value | d.var.mask;
-    } else {
-        d.var = tnum_xor(d.var, s.var);
-        d.umin = d.var.value;
-        d.umax = d.var.value | d.var.mask;
-    }
-    signed_from_unsigned_if_both_nonneg(d, s);
-}
-
-void alu_shift(Reg& d, const Reg& s, isa::Sem sem, int width) {
-    if (!s.var.is_const() || s.var.value >= uint64_t(width)) {
-        mark_unbounded(d);
+void scalar_alu(Reg& d, const Reg& src, isa::Sem sem, bool alu32) {
+    clear_scalar_id(d);
+    if (!safe_to_compute(src, sem, alu32)) {
+        mark_unbounded(d); // all 64 bits unknown, ALU32 too (given up before the zero extension)
         return;
     }
-    const unsigned sh = unsigned(s.var.value);
-    if (sem == isa::Sem::lsh) {
-        d.var = tnum_lsh(d.var, sh);
-        if (sh > 0 && (d.umax >> (64 - sh)) != 0) {
-            d.umin = 0, d.umax = kU64Max;
-        } else {
-            d.umin <<= sh, d.umax <<= sh;
-        }
-        d.smin = kS64Min, d.smax = kS64Max;
-    } else if (sem == isa::Sem::rsh) {
-        d.var = tnum_rsh(d.var, sh);
-        d.umin >>= sh, d.umax >>= sh;
-        d.smin = kS64Min, d.smax = kS64Max;
-    } else { // arsh (64-bit here; 32-bit arsh is handled by the caller)
-        d.var = tnum_arsh(d.var, sh, 64);
-        d.smin >>= sh, d.smax >>= sh;
-        d.umin = 0, d.umax = kU64Max;
+    Reg s = src;
+    if (sem == isa::Sem::neg) { // 0 - dst
+        s = d;
+        mark_known(d, 0);
     }
+    switch (sem) {
+    case isa::Sem::add:
+        bounds_add(w32(d), c32(s));
+        bounds_add(w64(d), c64(s));
+        d.var = tnum_add(d.var, s.var);
+        break;
+    case isa::Sem::neg:
+    case isa::Sem::sub:
+        bounds_sub(w32(d), c32(s));
+        bounds_sub(w64(d), c64(s));
+        d.var = tnum_sub(d.var, s.var);
+        break;
+    case isa::Sem::mul:
+        d.var = tnum_mul(d.var, s.var);
+        bounds_mul(w32(d), c32(s));
+        bounds_mul(w64(d), c64(s));
+        break;
+    case isa::Sem::and_:
+    case isa::Sem::or_:
+    case isa::Sem::xor_: bitwise(d, s, sem, alu32); break;
+    default: shift(d, s.umin, sem, alu32); break;
+    }
+    if (alu32)
+        reg_zext32(d); // synchronises
+    else
+        reg_sync(d);
 }
 
 } // namespace
 
-void scalar_alu64(Reg& d, const Reg& s, isa::Sem sem) {
+void pointer_offset_alu(Reg& d, const Reg& s, isa::Sem sem) {
     clear_scalar_id(d);
-    switch (sem) {
-    case isa::Sem::add: alu_add(d, s); break;
-    case isa::Sem::sub: alu_sub(d, s); break;
-    case isa::Sem::mul: alu_mul(d, s); break;
-    case isa::Sem::and_:
-    case isa::Sem::or_:
-    case isa::Sem::xor_: alu_bitwise(d, s, sem); break;
-    case isa::Sem::lsh:
-    case isa::Sem::rsh:
-    case isa::Sem::arsh: alu_shift(d, s, sem, 64); break;
-    case isa::Sem::div:
-    case isa::Sem::mod:
-    case isa::Sem::sdiv:
-    case isa::Sem::smod: mark_unbounded(d); return; // is_safe_to_compute_dst_reg_range: no range, constants included
-    case isa::Sem::neg:
-        if (d.var.is_const())
-            mark_known(d, uint64_t(0) - d.var.value);
-        else
-            mark_unbounded(d);
-        return;
-    default: mark_unbounded(d); return;
-    }
+    int64_t a, b;
+    uint64_t ua, ub;
+    const bool add = sem == isa::Sem::add;
+    if (add ? __builtin_add_overflow(d.smin, s.smin, &a) || __builtin_add_overflow(d.smax, s.smax, &b)
+            : __builtin_sub_overflow(d.smin, s.smax, &a) || __builtin_sub_overflow(d.smax, s.smin, &b))
+        d.smin = kS64Min, d.smax = kS64Max;
+    else
+        d.smin = a, d.smax = b;
+    if (add ? __builtin_add_overflow(d.umin, s.umin, &ua) || __builtin_add_overflow(d.umax, s.umax, &ub)
+            : d.umin < s.umax)
+        d.umin = 0, d.umax = kU64Max;
+    else if (add)
+        d.umin = ua, d.umax = ub;
+    else
+        d.umin -= s.umax, d.umax -= s.umin;
+    d.var = add ? tnum_add(d.var, s.var) : tnum_sub(d.var, s.var);
     unbound32(d);
     reg_sync(d);
 }
 
-void scalar_alu32(Reg& d, const Reg& s, isa::Sem sem) {
-    // Work on the zero-extended low halves as 64-bit values, then keep the low 32 bits.
-    if (sem == isa::Sem::div || sem == isa::Sem::mod || sem == isa::Sem::sdiv || sem == isa::Sem::smod) {
-        mark_unbounded(d); // as the kernel: given up before the zero extension, so any 64-bit value
-        return;
-    }
-    Reg a = d, b = s;
-    reg_zext32(a);
-    reg_zext32(b);
-    if (sem == isa::Sem::arsh || sem == isa::Sem::sdiv || sem == isa::Sem::smod) {
-        if (a.var.is_const() && b.var.is_const() && b.var.value < 32 && sem == isa::Sem::arsh) {
-            mark_known(d, uint32_t(int32_t(uint32_t(a.var.value)) >> b.var.value));
-        } else {
-            mark_unbounded(d);
-            reg_zext32(d);
-        }
-        return;
-    }
-    if (sem == isa::Sem::neg) {
-        if (a.var.is_const())
-            mark_known(d, uint32_t(0u - uint32_t(a.var.value)));
-        else {
-            mark_unbounded(d);
-            reg_zext32(d);
-        }
-        return;
-    }
-    if (sem == isa::Sem::lsh || sem == isa::Sem::rsh) {
-        if (!b.var.is_const() || b.var.value >= 32) {
-            mark_unbounded(d);
-            reg_zext32(d);
-            return;
-        }
-    }
-    scalar_alu64(a, b, sem);
-    // truncate to 32 bits
-    a.var = tnum_subreg(a.var);
-    if (a.umax > kU32Max || (a.umin >> 32) != (a.umax >> 32)) {
-        a.umin = 0, a.umax = kU32Max;
-    } else {
-        a.umin &= kU32Max, a.umax &= kU32Max;
-    }
-    a.smin = int64_t(a.umin), a.smax = int64_t(a.umax);
-    unbound32(a);
-    reg_sync(a);
-    d = a;
-    clear_scalar_id(d);
-}
+void scalar_alu64(Reg& d, const Reg& s, isa::Sem sem) { scalar_alu(d, s, sem, false); }
+void scalar_alu32(Reg& d, const Reg& s, isa::Sem sem) { scalar_alu(d, s, sem, true); }
 
 void scalar_movsx(Reg& d, const Reg& s, int bytes, bool is64) {
     d = s;
@@ -426,17 +504,15 @@ void scalar_bswap(Reg& d, isa::Sem sem) {
         coerce_to_size(d, width / 8);
         return;
     }
-    if (d.var.is_const()) {
-        const uint64_t v = d.var.value;
-        const uint64_t r = width == 16 ? __builtin_bswap16(uint16_t(v))
-                           : width == 32 ? __builtin_bswap32(uint32_t(v))
-                                         : __builtin_bswap64(v);
-        mark_known(d, r);
-        return;
-    }
+    // A byte swap moves each byte's trits: the tnum is swapped, the bounds are what it allows.
+    auto swap_bytes = [width](uint64_t v) -> uint64_t {
+        return width == 16 ? __builtin_bswap16(uint16_t(v)) : width == 32 ? __builtin_bswap32(uint32_t(v))
+                                                                          : __builtin_bswap64(v);
+    };
+    const Tnum t{swap_bytes(d.var.value), swap_bytes(d.var.mask)};
     mark_unbounded(d);
-    if (width < 64)
-        coerce_to_size(d, width / 8);
+    d.var = t;
+    reg_sync(d);
 }
 
 std::string tnum_str(Tnum t) { return fmt::format("(0x{:x}; 0x{:x})", t.value, t.mask); }

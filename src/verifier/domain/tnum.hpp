@@ -87,15 +87,6 @@ constexpr Tnum tnum_add(Tnum a, Tnum b) {
 constexpr Tnum tnum_sub(Tnum a, Tnum b) {
     return tnum_detail::carry_hull(a.min() - b.max(), a.max() - b.min(), a.mask | b.mask);
 }
-// Exact for two constants. Otherwise only trailing zeros survive: a multiple of 2^i times a multiple of 2^j is a
-// multiple of 2^(i+j) modulo 2^64 (sound; coarser than CGO'22's our_mul — the bounds narrow it in reg_sync).
-constexpr Tnum tnum_mul(Tnum a, Tnum b) {
-    if (a.is_const() && b.is_const())
-        return Tnum::constant(a.value * b.value);
-    const int zeros = std::countr_zero(a.max()) + std::countr_zero(b.max());
-    return {0, zeros >= 64 ? 0 : ~0ull << zeros};
-}
-
 // ---- shifts (by a known amount below the width): each result bit copies one operand bit or is 0, so shifting
 // value and mask alike is exact ----------------------------------------------------------------------------------
 
@@ -108,6 +99,23 @@ constexpr Tnum tnum_arsh(Tnum a, unsigned s, int width) {
         return {uint64_t(int64_t(a.value) >> s), uint64_t(int64_t(a.mask) >> s)};
     const auto word = [s](uint64_t half) { return uint64_t(uint32_t(int32_t(uint32_t(half)) >> s)); };
     return {word(a.value), word(a.mask)};
+}
+
+// CGO'22's our_mul (the kernel's tnum_mul): the product of the known values, plus, for every bit of `a` that is
+// set or unknown, `b` shifted there as unknown bits (its mask for a set bit, all its possible bits for an unknown
+// one), summed with tnum_add.
+constexpr Tnum tnum_mul(Tnum a, Tnum b) {
+    const uint64_t known = a.value * b.value;
+    Tnum acc = Tnum::constant(0);
+    while (a.value || a.mask) {
+        if (a.value & 1)
+            acc = tnum_add(acc, Tnum{0, b.mask});
+        else if (a.mask & 1)
+            acc = tnum_add(acc, Tnum{0, b.value | b.mask});
+        a = tnum_rsh(a, 1);
+        b = tnum_lsh(b, 1);
+    }
+    return tnum_add(Tnum::constant(known), acc);
 }
 
 // ---- width changes ----------------------------------------------------------------------------------------------
