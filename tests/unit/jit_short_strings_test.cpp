@@ -3,6 +3,7 @@
 // every kfunc with a short path, and of bpf_strncmp, answers exactly as the generic entry on short strings of a
 // small alphabet (early NULs, many matches) at every distance from the end of their region, with limits and
 // characters around the 16-byte vector, c == 0 and ints outside 0..255; bpf_strncmp's s1 ends at a guard page.
+// Also the JIT's repeat loop, which the benchmarks of these paths run through.
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -148,6 +149,54 @@ TEST_P(ShortStringsTest, StrncmpAnswersAsTheHelper) {
         }
     }
     munmap(m, 2 * page);
+}
+
+// The short path is really emitted: a compiled strlen site holds SSE2's pcmpeqb (66 0F 74), a program compiled
+// without call sites (every call to the generic entry) does not.
+TEST_P(ShortStringsTest, StrlenSiteHasTheInlinePath) {
+    auto has_pcmpeqb = [](std::span<const uint8_t> code) {
+        for (size_t i = 0; i + 2 < code.size(); i++)
+            if (code[i] == 0x66 && code[i + 1] == 0x0F && code[i + 2] == 0x74)
+                return true;
+        return false;
+    };
+    auto with = compile(false, kfunc_index("bpf_strlen"));
+    ASSERT_NE(with, nullptr);
+    EXPECT_TRUE(has_pcmpeqb(with->code()));
+    auto without = exec::jit::compile(call_program(addr(args_), false, kfunc_index("bpf_strlen")));
+    ASSERT_TRUE(without) << without.error().message;
+    EXPECT_FALSE(has_pcmpeqb((*without)->code()));
+}
+
+// The JIT's repeat loop (jit::run_repeated): every run counted, the last r0 kept; a run that stops ends the loop
+// with run()'s error.
+TEST(JitRepeat, RunsEveryTimeAndStopsAtTheFirstFailure) {
+    uint64_t counter = 0;
+    const uint64_t at = addr(&counter);
+    std::vector<isa::Insn> p = {
+        isa::Insn{0x18, 1, 0, 0, int32_t(uint32_t(at))}, isa::Insn{0, 0, 0, 0, int32_t(uint32_t(at >> 32))},
+        isa::Insn{0xb7, 2, 0, 0, 1},  // r2 = 1
+        isa::Insn{0xdb, 1, 2, 0, 0},  // lock *(u64 *)(r1 + 0) += r2
+        isa::Insn{0xb7, 0, 0, 0, 7},  // r0 = 7
+        isa::Insn{0x95, 0, 0, 0, 0}}; // exit
+    RunContext ctx;
+    auto stack = std::make_unique<StackArea>();
+    auto ok = exec::jit::compile(p);
+    ASSERT_TRUE(ok) << ok.error().message;
+    ASSERT_TRUE((*ok)->lean());
+    exec::jit::JitResult r = exec::jit::run_repeated(**ok, 0, ctx, *stack, 5);
+    EXPECT_TRUE(r.ok) << r.error;
+    EXPECT_EQ(r.r0, 7u);
+    EXPECT_EQ(counter, 5u);
+
+    p.insert(p.begin() + 4, isa::Insn{0x20, 0, 0, 0, 0}); // ld_abs: ends the run at pc 4
+    auto failing = exec::jit::compile(p);
+    ASSERT_TRUE(failing) << failing.error().message;
+    counter = 0;
+    r = exec::jit::run_repeated(**failing, 0, ctx, *stack, 5);
+    EXPECT_FALSE(r.ok);
+    EXPECT_EQ(counter, 1u);
+    EXPECT_EQ(r.error, (*failing)->run(0, ctx, *stack).error);
 }
 
 } // namespace

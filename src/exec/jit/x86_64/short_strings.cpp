@@ -33,7 +33,8 @@ class ShortPathGen {
     void strncmp(int32_t verified_off);
 
   private:
-    void to_call(x86::CondCode cc) { a_.short_().j(cc, call_); }
+    // rel32: the first tests jump over the whole path, whose length depends on operand encodings.
+    void to_call(x86::CondCode cc) { a_.long_().j(cc, call_); }
     void to_done() { a_.short_().jmp(done_); }
     void need_span(const x86::Gp& span) { // fewer than 16 readable bytes: the resolved entry decides
         a_.cmp(span, kLanes);

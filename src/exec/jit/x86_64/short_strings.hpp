@@ -13,8 +13,8 @@ namespace strbpf::exec::jit::x86_64 {
 // of the string pointers (as the resolved entry gets them); r12 = &ctx. The path either leaves the answer in rax
 // and jumps to `done`, or jumps to `call` with every argument register unchanged (it uses only rax, r9..r11 and
 // xmm0..xmm2, all of which a call clobbers anyway). `verified_off` is RunContext::verified's offset (bpf_strncmp
-// trusts its s1 size only in verified runs). Every jump it emits is short: `call` must follow the path directly
-// and `done` come within a few bytes after `call`.
+// trusts its s1 size only in verified runs). Jumps to `call` are rel32, those to `done` rel8: `call` must follow
+// the path directly and `done` come within a few bytes after `call`.
 void emit_short_path(asmjit::x86::Assembler& a, runtime::ShortPath kind, const asmjit::Label& call,
                      const asmjit::Label& done, int32_t verified_off);
 
