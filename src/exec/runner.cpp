@@ -111,14 +111,11 @@ RunReport run_linked(EngineKind engine, const runtime::ObjectInstance& inst, con
     const bool checked = engine == EngineKind::interp_checked;
     const auto t0 = std::chrono::steady_clock::now();
     if (jitted) {
-        for (uint32_t i = 0; i < repeat; i++) {
-            jit::JitResult j = jit::run_with_tail_calls(*jitted, r1, ctx, *stack);
-            r0 = j.r0;
-            if (!j.ok) [[unlikely]] {
-                ok = false;
-                error = std::move(j.error);
-                break;
-            }
+        jit::JitResult j = jit::run_repeated(*jitted, r1, ctx, *stack, repeat);
+        r0 = j.r0;
+        if (!j.ok) [[unlikely]] {
+            ok = false;
+            error = std::move(j.error);
         }
     } else {
         for (uint32_t i = 0; i < repeat; i++) {

@@ -115,6 +115,21 @@ TEST(Bench, PlotHasOnePanelPerFunction) {
     unlink(svg.c_str());
 }
 
+// The bounded kfunc beside the unbounded one (run_bench_string_kfuncs.sh's comparison): both columns and the ratio
+// per engine, only when both were measured.
+TEST(Bench, BoundedBesideUnbounded) {
+    Out o = bench(std::string("string-kfuncs --engine interp,jit --lengths 1,64 --only strlen-kfunc,strnlen-kfunc,"
+                              "strchr-kfunc --no-native") +
+                  kShort);
+    ASSERT_EQ(o.rc, 0) << o.out << o.err;
+    EXPECT_NE(o.out.find("strnlen vs strlen:"), std::string::npos) << o.out;
+    EXPECT_NE(o.out.find("| len | strnlen interp | strlen interp | strnlen/strlen interp | strnlen jit | strlen jit | "
+                         "strnlen/strlen jit |"),
+              std::string::npos)
+        << o.out;
+    EXPECT_EQ(o.out.find("strnchr vs strchr:"), std::string::npos) << "strnchr was not measured:\n" << o.out;
+}
+
 TEST(Bench, PlotWritesAnSvg) {
     const std::string svg = "/tmp/strbpf_bench_test_plot.svg";
     unlink(svg.c_str());

@@ -36,6 +36,10 @@ std::optional<double> find_ns(const std::vector<Measurement>& ms, const std::str
     return std::nullopt;
 }
 
+bool find_bench(const std::vector<Measurement>& ms, const std::string& bench) {
+    return std::any_of(ms.begin(), ms.end(), [&](const Measurement& m) { return m.bench == bench; });
+}
+
 struct Column {
     std::string head;
     std::function<std::optional<double>(uint32_t len)> value;
@@ -108,6 +112,29 @@ std::string family_table(const Family& f, const std::vector<Measurement>& ms, co
     return render(cols, lengths);
 }
 
+// strnlen vs strlen and the like: both kfuncs' ns per engine (the kernel's among them), then bounded/unbounded.
+std::string bounded_table(const BoundedPair& p, const std::vector<Measurement>& ms,
+                          const std::vector<std::string>& engines, const std::vector<uint32_t>& lengths) {
+    std::vector<Column> cols;
+    for (const std::string& e : engines) {
+        const std::pair<std::string, std::string> both[] = {{p.bounded_short, p.bounded},
+                                                             {p.unbounded_short, p.unbounded}};
+        for (const auto& hb : both) {
+            const std::string bench = hb.second;
+            cols.push_back({hb.first + " " + e, [&ms, bench, e](uint32_t len) { return find_ns(ms, bench, e, len); }});
+        }
+        cols.push_back({fmt::format("{}/{} {}", p.bounded_short, p.unbounded_short, e),
+                        [&ms, &p, e](uint32_t len) -> std::optional<double> {
+                            auto b = find_ns(ms, p.bounded, e, len), u = find_ns(ms, p.unbounded, e, len);
+                            if (!b || !u)
+                                return std::nullopt;
+                            return *b / *u;
+                        },
+                        true});
+    }
+    return render(cols, lengths);
+}
+
 std::string scaling_table(const std::vector<Measurement>& ms) {
     std::string out;
     for (const Measurement& m : ms) {
@@ -175,6 +202,15 @@ std::string summary(const Scenario& sc, const std::vector<Measurement>& ms, cons
                            "1× B is faster\n\n",
                            f.label);
         out += family_table(f, ms, engines, lengths);
+    }
+    for (const BoundedPair& p : sc.pairs) {
+        const bool both = find_bench(ms, p.bounded) && find_bench(ms, p.unbounded);
+        if (!both)
+            continue;
+        out += fmt::format("\n{} vs {}: the bounded kfunc beside the unbounded one on the same string, ns per "
+                           "operation; {}/{} is the bounded one's time over the unbounded one's\n\n",
+                           p.bounded_short, p.unbounded_short, p.bounded_short, p.unbounded_short);
+        out += bounded_table(p, ms, engines, lengths);
     }
     std::string scaling = scaling_table(ms);
     if (!scaling.empty())

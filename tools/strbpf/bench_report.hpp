@@ -27,7 +27,9 @@ std::string text_line(const Measurement& m, bool show_producers);
 std::string json_line(const Measurement& m);
 
 // Markdown tables: per family, ns per operation (one producer) by length and engine, then the ratios
-// home-made/helper per engine, kernel/strbpf and strbpf/glibc; then scaling against one producer when measured.
+// home-made/helper per engine, kernel/strbpf and strbpf/glibc; then each bounded kfunc beside its unbounded form
+// (strnlen vs strlen, strnchr vs strchr, strnstr vs strstr) per engine with their ratio; then scaling against one
+// producer when measured.
 std::string summary(const Scenario& sc, const std::vector<Measurement>& ms, const std::vector<std::string>& engines,
                     const std::vector<uint32_t>& lengths);
 

@@ -102,14 +102,14 @@ void add_family(Scenario* sc, const std::string& op, bool open_coded, int (*nati
 
 std::vector<Scenario> make_scenarios() {
     std::vector<Scenario> all;
-    Scenario s{"strncmp", "strncmp_bench.bpf.o", "cmp_str_len", {}, {}, fill_strncmp};
+    Scenario s{"strncmp", "strncmp_bench.bpf.o", "cmp_str_len", {}, {}, fill_strncmp, {}};
     s.benches = {{"strncmp-helper", "strncmp_helper", "", nullptr, minus_one},
                  {"strncmp-no-helper", "strncmp_no_helper", "", nullptr, minus_one},
                  {"strncmp-glibc", "", "", native_loop<g_strncmp>, negative}};
     s.families = {{"strncmp", "strncmp-helper", "strncmp-no-helper", "strncmp-glibc"}};
     all.push_back(std::move(s));
 
-    Scenario k{"string-kfuncs", "string_kfuncs_bench.bpf.o", "str_len", {}, {}, fill_kfuncs};
+    Scenario k{"string-kfuncs", "string_kfuncs_bench.bpf.o", "str_len", {}, {}, fill_kfuncs, {}};
     add_family(&k, "strlen", true, native_loop<g_strlen>, length, length);
     add_family(&k, "strnlen", true, native_loop<g_strnlen>, length, length);
     add_family(&k, "strchr", true, native_loop<g_strchr>, last, last);
@@ -125,9 +125,13 @@ std::vector<Scenario> make_scenarios() {
     add_family(&k, "strnstr", false, native_loop<g_strnstr>, quarter, quarter);
     add_family(&k, "strcasestr", false, native_loop<g_strcasestr>, quarter, quarter);
     add_family(&k, "strncasestr", false, nullptr, quarter, quarter);
+    for (const char* op : {"len", "chr", "str"}) {
+        const std::string b = fmt::format("strn{}", op), u = fmt::format("str{}", op);
+        k.pairs.push_back({b + "-kfunc", u + "-kfunc", b, u});
+    }
     all.push_back(std::move(k));
 
-    Scenario t{"trigger", "trigger_bench.bpf.o", "", {}, {}, fill_trigger};
+    Scenario t{"trigger", "trigger_bench.bpf.o", "", {}, {}, fill_trigger, {}};
     t.benches = {{"trigger", "trigger_empty", "", nullptr, pass}};
     t.families = {{"trigger", "trigger", "", "", "empty", ""}};
     all.push_back(std::move(t));

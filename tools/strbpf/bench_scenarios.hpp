@@ -69,6 +69,13 @@ struct Family {
     std::string fast_short = "helper", slow_short = "no-helper";
 };
 
+// A bounded kfunc beside its unbounded form on the same string (strnlen vs strlen), as the string-kfunc series'
+// run_bench_string_kfuncs.sh compares them: the bounded one's time over the unbounded one's, per engine.
+struct BoundedPair {
+    std::string bounded, unbounded; // bench names: "strnlen-kfunc", "strlen-kfunc"
+    std::string bounded_short, unbounded_short; // column heads: "strnlen", "strlen"
+};
+
 struct Scenario {
     std::string name;    // "strncmp", "string-kfuncs", "trigger"
     std::string object;  // file name in the bench programs directory
@@ -76,6 +83,7 @@ struct Scenario {
     std::vector<BenchDef> benches;
     std::vector<Family> families;
     void (*fill)(uint32_t len, Buffers* b) = nullptr;
+    std::vector<BoundedPair> pairs;
 };
 
 const std::vector<Scenario>& scenarios();

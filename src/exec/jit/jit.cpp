@@ -21,7 +21,8 @@ const ContextOffsets& context_offsets() {
         runtime::RunContext probe;
         const auto* base = reinterpret_cast<const char*>(&probe);
         return ContextOffsets{int32_t(reinterpret_cast<const char*>(&probe.aborted) - base),
-                              int32_t(reinterpret_cast<const char*>(&probe.engine_state) - base)};
+                              int32_t(reinterpret_cast<const char*>(&probe.engine_state) - base),
+                              int32_t(reinterpret_cast<const char*>(&probe.verified) - base)};
     }();
     return offsets;
 }

@@ -48,14 +48,20 @@ class CompiledProgram {
     }
     JitResult run(uint64_t r1, uint64_t r2, runtime::RunContext& ctx, runtime::StackArea& stack) const {
         if (lean_) [[likely]] { // one function, no callbacks: no RunState; main's r10 is the top of the stack
-            const uint64_t top = reinterpret_cast<uint64_t>(stack.bytes) + sizeof stack.bytes;
-            const x86_64::LeanResult res = reinterpret_cast<x86_64::LeanFn>(run_entry_)(r1, r2, &ctx, top);
+            const x86_64::LeanResult res = run_lean(r1, r2, ctx, stack);
             if (res.status == 0) [[likely]]
                 return JitResult{true, res.r0, {}};
             return lean_failure(res, ctx);
         }
         return run_trampoline(r1, r2, ctx, stack);
     }
+    // One run of a lean() program as run() makes it, without building a JitResult: status 0 on success, else
+    // lean_failure() says why the run stopped. Only for lean() programs.
+    x86_64::LeanResult run_lean(uint64_t r1, uint64_t r2, runtime::RunContext& ctx, runtime::StackArea& stack) const {
+        const uint64_t top = reinterpret_cast<uint64_t>(stack.bytes) + sizeof stack.bytes;
+        return reinterpret_cast<x86_64::LeanFn>(run_entry_)(r1, r2, &ctx, top);
+    }
+    JitResult lean_failure(const x86_64::LeanResult& res, const runtime::RunContext& ctx) const;
     // Runs the BPF function a callback value names (what ld_imm64 BPF_PSEUDO_FUNC loads: the function's native
     // entry) through ctx.invoke_callback, as a helper called from frame 0 would (the function runs in frame 1).
     JitResult run_callback(uint64_t callback, const std::array<uint64_t, 5>& args, runtime::RunContext& ctx,
@@ -89,7 +95,6 @@ class CompiledProgram {
     friend Result<std::unique_ptr<CompiledProgram>> compile(std::span<const isa::Insn> insns,
                                                             const CompileOptions& opts);
     JitResult run_trampoline(uint64_t r1, uint64_t r2, runtime::RunContext& ctx, runtime::StackArea& stack) const;
-    JitResult lean_failure(const x86_64::LeanResult& res, const runtime::RunContext& ctx) const;
     CompiledProgram() = default;
 
     ExecMemory mem_;
@@ -124,5 +129,10 @@ Result<std::shared_ptr<const CompiledProgram>> compile_cached(const runtime::Lin
 // which would need the frames this unwinding drops); others fail with a message saying so.
 JitResult run_with_tail_calls(const CompiledProgram& first, uint64_t r1, runtime::RunContext& ctx,
                               runtime::StackArea& stack);
+// A test run's repeat loop: run_with_tail_calls `repeat` times, stopping at the first run that fails (its result is
+// returned; else the last run's). A lean program's runs build no JitResult, so the loop costs little beyond the
+// program's own entry.
+JitResult run_repeated(const CompiledProgram& first, uint64_t r1, runtime::RunContext& ctx, runtime::StackArea& stack,
+                       uint32_t repeat);
 
 } // namespace strbpf::exec::jit

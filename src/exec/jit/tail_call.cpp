@@ -37,32 +37,79 @@ Result<std::shared_ptr<const CompiledProgram>> next_program(const CompiledProgra
 
 } // namespace
 
+namespace {
+// The tail-call chain after the first program stopped for one: kept out of line, so a run without tail calls
+// costs one flag test beyond the program's own entry.
+[[gnu::noinline]] JitResult follow_tail_calls(const CompiledProgram& first, uint64_t r1, runtime::RunContext& ctx,
+                                              runtime::StackArea& stack, JitResult res) {
+    std::shared_ptr<const CompiledProgram> held;
+    const CompiledProgram* cur = &first;
+    while (!res.ok && t_pending) {
+        const auto* target = static_cast<const runtime::LinkedProgram*>(t_pending);
+        t_pending = nullptr;
+        ctx.aborted = false;
+        ctx.abort_message.clear();
+        auto next = next_program(*cur, ctx, *target);
+        if (!next)
+            return JitResult{false, 0, next.error().message};
+        held = std::move(*next);
+        cur = held.get();
+        res = cur->run(r1, ctx, stack);
+    }
+    return res;
+}
+} // namespace
+
 JitResult run_with_tail_calls(const CompiledProgram& first, uint64_t r1, runtime::RunContext& ctx,
                               runtime::StackArea& stack) {
     const auto saved = ctx.tail_call;
     ctx.tail_call = jit_tail_call;
     ctx.tail_call_cnt = 0;
     t_pending = nullptr;
-    std::shared_ptr<const CompiledProgram> held;
-    const CompiledProgram* cur = &first;
-    JitResult res;
-    for (;;) {
-        res = cur->run(r1, ctx, stack);
-        if (res.ok || !t_pending)
+    JitResult res = first.run(r1, ctx, stack);
+    if (!res.ok && t_pending) [[unlikely]]
+        res = follow_tail_calls(first, r1, ctx, stack, std::move(res));
+    ctx.tail_call = saved;
+    return res;
+}
+
+namespace {
+// A lean run that stopped (status != 0): why, or where its tail calls led. Out of line and given the two words by
+// value, so the repeat loop keeps them in registers.
+[[gnu::noinline]] JitResult lean_stopped(const CompiledProgram& first, uint64_t r1, runtime::RunContext& ctx,
+                                         runtime::StackArea& stack, uint64_t r0, uint64_t status) {
+    JitResult res = first.lean_failure(x86_64::LeanResult{r0, status}, ctx);
+    if (t_pending)
+        res = follow_tail_calls(first, r1, ctx, stack, std::move(res));
+    return res;
+}
+} // namespace
+
+JitResult run_repeated(const CompiledProgram& first, uint64_t r1, runtime::RunContext& ctx, runtime::StackArea& stack,
+                       uint32_t repeat) {
+    JitResult res{true, 0, {}};
+    if (!first.lean()) {
+        for (uint32_t i = 0; i < repeat && res.ok; i++)
+            res = run_with_tail_calls(first, r1, ctx, stack);
+        return res;
+    }
+    const auto saved = ctx.tail_call;
+    ctx.tail_call = jit_tail_call;
+    t_pending = nullptr; // from here on, every tail call the helper names is consumed below before the next run
+    uint64_t r0 = 0;
+    for (uint32_t i = 0; i < repeat; i++) {
+        ctx.tail_call_cnt = 0;
+        const x86_64::LeanResult lr = first.run_lean(r1, 0, ctx, stack);
+        r0 = lr.r0;
+        if (lr.status == 0) [[likely]]
+            continue;
+        res = lean_stopped(first, r1, ctx, stack, lr.r0, lr.status);
+        r0 = res.r0;
+        if (!res.ok)
             break;
-        const auto* target = static_cast<const runtime::LinkedProgram*>(t_pending);
-        t_pending = nullptr;
-        ctx.aborted = false;
-        ctx.abort_message.clear();
-        auto next = next_program(*cur, ctx, *target);
-        if (!next) {
-            res = JitResult{false, 0, next.error().message};
-            break;
-        }
-        held = std::move(*next);
-        cur = held.get();
     }
     ctx.tail_call = saved;
+    res.r0 = r0;
     return res;
 }
 

@@ -5,7 +5,9 @@
 // found in (or an empty region). The generated code checks the pointer against the slot's region inline; on a hit
 // it passes each pointer's readable span (region end - pointer) in the first free argument registers and calls
 // `resolved`, on a miss it passes the site's slots and calls `miss`, which runs the generic entry and fills the
-// slots. Neither entry aborts the run, so the JIT does not test RunContext::aborted after them.
+// slots. Neither entry aborts the run, so the JIT does not test RunContext::aborted after them. On a hit, the JIT
+// may first answer a short string inline (`short_path`): from the first 16 bytes, when the spans cover them and the
+// answer lies within them; anything else falls through to `resolved`.
 #pragma once
 #include <atomic>
 #include <cstdint>
@@ -22,12 +24,16 @@ static_assert(sizeof(CallSiteSlot) == sizeof(const Region*) && CallSiteSlot::is_
 // What an empty slot holds: a region no address lies in.
 inline constexpr Region kNoRegion{};
 
+// The call's inline short-string answer (exec/jit/x86_64/short_strings.cpp), or none.
+enum class ShortPath : uint8_t { none, strlen, strnlen, strchr, strchrnul, strnchr, strrchr, strcmp, strncmp };
+
 struct CallSiteEntries {
     // r1..r3 as the generic entry gets them; r4 (and r5) carry the readable spans of the pointers named by ptr_regs.
     HelperFn resolved;
     // r1..r3 as the generic entry gets them; r4 = the address of the site's first slot (the second follows it).
     HelperFn miss;
     uint8_t ptr_regs[2]; // the BPF argument registers holding string pointers (0: none)
+    ShortPath short_path = ShortPath::none;
 };
 
 } // namespace strbpf::runtime

@@ -94,31 +94,31 @@ int strncasestr_core(Str a, Str b, uint64_t len) { return ops().nstr(a, b, len, 
 } // namespace
 
 // Each kfunc's generic entry and its call-site entries (pointer arguments at r1, or r1 and r2).
-#define STRBPF_KFUNC1(name, core)                                                                                      \
+#define STRBPF_KFUNC1(name, core, fast)                                                                                \
     uint64_t name(uint64_t r1, uint64_t r2, uint64_t r3, uint64_t r4, uint64_t r5, RunContext* ctx) {                  \
         return generic1<core>(r1, r2, r3, r4, r5, ctx);                                                                \
     }                                                                                                                  \
-    const CallSiteEntries name##_site{resolved1<core>, miss1<core>, {1, 0}};
-#define STRBPF_KFUNC2(name, core)                                                                                      \
+    const CallSiteEntries name##_site{resolved1<core>, miss1<core>, {1, 0}, ShortPath::fast};
+#define STRBPF_KFUNC2(name, core, fast)                                                                                \
     uint64_t name(uint64_t r1, uint64_t r2, uint64_t r3, uint64_t r4, uint64_t r5, RunContext* ctx) {                  \
         return generic2<core>(r1, r2, r3, r4, r5, ctx);                                                                \
     }                                                                                                                  \
-    const CallSiteEntries name##_site{resolved2<core>, miss2<core>, {1, 2}};
-STRBPF_KFUNC2(bpf_strcmp, strcmp_core)
-STRBPF_KFUNC2(bpf_strcasecmp, strcasecmp_core)
-STRBPF_KFUNC2(bpf_strncasecmp, strncasecmp_core)
-STRBPF_KFUNC1(bpf_strchr, strchr_core)
-STRBPF_KFUNC1(bpf_strchrnul, strchrnul_core)
-STRBPF_KFUNC1(bpf_strnchr, strnchr_core)
-STRBPF_KFUNC1(bpf_strrchr, strrchr_core)
-STRBPF_KFUNC1(bpf_strlen, strlen_core)
-STRBPF_KFUNC1(bpf_strnlen, strnlen_core)
-STRBPF_KFUNC2(bpf_strspn, strspn_core)
-STRBPF_KFUNC2(bpf_strcspn, strcspn_core)
-STRBPF_KFUNC2(bpf_strstr, strstr_core)
-STRBPF_KFUNC2(bpf_strcasestr, strcasestr_core)
-STRBPF_KFUNC2(bpf_strnstr, strnstr_core)
-STRBPF_KFUNC2(bpf_strncasestr, strncasestr_core)
+    const CallSiteEntries name##_site{resolved2<core>, miss2<core>, {1, 2}, ShortPath::fast};
+STRBPF_KFUNC2(bpf_strcmp, strcmp_core, strcmp)
+STRBPF_KFUNC2(bpf_strcasecmp, strcasecmp_core, none)
+STRBPF_KFUNC2(bpf_strncasecmp, strncasecmp_core, none)
+STRBPF_KFUNC1(bpf_strchr, strchr_core, strchr)
+STRBPF_KFUNC1(bpf_strchrnul, strchrnul_core, strchrnul)
+STRBPF_KFUNC1(bpf_strnchr, strnchr_core, strnchr)
+STRBPF_KFUNC1(bpf_strrchr, strrchr_core, strrchr)
+STRBPF_KFUNC1(bpf_strlen, strlen_core, strlen)
+STRBPF_KFUNC1(bpf_strnlen, strnlen_core, strnlen)
+STRBPF_KFUNC2(bpf_strspn, strspn_core, none)
+STRBPF_KFUNC2(bpf_strcspn, strcspn_core, none)
+STRBPF_KFUNC2(bpf_strstr, strstr_core, none)
+STRBPF_KFUNC2(bpf_strcasestr, strcasestr_core, none)
+STRBPF_KFUNC2(bpf_strnstr, strnstr_core, none)
+STRBPF_KFUNC2(bpf_strncasestr, strncasestr_core, none)
 #undef STRBPF_KFUNC1
 #undef STRBPF_KFUNC2
 

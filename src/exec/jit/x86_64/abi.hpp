@@ -68,6 +68,7 @@ inline constexpr int32_t kFrameTarget = offsetof(EntryFrame, target);
 struct ContextOffsets {
     int32_t aborted;
     int32_t engine_state;
+    int32_t verified;
 };
 const ContextOffsets& context_offsets();
 

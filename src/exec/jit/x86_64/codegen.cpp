@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 
 #include "exec/jit/x86_64/abi.hpp"
+#include "exec/jit/x86_64/short_strings.hpp"
 #include "isa/opcodes.hpp"
 #include "runtime/helpers/helper_table.hpp"
 #include "runtime/helpers/string_helpers.hpp"
@@ -781,7 +782,8 @@ void Gen::call_native(uint64_t fn, bool callback_capable) {
 
 // A call with call-site entries (runtime/kfuncs/call_site.hpp): each string pointer is checked against the region
 // its slot keeps; all inside -> its span (region end - pointer) goes in r4 (rcx) / r5 (r8) and `resolved` is called,
-// no registry look-up; any outside -> the cold path calls `miss` with r4 = the slots (it looks up and fills them).
+// no registry look-up (a short string is first answered inline, x86_64/short_strings.hpp); any outside -> the cold
+// path calls `miss` with r4 = the slots (it looks up and fills them).
 void Gen::call_site(const runtime::CallSiteEntries& e, bool check_abort) {
     runtime::CallSiteSlot* slots = opts_.site_slots + 2 * next_site_++;
     const x86::Gp span_reg[2] = {x86::rcx, x86::r8};
@@ -800,6 +802,9 @@ void Gen::call_site(const runtime::CallSiteEntries& e, bool check_abort) {
         a_.neg(S);
         a_.add(S, x86::qword_ptr(x86::r11, int32_t(offsetof(runtime::Region, size))));
     }
+    const Label call = a_.newLabel();
+    emit_short_path(a_, e.short_path, call, ms.done, co_.verified); // answers short strings inline
+    a_.bind(call);
     a_.mov(x86::r9, kCtxReg);
     a_.call(imm(reinterpret_cast<uint64_t>(e.resolved)));
     a_.bind(ms.done);

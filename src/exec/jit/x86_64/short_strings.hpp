@@ -1,0 +1,21 @@
+// SPDX-License-Identifier: BSD-2-Clause
+// Inline short-string answers at the JIT's string call sites (exec stage, JIT): after a call site's region check
+// hit (runtime/kfuncs/call_site.hpp), one 16-byte SSE2 load per string answers the call when the answer lies in
+// the first 16 bytes and those bytes are readable; otherwise the code falls through to the resolved entry.
+#pragma once
+#include <asmjit/x86.h>
+
+#include "runtime/kfuncs/call_site.hpp"
+
+namespace strbpf::exec::jit::x86_64 {
+
+// Emits `kind`'s inline path. On entry the BPF argument registers hold the call's arguments and rcx / r8 the spans
+// of the string pointers (as the resolved entry gets them); r12 = &ctx. The path either leaves the answer in rax
+// and jumps to `done`, or jumps to `call` with every argument register unchanged (it uses only rax, r9..r11 and
+// xmm0..xmm2, all of which a call clobbers anyway). `verified_off` is RunContext::verified's offset (bpf_strncmp
+// trusts its s1 size only in verified runs). Jumps to `call` are rel32, those to `done` rel8: `call` must follow
+// the path directly and `done` come within a few bytes after `call`.
+void emit_short_path(asmjit::x86::Assembler& a, runtime::ShortPath kind, const asmjit::Label& call,
+                     const asmjit::Label& done, int32_t verified_off);
+
+} // namespace strbpf::exec::jit::x86_64

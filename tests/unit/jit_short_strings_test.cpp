@@ -1,0 +1,203 @@
+// SPDX-License-Identifier: BSD-2-Clause
+// Tests of the JIT's inline short-string answers (exec stage, exec/jit/x86_64/short_strings.hpp): a compiled call of
+// every kfunc with a short path, and of bpf_strncmp, answers exactly as the generic entry on short strings of a
+// small alphabet (early NULs, many matches) at every distance from the end of their region, with limits and
+// characters around the 16-byte vector, c == 0 and ints outside 0..255; bpf_strncmp's s1 ends at a guard page.
+// Also the JIT's repeat loop, which the benchmarks of these paths run through.
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <memory>
+#include <random>
+#include <string>
+
+#include "exec/jit/jit.hpp"
+#include "isa/insn.hpp"
+#include "loader/loader.hpp"
+#include "runtime/helpers/string_helpers.hpp"
+#include "runtime/instance.hpp"
+#include "runtime/kfuncs/kfunc_table.hpp"
+#include "runtime/strings/dispatch.hpp"
+
+namespace strbpf::runtime {
+namespace {
+
+namespace rs = strings;
+uint64_t addr(const void* p) { return reinterpret_cast<uint64_t>(p); }
+
+// `r6 = ARGS; r1 = ARGS[0]; r2 = ARGS[1]; r3 = ARGS[2]; call; exit`: the arguments come from memory, so one
+// compiled program (whose call-site slots fill on the first call) serves every case.
+std::vector<isa::Insn> call_program(uint64_t args, bool helper, int32_t id) {
+    std::vector<isa::Insn> p;
+    p.push_back(isa::Insn{0x18, 6, 0, 0, int32_t(uint32_t(args))});
+    p.push_back(isa::Insn{0, 0, 0, 0, int32_t(uint32_t(args >> 32))});
+    for (uint8_t r = 1; r <= 3; r++)
+        p.push_back(isa::Insn{0x79, r, 6, int16_t(8 * (r - 1)), 0}); // r = *(u64 *)(r6 + 8 * (r - 1))
+    p.push_back(isa::Insn{0x85, 0, uint8_t(helper ? 0 : isa::BPF_PSEUDO_KFUNC_CALL), 0, id});
+    p.push_back(isa::Insn{0x95, 0, 0, 0, 0});
+    return p;
+}
+
+class ShortStringsTest : public ::testing::TestWithParam<rs::Backend> {
+  protected:
+    void SetUp() override {
+        if (!rs::set_backend(GetParam()))
+            GTEST_SKIP() << "string backend " << rs::backend_name(GetParam())
+                         << " unavailable: " << rs::unavailable_reason(GetParam());
+        auto spec = loader::load_object_file(std::string(STRBPF_PROGS_DIR) + "/strings_diff.bpf.o");
+        ASSERT_TRUE(spec) << spec.error().message;
+        auto inst = ObjectInstance::create(std::make_shared<const loader::ObjectSpec>(std::move(*spec)));
+        ASSERT_TRUE(inst) << inst.error().message;
+        inst_ = std::move(*inst);
+        stack_ = std::make_unique<StackArea>();
+        prepare_run_context(ctx_, inst_.get(), stack_.get());
+        ctx_.verified = true;
+        Map* bss = inst_->find_map(".bss");
+        ASSERT_NE(bss, nullptr);
+        const Region* r = inst_->registry().find(addr(bss->arena()));
+        ASSERT_NE(r, nullptr);
+        args_ = reinterpret_cast<uint64_t*>(r->base);
+        end_ = reinterpret_cast<uint8_t*>(r->base + r->size);
+    }
+    void TearDown() override { rs::set_backend(rs::available_backends().back()); }
+
+    std::unique_ptr<exec::jit::CompiledProgram> compile(bool helper, int32_t id) {
+        exec::jit::CompileOptions opts = exec::jit::CompileOptions::host();
+        opts.call_sites = true;
+        auto c = exec::jit::compile(call_program(addr(args_), helper, id), opts);
+        EXPECT_TRUE(c) << c.error().message;
+        return c ? std::move(*c) : nullptr;
+    }
+    uint64_t run(const exec::jit::CompiledProgram& p, uint64_t r1, uint64_t r2, uint64_t r3) {
+        args_[0] = r1, args_[1] = r2, args_[2] = r3;
+        auto r = p.run(0, ctx_, *stack_);
+        EXPECT_TRUE(r.ok) << r.error;
+        return r.r0;
+    }
+
+    std::unique_ptr<ObjectInstance> inst_;
+    std::unique_ptr<StackArea> stack_;
+    RunContext ctx_;
+    uint64_t* args_ = nullptr; // the first bytes of .bss
+    uint8_t* end_ = nullptr;   // the end of .bss's region
+};
+
+INSTANTIATE_TEST_SUITE_P(Backends, ShortStringsTest, ::testing::ValuesIn(rs::kAllBackends),
+                         [](const auto& info) { return std::string(rs::backend_name(info.param)); });
+
+// The scalar arguments worth trying: limits and characters around the vector's 16 lanes, c == 0, wide ints.
+uint64_t pick_scalar(std::mt19937_64& rng) {
+    static const uint64_t kScalars[] = {0,  1,  2,  3,   5,    15,         16,         17, 31, 'a', 'b', 'c',
+                                        'a', 'b', 0, 255, 256, 0x161, ~uint64_t{0}, 0xFFFFFF61, 65536};
+    return kScalars[rng() % std::size(kScalars)];
+}
+
+TEST_P(ShortStringsTest, KfuncsAnswerAsTheGenericEntry) {
+    std::mt19937_64 rng(16);
+    uint8_t* pool = end_ - 512;
+    for (const KfuncProto& k : kfunc_table()) {
+        if (!k.site || k.site->short_path == ShortPath::none)
+            continue;
+        auto prog = compile(false, kfunc_index(k.name));
+        ASSERT_NE(prog, nullptr);
+        const bool two = k.site->ptr_regs[1] != 0;
+        for (int n = 0; n < 4000; n++) {
+            for (size_t i = 0; i < 512; i++)
+                pool[i] = "abc\0"[rng() % (n % 2 ? 4 : 3)]; // every other round: no NUL but the region's end
+            const uint64_t s1 = addr(end_ - 1 - rng() % 200), s2 = addr(end_ - 1 - rng() % 200);
+            const uint64_t r2 = two ? s2 : pick_scalar(rng), r3 = pick_scalar(rng);
+            const uint64_t want = k.fn(s1, r2, r3, 0, 0, &ctx_);
+            ASSERT_EQ(run(*prog, s1, r2, r3), want) << k.name << " case " << n << " s1 at end-" << addr(end_) - s1
+                                                    << " r2=" << r2 << " r3=" << r3;
+        }
+        EXPECT_EQ(prog->call_site_region(0), inst_->registry().find(addr(pool))) << k.name;
+    }
+}
+
+// bpf_strncmp(s1, n, s2): s1 in a page followed by a PROT_NONE one (a per-run region, as a stack or packet
+// buffer would be), at every distance from the guard; s2 every string of .rodata's pool.
+TEST_P(ShortStringsTest, StrncmpAnswersAsTheHelper) {
+    const size_t page = size_t(sysconf(_SC_PAGESIZE));
+    void* m = mmap(nullptr, 2 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    ASSERT_NE(m, MAP_FAILED);
+    auto* base = static_cast<uint8_t*>(m);
+    mprotect(base + page, page, PROT_NONE);
+    ctx_.mem.add_local(Region{addr(base), page, kPermRW, RegionKind::stack, "guarded"});
+    Map* ro = inst_->find_map(".rodata");
+    ASSERT_NE(ro, nullptr);
+    const Region* rr = inst_->registry().find(addr(ro->arena()));
+    ASSERT_NE(rr, nullptr);
+    auto prog = compile(true, 182);
+    ASSERT_NE(prog, nullptr);
+    std::mt19937_64 rng(182);
+    for (size_t i = 0; i < page; i++)
+        base[i] = "abc\0"[rng() % 4];
+    for (uint64_t d = 1; d <= 40; d++) {
+        for (uint64_t off = 0; off + 1 < rr->size; off++) {
+            const uint64_t s2 = rr->base + off;
+            if (!std::memchr(reinterpret_cast<const void*>(s2), 0, rr->size - off))
+                continue;
+            for (uint64_t n : {uint64_t{1}, d / 2 + 1, d}) {
+                const uint64_t s1 = addr(base + page - d);
+                const uint64_t want = bpf_strncmp_helper(s1, n, s2, 0, 0, &ctx_);
+                ASSERT_FALSE(ctx_.aborted) << ctx_.abort_message;
+                ASSERT_EQ(run(*prog, s1, n, s2), want) << "s1 at guard-" << d << " n=" << n << " s2 at " << off;
+            }
+        }
+    }
+    munmap(m, 2 * page);
+}
+
+// The short path is really emitted: a compiled strlen site holds SSE2's pcmpeqb (66 0F 74), a program compiled
+// without call sites (every call to the generic entry) does not.
+TEST_P(ShortStringsTest, StrlenSiteHasTheInlinePath) {
+    auto has_pcmpeqb = [](std::span<const uint8_t> code) {
+        for (size_t i = 0; i + 2 < code.size(); i++)
+            if (code[i] == 0x66 && code[i + 1] == 0x0F && code[i + 2] == 0x74)
+                return true;
+        return false;
+    };
+    auto with = compile(false, kfunc_index("bpf_strlen"));
+    ASSERT_NE(with, nullptr);
+    EXPECT_TRUE(has_pcmpeqb(with->code()));
+    auto without = exec::jit::compile(call_program(addr(args_), false, kfunc_index("bpf_strlen")));
+    ASSERT_TRUE(without) << without.error().message;
+    EXPECT_FALSE(has_pcmpeqb((*without)->code()));
+}
+
+// The JIT's repeat loop (jit::run_repeated): every run counted, the last r0 kept; a run that stops ends the loop
+// with run()'s error.
+TEST(JitRepeat, RunsEveryTimeAndStopsAtTheFirstFailure) {
+    uint64_t counter = 0;
+    const uint64_t at = addr(&counter);
+    std::vector<isa::Insn> p = {
+        isa::Insn{0x18, 1, 0, 0, int32_t(uint32_t(at))}, isa::Insn{0, 0, 0, 0, int32_t(uint32_t(at >> 32))},
+        isa::Insn{0xb7, 2, 0, 0, 1},  // r2 = 1
+        isa::Insn{0xdb, 1, 2, 0, 0},  // lock *(u64 *)(r1 + 0) += r2
+        isa::Insn{0xb7, 0, 0, 0, 7},  // r0 = 7
+        isa::Insn{0x95, 0, 0, 0, 0}}; // exit
+    RunContext ctx;
+    auto stack = std::make_unique<StackArea>();
+    auto ok = exec::jit::compile(p);
+    ASSERT_TRUE(ok) << ok.error().message;
+    ASSERT_TRUE((*ok)->lean());
+    exec::jit::JitResult r = exec::jit::run_repeated(**ok, 0, ctx, *stack, 5);
+    EXPECT_TRUE(r.ok) << r.error;
+    EXPECT_EQ(r.r0, 7u);
+    EXPECT_EQ(counter, 5u);
+
+    p.insert(p.begin() + 4, isa::Insn{0x20, 0, 0, 0, 0}); // ld_abs: ends the run at pc 4
+    auto failing = exec::jit::compile(p);
+    ASSERT_TRUE(failing) << failing.error().message;
+    counter = 0;
+    r = exec::jit::run_repeated(**failing, 0, ctx, *stack, 5);
+    EXPECT_FALSE(r.ok);
+    EXPECT_EQ(counter, 1u);
+    EXPECT_EQ(r.error, (*failing)->run(0, ctx, *stack).error);
+}
+
+} // namespace
+} // namespace strbpf::runtime
