@@ -44,7 +44,11 @@ const char* type_str(const btf_type* t) {
     return k < sizeof(names) / sizeof(names[0]) ? names[k] : "UNKN";
 }
 
-const char* name_of(const struct btf* b, const btf_type* t) { return t ? btf__name_by_offset(b, t->name_off) : ""; }
+// __btf_name_by_offset: "(anon)" for a type without a name.
+const char* name_of(const struct btf* b, const btf_type* t) {
+    const char* n = t ? btf__name_by_offset(b, t->name_off) : nullptr;
+    return n && *n ? n : "(anon)";
+}
 
 // btf_ctx_arg_idx: the argument slot OFF falls in (struct arguments take their size rounded up to 8 bytes).
 uint32_t ctx_arg_idx(const struct btf* b, const btf_type* proto, int32_t off) {
@@ -323,7 +327,9 @@ uint8_t walked_flags(const Env& env, const Reg& parent, const WalkOut& w, bool* 
 std::string btf_reg_type_name(const Reg& r) {
     if (!r.btf)
         return "";
-    return name_of(r.btf, btf__type_by_id(r.btf, r.aux));
+    const btf_type* t = btf__type_by_id(r.btf, r.aux);
+    const char* n = t ? btf__name_by_offset(r.btf, t->name_off) : nullptr;
+    return n ? n : "";
 }
 
 bool btf_ctx_load(Env& env, int32_t off, int size, bool write, int value_regno) {

@@ -412,7 +412,7 @@ bool check_mem_access(Env& env, int regno, int32_t insn_off, int size, Access ac
         break;
     default: break;
     }
-    if ((r.type == RegType::map_value || r.type == RegType::mem) && r.maybe_null)
+    if ((r.type == RegType::map_value || r.type == RegType::mem || r.type == RegType::btf_id) && r.maybe_null)
         return env.fail(fmt::format("R{} invalid mem access '{}'", regno, reg_type_str(r)));
     if (r.type != RegType::map_value && r.type != RegType::mem && r.type != RegType::stack &&
         r.type != RegType::map_key && r.type != RegType::btf_id &&
