@@ -332,6 +332,24 @@ std::string btf_reg_type_name(const Reg& r) {
     return n ? n : "";
 }
 
+bool btf_helper_ret(Env& env, int32_t helper_id, Reg* out) {
+    constexpr int32_t kGetCurrentTaskBtf = 158;
+    if (helper_id != kGetCurrentTaskBtf)
+        return false;
+    std::string error;
+    bool running = false;
+    const struct btf* b = env.attach ? env.attach->btf : target_btf(&error, &running);
+    const int id = b ? btf__find_by_name_kind(b, "task_struct", BTF_KIND_STRUCT) : -1;
+    if (id <= 0)
+        return false;
+    if (out) {
+        *out = reg_ptr(RegType::btf_id, uint32_t(id));
+        out->btf = b;
+        out->btf_flags = kBtfTrusted;
+    }
+    return true;
+}
+
 bool btf_ctx_load(Env& env, int32_t off, int size, bool write, int value_regno) {
     const BtfAttach& a = *env.attach;
     const bool lsm = env.prog.type == loader::ProgType::lsm;

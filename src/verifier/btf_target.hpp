@@ -46,6 +46,10 @@ bool resolve_attach_target(Env& env);
 bool btf_ctx_load(Env& env, int32_t off, int size, bool write, int value_regno);
 // check_ptr_to_btf_access: a load or store through the PTR_TO_BTF_ID in REGNO.
 bool btf_ptr_access(Env& env, int regno, int32_t insn_off, int size, bool write, int value_regno);
+// A helper returning a PTR_TO_BTF_ID strbpf models (bpf_get_current_task_btf's RET_PTR_TO_BTF_ID_TRUSTED, of
+// struct task_struct in the target BTF): true and, with OUT, R0's new value; false for the others (or without
+// kernel BTF).
+bool btf_helper_ret(Env& env, int32_t helper_id, Reg* out);
 // The name print_reg_state appends to a PTR_TO_BTF_ID ("task_struct").
 std::string btf_reg_type_name(const Reg& r);
 

@@ -166,3 +166,28 @@ __naked void nullable_arith(void)
 {
 	asm volatile("r2 = *(u64 *)(r1 + 8); r2 += 8; r0 = 0; exit;" ::: __clobber_all);
 }
+
+/* bpf_get_current_task_btf: a trusted struct task_struct in any program type (root's base helpers). */
+SEC("tp_btf/sched_switch")
+__success __log_level(2) __msg("R0=trusted_ptr_task_struct()")
+__naked void current_task_btf(void)
+{
+	asm volatile("call %[task]; r1 = *(u64 *)(r0 + 0); r0 = 0; exit;"
+		     :: [task]"i"(BPF_FUNC_get_current_task_btf) : __clobber_all);
+}
+
+SEC("socket")
+__success __log_level(2) __msg("R0=trusted_ptr_task_struct()")
+__naked void current_task_btf_socket(void)
+{
+	asm volatile("call %[task]; r1 = *(u32 *)(r0 + 24); r0 = 0; exit;"
+		     :: [task]"i"(BPF_FUNC_get_current_task_btf) : __clobber_all);
+}
+
+SEC("socket")
+__failure __msg("R0 is ptr_task_struct invalid negative access: off=-8")
+__naked void current_task_btf_negative(void)
+{
+	asm volatile("call %[task]; r1 = *(u64 *)(r0 - 8); r0 = 0; exit;"
+		     :: [task]"i"(BPF_FUNC_get_current_task_btf) : __clobber_all);
+}
