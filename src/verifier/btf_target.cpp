@@ -173,6 +173,24 @@ bool check_lsm(Env& env, BtfAttach& a) {
     return true;
 }
 
+// Sleepable fentry/fexit/fmod_ret programs and fmod_ret outside the security_ functions need their target on the
+// kernel's error-injection list, which strbpf cannot read: refused naming that (after the running kernel's own
+// refusal of every trampoline program, when it has one).
+std::string error_injection_unmodelled(const loader::ProgramSpec& prog) {
+    if (prog.type != loader::ProgType::tracing || prog.expected_attach_type == AttachType::trace_raw_tp)
+        return {};
+    const char* what = nullptr;
+    if (prog.sleepable)
+        what = "sleepable fentry/fexit/fmod_ret programs";
+    else if (prog.expected_attach_type == AttachType::modify_return && attach_name(prog).rfind("security_", 0) != 0)
+        what = "fmod_ret programs outside security_ functions";
+    if (!what)
+        return {};
+    return fmt::format("program '{}': strbpf's verifier does not model {} yet (their targets must be on the "
+                       "kernel's error-injection list)",
+                       prog.name, what);
+}
+
 bool check_tracing_func(Env& env, const BtfAttach& a) {
     if (tracing_denied(a.name))
         return env.fail(fmt::format("Attaching tracing programs to function '{}' is rejected.", a.name));
@@ -210,9 +228,8 @@ const struct btf* target_btf(std::string* error, bool* running) {
 
 bool btf_typed(const loader::ProgramSpec& prog) { return btf_unmodelled_reason(prog).empty(); }
 
-// The BTF-typed programs strbpf does not model yet: iterators, struct_ops, extensions, lsm_cgroup, fsession, and
-// sleepable tracing programs (their targets must be on the kernel's error-injection list, which strbpf cannot
-// read), fmod_ret outside the security_ functions likewise.
+// The BTF-typed programs strbpf does not model yet: iterators, struct_ops, extensions, lsm_cgroup, fsession (and,
+// found when the target is resolved, sleepable tracing programs and fmod_ret outside the security_ functions).
 std::string btf_unmodelled_reason(const loader::ProgramSpec& prog) {
     using loader::ProgType;
     const AttachType at = prog.expected_attach_type;
@@ -223,10 +240,6 @@ std::string btf_unmodelled_reason(const loader::ProgramSpec& prog) {
         else if (at != AttachType::trace_raw_tp && at != AttachType::trace_fentry && at != AttachType::trace_fexit &&
                  at != AttachType::modify_return)
             what = "programs of this attach type";
-        else if (prog.sleepable)
-            what = "sleepable fentry/fexit/fmod_ret programs (the kernel's error-injection list)";
-        else if (at == AttachType::modify_return && attach_name(prog).rfind("security_", 0) != 0)
-            what = "fmod_ret programs outside security_ functions (the kernel's error-injection list)";
     } else if (prog.type == ProgType::lsm) {
         if (at != AttachType::lsm_mac)
             what = "lsm_cgroup programs";
@@ -260,6 +273,8 @@ bool resolve_attach_target(Env& env) {
                                         "trampoline (fentry/fexit/fmod_ret/lsm): BPF_PROG_LOAD fails with {}",
                                         loader::prog_type_name(env.prog.type), std::strerror(err)));
     }
+    if (const std::string why = error_injection_unmodelled(env.prog); !why.empty())
+        return env.fail(why);
     bool ok = false;
     if (env.prog.expected_attach_type == AttachType::trace_raw_tp) {
         ok = resolve_tp_btf(env, a);
