@@ -36,13 +36,6 @@ bool is_struct(const btf_type* t) { return t && (btf_is_struct(t) || btf_is_unio
 bool is_small_int(const btf_type* t) { return t && btf_is_int(t) && t->size <= 8; }
 bool is_any_enum(const btf_type* t) { return t && (btf_is_enum(t) || btf_is_enum64(t)); }
 
-const char* type_str(const btf_type* t) {
-    static const char* names[] = {"UNKN",    "INT",      "PTR",      "ARRAY",   "STRUCT",  "UNION",   "ENUM",
-                                  "FWD",     "TYPEDEF",  "VOLATILE", "CONST",   "RESTRICT", "FUNC",   "FUNC_PROTO",
-                                  "VAR",     "DATASEC",  "FLOAT",    "DECL_TAG", "TYPE_TAG", "ENUM64"};
-    const unsigned k = t ? btf_kind(t) : 0;
-    return k < sizeof(names) / sizeof(names[0]) ? names[k] : "UNKN";
-}
 
 // __btf_name_by_offset: "(anon)" for a type without a name.
 const char* name_of(const struct btf* b, const btf_type* t) {
@@ -96,8 +89,8 @@ bool ctx_pointer(Env& env, const BtfAttach& a, const btf_type* ptr, uint32_t arg
     const btf_type* t = skip_mods(b, ptr->type, &id);
     if (!is_struct(t)) // 6.12 refuses these, later kernels type them as scalars
         return env.fail(fmt::format("strbpf does not model argument {} of {} (a pointer to {})", arg, a.name,
-                                    type_str(t)));
-    env.log_line(fmt::format("func '{}' arg{} has btf_id {} type {} '{}'", a.name, arg, id, type_str(t),
+                                    btf_kind_str(t)));
+    env.log_line(fmt::format("func '{}' arg{} has btf_id {} type {} '{}'", a.name, arg, id, btf_kind_str(t),
                              name_of(b, t)));
     if (err_ptr) {
         env.log_line(fmt::format("marking pointer arg{} as scalar as it may encode error", arg));
@@ -135,7 +128,7 @@ const btf_type* ctx_slot_type(Env& env, const BtfAttach& a, uint32_t arg, uint32
     if (at == AttachType::modify_return) {
         const btf_type* t = skip_mods(b, a.proto->type);
         if (!is_small_int(t)) {
-            env.log_line(fmt::format("ret type {} not allowed for fmod_ret", type_str(t)));
+            env.log_line(fmt::format("ret type {} not allowed for fmod_ret", btf_kind_str(t)));
             return ctx_invalid(env, off, size), nullptr;
         }
         return t;
@@ -274,7 +267,7 @@ Walk walk_struct(Env& env, const struct btf* b, const btf_type* t, int32_t& off,
                 if (!is_struct(st))
                     return env.fail(fmt::format("strbpf does not model loading the pointer member {} of struct {} "
                                                 "(a pointer to {})",
-                                                mname, tname, type_str(st))),
+                                                mname, tname, btf_kind_str(st))),
                            Walk::error;
                 out->id = sid;
                 out->field = mname;
@@ -323,6 +316,14 @@ uint8_t walked_flags(const Env& env, const Reg& parent, const WalkOut& w, bool* 
 }
 
 } // namespace
+
+const char* btf_kind_str(const btf_type* t) {
+    static const char* names[] = {"UNKNOWN",    "INT",      "PTR",      "ARRAY",   "STRUCT",  "UNION",   "ENUM",
+                                  "FWD",     "TYPEDEF",  "VOLATILE", "CONST",   "RESTRICT", "FUNC",   "FUNC_PROTO",
+                                  "VAR",     "DATASEC",  "FLOAT",    "DECL_TAG", "TYPE_TAG", "ENUM64"};
+    const unsigned k = t ? btf_kind(t) : 0;
+    return k < sizeof(names) / sizeof(names[0]) ? names[k] : "UNKNOWN";
+}
 
 std::string btf_reg_type_name(const Reg& r) {
     if (!r.btf)
@@ -380,7 +381,7 @@ bool btf_ctx_load(Env& env, int32_t off, int size, bool write, int value_regno) 
         }
     } else if (!t || !btf_is_ptr(t)) {
         env.log_line(fmt::format("func '{}' arg{} '{}' has type {}. Only pointer access is allowed", a.name, arg,
-                                 name_of(a.btf, t), type_str(t)));
+                                 name_of(a.btf, t), btf_kind_str(t)));
         return ctx_invalid(env, off, size);
     } else if (size != 8) {
         env.log_line(fmt::format("func '{}' size {} must be 8", a.name, size));

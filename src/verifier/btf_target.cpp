@@ -78,13 +78,6 @@ int64_t model_size(const struct btf* b, uint32_t id, const btf_type** out) {
     return -1;
 }
 
-const char* kind_str(const btf_type* t) {
-    static const char* names[] = {"UNKN",     "INT",   "PTR",     "ARRAY", "STRUCT",  "UNION",   "ENUM",
-                                  "FWD",      "TYPEDEF", "VOLATILE", "CONST", "RESTRICT", "FUNC", "FUNC_PROTO",
-                                  "VAR",      "DATASEC", "FLOAT",   "DECL_TAG", "TYPE_TAG", "ENUM64"};
-    const unsigned k = t ? btf_kind(t) : 0;
-    return k < sizeof(names) / sizeof(names[0]) ? names[k] : "UNKN";
-}
 
 // btf_distill_func_proto's complaints about a target function.
 bool distill_func_proto(Env& env, const BtfAttach& a) {
@@ -95,14 +88,14 @@ bool distill_func_proto(Env& env, const BtfAttach& a) {
     const btf_type* t = nullptr;
     const int64_t ret = model_size(b, a.proto->type, &t);
     if (ret < 0 || (t && (btf_is_struct(t) || btf_is_union(t))))
-        return env.fail(fmt::format("The function {} return type {} is unsupported.", a.name, kind_str(t)));
+        return env.fail(fmt::format("The function {} return type {} is unsupported.", a.name, btf_kind_str(t)));
     const btf_param* p = btf_params(a.proto);
     for (uint32_t i = 0; i < n; i++) {
         if (i == n - 1 && p[i].type == 0)
             return env.fail(fmt::format("The function {} with variable args is unsupported.", a.name));
         const int64_t sz = model_size(b, p[i].type, &t);
         if (sz < 0 || sz > 16)
-            return env.fail(fmt::format("The function {} arg{} type {} is unsupported.", a.name, i, kind_str(t)));
+            return env.fail(fmt::format("The function {} arg{} type {} is unsupported.", a.name, i, btf_kind_str(t)));
         if (sz == 0)
             return env.fail(fmt::format("The function {} has malformed void argument.", a.name));
     }

@@ -50,6 +50,8 @@ bool btf_ptr_access(Env& env, int regno, int32_t insn_off, int size, bool write,
 // struct task_struct in the target BTF): true and, with OUT, R0's new value; false for the others (or without
 // kernel BTF).
 bool btf_helper_ret(Env& env, int32_t helper_id, Reg* out);
+// btf_type_str: the kind's name ("STRUCT", "UNKNOWN" for void).
+const char* btf_kind_str(const btf_type* t);
 // The name print_reg_state appends to a PTR_TO_BTF_ID ("task_struct").
 std::string btf_reg_type_name(const Reg& r);
 

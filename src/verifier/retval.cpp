@@ -57,9 +57,7 @@ bool check_btf_return_code(Env& env) {
     if (lsm) { // retval_range_within on the 32-bit bounds
         if (r0.s32min >= range.lo && r0.s32max <= range.hi)
             return true;
-        Reg r32 = r0;
-        r32.smin = r0.s32min, r32.smax = r0.s32max;
-        return env.fail(invalid_scalar_msg(r32, "At program exit", "R0", range.lo, range.hi));
+        return env.fail(invalid_scalar_msg(r0, "At program exit", "R0", range.lo, range.hi)); // 64-bit bounds printed
     }
     if (r0.smin < range.lo || r0.smax > range.hi)
         return env.fail(invalid_scalar_msg(r0, "At program exit", "R0", range.lo, range.hi));
