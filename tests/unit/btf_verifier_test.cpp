@@ -8,6 +8,7 @@
 #include <fstream>
 #include <gtest/gtest.h>
 
+#include "shell_run.hpp"
 #include "verifier_raw_prog.hpp"
 
 namespace strbpf::vtest {
@@ -140,6 +141,26 @@ TEST(BtfVerifierOffline, NoKernelBtfIsAClearRefusal) {
     EXPECT_FALSE(v.ok);
     EXPECT_NE(v.reason.find("cannot read kernel BTF /nonexistent/strbpf-vmlinux"), std::string::npos) << v.reason;
     EXPECT_NE(v.reason.find("--btf FILE"), std::string::npos) << v.reason;
+}
+
+// The CLI's --btf FILE: tp_btf programs verify against the file given; a missing file is a usage error; an unreadable
+// one refuses each BTF-typed program alone, naming the file.
+TEST(BtfVerifierCli, BtfOption) {
+    const std::string cli = STRBPF_CLI;
+    const std::string obj = std::string(STRBPF_PROGS_DIR) + "/btf_tp_btf.bpf.o";
+    const auto missing = testing_support::run_shell(cli + " verify " + obj + " --btf /nonexistent/vmlinux", true);
+    EXPECT_EQ(missing.rc, 2) << missing.out;
+    const std::string junk = ::testing::TempDir() + "/strbpf_not_btf";
+    std::ofstream(junk) << "not BTF";
+    const auto bad = testing_support::run_shell(cli + " verify " + obj + " --prog skb_arg --btf " + junk, true);
+    EXPECT_EQ(bad.rc, 1) << bad.out;
+    EXPECT_NE(bad.out.find("cannot read kernel BTF " + junk), std::string::npos) << bad.out;
+    if (fs::exists("/sys/kernel/btf/vmlinux")) {
+        const auto good = testing_support::run_shell(
+            cli + " verify " + obj + " --prog skb_arg --btf /sys/kernel/btf/vmlinux", true);
+        EXPECT_EQ(good.rc, 0) << good.out;
+    }
+    fs::remove(junk);
 }
 
 } // namespace
