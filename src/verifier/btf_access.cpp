@@ -113,7 +113,7 @@ const btf_type* ctx_slot_type(Env& env, const BtfAttach& a, uint32_t arg, uint32
     const struct btf* b = a.btf;
     const btf_param* params = btf_params(a.proto) + (a.trace ? 1 : 0);
     if (arg > nr_args) {
-        env.log_line(fmt::format("func '{}' doesn't have {}-th argument", a.name, arg + 1));
+        env.note(fmt::format("func '{}' doesn't have {}-th argument", a.name, arg + 1));
         return ctx_invalid(env, off, size), nullptr;
     }
     if (arg < nr_args) {
@@ -128,12 +128,12 @@ const btf_type* ctx_slot_type(Env& env, const BtfAttach& a, uint32_t arg, uint32
     if (at == AttachType::modify_return) {
         const btf_type* t = skip_mods(b, a.proto->type);
         if (!is_small_int(t)) {
-            env.log_line(fmt::format("ret type {} not allowed for fmod_ret", btf_kind_str(t)));
+            env.note(fmt::format("ret type {} not allowed for fmod_ret", btf_kind_str(t)));
             return ctx_invalid(env, off, size), nullptr;
         }
         return t;
     }
-    env.log_line(fmt::format("func '{}' doesn't have {}-th argument", a.name, arg + 1));
+    env.note(fmt::format("func '{}' doesn't have {}-th argument", a.name, arg + 1));
     return ctx_invalid(env, off, size), nullptr;
 }
 
@@ -360,7 +360,7 @@ bool btf_ctx_load(Env& env, int32_t off, int size, bool write, int value_regno) 
     if (!lsm && (off < 0 || off >= 8 * 12 || write || off % size != 0)) // bpf_tracing_ctx_access
         return ctx_invalid(env, off, size);
     if (off % 8) {
-        env.log_line(fmt::format("func '{}' offset {} is not multiple of 8", a.name, off));
+        env.note(fmt::format("func '{}' offset {} is not multiple of 8", a.name, off));
         return ctx_invalid(env, off, size);
     }
     const uint32_t arg = ctx_arg_idx(a.btf, a.proto, off);
@@ -380,11 +380,11 @@ bool btf_ctx_load(Env& env, int32_t off, int size, bool write, int value_regno) 
             reg_sync(v);
         }
     } else if (!t || !btf_is_ptr(t)) {
-        env.log_line(fmt::format("func '{}' arg{} '{}' has type {}. Only pointer access is allowed", a.name, arg,
+        env.note(fmt::format("func '{}' arg{} '{}' has type {}. Only pointer access is allowed", a.name, arg,
                                  name_of(a.btf, t), btf_kind_str(t)));
         return ctx_invalid(env, off, size);
     } else if (size != 8) {
-        env.log_line(fmt::format("func '{}' size {} must be 8", a.name, size));
+        env.note(fmt::format("func '{}' size {} must be 8", a.name, size));
         return ctx_invalid(env, off, size);
     } else if (!ctx_pointer(env, a, t, arg, pname, &v)) {
         return false;
