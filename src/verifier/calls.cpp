@@ -12,6 +12,7 @@
 #include "runtime/kfuncs/kfunc_table.hpp"
 #include "runtime/maps/map.hpp"
 #include "verifier/domain/scalar.hpp"
+#include "verifier/btf_target.hpp"
 #include "verifier/env.hpp"
 #include "verifier/map_rules.hpp"
 
@@ -669,7 +670,7 @@ bool check_call_args(Env& env, const runtime::HelperProto& h, CallMeta* meta) {
 bool check_call_map_and_ret(Env& env, const runtime::HelperProto& h, const CallMeta& meta) {
     if (meta.map_index >= 0 && !check_map_rules(env, h.id, h.name, meta.map_index))
         return false;
-    if (!runtime::ret_kind_modelled(h.ret))
+    if (!runtime::ret_kind_modelled(h.ret) && !btf_helper_ret(env, h.id, nullptr))
         return not_modelled(env, h, fmt::format("the return value ({})", runtime::ret_kind_name(h.ret)));
     return true;
 }
@@ -697,7 +698,7 @@ void set_call_result(Env& env, const runtime::HelperProto& h, const CallMeta& me
         env.new_id();
         f.regs[0].id = f.regs[0].ref_obj_id = acquire_reference(env, env.pc);
         break;
-    default: break; // refused by check_call_map_and_ret
+    default: btf_helper_ret(env, h.id, &f.regs[0]); break; // else refused by check_call_map_and_ret
     }
 }
 

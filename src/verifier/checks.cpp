@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "verifier/domain/scalar.hpp"
+#include "verifier/btf_target.hpp"
 #include "verifier/env.hpp"
 
 namespace strbpf::verifier {
@@ -302,6 +303,8 @@ bool ctx_access(Env& env, int regno, int32_t off, int size, Access access, int v
         return env.fail(fmt::format("dereference of modified ctx ptr R{} off={} disallowed", regno, r.off));
     if (!r.var.is_const() || r.var.value != 0)
         return env.fail(fmt::format("variable ctx access var_off={} disallowed", tnum_str(r.var)));
+    if (env.attach)
+        return btf_ctx_load(env, off, size, is_write(access), is_write(access) ? -1 : value_regno);
     RegType field = RegType::scalar;
     if (!ctx_access_valid(env, off, size, is_write(access), sign_extend, &field))
         return env.fail(fmt::format("invalid bpf_context access off={} size={}", off, size));
@@ -396,6 +399,16 @@ bool check_mem_access(Env& env, int regno, int32_t insn_off, int size, Access ac
             return false;
         dst = (dst && dst->type == RegType::scalar) ? dst : nullptr;
         break;
+    case RegType::btf_id:
+        if (r.maybe_null)
+            break;
+        if (is_helper(access))
+            return env.fail(fmt::format("strbpf does not model helper memory access through R{} ({})", regno,
+                                        reg_type_str(r)));
+        if (!btf_ptr_access(env, regno, insn_off, size, is_write(access), is_write(access) ? -1 : value_regno))
+            return false;
+        dst = (dst && dst->type == RegType::scalar) ? dst : nullptr;
+        break;
     case RegType::packet:
     case RegType::packet_meta:
         if (access == Access::write && !packet_writable(env.prog.type))
@@ -407,10 +420,10 @@ bool check_mem_access(Env& env, int regno, int32_t insn_off, int size, Access ac
         break;
     default: break;
     }
-    if ((r.type == RegType::map_value || r.type == RegType::mem) && r.maybe_null)
+    if ((r.type == RegType::map_value || r.type == RegType::mem || r.type == RegType::btf_id) && r.maybe_null)
         return env.fail(fmt::format("R{} invalid mem access '{}'", regno, reg_type_str(r)));
     if (r.type != RegType::map_value && r.type != RegType::mem && r.type != RegType::stack &&
-        r.type != RegType::map_key &&
+        r.type != RegType::map_key && r.type != RegType::btf_id &&
         r.type != RegType::ctx && r.type != RegType::packet && r.type != RegType::packet_meta)
         return env.fail(fmt::format("R{} invalid mem access '{}'", regno, reg_type_str(r)));
     if (dst && dst->type == RegType::scalar && size < 8) {

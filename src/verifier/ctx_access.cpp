@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 #include <initializer_list>
 
+#include "verifier/btf_target.hpp"
 #include "verifier/env.hpp"
 #include "verifier/verifier.hpp"
 
@@ -404,7 +405,7 @@ std::string unverifiable_reason(const loader::ProgramSpec& prog) {
     using loader::ProgType;
     switch (prog.type) {
     case ProgType::tracing:
-    case ProgType::lsm:
+    case ProgType::lsm: return btf_unmodelled_reason(prog); // the kinds btf_access.cpp models verify
     case ProgType::struct_ops:
     case ProgType::ext:
         return fmt::format("program '{}': {} programs (section '{}') are typed by kernel BTF, which strbpf's "

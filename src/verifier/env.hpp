@@ -26,6 +26,8 @@ inline constexpr uint32_t kMisses = 3, kForcedMisses = 64;
 inline constexpr uint64_t kMaxVarOff = 1ull << 29;          // BPF_MAX_VAR_OFF
 inline constexpr uint64_t kMaxVarSiz = 1ull << 29;          // BPF_MAX_VAR_SIZ
 
+struct BtfAttach; // btf_target.hpp
+
 struct Subprog {
     int32_t start = 0;
     int32_t end = 0; // one past the last insn
@@ -113,6 +115,9 @@ class Env {
     uint32_t max_ctx_offset = 0;         // furthest ctx byte accessed (off + size)
     int32_t min_ctx_offset = 0;          // lowest negative ctx offset accessed
     std::vector<int32_t> stack_depth;    // per subprogram: the deepest stack byte any path touched, in 8-byte slots
+    // BTF-typed programs (tracing, lsm): the attach target in kernel BTF (btf_target.cpp); null for other types.
+    std::shared_ptr<const BtfAttach> attach;
+    bool attach_on_running_kernel = false; // the target BTF is the running kernel's: its symbols can be asked
 
     // ---- path exploration ----------------------------------------------------------------------------
     State cur;

@@ -23,12 +23,16 @@ const char* reg_type_name(RegType t, bool maybe_null) {
     case RegType::mem: return maybe_null ? "mem_or_null" : "mem";
     case RegType::func: return "func";
     case RegType::map_key: return "map_key";
+    case RegType::btf_id: return maybe_null ? "ptr_or_null_" : "ptr_";
     }
     return "?";
 }
 
 std::string reg_type_str(const Reg& r) {
     std::string name = reg_type_name(r.type, r.maybe_null);
+    if (r.type == RegType::btf_id) // reg_type_str's flag prefixes, in its order
+        return std::string((r.btf_flags & kBtfRcu) ? "rcu_" : "") + ((r.btf_flags & kBtfUntrusted) ? "untrusted_" : "") +
+               ((r.btf_flags & kBtfTrusted) ? "trusted_" : "") + name;
     return r.ringbuf ? "ringbuf_" + name : name;
 }
 

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <limits>
 
+#include "verifier/btf_target.hpp"
 #include "verifier/env.hpp"
 
 namespace strbpf::verifier {
@@ -83,6 +84,8 @@ std::string kernel_reg_str(const Env& env, const Reg& r, int frameno) {
     if (r.type == RegType::scalar && r.var.is_const())
         return snum(int64_t(r.var.value));
     std::string out = reg_type_str(r);
+    if (r.type == RegType::btf_id)
+        out += btf_reg_type_name(r);
     uint32_t map_index = r.aux;
     if (r.type == RegType::map_ptr && r.maybe_null) {
         // A map-in-map lookup before its null check: strbpf types it as the inner template at the call, the kernel

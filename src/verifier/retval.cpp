@@ -6,6 +6,7 @@
 #include <initializer_list>
 #include <limits>
 
+#include "verifier/btf_target.hpp"
 #include "verifier/env.hpp"
 
 namespace strbpf::verifier {
@@ -29,6 +30,38 @@ bool is_one_of(uint32_t v, std::initializer_list<uint32_t> set) {
         if (x == v)
             return true;
     return false;
+}
+
+// check_return_code for tracing and lsm programs: fentry/fexit return 0; tp_btf and fmod_ret anything; lsm hooks
+// that return int a value in bpf_lsm_get_retval_range (compared as 32 bits), void hooks are not checked at all.
+bool check_btf_return_code(Env& env) {
+    const BtfAttach& a = *env.attach;
+    const bool lsm = env.prog.type == loader::ProgType::lsm;
+    if (lsm && a.void_ret)
+        return true;
+    if (!check_reg_init(env, 0))
+        return false;
+    const Reg& r0 = env.cur.frames[0].regs[0];
+    const loader::AttachType at = env.prog.expected_attach_type;
+    RetvalRange range{0, 0};
+    if (lsm) {
+        if (!a.has_retval_range)
+            return true;
+        range = {a.ret_min, a.ret_max};
+    } else if (at != loader::AttachType::trace_fentry && at != loader::AttachType::trace_fexit) {
+        return true;
+    }
+    if (r0.type != RegType::scalar)
+        return env.fail(fmt::format("At program exit the register R0 is not a known value ({})", reg_type_str(r0)));
+    mark_reg_precise(env, 0);
+    if (lsm) { // retval_range_within on the 32-bit bounds
+        if (r0.s32min >= range.lo && r0.s32max <= range.hi)
+            return true;
+        return env.fail(invalid_scalar_msg(r0, "At program exit", "R0", range.lo, range.hi)); // 64-bit bounds printed
+    }
+    if (r0.smin < range.lo || r0.smax > range.hi)
+        return env.fail(invalid_scalar_msg(r0, "At program exit", "R0", range.lo, range.hi));
+    return true;
 }
 
 } // namespace
@@ -84,6 +117,8 @@ std::string invalid_scalar_msg(const Reg& r, const char* ctx, const char* reg, i
 // The exit of frame 0: of the program, or of a global subprogram verified on its own (check_return_code).
 // We run privileged, so returning a pointer is no leak ("R0 leaks addr as return value" never applies).
 bool check_return_code(Env& env) {
+    if (env.attach && env.cur.frames[0].subprog == 0)
+        return check_btf_return_code(env);
     if (!check_reg_init(env, 0))
         return false;
     const Reg& r0 = env.cur.frames[0].regs[0];

@@ -61,6 +61,7 @@ bool regsafe(const Reg& o, const Reg& c, IdMap& ids, Cmp cmp) {
     case RegType::packet_meta:
         return o.aux <= c.aux && o.off == c.off && ids.check(o.id, c.id, false) && range_within(o, c);
     case RegType::ctx:
+    case RegType::btf_id:
     case RegType::packet_end:
     case RegType::func: return regs_exact(o, c, ids);
     case RegType::map_value: // ids must correspond, set or not alike, null-checked or not (as the kernel's)

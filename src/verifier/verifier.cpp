@@ -12,6 +12,7 @@
 #include "isa/disasm.hpp"
 #include "runtime/helpers/helper_table.hpp"
 #include "verifier/domain/scalar.hpp"
+#include "verifier/btf_target.hpp"
 #include "verifier/env.hpp"
 
 namespace strbpf::verifier {
@@ -431,6 +432,13 @@ Verdict verify(const runtime::ObjectInstance& inst, const loader::ProgramSpec& p
         v.reason = why;
         v.log = why + "\n";
         return v;
+    }
+    if (env.prog.type == loader::ProgType::tracing || env.prog.type == loader::ProgType::lsm) {
+        if (!resolve_attach_target(env)) { // check_attach_btf_id, before the program is walked
+            v.reason = env.reason;
+            v.log = env.log;
+            return v;
+        }
     }
     bool ok = check_cfg(env);
     if (ok && opts.log_level > 0)

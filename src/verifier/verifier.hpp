@@ -47,4 +47,9 @@ Verdict verify(const runtime::ObjectInstance& inst, const loader::ProgramSpec& p
 // (pc -1); ctx_access.cpp.
 std::string unverifiable_reason(const loader::ProgramSpec& prog);
 
+// The kernel BTF (a vmlinux BTF file) that tracing and lsm programs are verified against, for the whole process
+// (the CLI's --btf FILE); empty, the default, is the running kernel's /sys/kernel/btf/vmlinux. Each file is parsed
+// once and kept.
+void set_target_btf_path(std::string path);
+
 } // namespace strbpf::verifier

@@ -11,6 +11,7 @@
 
 #include <fmt/format.h>
 
+#include "verifier/verifier.hpp"
 #include "cli.hpp"
 #include "exec/kernel/kernel_engine.hpp"
 #include "exec/runner.hpp"
@@ -21,6 +22,7 @@ namespace strbpf::cli {
 namespace {
 
 struct TestOptions {
+    std::string btf; // --btf: the kernel BTF tracing and lsm programs are verified against
     std::vector<std::string> objs;
     std::vector<std::string> engines;
     std::string filter;
@@ -125,6 +127,8 @@ void run_jobs(const std::vector<Job>& jobs, int n, const RunnerOptions& ro, Emit
 }
 
 int run(const TestOptions& o) {
+    if (!o.btf.empty())
+        verifier::set_target_btf_path(o.btf);
     RunnerOptions ro;
     if (!select_engines(o, &ro.engines))
         return kExitUsage;
@@ -183,6 +187,9 @@ Runner add_test_command(CLI::App& app) {
     CLI::App* c = app.add_subcommand("test", "Run BPF objects annotated with the kernel selftests' test_loader tags "
                                              "(__success, __failure, __msg, __retval, __flag, ...) on every engine");
     c->add_option("OBJ", o->objs, "BPF ELF objects")->required()->check(CLI::ExistingFile);
+    c->add_option("--btf", o->btf, "kernel BTF (vmlinux) that types tracing and lsm programs (default: "
+                   "the running kernel's /sys/kernel/btf/vmlinux)")
+        ->check(CLI::ExistingFile);
     // One value per --engine (repeatable, comma-separated), so that OBJs may follow it.
     c->add_option("--engine", o->engines, "engines, comma-separated (default: interp, jit and kernel if available)")
         ->delimiter(',')

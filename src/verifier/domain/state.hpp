@@ -11,6 +11,8 @@
 #include "isa/insn.hpp"
 #include "verifier/domain/tnum.hpp"
 
+struct btf;
+
 namespace strbpf::verifier {
 
 enum class RegType : uint8_t {
@@ -26,7 +28,11 @@ enum class RegType : uint8_t {
     mem,         // PTR_TO_MEM (size in `aux`)
     func,        // PTR_TO_FUNC (subprogram start in `aux`)
     map_key,     // PTR_TO_MAP_KEY (map index in `aux`): a for_each_map_elem callback's key, read-only
+    btf_id,      // PTR_TO_BTF_ID: a kernel object of BTF type `aux` in `btf` (trust in `btf_flags`)
 };
+
+// PTR_TO_BTF_ID's type flags (the kernel's PTR_TRUSTED, MEM_RCU, PTR_UNTRUSTED); maybe_null is PTR_MAYBE_NULL.
+inline constexpr uint8_t kBtfTrusted = 1, kBtfRcu = 2, kBtfUntrusted = 4;
 
 // How a scalar sharing an id relates to the id's base value (the kernel's BPF_ADD_CONST64/32): none = equal;
 // add64 = base + off; add32 = (u32)(base + off) zero-extended, the base being below 2^32.
@@ -40,6 +46,8 @@ struct Reg {
     uint32_t id = 0;     // null-check / packet-range / equal-scalar identity; 0 = none
     uint32_t ref_obj_id = 0; // the acquired reference this pointer is (a copy of); 0 = none (see State::refs)
     bool ringbuf = false;    // mem: a bpf_ringbuf_reserve reservation (the kernel's MEM_RINGBUF, "ringbuf_mem")
+    uint8_t btf_flags = 0;   // btf_id: kBtf* flags
+    const struct btf* btf = nullptr; // btf_id: the kernel BTF `aux` is a type of
     Link link = Link::none; // scalars with an id: how the value follows the id's base
     uint32_t aux = 0;    // map_ptr / map_value: map index; mem: size; func: insn; packet: range
     Tnum var;            // scalars: the value; pointers: the variable part of the offset

@@ -1,0 +1,284 @@
+// SPDX-License-Identifier: BSD-2-Clause
+// Kernel BTF as the verifier's target (verifier stage): loading it once per process, and resolving a BTF-typed
+// program's attach target as libbpf (the BTF id of the name its section gives) and the kernel
+// (bpf_check_attach_target, check_attach_btf_id, bpf_lsm_verify_prog) do. Tables of the kernel's hook sets are data.
+#include <algorithm>
+#include <bpf/btf.h>
+#include <cerrno>
+#include <cstring>
+#include <fmt/format.h>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <unordered_set>
+
+#include "verifier/btf_lists.hpp"
+#include "verifier/btf_probe.hpp"
+#include "verifier/btf_target.hpp"
+#include "verifier/env.hpp"
+
+namespace strbpf::verifier {
+namespace {
+
+constexpr const char* kRunningKernelBtf = "/sys/kernel/btf/vmlinux";
+
+struct BtfCache {
+    std::mutex mu;
+    std::string default_path;
+    struct Entry {
+        std::unique_ptr<struct btf, void (*)(struct btf*)> btf{nullptr, btf__free};
+        std::string error;
+    };
+    std::map<std::string, Entry> loaded;
+    bool kallsyms_read = false;
+    std::unordered_set<std::string> kallsyms;
+};
+
+BtfCache& cache() {
+    static BtfCache c;
+    return c;
+}
+
+using loader::AttachType;
+
+// kallsyms_lookup_name: whether the running kernel has the symbol (read once; only asked of its own BTF).
+bool kernel_has_symbol(const std::string& name) {
+    BtfCache& c = cache();
+    std::lock_guard<std::mutex> lock(c.mu);
+    if (!c.kallsyms_read) {
+        c.kallsyms_read = true;
+        std::ifstream in("/proc/kallsyms");
+        std::string addr, kind, sym;
+        while (in >> addr >> kind >> sym) {
+            std::string rest;
+            std::getline(in, rest); // "[module]"
+            c.kallsyms.insert(sym);
+        }
+    }
+    return c.kallsyms.empty() || c.kallsyms.count(name) > 0;
+}
+
+// The size btf_distill_func_proto's __get_type_size gives a parameter or return type; -1 when unsupported.
+int64_t model_size(const struct btf* b, uint32_t id, const btf_type** out) {
+    if (id == 0) {
+        *out = nullptr;
+        return 0;
+    }
+    const btf_type* t = btf__type_by_id(b, id);
+    while (t && (btf_is_mod(t) || btf_is_typedef(t)))
+        t = btf__type_by_id(b, t->type);
+    *out = t;
+    if (!t)
+        return -1;
+    if (btf_is_ptr(t))
+        return 8;
+    if (btf_is_int(t) || btf_is_enum(t) || btf_is_enum64(t) || btf_is_struct(t) || btf_is_union(t))
+        return t->size;
+    return -1;
+}
+
+
+// btf_distill_func_proto's complaints about a target function.
+bool distill_func_proto(Env& env, const BtfAttach& a) {
+    const struct btf* b = a.btf;
+    const uint32_t n = btf_vlen(a.proto);
+    if (n > 12)
+        return env.fail(fmt::format("The function {} has {} arguments. Too many.", a.name, n));
+    const btf_type* t = nullptr;
+    const int64_t ret = model_size(b, a.proto->type, &t);
+    if (ret < 0 || (t && (btf_is_struct(t) || btf_is_union(t))))
+        return env.fail(fmt::format("The function {} return type {} is unsupported.", a.name, btf_kind_str(t)));
+    const btf_param* p = btf_params(a.proto);
+    for (uint32_t i = 0; i < n; i++) {
+        if (i == n - 1 && p[i].type == 0)
+            return env.fail(fmt::format("The function {} with variable args is unsupported.", a.name));
+        const int64_t sz = model_size(b, p[i].type, &t);
+        if (sz < 0 || sz > 16)
+            return env.fail(fmt::format("The function {} arg{} type {} is unsupported.", a.name, i, btf_kind_str(t)));
+        if (sz == 0)
+            return env.fail(fmt::format("The function {} has malformed void argument.", a.name));
+    }
+    return true;
+}
+
+std::string attach_name(const loader::ProgramSpec& prog) {
+    const size_t slash = prog.section.find('/');
+    return slash == std::string::npos ? std::string() : prog.section.substr(slash + 1);
+}
+
+bool libbpf_not_found(Env& env, const std::string& name) {
+    return env.fail(fmt::format("prog '{}': failed to find kernel BTF type ID of '{}': -ESRCH", env.prog.name, name));
+}
+
+bool resolve_tp_btf(Env& env, BtfAttach& a) {
+    const int id = btf__find_by_name_kind(a.btf, ("btf_trace_" + a.name).c_str(), BTF_KIND_TYPEDEF);
+    if (id <= 0)
+        return libbpf_not_found(env, a.name);
+    a.btf_id = uint32_t(id);
+    const btf_type* ptr = btf__type_by_id(a.btf, btf__type_by_id(a.btf, a.btf_id)->type);
+    a.proto = ptr && btf_is_ptr(ptr) ? btf__type_by_id(a.btf, ptr->type) : nullptr;
+    if (!a.proto || !btf_is_func_proto(a.proto) || btf_vlen(a.proto) == 0)
+        return env.fail(fmt::format("attach_btf_id {} is not a typedef", a.btf_id));
+    a.trace = true;
+    a.args_trusted = true;
+    a.null_mask = raw_tp_null_mask(a.name);
+    return true;
+}
+
+bool resolve_func(Env& env, BtfAttach& a, const std::string& btf_name) {
+    const int id = btf__find_by_name_kind(a.btf, btf_name.c_str(), BTF_KIND_FUNC);
+    if (id <= 0)
+        return libbpf_not_found(env, btf_name);
+    a.btf_id = uint32_t(id);
+    a.name = btf_name;
+    a.proto = btf__type_by_id(a.btf, btf__type_by_id(a.btf, a.btf_id)->type);
+    if (!a.proto || !btf_is_func_proto(a.proto))
+        return env.fail(fmt::format("attach_btf_id {} is not a function", a.btf_id));
+    a.void_ret = a.proto->type == 0;
+    if (!distill_func_proto(env, a))
+        return false;
+    const btf_type* ret = nullptr;
+    if (model_size(a.btf, a.proto->type, &ret) > 8)
+        return env.fail(fmt::format("Attach to function {} with a >8 byte return value is not supported for this "
+                                    "attach type",
+                                    a.name));
+    if (env.attach_on_running_kernel && !kernel_has_symbol(a.name))
+        return env.fail(fmt::format("The address of function {} cannot be found", a.name));
+    return true;
+}
+
+bool check_lsm(Env& env, BtfAttach& a) {
+    if (env.prog.sleepable && !lsm_hook_sleepable(a.name))
+        return env.fail(fmt::format("{} is not sleepable", a.name));
+    if (!env.gpl_compatible)
+        return env.fail("LSM programs must have a GPL compatible license");
+    if (lsm_hook_disabled(a.name))
+        return env.fail(fmt::format("attach_btf_id {} points to disabled hook {}", a.btf_id, a.name));
+    if (!lsm_is_hook(a.name))
+        return env.fail(fmt::format("attach_btf_id {} points to wrong type name {}", a.btf_id, a.name));
+    a.args_trusted = !lsm_hook_untrusted(a.name);
+    if (a.proto->type != 0) { // bpf_lsm_get_retval_range: void hooks have none
+        a.has_retval_range = true;
+        a.ret_min = lsm_hook_bool(a.name) ? 0 : -4095; // -MAX_ERRNO
+        a.ret_max = lsm_hook_bool(a.name) ? 1 : 0;
+    }
+    return true;
+}
+
+// Sleepable fentry/fexit/fmod_ret programs and fmod_ret outside the security_ functions need their target on the
+// kernel's error-injection list, which strbpf cannot read: refused naming that (after the running kernel's own
+// refusal of every trampoline program, when it has one).
+std::string error_injection_unmodelled(const loader::ProgramSpec& prog) {
+    if (prog.type != loader::ProgType::tracing || prog.expected_attach_type == AttachType::trace_raw_tp)
+        return {};
+    const char* what = nullptr;
+    if (prog.sleepable)
+        what = "sleepable fentry/fexit/fmod_ret programs";
+    else if (prog.expected_attach_type == AttachType::modify_return && attach_name(prog).rfind("security_", 0) != 0)
+        what = "fmod_ret programs outside security_ functions";
+    if (!what)
+        return {};
+    return fmt::format("program '{}': strbpf's verifier does not model {} yet (their targets must be on the "
+                       "kernel's error-injection list)",
+                       prog.name, what);
+}
+
+bool check_tracing_func(Env& env, const BtfAttach& a) {
+    if (tracing_denied(a.name))
+        return env.fail(fmt::format("Attaching tracing programs to function '{}' is rejected.", a.name));
+    const AttachType at = env.prog.expected_attach_type;
+    if ((at == AttachType::trace_fexit || at == AttachType::modify_return) && noreturn_denied(a.name))
+        return env.fail("Attaching fexit/fmod_ret to __noreturn functions is rejected.");
+    return true;
+}
+
+} // namespace
+
+void set_target_btf_path(std::string path) {
+    BtfCache& c = cache();
+    std::lock_guard<std::mutex> lock(c.mu);
+    c.default_path = std::move(path);
+}
+
+const struct btf* target_btf(std::string* error, bool* running) {
+    BtfCache& c = cache();
+    std::lock_guard<std::mutex> lock(c.mu);
+    const std::string path = !c.default_path.empty() ? c.default_path : kRunningKernelBtf;
+    *running = path == kRunningKernelBtf;
+    auto [it, fresh] = c.loaded.try_emplace(path);
+    if (fresh) {
+        errno = 0;
+        struct btf* b = btf__parse(path.c_str(), nullptr);
+        if (!b)
+            it->second.error = fmt::format("cannot read kernel BTF {}: {}", path, std::strerror(errno ? errno : EINVAL));
+        it->second.btf.reset(b);
+    }
+    if (!it->second.btf && error)
+        *error = it->second.error;
+    return it->second.btf.get();
+}
+
+bool btf_typed(const loader::ProgramSpec& prog) { return btf_unmodelled_reason(prog).empty(); }
+
+// The BTF-typed programs strbpf does not model yet: iterators, struct_ops, extensions, lsm_cgroup, fsession (and,
+// found when the target is resolved, sleepable tracing programs and fmod_ret outside the security_ functions).
+std::string btf_unmodelled_reason(const loader::ProgramSpec& prog) {
+    using loader::ProgType;
+    const AttachType at = prog.expected_attach_type;
+    const char* what = nullptr;
+    if (prog.type == ProgType::tracing) {
+        if (at == AttachType::trace_iter)
+            what = "iterator programs";
+        else if (at != AttachType::trace_raw_tp && at != AttachType::trace_fentry && at != AttachType::trace_fexit &&
+                 at != AttachType::modify_return)
+            what = "programs of this attach type";
+    } else if (prog.type == ProgType::lsm) {
+        if (at != AttachType::lsm_mac)
+            what = "lsm_cgroup programs";
+    } else if (prog.type == ProgType::struct_ops || prog.type == ProgType::ext) {
+        what = "programs of this type";
+    } else {
+        return "not typed by kernel BTF";
+    }
+    if (!what)
+        return {};
+    return fmt::format("program '{}': {} programs (section '{}') are typed by kernel BTF; strbpf's verifier does not "
+                       "model {} yet",
+                       prog.name, loader::prog_type_name(prog.type), prog.section, what);
+}
+
+bool resolve_attach_target(Env& env) {
+    std::string error;
+    BtfAttach a;
+    a.btf = target_btf(&error, &env.attach_on_running_kernel);
+    if (!a.btf)
+        return env.fail(fmt::format("program '{}': {} programs are verified against kernel BTF: {} (pass --btf "
+                                    "FILE with a vmlinux BTF)",
+                                    env.prog.name, loader::prog_type_name(env.prog.type), error));
+    a.name = attach_name(env.prog);
+    if (a.name.empty())
+        return env.fail(fmt::format("prog '{}': section '{}' names no attach target", env.prog.name,
+                                    env.prog.section));
+    if (env.attach_on_running_kernel && env.prog.expected_attach_type != AttachType::trace_raw_tp) {
+        if (const int err = trampoline_load_errno(a.btf, env.prog.type == loader::ProgType::lsm); err != 0)
+            return env.fail(fmt::format("the running kernel loads no {} programs that attach through a BPF "
+                                        "trampoline (fentry/fexit/fmod_ret/lsm): BPF_PROG_LOAD fails with {}",
+                                        loader::prog_type_name(env.prog.type), std::strerror(err)));
+    }
+    if (const std::string why = error_injection_unmodelled(env.prog); !why.empty())
+        return env.fail(why);
+    bool ok = false;
+    if (env.prog.expected_attach_type == AttachType::trace_raw_tp) {
+        ok = resolve_tp_btf(env, a);
+    } else if (env.prog.type == loader::ProgType::lsm) {
+        ok = resolve_func(env, a, "bpf_lsm_" + a.name) && check_lsm(env, a);
+    } else {
+        ok = resolve_func(env, a, a.name) && check_tracing_func(env, a);
+    }
+    if (ok)
+        env.attach = std::make_shared<BtfAttach>(std::move(a));
+    return ok;
+}
+
+} // namespace strbpf::verifier

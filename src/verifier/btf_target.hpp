@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: BSD-2-Clause
+// Kernel BTF as the verifier's target (verifier stage, internal): the vmlinux BTF that types tracing and lsm
+// programs, loaded once per process and path; the attach target a BTF-typed program names (the kernel's
+// bpf_check_attach_target and bpf_lsm_verify_prog); and the PTR_TO_BTF_ID rules that read it (btf_access.cpp).
+#pragma once
+#include <cstdint>
+#include <string>
+
+#include "loader/object_spec.hpp"
+
+struct btf;
+struct btf_type;
+
+namespace strbpf::verifier {
+
+class Env;
+struct Reg;
+
+// The target BTF (set_target_btf_path's, else /sys/kernel/btf/vmlinux), parsed once per path and kept for the life
+// of the process; null with *error set when it cannot be read. *running: it is the running kernel's.
+const struct btf* target_btf(std::string* error, bool* running);
+
+// What a BTF-typed program is attached to: the target function's prototype and how its ctx is laid out.
+struct BtfAttach {
+    const struct btf* btf = nullptr;
+    std::string name;           // attach_func_name: the function, hook or tracepoint as the section names it
+    uint32_t btf_id = 0;        // the FUNC (or btf_trace_ TYPEDEF) it resolved to
+    const btf_type* proto = nullptr; // its FUNC_PROTO
+    bool trace = false;         // tp_btf: the prototype's first 'void *__data' parameter is not an argument
+    bool args_trusted = false;  // prog_args_trusted
+    uint64_t null_mask = 0;     // tp_btf: raw_tp_null_args' mask for this tracepoint
+    bool void_ret = false;      // the target returns void
+    bool has_retval_range = false; // lsm: bpf_lsm_get_retval_range
+    int32_t ret_min = 0, ret_max = 0;
+};
+
+// Whether strbpf's verifier types PROG by kernel BTF (the kinds btf_access.cpp models), and why not otherwise.
+bool btf_typed(const loader::ProgramSpec& prog);
+std::string btf_unmodelled_reason(const loader::ProgramSpec& prog);
+
+// Resolves PROG's attach target against the target BTF into env.attach; false after env.fail with the kernel's
+// words (or, offline, the reason no kernel BTF is available).
+bool resolve_attach_target(Env& env);
+
+// btf_ctx_access: a load of SIZE bytes at ctx offset OFF of a BTF-typed program into VALUE_REGNO.
+bool btf_ctx_load(Env& env, int32_t off, int size, bool write, int value_regno);
+// check_ptr_to_btf_access: a load or store through the PTR_TO_BTF_ID in REGNO.
+bool btf_ptr_access(Env& env, int regno, int32_t insn_off, int size, bool write, int value_regno);
+// A helper returning a PTR_TO_BTF_ID strbpf models (bpf_get_current_task_btf's RET_PTR_TO_BTF_ID_TRUSTED, of
+// struct task_struct in the target BTF): true and, with OUT, R0's new value; false for the others (or without
+// kernel BTF).
+bool btf_helper_ret(Env& env, int32_t helper_id, Reg* out);
+// btf_type_str: the kind's name ("STRUCT", "UNKNOWN" for void).
+const char* btf_kind_str(const btf_type* t);
+// The name print_reg_state appends to a PTR_TO_BTF_ID ("task_struct").
+std::string btf_reg_type_name(const Reg& r);
+
+} // namespace strbpf::verifier
