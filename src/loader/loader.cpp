@@ -13,6 +13,7 @@
 
 #include "loader/btf_ext.hpp"
 #include "loader/elf_file.hpp"
+#include "loader/externs.hpp"
 #include "loader/maps.hpp"
 #include "loader/programs.hpp"
 
@@ -41,9 +42,26 @@ std::string read_license(const ElfFile& elf) {
     return std::string(sec->bytes.data(), end ? end : sec->bytes.data() + sec->bytes.size());
 }
 
+// libbpf's internal `.kconfig` map: one read-only, mmapable array element holding every kconfig extern.
+MapSpec kconfig_map_spec(std::vector<uint8_t> data) {
+    MapSpec m;
+    m.name = ".kconfig";
+    m.section = ".kconfig";
+    m.type = kMapArray;
+    m.key_size = 4;
+    m.value_size = uint32_t(data.size());
+    m.max_entries = 1;
+    m.map_flags = kMapFlagMmapable | kMapFlagRdonlyProg;
+    m.global_data = true;
+    m.frozen = true;
+    m.initial = std::move(data);
+    return m;
+}
+
 } // namespace
 
-Result<ObjectSpec> load_object_memory(std::span<const uint8_t> image, const std::string& name) {
+Result<ObjectSpec> load_object_memory(std::span<const uint8_t> image, const std::string& name,
+                                      const LoadOptions& opts) {
     auto parsed = ElfFile::parse(std::vector<uint8_t>(image.begin(), image.end()));
     if (!parsed.ok())
         return make_error(name + ": " + parsed.error().message, parsed.error().code);
@@ -63,9 +81,16 @@ Result<ObjectSpec> load_object_memory(std::span<const uint8_t> image, const std:
         }
         auto maps = collect_maps(elf, obj.btf.get());
         STRBPF_TRY(maps);
-        LinkInputs in{&elf, obj.btf.get(), &ext, &*maps};
-        STRBPF_TRY(build_programs(in, obj.programs, obj.kfuncs));
+        ExternTable externs = collect_externs(elf, obj.btf.get());
+        int kconfig_map = -1;
+        if (externs.kconfig_size) {
+            kconfig_map = int(maps->specs.size());
+            maps->specs.push_back(kconfig_map_spec(resolve_kconfig(externs, obj.btf.get(), opts.kconfig_path)));
+        }
+        LinkInputs in{&elf, obj.btf.get(), &ext, &*maps, &externs, kconfig_map};
+        STRBPF_TRY(build_programs(in, obj));
         obj.maps = std::move(maps->specs);
+        obj.externs = std::move(externs.externs);
         return ok_status();
     }();
     if (!result.ok())
@@ -73,7 +98,7 @@ Result<ObjectSpec> load_object_memory(std::span<const uint8_t> image, const std:
     return obj;
 }
 
-Result<ObjectSpec> load_object_file(const std::string& path) {
+Result<ObjectSpec> load_object_file(const std::string& path, const LoadOptions& opts) {
     std::error_code ec;
     if (!std::filesystem::exists(path, ec))
         return make_error(fmt::format("{}: no such file", path), -ENOENT);
@@ -86,7 +111,7 @@ Result<ObjectSpec> load_object_file(const std::string& path) {
     std::vector<uint8_t> bytes(static_cast<size_t>(size));
     if (!in || !in.read(reinterpret_cast<char*>(bytes.data()), static_cast<std::streamsize>(size)))
         return make_error(fmt::format("{}: cannot read: {}", path, std::strerror(errno)), -EIO);
-    return load_object_memory(bytes, path);
+    return load_object_memory(bytes, path, opts);
 }
 
 } // namespace strbpf::loader

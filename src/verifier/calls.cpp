@@ -10,6 +10,7 @@
 
 #include "runtime/helpers/helper_table.hpp"
 #include "runtime/kfuncs/kfunc_table.hpp"
+#include "verifier/ksym.hpp"
 #include "runtime/maps/map.hpp"
 #include "verifier/domain/scalar.hpp"
 #include "verifier/env.hpp"
@@ -724,7 +725,7 @@ bool do_kfunc_call(Env& env, const isa::Insn& insn) {
         return env.fail(fmt::format("kernel btf_id {} is not a function", insn.imm));
     const runtime::KfuncProto* proto = runtime::find_kfunc(names[size_t(insn.imm)]);
     if (!proto)
-        return env.fail(fmt::format("calling kernel function {} is not allowed", names[size_t(insn.imm)]));
+        return fail_missing_kfunc(env, uint32_t(insn.imm));
     auto& regs = env.cur.cur().regs;
     for (int i = 0; i < proto->nparams; i++) {
         const runtime::KfuncParam& p = proto->params[i];

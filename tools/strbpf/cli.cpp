@@ -66,8 +66,21 @@ Result<std::vector<uint8_t>> read_file(const std::string& path) {
     return data;
 }
 
+namespace {
+loader::LoadOptions g_target; // set by the command line before a command runs
+} // namespace
+
+void add_target_options(CLI::App& cmd) {
+    cmd.add_option("--kconfig", g_target.kconfig_path,
+                   "kernel configuration for __kconfig externs (default: /boot/config-$(uname -r), "
+                   "/proc/config.gz)")
+        ->check(CLI::ExistingFile);
+}
+
+const loader::LoadOptions& target_options() { return g_target; }
+
 Result<std::shared_ptr<const loader::ObjectSpec>> load_spec(const std::string& path) {
-    auto spec = loader::load_object_file(path);
+    auto spec = loader::load_object_file(path, g_target);
     if (!spec)
         return spec.error();
     return std::shared_ptr<const loader::ObjectSpec>(std::make_shared<loader::ObjectSpec>(std::move(spec).value()));

@@ -1,0 +1,32 @@
+// SPDX-License-Identifier: BSD-2-Clause
+// Kfunc externs in the verifier (verifier stage): ksym.hpp.
+#include "verifier/ksym.hpp"
+
+#include <fmt/format.h>
+
+#include "runtime/instance.hpp"
+#include "runtime/kfuncs/kfunc_table.hpp"
+
+namespace strbpf::verifier {
+
+bool do_ksym_ld_imm64(Env& env, const isa::Insn& insn) {
+    const auto& names = env.inst.spec().kfuncs;
+    auto& regs = env.cur.cur().regs;
+    if (insn.imm < 0 || size_t(insn.imm) >= names.size())
+        return env.fail(fmt::format("ldimm64 insn specifies invalid btf_id {}.", insn.imm));
+    if (runtime::find_kfunc(names[size_t(insn.imm)]))
+        regs[insn.dst] = reg_ptr(RegType::mem, 0); // mem_size 0: nothing may be read through it
+    else
+        regs[insn.dst] = reg_const(0);
+    return true;
+}
+
+bool fail_missing_kfunc(Env& env, uint32_t idx) {
+    const auto& names = env.inst.spec().kfuncs;
+    const int32_t poison = runtime::weak_kfunc_poison(env.inst.spec(), idx);
+    if (poison >= 0)
+        return env.fail(fmt::format("invalid func unknown#{}", poison));
+    return env.fail(fmt::format("calling kernel function {} is not allowed", names[idx]));
+}
+
+} // namespace strbpf::verifier

@@ -1,0 +1,19 @@
+// SPDX-License-Identifier: BSD-2-Clause
+// Kfunc externs in the verifier (verifier stage): the address of a kfunc (ld_imm64 src=BPF_PSEUDO_BTF_ID, what
+// bpf_ksym_exists loads) and a call of a `__weak` kfunc the target lacks (libbpf poisons it).
+#pragma once
+#include "isa/insn.hpp"
+#include "verifier/env.hpp"
+
+namespace strbpf::verifier {
+
+// check_pseudo_btf_id for a kfunc: PTR_TO_MEM | MEM_RDONLY of size 0 when strbpf has the kfunc; libbpf loads 0 for
+// an absent weak one (a known scalar, so `if (bpf_ksym_exists(f))` prunes the call). An absent strong kfunc never
+// reaches here (the program fails to link).
+bool do_ksym_ld_imm64(Env& env, const isa::Insn& insn);
+
+// A call of kfuncs[idx], which the kfunc table lacks: libbpf has turned a weak one into a helper call with id
+// 2002000000 + its extern index, which the kernel refuses as "invalid func unknown#..." here, where it is reached.
+bool fail_missing_kfunc(Env& env, uint32_t idx);
+
+} // namespace strbpf::verifier
