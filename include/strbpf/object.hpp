@@ -27,6 +27,8 @@ struct OpenOptions {
     std::function<void(LogLevel, const std::string&)> log;
     // The Kconfig file (plain or gzip) `__kconfig` externs read; empty: /boot/config-$(uname -r), /proc/config.gz.
     std::string kconfig_path;
+    // The BTF (raw or an ELF's .BTF) CO-RE relocations are resolved against; empty: /sys/kernel/btf/vmlinux.
+    std::string btf_path;
 };
 
 struct LoadOptions {

@@ -202,8 +202,8 @@ uint32_t running_kernel_version() {
     struct utsname uts;
     if (uname(&uts) != 0)
         return 0;
-    if (const char* p = std::strstr(uts.version, "Debian "); p && std::sscanf(p, "Debian %u.%u.%u", &major, &minor,
-                                                                                 &patch) == 3)
+    if (const char* p = std::strstr(uts.version, "Debian ");
+        p && std::sscanf(p, "Debian %u.%u.%u", &major, &minor, &patch) == 3)
         return version(major, minor, patch);
     if (std::sscanf(uts.release, "%u.%u.%u", &major, &minor, &patch) != 3)
         return 0;

@@ -10,6 +10,8 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <mutex>
 
 #include "loader/btf_ext.hpp"
 #include "loader/elf_file.hpp"
@@ -40,6 +42,36 @@ std::string read_license(const ElfFile& elf) {
         return {};
     const uint8_t* end = static_cast<const uint8_t*>(std::memchr(sec->bytes.data(), 0, sec->bytes.size()));
     return std::string(sec->bytes.data(), end ? end : sec->bytes.data() + sec->bytes.size());
+}
+
+bool has_core_relos(const BtfExt& ext) {
+    for (const auto& [name, sec] : ext)
+        if (!sec.core.empty())
+            return true;
+    return false;
+}
+
+// The BTF CO-RE relocations resolve against: the file given, else the running kernel's. Parsed once per path
+// (vmlinux BTF is megabytes) and shared read-only.
+Result<std::shared_ptr<struct btf>> target_btf(const std::string& path) {
+    static std::mutex mu;
+    static std::map<std::string, std::shared_ptr<struct btf>> cache;
+    const std::string file = path.empty() ? "/sys/kernel/btf/vmlinux" : path;
+    std::lock_guard lock(mu);
+    if (auto it = cache.find(file); it != cache.end())
+        return it->second;
+    struct btf* raw = btf__parse(file.c_str(), nullptr);
+    if (!raw) {
+        const int err = errno;
+        return make_error(path.empty() ? fmt::format("CO-RE relocations need the target kernel's BTF, and {} cannot "
+                                                     "be read ({}): give one with --btf FILE",
+                                                     file, std::strerror(err))
+                                       : fmt::format("failed to parse target BTF '{}': {}", file, std::strerror(err)),
+                          -err);
+    }
+    std::shared_ptr<struct btf> b(raw, btf__free);
+    cache.emplace(file, b);
+    return b;
 }
 
 // libbpf's internal `.kconfig` map: one read-only, mmapable array element holding every kconfig extern.
@@ -87,7 +119,16 @@ Result<ObjectSpec> load_object_memory(std::span<const uint8_t> image, const std:
             kconfig_map = int(maps->specs.size());
             maps->specs.push_back(kconfig_map_spec(resolve_kconfig(externs, obj.btf.get(), opts.kconfig_path)));
         }
-        LinkInputs in{&elf, obj.btf.get(), &ext, &*maps, &externs, kconfig_map};
+        LinkInputs in{&elf, obj.btf.get(), &ext, &*maps, &externs, kconfig_map, nullptr, {}};
+        std::shared_ptr<struct btf> target;
+        if (has_core_relos(ext)) { // libbpf needs the target's BTF for any CO-RE relocation
+            auto t = target_btf(opts.btf_path);
+            if (t)
+                target = *t;
+            else
+                in.target_error = t.error().message;
+            in.target = target.get();
+        }
         STRBPF_TRY(build_programs(in, obj));
         obj.maps = std::move(maps->specs);
         obj.externs = std::move(externs.externs);

@@ -244,6 +244,14 @@ struct ProgramSpec {
     // ld_imm64 with src BPF_PSEUDO_MAP_FD/BPF_PSEUDO_MAP_VALUE written in the object without a relocation: their
     // imm is a file descriptor the program made up, not a map index (the verifier refuses them as the kernel does).
     std::vector<uint32_t> raw_map_fds;
+    // Instructions a CO-RE relocation the target cannot satisfy was poisoned at (a call of helper 195896080, as
+    // libbpf poisons them), with libbpf's description of the relocation; the verifier refuses such a call with
+    // "failed to resolve CO-RE relocation <spec>" only where a path reaches it.
+    struct CorePoison {
+        uint32_t insn = 0;
+        std::string spec;
+    };
+    std::vector<CorePoison> core_poisons;
 };
 
 struct ObjectSpec {

@@ -4,6 +4,7 @@
 // they are first reached, with call and callback offsets rewritten to the new layout.
 #include "loader/programs.hpp"
 
+#include "loader/core_relo.hpp"
 #include "loader/loader.hpp"
 
 #include <bpf/btf.h>
@@ -130,6 +131,7 @@ class Linker {
         const Func* target; // the function it refers to
     };
     Status place(const Func& f, uint32_t base);
+    Status apply_core(const Func& f, uint32_t base);
     Status relocate_call(const Func& f, uint32_t k, Insn& insn, uint32_t pos);
     Status relocate_ld_imm64(const Func& f, uint32_t k, Insn* insn, uint32_t pos);
     Status call_target(const Func& f, uint32_t k, size_t section, int64_t target, uint32_t pos);
@@ -181,6 +183,7 @@ Status Linker::place(const Func& f, uint32_t base) {
     size_t first = prog_.insns.size();
     prog_.insns.resize(first + f.count);
     std::memcpy(prog_.insns.data() + first, sec.bytes.data() + size_t(f.start) * 8, size_t(f.count) * 8);
+    STRBPF_TRY(apply_core(f, base));
     for (uint32_t j = 0; j < f.count; ++j) {
         Insn& insn = prog_.insns[base + j];
         uint32_t k = f.start + j;
@@ -198,6 +201,36 @@ Status Linker::place(const Func& f, uint32_t base) {
                                           "ld_imm64",
                                           where(f, k), reloc_type_name(r->type), insn.opcode));
         }
+    }
+    return ok_status();
+}
+
+// libbpf's bpf_object__relocate_core for the function's instructions: each CO-RE relocation resolved against
+// the target BTF and patched (or poisoned) before any other relocation.
+Status Linker::apply_core(const Func& f, uint32_t base) {
+    if (!in_.btf_ext || !in_.btf)
+        return ok_status();
+    auto it = in_.btf_ext->find(in_.elf->section(f.section)->name);
+    if (it == in_.btf_ext->end())
+        return ok_status();
+    const auto& relos = it->second.core;
+    for (size_t i = 0; i < relos.size(); ++i) {
+        const BtfExtCoreRelo& r = relos[i];
+        if (r.insn < f.start || r.insn - f.start >= f.count)
+            continue;
+        const uint32_t pos = base + (r.insn - f.start);
+        if (!in_.target && r.kind != kCoreTypeIdLocal)
+            return make_error(fmt::format("relo #{}: {}", i, in_.target_error), -EINVAL);
+        auto res = core_resolve(in_.btf, r, in_.target);
+        if (!res)
+            return make_error(fmt::format("relo #{}: {}: failed to relocate", i, res.error().message),
+                              res.error().code);
+        std::span<Insn> at(prog_.insns.data() + pos, prog_.insns.size() - pos);
+        if (auto st = core_patch(at, *res); !st)
+            return make_error(fmt::format("relo #{}: failed to patch insn #{}: {}", i, r.insn, st.error().message),
+                              st.error().code);
+        if (at[0].opcode == kCallOpcode && at[0].imm == kCorePoisonHelper)
+            prog_.core_poisons.push_back(ProgramSpec::CorePoison{pos, res->spec});
     }
     return ok_status();
 }

@@ -22,6 +22,8 @@ struct LinkInputs {
     const MapTable* maps = nullptr;
     const ExternTable* externs = nullptr; // may be null
     int kconfig_map = -1;                 // index of the .kconfig map, -1 when none
+    const struct btf* target = nullptr;   // CO-RE relocations' target BTF; null: target_error says why
+    std::string target_error;
 };
 
 // Appends one ProgramSpec per program (ELF order) to obj.programs and every kfunc they call or take the address

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "isa/opcodes.hpp"
+#include "loader/core_relo.hpp"
 #include "runtime/helpers/helper_table.hpp"
 
 namespace strbpf::runtime {
@@ -138,8 +139,9 @@ Status ObjectInstance::link(const loader::ProgramSpec& prog, LinkedProgram* out)
         if (in.opcode != (BPF_JMP | BPF_CALL))
             continue;
         if (in.src == 0) {
-            // Every helper id 6.18 has links; one strbpf does not implement ends a run that reaches it.
-            if (!find_helper(in.imm))
+            // Every helper id 6.18 has links; one strbpf does not implement ends a run that reaches it. libbpf's
+            // poisoned CO-RE instruction links too: the verifier refuses it where a path reaches it.
+            if (!find_helper(in.imm) && in.imm != loader::kCorePoisonHelper)
                 return fail(pc, fmt::format("invalid func unknown#{}", in.imm));
         } else if (in.src == BPF_PSEUDO_KFUNC_CALL) {
             const uint32_t idx = uint32_t(in.imm);

@@ -702,7 +702,7 @@ void set_call_result(Env& env, const runtime::HelperProto& h, const CallMeta& me
 bool do_helper_call(Env& env, const isa::Insn& insn) {
     const runtime::HelperProto* proto = runtime::find_helper(insn.imm, env.prog.type);
     if (!proto)
-        return env.fail(fmt::format("invalid func unknown#{}", insn.imm));
+        return fail_unknown_helper(env, insn);
     CallMeta meta;
     if (!check_call_gate(env, *proto) || !check_call_args(env, *proto, &meta) ||
         !check_call_map_and_ret(env, *proto, meta))

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: BSD-2-Clause
-// Kfunc externs in the verifier (verifier stage): ksym.hpp.
+// What libbpf left for the verifier (verifier stage): ksym.hpp.
 #include "verifier/ksym.hpp"
 
 #include <fmt/format.h>
 
+#include "loader/core_relo.hpp"
 #include "runtime/instance.hpp"
 #include "runtime/kfuncs/kfunc_table.hpp"
 
@@ -27,6 +28,14 @@ bool fail_missing_kfunc(Env& env, uint32_t idx) {
     if (poison >= 0)
         return env.fail(fmt::format("invalid func unknown#{}", poison));
     return env.fail(fmt::format("calling kernel function {} is not allowed", names[idx]));
+}
+
+bool fail_unknown_helper(Env& env, const isa::Insn& insn) {
+    if (insn.imm == loader::kCorePoisonHelper)
+        for (const loader::ProgramSpec::CorePoison& p : env.prog.core_poisons)
+            if (int64_t(p.insn) == env.pc)
+                return env.fail("failed to resolve CO-RE relocation " + p.spec);
+    return env.fail(fmt::format("invalid func unknown#{}", insn.imm));
 }
 
 } // namespace strbpf::verifier

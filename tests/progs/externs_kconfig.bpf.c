@@ -6,9 +6,6 @@
 #include <bpf/bpf_helpers.h>
 #include "strbpf_test.h"
 
-#define __kconfig __attribute__((section(".kconfig")))
-
-enum libbpf_tristate { TRI_NO = 0, TRI_YES = 1, TRI_MODULE = 2 };
 
 extern unsigned int LINUX_KERNEL_VERSION __kconfig;
 extern _Bool LINUX_HAS_BPF_COOKIE __kconfig;

@@ -6,7 +6,6 @@
 #include <bpf/bpf_helpers.h>
 #include "strbpf_test.h"
 
-#define __kconfig __attribute__((section(".kconfig")))
 
 extern int CONFIG_HZ __kconfig;
 extern unsigned long long CONFIG_ILLEGAL_POINTER_VALUE __kconfig __weak;

@@ -5,6 +5,10 @@
 #include <bpf/bpf_helpers.h>
 #include "strbpf_test.h"
 
+#ifndef bpf_ksym_exists /* libbpf 1.2+ has it in bpf_helpers.h */
+#define bpf_ksym_exists(sym) (!!(sym))
+#endif
+
 extern int bpf_strlen(const char *s__ign) __weak __ksym;
 extern int bpf_strbpf_absent_kfunc(const char *s__ign) __weak __ksym;
 

@@ -39,8 +39,7 @@ const MapSpec& kconfig_map(const ObjectSpec& obj) {
     return obj.maps[size_t(idx)];
 }
 
-template <class T>
-T value_of(const ObjectSpec& obj, const std::string& name) {
+template <class T> T value_of(const ObjectSpec& obj, const std::string& name) {
     const ExternSpec* e = find_extern(obj, name);
     EXPECT_NE(e, nullptr) << name;
     T v{};
@@ -70,10 +69,11 @@ TEST(Externs, KconfigLayoutFollowsLibbpfOrder) {
 }
 
 TEST(Externs, KconfigValuesOfEveryType) {
-    const std::string cfg = write_kconfig("externs_values.config", "# comment\nCONFIG_HZ=1000\n"
-                                                                   "CONFIG_ILLEGAL_POINTER_VALUE=0xdead000000000000\n"
-                                                                   "CONFIG_BPF_SYSCALL=m\n"
-                                                                   "CONFIG_DEFAULT_HOSTNAME=\"a-rather-long-hostname\"\n");
+    const std::string cfg =
+        write_kconfig("externs_values.config", "# comment\nCONFIG_HZ=1000\n"
+                                               "CONFIG_ILLEGAL_POINTER_VALUE=0xdead000000000000\n"
+                                               "CONFIG_BPF_SYSCALL=m\n"
+                                               "CONFIG_DEFAULT_HOSTNAME=\"a-rather-long-hostname\"\n");
     auto r = load_object_file(kTypes, LoadOptions{cfg});
     ASSERT_TRUE(r.ok()) << r.error().message;
     for (const ExternSpec& e : r->externs)
@@ -104,8 +104,7 @@ TEST(Externs, ValueOfTheWrongTypeIsLibbpfsError) {
     auto r = load_object_file(kTypes, LoadOptions{cfg});
     ASSERT_TRUE(r.ok()) << r.error().message;
     const std::string& why = r->find_program("config_int")->load_error;
-    EXPECT_NE(why.find("extern (kcfg) 'CONFIG_HZ': value '\"250\"' implies char array type"), std::string::npos)
-        << why;
+    EXPECT_NE(why.find("extern (kcfg) 'CONFIG_HZ': value '\"250\"' implies char array type"), std::string::npos) << why;
     // libbpf stops reading at the bad line and fails the object: every kconfig user fails here.
     EXPECT_NE(r->find_program("config_char")->load_error, "");
 }
@@ -113,8 +112,9 @@ TEST(Externs, ValueOfTheWrongTypeIsLibbpfsError) {
 TEST(Externs, MissingKconfigFileIsAClearError) {
     auto r = load_object_file(kTypes, LoadOptions{"/nonexistent/strbpf.config"});
     ASSERT_TRUE(r.ok()) << r.error().message;
-    EXPECT_NE(r->find_program("config_int")->load_error.find("failed to open Kconfig file '/nonexistent/strbpf.config'"),
-              std::string::npos);
+    EXPECT_NE(
+        r->find_program("config_int")->load_error.find("failed to open Kconfig file '/nonexistent/strbpf.config'"),
+        std::string::npos);
 }
 
 TEST(Externs, VirtualExterns) {

@@ -75,6 +75,9 @@ void add_target_options(CLI::App& cmd) {
                    "kernel configuration for __kconfig externs (default: /boot/config-$(uname -r), "
                    "/proc/config.gz)")
         ->check(CLI::ExistingFile);
+    cmd.add_option("--btf", g_target.btf_path,
+                   "target BTF that CO-RE relocations are resolved against (default: /sys/kernel/btf/vmlinux)")
+        ->check(CLI::ExistingFile);
 }
 
 const loader::LoadOptions& target_options() { return g_target; }

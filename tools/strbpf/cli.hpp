@@ -20,7 +20,7 @@ inline constexpr int kExitOk = 0, kExitFailed = 1, kExitUsage = 2;
 
 Result<std::vector<uint8_t>> parse_hex(const std::string& hex);
 Result<std::vector<uint8_t>> read_file(const std::string& path);
-// Loads with the target options every command takes (--kconfig FILE: add_target_options).
+// Loads with the target options every command takes (--kconfig FILE, --btf FILE: add_target_options).
 Result<std::shared_ptr<const loader::ObjectSpec>> load_spec(const std::string& path);
 void add_target_options(CLI::App& cmd);
 const loader::LoadOptions& target_options();

@@ -73,6 +73,7 @@ int verify_kernel(const VerifyOptions& o, const loader::ObjectSpec& spec) {
             continue;
         exec::kernel::LoadOptions lo;
         lo.log_level = effective_level(o);
+        lo.btf_custom_path = target_options().btf_path;
         const auto t0 = std::chrono::steady_clock::now();
         auto ko = exec::kernel::KernelObject::load(o.obj, prog.name, {}, lo);
         verifier::Verdict v;

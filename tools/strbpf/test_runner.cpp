@@ -226,7 +226,7 @@ void run_kernel(const TestObject& obj, const exec::TestSpec& spec, const exec::S
     lo.prog_flags = r->flags;
     lo.log_level = r->log_level;
     lo.also_load = auxiliaries(obj, spec, r->unpriv);
-    lo.btf_custom_path = spec.btf_path;
+    lo.btf_custom_path = spec.btf_path.empty() ? target_options().btf_path : spec.btf_path;
     const bool execute = sub.retval.has_value() && !sub.expect_failure;
     exec::kernel::RunDetails d;
     exec::RunReport run =
