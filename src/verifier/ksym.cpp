@@ -25,8 +25,10 @@ bool do_ksym_ld_imm64(Env& env, const isa::Insn& insn) {
 bool fail_missing_kfunc(Env& env, uint32_t idx) {
     const auto& names = env.inst.spec().kfuncs;
     const int32_t poison = runtime::weak_kfunc_poison(env.inst.spec(), idx);
+    // libbpf's log fixup of the kernel's "invalid func unknown#<poison>" at the poisoned call.
     if (poison >= 0)
-        return env.fail(fmt::format("invalid func unknown#{}", poison));
+        return env.fail(fmt::format("kfunc '{}' is referenced but wasn't resolved",
+                                    env.inst.spec().externs[size_t(poison - runtime::kPoisonCallKfuncBase)].name));
     return env.fail(fmt::format("calling kernel function {} is not allowed", names[idx]));
 }
 

@@ -14,7 +14,8 @@ namespace strbpf::verifier {
 bool do_ksym_ld_imm64(Env& env, const isa::Insn& insn);
 
 // A call of kfuncs[idx], which the kfunc table lacks: libbpf has turned a weak one into a helper call with id
-// 2002000000 + its extern index, which the kernel refuses as "invalid func unknown#..." here, where it is reached.
+// 2002000000 + its extern index, which the kernel refuses as "invalid func unknown#..." where it is reached and
+// libbpf's log fixup reports as "kfunc 'X' is referenced but wasn't resolved".
 bool fail_missing_kfunc(Env& env, uint32_t idx);
 
 // A helper id 6.18 lacks: the kernel's "invalid func unknown#N", or libbpf's words for an instruction it poisoned

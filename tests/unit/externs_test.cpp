@@ -26,6 +26,12 @@ std::string write_kconfig(const std::string& name, const std::string& text) {
     return path;
 }
 
+LoadOptions with_kconfig(const std::string& path) {
+    LoadOptions o;
+    o.kconfig_path = path;
+    return o;
+}
+
 const ExternSpec* find_extern(const ObjectSpec& obj, const std::string& name) {
     for (const ExternSpec& e : obj.externs)
         if (e.name == name)
@@ -50,7 +56,7 @@ template <class T> T value_of(const ObjectSpec& obj, const std::string& name) {
 
 TEST(Externs, KconfigLayoutFollowsLibbpfOrder) {
     const std::string cfg = write_kconfig("externs_layout.config", "CONFIG_HZ=250\nCONFIG_BPF_SYSCALL=y\n");
-    auto r = load_object_file(kTypes, LoadOptions{cfg});
+    auto r = load_object_file(kTypes, with_kconfig(cfg));
     ASSERT_TRUE(r.ok()) << r.error().message;
     // cmp_externs: alignment 8 first, then 4, then 1 (by size: the char before the 16-byte array).
     ASSERT_EQ(r->externs.size(), 4u);
@@ -74,7 +80,7 @@ TEST(Externs, KconfigValuesOfEveryType) {
                                                "CONFIG_ILLEGAL_POINTER_VALUE=0xdead000000000000\n"
                                                "CONFIG_BPF_SYSCALL=m\n"
                                                "CONFIG_DEFAULT_HOSTNAME=\"a-rather-long-hostname\"\n");
-    auto r = load_object_file(kTypes, LoadOptions{cfg});
+    auto r = load_object_file(kTypes, with_kconfig(cfg));
     ASSERT_TRUE(r.ok()) << r.error().message;
     for (const ExternSpec& e : r->externs)
         EXPECT_EQ(e.error, "") << e.name;
@@ -89,7 +95,7 @@ TEST(Externs, KconfigValuesOfEveryType) {
 
 TEST(Externs, StrongUnresolvedFailsOnlyItsProgram) {
     const std::string cfg = write_kconfig("externs_strong.config", "CONFIG_BPF_SYSCALL=y\n");
-    auto r = load_object_file(kTypes, LoadOptions{cfg});
+    auto r = load_object_file(kTypes, with_kconfig(cfg));
     ASSERT_TRUE(r.ok()) << r.error().message;
     const ProgramSpec* hz = r->find_program("config_int");
     ASSERT_NE(hz, nullptr);
@@ -101,7 +107,7 @@ TEST(Externs, StrongUnresolvedFailsOnlyItsProgram) {
 
 TEST(Externs, ValueOfTheWrongTypeIsLibbpfsError) {
     const std::string cfg = write_kconfig("externs_wrong.config", "CONFIG_HZ=\"250\"\nCONFIG_BPF_SYSCALL=y\n");
-    auto r = load_object_file(kTypes, LoadOptions{cfg});
+    auto r = load_object_file(kTypes, with_kconfig(cfg));
     ASSERT_TRUE(r.ok()) << r.error().message;
     const std::string& why = r->find_program("config_int")->load_error;
     EXPECT_NE(why.find("extern (kcfg) 'CONFIG_HZ': value '\"250\"' implies char array type"), std::string::npos) << why;
@@ -110,7 +116,7 @@ TEST(Externs, ValueOfTheWrongTypeIsLibbpfsError) {
 }
 
 TEST(Externs, MissingKconfigFileIsAClearError) {
-    auto r = load_object_file(kTypes, LoadOptions{"/nonexistent/strbpf.config"});
+    auto r = load_object_file(kTypes, with_kconfig("/nonexistent/strbpf.config"));
     ASSERT_TRUE(r.ok()) << r.error().message;
     EXPECT_NE(
         r->find_program("config_int")->load_error.find("failed to open Kconfig file '/nonexistent/strbpf.config'"),
@@ -118,8 +124,8 @@ TEST(Externs, MissingKconfigFileIsAClearError) {
 }
 
 TEST(Externs, VirtualExterns) {
-    auto r = load_object_file(kVirtual, LoadOptions{write_kconfig("externs_virtual.config", "CONFIG_BPF_SYSCALL=y\n"
-                                                                                            "CONFIG_BPF_JIT=m\n")});
+    auto r = load_object_file(kVirtual, with_kconfig(write_kconfig("externs_virtual.config", "CONFIG_BPF_SYSCALL=y\n"
+                                                                                             "CONFIG_BPF_JIT=m\n")));
     ASSERT_TRUE(r.ok()) << r.error().message;
     EXPECT_EQ(value_of<uint32_t>(*r, "LINUX_KERNEL_VERSION"), running_kernel_version());
     EXPECT_NE(running_kernel_version(), 0u);
