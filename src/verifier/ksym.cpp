@@ -32,11 +32,24 @@ bool fail_missing_kfunc(Env& env, uint32_t idx) {
     return env.fail(fmt::format("calling kernel function {} is not allowed", names[idx]));
 }
 
+namespace {
+
+// libbpf's log fixup also rewrites the poisoned instruction's line: "N: (85) call unknown#X" -> "N: <what>".
+void rewrite_call_line(Env& env, int32_t imm, const char* what) {
+    const std::string line = fmt::format("{}: (85) call unknown#{}\n", env.pc, imm);
+    if (env.log.size() >= line.size() && env.log.compare(env.log.size() - line.size(), line.size(), line) == 0)
+        env.log.replace(env.log.size() - line.size(), line.size(), fmt::format("{}: {}\n", env.pc, what));
+}
+
+} // namespace
+
 bool fail_unknown_helper(Env& env, const isa::Insn& insn) {
     if (insn.imm == loader::kCorePoisonHelper)
         for (const loader::ProgramSpec::CorePoison& p : env.prog.core_poisons)
-            if (int64_t(p.insn) == env.pc)
+            if (int64_t(p.insn) == env.pc) {
+                rewrite_call_line(env, insn.imm, "<invalid CO-RE relocation>");
                 return env.fail("failed to resolve CO-RE relocation " + p.spec);
+            }
     return env.fail(fmt::format("invalid func unknown#{}", insn.imm));
 }
 
