@@ -26,6 +26,10 @@ struct OpenOptions {
     std::string object_name; // default: the file name without ".bpf.o"/".o"; "<memory>" for open_memory
     // Receives load's messages: a rejection (warn), each program's verdict (info) and verifier log (debug).
     std::function<void(LogLevel, const std::string&)> log;
+    // The Kconfig file (plain or gzip) `__kconfig` externs read; empty: /boot/config-$(uname -r), /proc/config.gz.
+    std::string kconfig_path;
+    // The BTF (raw or an ELF's .BTF) CO-RE relocations are resolved against; empty: /sys/kernel/btf/vmlinux.
+    std::string btf_path;
 };
 
 struct LoadOptions {

@@ -82,7 +82,7 @@ Object& Object::operator=(Object&&) noexcept = default;
 Object::~Object() = default;
 
 Result<Object> Object::open(const std::string& path, const OpenOptions& opts) {
-    auto spec = loader::load_object_file(path);
+    auto spec = loader::load_object_file(path, loader::LoadOptions{opts.kconfig_path, opts.btf_path});
     std::vector<uint8_t> image;
     if (spec) { // the loader read it: read it again for the symbol table
         std::ifstream in(path, std::ios::binary);
@@ -96,7 +96,8 @@ Result<Object> Object::open(const std::string& path, const OpenOptions& opts) {
 
 Result<Object> Object::open_memory(std::span<const uint8_t> image, const OpenOptions& opts) {
     const std::string name = opts.object_name.empty() ? "<memory>" : opts.object_name;
-    auto o = make_object(loader::load_object_memory(image, name), std::vector<uint8_t>(image.begin(), image.end()),
+    auto o = make_object(loader::load_object_memory(image, name, loader::LoadOptions{opts.kconfig_path, opts.btf_path}),
+                         std::vector<uint8_t>(image.begin(), image.end()),
                          name, opts);
     if (!o)
         return o.error();

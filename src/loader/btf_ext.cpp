@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
-// .BTF.ext parsing (loader stage): func_info and line_info, every count checked against the bytes that remain.
+// .BTF.ext parsing (loader stage): func_info, line_info and core_relo, every count checked against the bytes
+// that remain.
 #include "loader/btf_ext.hpp"
 
 #include <bpf/btf.h>
@@ -15,6 +16,8 @@ constexpr uint16_t kBtfMagic = 0xeB9F;
 constexpr uint32_t kMinHeaderLen = 24; // magic..line_info_len
 constexpr uint32_t kMinFuncRec = 8;    // struct bpf_func_info
 constexpr uint32_t kMinLineRec = 16;   // struct bpf_line_info
+constexpr uint32_t kCoreHeaderLen = 32; // ... core_relo_off, core_relo_len
+constexpr uint32_t kMinCoreRec = 16;    // struct bpf_core_relo
 
 uint32_t read_u32(std::span<const uint8_t> d, size_t off) {
     uint32_t v;
@@ -86,6 +89,12 @@ Result<BtfExt> parse_btf_ext(std::span<const uint8_t> data, const struct btf* bt
     STRBPF_TRY(funcs);
     auto lines = block_at(data, hdr_len, read_u32(data, 16), read_u32(data, 20), "line_info");
     STRBPF_TRY(lines);
+    std::span<const uint8_t> core;
+    if (hdr_len >= kCoreHeaderLen) {
+        auto c = block_at(data, hdr_len, read_u32(data, 24), read_u32(data, 28), "core_relo");
+        STRBPF_TRY(c);
+        core = *c;
+    }
     BtfExt out;
     STRBPF_TRY(walk_block(*funcs, "func_info", kMinFuncRec, btf,
                           [&](std::string name, uint32_t insn, std::span<const uint8_t> b, size_t pos) {
@@ -95,6 +104,11 @@ Result<BtfExt> parse_btf_ext(std::span<const uint8_t> data, const struct btf* bt
                           [&](std::string name, uint32_t insn, std::span<const uint8_t> b, size_t pos) {
                               out[name].lines.push_back(
                                   BtfExtLine{insn, read_u32(b, pos + 4), read_u32(b, pos + 8), read_u32(b, pos + 12)});
+                          }));
+    STRBPF_TRY(walk_block(core, "core_relo", kMinCoreRec, btf,
+                          [&](std::string name, uint32_t insn, std::span<const uint8_t> b, size_t pos) {
+                              out[name].core.push_back(BtfExtCoreRelo{insn, read_u32(b, pos + 4),
+                                                                      read_u32(b, pos + 8), read_u32(b, pos + 12)});
                           }));
     // Sorted, so that each function finds its records by binary search (objects with many functions and lines).
     for (auto& [name, sec] : out)

@@ -10,9 +10,12 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <mutex>
 
 #include "loader/btf_ext.hpp"
 #include "loader/elf_file.hpp"
+#include "loader/externs.hpp"
 #include "loader/maps.hpp"
 #include "loader/programs.hpp"
 
@@ -41,9 +44,56 @@ std::string read_license(const ElfFile& elf) {
     return std::string(sec->bytes.data(), end ? end : sec->bytes.data() + sec->bytes.size());
 }
 
+bool has_core_relos(const BtfExt& ext) {
+    for (const auto& [name, sec] : ext)
+        if (!sec.core.empty())
+            return true;
+    return false;
+}
+
+// The BTF CO-RE relocations resolve against: the file given, else the running kernel's. Parsed once per path
+// (vmlinux BTF is megabytes) and shared read-only.
+Result<std::shared_ptr<struct btf>> target_btf(const std::string& path) {
+    static std::mutex mu;
+    static std::map<std::string, std::shared_ptr<struct btf>> cache;
+    const std::string file = path.empty() ? "/sys/kernel/btf/vmlinux" : path;
+    std::lock_guard lock(mu);
+    if (auto it = cache.find(file); it != cache.end())
+        return it->second;
+    struct btf* raw = btf__parse(file.c_str(), nullptr);
+    if (!raw) {
+        const int err = errno;
+        return make_error(path.empty() ? fmt::format("CO-RE relocations need the target kernel's BTF, and {} cannot "
+                                                     "be read ({}): give one with --btf FILE",
+                                                     file, std::strerror(err))
+                                       : fmt::format("failed to parse target BTF '{}': {}", file, std::strerror(err)),
+                          -err);
+    }
+    std::shared_ptr<struct btf> b(raw, btf__free);
+    cache.emplace(file, b);
+    return b;
+}
+
+// libbpf's internal `.kconfig` map: one read-only, mmapable array element holding every kconfig extern.
+MapSpec kconfig_map_spec(std::vector<uint8_t> data) {
+    MapSpec m;
+    m.name = ".kconfig";
+    m.section = ".kconfig";
+    m.type = kMapArray;
+    m.key_size = 4;
+    m.value_size = uint32_t(data.size());
+    m.max_entries = 1;
+    m.map_flags = kMapFlagMmapable | kMapFlagRdonlyProg;
+    m.global_data = true;
+    m.frozen = true;
+    m.initial = std::move(data);
+    return m;
+}
+
 } // namespace
 
-Result<ObjectSpec> load_object_memory(std::span<const uint8_t> image, const std::string& name) {
+Result<ObjectSpec> load_object_memory(std::span<const uint8_t> image, const std::string& name,
+                                      const LoadOptions& opts) {
     auto parsed = ElfFile::parse(std::vector<uint8_t>(image.begin(), image.end()));
     if (!parsed.ok())
         return make_error(name + ": " + parsed.error().message, parsed.error().code);
@@ -63,9 +113,25 @@ Result<ObjectSpec> load_object_memory(std::span<const uint8_t> image, const std:
         }
         auto maps = collect_maps(elf, obj.btf.get());
         STRBPF_TRY(maps);
-        LinkInputs in{&elf, obj.btf.get(), &ext, &*maps};
-        STRBPF_TRY(build_programs(in, obj.programs, obj.kfuncs));
+        ExternTable externs = collect_externs(elf, obj.btf.get());
+        int kconfig_map = -1;
+        if (externs.kconfig_size) {
+            kconfig_map = int(maps->specs.size());
+            maps->specs.push_back(kconfig_map_spec(resolve_kconfig(externs, obj.btf.get(), opts.kconfig_path)));
+        }
+        LinkInputs in{&elf, obj.btf.get(), &ext, &*maps, &externs, kconfig_map, nullptr, {}};
+        std::shared_ptr<struct btf> target;
+        if (has_core_relos(ext)) { // libbpf needs the target's BTF for any CO-RE relocation
+            auto t = target_btf(opts.btf_path);
+            if (t)
+                target = *t;
+            else
+                in.target_error = t.error().message;
+            in.target = target.get();
+        }
+        STRBPF_TRY(build_programs(in, obj));
         obj.maps = std::move(maps->specs);
+        obj.externs = std::move(externs.externs);
         return ok_status();
     }();
     if (!result.ok())
@@ -73,7 +139,7 @@ Result<ObjectSpec> load_object_memory(std::span<const uint8_t> image, const std:
     return obj;
 }
 
-Result<ObjectSpec> load_object_file(const std::string& path) {
+Result<ObjectSpec> load_object_file(const std::string& path, const LoadOptions& opts) {
     std::error_code ec;
     if (!std::filesystem::exists(path, ec))
         return make_error(fmt::format("{}: no such file", path), -ENOENT);
@@ -86,7 +152,7 @@ Result<ObjectSpec> load_object_file(const std::string& path) {
     std::vector<uint8_t> bytes(static_cast<size_t>(size));
     if (!in || !in.read(reinterpret_cast<char*>(bytes.data()), static_cast<std::streamsize>(size)))
         return make_error(fmt::format("{}: cannot read: {}", path, std::strerror(errno)), -EIO);
-    return load_object_memory(bytes, path);
+    return load_object_memory(bytes, path, opts);
 }
 
 } // namespace strbpf::loader

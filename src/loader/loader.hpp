@@ -11,9 +11,17 @@
 
 namespace strbpf::loader {
 
+// What the object is loaded for: the kernel configuration `__kconfig` externs read and the BTF CO-RE relocations
+// are resolved against.
+struct LoadOptions {
+    std::string kconfig_path; // a Kconfig file (plain or gzip); empty: /boot/config-$(uname -r), /proc/config.gz
+    std::string btf_path;     // the target's BTF (raw or an ELF with .BTF); empty: /sys/kernel/btf/vmlinux
+};
+
 // Reads and relocates an object. Errors name the section or offset at fault; never crashes on bad input.
-Result<ObjectSpec> load_object_file(const std::string& path);
-Result<ObjectSpec> load_object_memory(std::span<const uint8_t> image, const std::string& name = "<memory>");
+Result<ObjectSpec> load_object_file(const std::string& path, const LoadOptions& opts = {});
+Result<ObjectSpec> load_object_memory(std::span<const uint8_t> image, const std::string& name = "<memory>",
+                                      const LoadOptions& opts = {});
 
 // libbpf's section flags (enum sec_def_flags).
 enum SectionFlag : uint32_t {

@@ -199,12 +199,32 @@ struct FuncInfo {
     uint32_t type_id = 0; // BTF FUNC id from .BTF.ext func_info (in ObjectSpec::btf); 0 when absent
 };
 
+// An extern symbol of the object (libbpf's extern_desc): a `__kconfig` variable, which lives in the `.kconfig` map,
+// or a `__ksym` function (a kfunc) or variable. ObjectSpec::externs keeps libbpf's order (kconfig first by
+// descending alignment, then size, then name; then ksyms by name), so an index is libbpf's extern index: a call
+// of a `__weak` kfunc the target lacks is poisoned as helper id 2002000000 + index, as libbpf poisons it.
+struct ExternSpec {
+    enum class Kind : uint8_t { kconfig, kfunc, ksym_var };
+    std::string name;
+    Kind kind = Kind::kconfig;
+    bool weak = false;
+    uint32_t btf_id = 0;      // the object's BTF VAR or FUNC
+    uint32_t type_id = 0;     // kconfig / ksym_var: the variable's type after modifiers (0: a typeless ksym)
+    uint32_t kconfig_off = 0; // kconfig: offset in the .kconfig map's value
+    uint32_t size = 0;        // kconfig: size of the value
+    // Non-empty when a program referencing this extern cannot be loaded (libbpf's words: "extern 'X' (strong):
+    // not resolved", a kconfig value of the wrong type, ...); only the programs that use it fail.
+    std::string error;
+};
+
 // Instruction encoding after loading (the kernel's pseudo forms, with indexes instead of fds):
 // - ld_imm64 src=BPF_PSEUDO_MAP_FD: imm = index into ObjectSpec::maps;
 // - ld_imm64 src=BPF_PSEUDO_MAP_VALUE: imm = map index, second slot's imm = offset into the value;
 // - ld_imm64 src=BPF_PSEUDO_FUNC: imm = relative insn offset of the callback (target = pc + imm + 1);
 // - call src=0: imm = helper id; call src=BPF_PSEUDO_CALL: imm = relative offset (target = pc + imm + 1);
-// - call src=BPF_PSEUDO_KFUNC_CALL: imm = index into ObjectSpec::kfuncs (resolved by name by the runtime).
+// - call src=BPF_PSEUDO_KFUNC_CALL: imm = index into ObjectSpec::kfuncs (resolved by name by the runtime);
+// - ld_imm64 src=BPF_PSEUDO_BTF_ID: the address of a kfunc (bpf_ksym_exists), imm = index into ObjectSpec::kfuncs;
+// - a `__kconfig` extern is a BPF_PSEUDO_MAP_VALUE of the `.kconfig` map at its offset.
 struct ProgramSpec {
     std::string name;    // the function's symbol name
     std::string section; // full SEC() name, without a leading '?'
@@ -224,6 +244,14 @@ struct ProgramSpec {
     // ld_imm64 with src BPF_PSEUDO_MAP_FD/BPF_PSEUDO_MAP_VALUE written in the object without a relocation: their
     // imm is a file descriptor the program made up, not a map index (the verifier refuses them as the kernel does).
     std::vector<uint32_t> raw_map_fds;
+    // Instructions a CO-RE relocation the target cannot satisfy was poisoned at (a call of helper 195896080, as
+    // libbpf poisons them), with libbpf's description of the relocation; the verifier refuses such a call with
+    // "failed to resolve CO-RE relocation <spec>" only where a path reaches it.
+    struct CorePoison {
+        uint32_t insn = 0;
+        std::string spec;
+    };
+    std::vector<CorePoison> core_poisons;
 };
 
 struct ObjectSpec {
@@ -231,6 +259,8 @@ struct ObjectSpec {
     std::string license;
     std::vector<MapSpec> maps;
     std::vector<std::string> kfuncs; // extern __ksym function names referenced by kfunc calls
+    std::vector<int32_t> kfunc_extern; // per kfuncs[i]: its index in externs, -1 without BTF (a strong kfunc)
+    std::vector<ExternSpec> externs;   // libbpf's order (see ExternSpec)
     std::vector<ProgramSpec> programs; // ELF order: by section index, then by offset
     std::shared_ptr<struct btf> btf;   // the object's BTF (libbpf), null when absent
 

@@ -4,6 +4,7 @@
 // they are first reached, with call and callback offsets rewritten to the new layout.
 #include "loader/programs.hpp"
 
+#include "loader/core_relo.hpp"
 #include "loader/loader.hpp"
 
 #include <bpf/btf.h>
@@ -120,8 +121,8 @@ const ElfReloc* CodeIndex::reloc_at(size_t section, uint32_t insn) const {
 class Linker {
   public:
     // line_text: bytes of source and file names copied into line records so far, object-wide.
-    Linker(const LinkInputs& in, const CodeIndex& code, std::vector<std::string>& kfuncs, uint64_t& line_text)
-        : in_(in), code_(code), kfuncs_(kfuncs), line_text_(line_text) {}
+    Linker(const LinkInputs& in, const CodeIndex& code, ObjectSpec& obj, uint64_t& line_text)
+        : in_(in), code_(code), obj_(obj), line_text_(line_text) {}
     Result<ProgramSpec> link(const Func& main);
 
   private:
@@ -130,17 +131,19 @@ class Linker {
         const Func* target; // the function it refers to
     };
     Status place(const Func& f, uint32_t base);
+    Status apply_core(const Func& f, uint32_t base);
     Status relocate_call(const Func& f, uint32_t k, Insn& insn, uint32_t pos);
     Status relocate_ld_imm64(const Func& f, uint32_t k, Insn* insn, uint32_t pos);
     Status call_target(const Func& f, uint32_t k, size_t section, int64_t target, uint32_t pos);
     Result<int32_t> kfunc_index(const ElfSymbol& sym, const Func& f, uint32_t k);
+    Status relocate_extern_ld_imm64(const Func& f, uint32_t k, Insn* insn, const ElfSymbol& sym);
     std::string where(const Func& f, uint32_t k) const;
     Status add_lines(const Func& f, uint32_t base);
     Result<uint32_t> func_type_id(const Func& f) const;
 
     const LinkInputs& in_;
     const CodeIndex& code_;
-    std::vector<std::string>& kfuncs_;
+    ObjectSpec& obj_; // kfuncs and kfunc_extern grow as programs reference kfuncs
     uint64_t& line_text_;
     ProgramSpec prog_;
     std::vector<std::pair<const Func*, uint32_t>> placed_; // function, output position
@@ -180,6 +183,7 @@ Status Linker::place(const Func& f, uint32_t base) {
     size_t first = prog_.insns.size();
     prog_.insns.resize(first + f.count);
     std::memcpy(prog_.insns.data() + first, sec.bytes.data() + size_t(f.start) * 8, size_t(f.count) * 8);
+    STRBPF_TRY(apply_core(f, base));
     for (uint32_t j = 0; j < f.count; ++j) {
         Insn& insn = prog_.insns[base + j];
         uint32_t k = f.start + j;
@@ -197,6 +201,36 @@ Status Linker::place(const Func& f, uint32_t base) {
                                           "ld_imm64",
                                           where(f, k), reloc_type_name(r->type), insn.opcode));
         }
+    }
+    return ok_status();
+}
+
+// libbpf's bpf_object__relocate_core for the function's instructions: each CO-RE relocation resolved against
+// the target BTF and patched (or poisoned) before any other relocation.
+Status Linker::apply_core(const Func& f, uint32_t base) {
+    if (!in_.btf_ext || !in_.btf)
+        return ok_status();
+    auto it = in_.btf_ext->find(in_.elf->section(f.section)->name);
+    if (it == in_.btf_ext->end())
+        return ok_status();
+    const auto& relos = it->second.core;
+    for (size_t i = 0; i < relos.size(); ++i) {
+        const BtfExtCoreRelo& r = relos[i];
+        if (r.insn < f.start || r.insn - f.start >= f.count)
+            continue;
+        const uint32_t pos = base + (r.insn - f.start);
+        if (!in_.target && r.kind != kCoreTypeIdLocal)
+            return make_error(fmt::format("relo #{}: {}", i, in_.target_error), -EINVAL);
+        auto res = core_resolve(in_.btf, r, in_.target);
+        if (!res)
+            return make_error(fmt::format("relo #{}: {}: failed to relocate", i, res.error().message),
+                              res.error().code);
+        std::span<Insn> at(prog_.insns.data() + pos, prog_.insns.size() - pos);
+        if (auto st = core_patch(at, *res); !st)
+            return make_error(fmt::format("relo #{}: failed to patch insn #{}: {}", i, r.insn, st.error().message),
+                              st.error().code);
+        if (at[0].opcode == kCallOpcode && at[0].imm == kCorePoisonHelper)
+            prog_.core_poisons.push_back(ProgramSpec::CorePoison{pos, res->spec});
     }
     return ok_status();
 }
@@ -248,21 +282,63 @@ Status Linker::call_target(const Func& f, uint32_t k, size_t section, int64_t ta
     return ok_status();
 }
 
+// The kfunc's index in ObjectSpec::kfuncs: one entry per extern, named by its essential name (a `___flavor`
+// suffix dropped, as libbpf looks kfuncs up).
 Result<int32_t> Linker::kfunc_index(const ElfSymbol& sym, const Func& f, uint32_t k) {
     if (sym.name.empty() || (sym.bind != STB_GLOBAL && sym.bind != STB_WEAK))
         return make_error(fmt::format("{}: call to an undefined symbol that is not a global extern", where(f, k)));
+    int32_t ext = -1;
+    std::string name = sym.name;
     if (in_.btf) {
-        int32_t id = btf__find_by_name_kind(in_.btf, sym.name.c_str(), BTF_KIND_FUNC);
-        const btf_type* t = id > 0 ? btf__type_by_id(in_.btf, id) : nullptr;
-        if (!t || btf_vlen(t) != BTF_FUNC_EXTERN)
+        ext = in_.externs ? in_.externs->find(sym.name) : -1;
+        const ExternSpec* e = ext >= 0 ? &in_.externs->externs[size_t(ext)] : nullptr;
+        if (!e || e->kind != ExternSpec::Kind::kfunc)
             return make_error(fmt::format("{}: call to '{}', which has no extern BTF FUNC (declare it `extern ... "
                                           "__ksym`)",
                                           where(f, k), sym.name));
+        if (!e->error.empty())
+            return make_error(e->error, -ESRCH);
+        name = std::string(essential_name(e->name));
     }
-    auto it = std::find(kfuncs_.begin(), kfuncs_.end(), sym.name);
-    if (it == kfuncs_.end())
-        it = kfuncs_.insert(kfuncs_.end(), sym.name);
-    return static_cast<int32_t>(it - kfuncs_.begin());
+    for (size_t i = 0; i < obj_.kfuncs.size(); ++i)
+        if (ext >= 0 ? obj_.kfunc_extern[i] == ext : obj_.kfunc_extern[i] < 0 && obj_.kfuncs[i] == name)
+            return static_cast<int32_t>(i);
+    obj_.kfuncs.push_back(name);
+    obj_.kfunc_extern.push_back(ext);
+    return static_cast<int32_t>(obj_.kfuncs.size() - 1);
+}
+
+// libbpf's RELO_EXTERN_LD64: a kconfig extern becomes its place in the .kconfig map; a kfunc's address is kept
+// as BPF_PSEUDO_BTF_ID for the runtime to resolve (bpf_ksym_exists: 0 when a weak kfunc is absent).
+Status Linker::relocate_extern_ld_imm64(const Func& f, uint32_t k, Insn* insn, const ElfSymbol& sym) {
+    const int idx = in_.btf && in_.externs ? in_.externs->find(sym.name) : -1;
+    if (idx < 0)
+        return make_error(fmt::format("{}: ld_imm64 of '{}', an undefined symbol the object's BTF does not declare "
+                                      "as an extern",
+                                      where(f, k), sym.name.empty() ? "?" : sym.name));
+    const ExternSpec& e = in_.externs->externs[size_t(idx)];
+    if (!e.error.empty())
+        return make_error(e.error, -ESRCH);
+    switch (e.kind) {
+    case ExternSpec::Kind::kconfig:
+        insn[0].src = isa::BPF_PSEUDO_MAP_VALUE;
+        insn[0].imm = in_.kconfig_map;
+        insn[1].imm = static_cast<int32_t>(e.kconfig_off);
+        return ok_status();
+    case ExternSpec::Kind::kfunc: {
+        auto kf = kfunc_index(sym, f, k);
+        STRBPF_TRY(kf);
+        insn[0].src = isa::BPF_PSEUDO_BTF_ID;
+        insn[0].imm = *kf;
+        insn[1].imm = 0;
+        return ok_status();
+    }
+    case ExternSpec::Kind::ksym_var: break;
+    }
+    return make_error(fmt::format("extern (var ksym) '{}': strbpf has no kernel {} to resolve it to (the kernel "
+                                  "engine runs it)",
+                                  e.name, e.type_id ? "variables" : "symbols"),
+                      -ENOTSUP);
 }
 
 Status Linker::relocate_ld_imm64(const Func& f, uint32_t k, Insn* insn, uint32_t pos) {
@@ -277,11 +353,11 @@ Status Linker::relocate_ld_imm64(const Func& f, uint32_t k, Insn* insn, uint32_t
     if (r->type != kRBpf64_64)
         return make_error(fmt::format("{}: unsupported relocation type {} ({}) on ld_imm64 of '{}'", where(f, k),
                                       reloc_type_name(r->type), r->type, name));
+    if (sym.shndx == SHN_UNDEF)
+        return relocate_extern_ld_imm64(f, k, insn, sym);
     const ElfSection* sec = sym.shndx < SHN_LORESERVE ? in_.elf->section(sym.shndx) : nullptr;
-    if (sym.shndx == SHN_UNDEF || !sec)
-        return make_error(fmt::format("{}: ld_imm64 of '{}', an extern or special symbol (ksym/kconfig variables "
-                                      "are not supported)",
-                                      where(f, k), name));
+    if (!sec)
+        return make_error(fmt::format("{}: ld_imm64 of '{}', a special symbol", where(f, k), name));
     int64_t off = int64_t(sym.value) + insn[0].imm; // named symbol: st_value; section symbol: imm holds the offset
     if (sec->executable()) {                        // a callback's address (bpf_loop, ...)
         if (off < 0 || off % 8 != 0)
@@ -374,7 +450,7 @@ void apply_section(ProgramSpec& prog) {
 
 } // namespace
 
-Status build_programs(const LinkInputs& in, std::vector<ProgramSpec>& programs, std::vector<std::string>& kfuncs) {
+Status build_programs(const LinkInputs& in, ObjectSpec& obj) {
     CodeIndex code;
     STRBPF_TRY(code.build(*in.elf));
     uint64_t total = 0;     // instructions and line records of all programs, subprograms counted in every caller
@@ -389,7 +465,7 @@ Status build_programs(const LinkInputs& in, std::vector<ProgramSpec>& programs, 
             autoload = false;
         }
         // A program that cannot link fails alone: it keeps its name and section and says why.
-        auto linked = Linker(in, code, kfuncs, line_text).link(f);
+        auto linked = Linker(in, code, obj, line_text).link(f);
         ProgramSpec prog;
         if (linked.ok()) {
             prog = std::move(*linked);
@@ -410,7 +486,7 @@ Status build_programs(const LinkInputs& in, std::vector<ProgramSpec>& programs, 
         apply_section(prog); // the section's complaint comes first, as libbpf checks the type first
         if (prog.load_error.empty())
             prog.load_error = std::move(link_error);
-        programs.push_back(std::move(prog));
+        obj.programs.push_back(std::move(prog));
     }
     return ok_status();
 }

@@ -7,6 +7,7 @@
 
 #include "loader/btf_ext.hpp"
 #include "loader/elf_file.hpp"
+#include "loader/externs.hpp"
 #include "loader/maps.hpp"
 #include "loader/object_spec.hpp"
 
@@ -19,9 +20,14 @@ struct LinkInputs {
     const struct btf* btf = nullptr; // may be null
     const BtfExt* btf_ext = nullptr; // may be null
     const MapTable* maps = nullptr;
+    const ExternTable* externs = nullptr; // may be null
+    int kconfig_map = -1;                 // index of the .kconfig map, -1 when none
+    const struct btf* target = nullptr;   // CO-RE relocations' target BTF; null: target_error says why
+    std::string target_error;
 };
 
-// Appends one ProgramSpec per program (ELF order) and every kfunc name the programs call.
-Status build_programs(const LinkInputs& in, std::vector<ProgramSpec>& programs, std::vector<std::string>& kfuncs);
+// Appends one ProgramSpec per program (ELF order) to obj.programs and every kfunc they call or take the address
+// of to obj.kfuncs (with obj.kfunc_extern).
+Status build_programs(const LinkInputs& in, ObjectSpec& obj);
 
 } // namespace strbpf::loader

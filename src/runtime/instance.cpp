@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "isa/opcodes.hpp"
+#include "loader/core_relo.hpp"
 #include "runtime/helpers/helper_table.hpp"
 
 namespace strbpf::runtime {
@@ -98,7 +99,14 @@ Status ObjectInstance::link(const loader::ProgramSpec& prog, LinkedProgram* out)
             if (in.src == BPF_PSEUDO_MAP_IDX || in.src == BPF_PSEUDO_MAP_IDX_VALUE)
                 return make_error(fmt::format("program '{}': fd_idx without fd_array is invalid", prog.name), -EPROTO,
                                   int64_t(pc));
-            if (in.src == BPF_PSEUDO_MAP_FD || in.src == BPF_PSEUDO_MAP_VALUE) {
+            if (in.src == BPF_PSEUDO_BTF_ID) { // a kfunc's address (bpf_ksym_exists)
+                auto addr = kfunc_address(prog, uint32_t(in.imm));
+                if (!addr)
+                    return make_error(addr.error().message, addr.error().code, int64_t(pc));
+                in.src = 0;
+                in.imm = int32_t(uint32_t(*addr));
+                hi.imm = int32_t(uint32_t(*addr >> 32));
+            } else if (in.src == BPF_PSEUDO_MAP_FD || in.src == BPF_PSEUDO_MAP_VALUE) {
                 const uint32_t idx = uint32_t(in.imm);
                 if (idx >= maps_.size())
                     return fail(pc, fmt::format("ld_imm64 at insn {} refers to map #{} of {}", pc, idx, maps_.size()));
@@ -131,17 +139,24 @@ Status ObjectInstance::link(const loader::ProgramSpec& prog, LinkedProgram* out)
         if (in.opcode != (BPF_JMP | BPF_CALL))
             continue;
         if (in.src == 0) {
-            // Every helper id 6.18 has links; one strbpf does not implement ends a run that reaches it.
-            if (!find_helper(in.imm))
+            // Every helper id 6.18 has links; one strbpf does not implement ends a run that reaches it. libbpf's
+            // poisoned CO-RE instruction links too: the verifier refuses it where a path reaches it.
+            if (!find_helper(in.imm) && in.imm != loader::kCorePoisonHelper)
                 return fail(pc, fmt::format("invalid func unknown#{}", in.imm));
         } else if (in.src == BPF_PSEUDO_KFUNC_CALL) {
             const uint32_t idx = uint32_t(in.imm);
             if (idx >= spec_->kfuncs.size())
                 return fail(pc, fmt::format("kfunc call at insn {} refers to extern #{}", pc, idx));
-            const std::string& name = spec_->kfuncs[idx];
-            const int k = kfunc_index(name);
-            if (k < 0)
-                return fail(pc, fmt::format("kfunc '{}' is not provided by strbpf", name));
+            const int k = kfunc_index(spec_->kfuncs[idx]);
+            if (k < 0) {
+                const int32_t poison = weak_kfunc_poison(*spec_, idx);
+                if (poison < 0)
+                    return make_error(missing_kfunc_message(*spec_, idx), -ESRCH, int64_t(pc));
+                // libbpf's poison_kfunc_call: an invalid helper id; the verifier refuses it only where reached.
+                in.src = 0;
+                in.imm = poison;
+                continue;
+            }
             in.imm = k;
         }
     }
@@ -149,6 +164,18 @@ Status ObjectInstance::link(const loader::ProgramSpec& prog, LinkedProgram* out)
     if (auto st = isa::validate(insns); !st)
         return fail(size_t(std::max<int64_t>(st.error().pc, 0)), st.error().message);
     return ok_status();
+}
+
+// A kfunc's address for ld_imm64 (libbpf's RELO_EXTERN_LD64 of a ksym function): the implementation's address
+// when strbpf has the kfunc, 0 for an absent weak one, libbpf's error for an absent strong one.
+Result<uint64_t> ObjectInstance::kfunc_address(const loader::ProgramSpec& prog, uint32_t idx) const {
+    if (idx >= spec_->kfuncs.size())
+        return make_error(fmt::format("program '{}': ld_imm64 refers to kfunc #{}", prog.name, idx));
+    if (const runtime::KfuncProto* k = find_kfunc(spec_->kfuncs[idx]))
+        return reinterpret_cast<uint64_t>(k->fn);
+    if (weak_kfunc_poison(*spec_, idx) >= 0)
+        return uint64_t(0);
+    return make_error(missing_kfunc_message(*spec_, idx), -ESRCH);
 }
 
 Map* ObjectInstance::find_map(const std::string& name) const {

@@ -50,6 +50,13 @@ struct LinkedProgram {
     Error link_error;
 };
 
+// libbpf's poisoned call of a `__weak` kfunc the target lacks (kfuncs[idx] of `spec`): the helper id
+// 2002000000 + the extern's index, which the verifier refuses as "invalid func unknown#..." only where a path
+// reaches it. -1 when the kfunc is strong (its absence fails the program: missing_kfunc_message).
+int32_t weak_kfunc_poison(const loader::ObjectSpec& spec, uint32_t idx);
+std::string missing_kfunc_message(const loader::ObjectSpec& spec, uint32_t idx);
+inline constexpr int32_t kPoisonCallKfuncBase = 2002000000;
+
 class ObjectInstance {
   public:
     static Result<std::unique_ptr<ObjectInstance>> create(std::shared_ptr<const loader::ObjectSpec> spec,
@@ -76,6 +83,7 @@ class ObjectInstance {
   private:
     ObjectInstance() = default;
     Status link(const loader::ProgramSpec& prog, LinkedProgram* out);
+    Result<uint64_t> kfunc_address(const loader::ProgramSpec& prog, uint32_t idx) const;
     Status create_templates();
     void install_resolvers();
     Status fill_slots();

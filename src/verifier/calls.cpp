@@ -10,6 +10,7 @@
 
 #include "runtime/helpers/helper_table.hpp"
 #include "runtime/kfuncs/kfunc_table.hpp"
+#include "verifier/ksym.hpp"
 #include "runtime/maps/map.hpp"
 #include "verifier/domain/scalar.hpp"
 #include "verifier/btf_target.hpp"
@@ -709,7 +710,7 @@ void set_call_result(Env& env, const runtime::HelperProto& h, const CallMeta& me
 bool do_helper_call(Env& env, const isa::Insn& insn) {
     const runtime::HelperProto* proto = runtime::find_helper(insn.imm, env.prog.type);
     if (!proto)
-        return env.fail(fmt::format("invalid func unknown#{}", insn.imm));
+        return fail_unknown_helper(env, insn);
     CallMeta meta;
     if (!check_call_gate(env, *proto) || !check_call_args(env, *proto, &meta) ||
         !check_call_map_and_ret(env, *proto, meta))
@@ -732,7 +733,7 @@ bool do_kfunc_call(Env& env, const isa::Insn& insn) {
         return env.fail(fmt::format("kernel btf_id {} is not a function", insn.imm));
     const runtime::KfuncProto* proto = runtime::find_kfunc(names[size_t(insn.imm)]);
     if (!proto)
-        return env.fail(fmt::format("calling kernel function {} is not allowed", names[size_t(insn.imm)]));
+        return fail_missing_kfunc(env, uint32_t(insn.imm));
     auto& regs = env.cur.cur().regs;
     for (int i = 0; i < proto->nparams; i++) {
         const runtime::KfuncParam& p = proto->params[i];

@@ -5,6 +5,7 @@
 
 #include "verifier/domain/scalar.hpp"
 #include "verifier/env.hpp"
+#include "verifier/ksym.hpp"
 
 namespace strbpf::verifier {
 namespace {
@@ -382,6 +383,7 @@ bool do_ld_imm64(Env& env, const isa::OpInfo& op, const isa::Insn& insn) {
             return env.fail("callback function not static");
         regs[insn.dst] = reg_ptr(RegType::func, uint32_t(env.pc + insn.imm + 1));
         return true;
+    case isa::BPF_PSEUDO_BTF_ID: return do_ksym_ld_imm64(env, insn);
     default: return env.fail(fmt::format("unsupported ld_imm64 pseudo form src={}", insn.src));
     }
 }

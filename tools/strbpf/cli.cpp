@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "loader/loader.hpp"
+#include "verifier/verifier.hpp"
 
 namespace strbpf::cli {
 
@@ -66,8 +67,27 @@ Result<std::vector<uint8_t>> read_file(const std::string& path) {
     return data;
 }
 
+namespace {
+loader::LoadOptions g_target; // set by the command line before a command runs
+} // namespace
+
+void add_target_options(CLI::App& cmd) {
+    cmd.add_option("--kconfig", g_target.kconfig_path,
+                   "kernel configuration for __kconfig externs (default: /boot/config-$(uname -r), "
+                   "/proc/config.gz)")
+        ->check(CLI::ExistingFile);
+    // One target BTF for the loader's CO-RE relocations and for the verifier's BTF-typed programs.
+    cmd.add_option("--btf", g_target.btf_path,
+                   "kernel BTF (vmlinux) that CO-RE relocations are resolved against and tracing and lsm programs "
+                   "are typed by (default: /sys/kernel/btf/vmlinux)")
+        ->check(CLI::ExistingFile)
+        ->each([](const std::string& path) { verifier::set_target_btf_path(path); });
+}
+
+const loader::LoadOptions& target_options() { return g_target; }
+
 Result<std::shared_ptr<const loader::ObjectSpec>> load_spec(const std::string& path) {
-    auto spec = loader::load_object_file(path);
+    auto spec = loader::load_object_file(path, g_target);
     if (!spec)
         return spec.error();
     return std::shared_ptr<const loader::ObjectSpec>(std::make_shared<loader::ObjectSpec>(std::move(spec).value()));

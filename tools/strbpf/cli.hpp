@@ -9,6 +9,7 @@
 #include <CLI/CLI.hpp>
 
 #include "exec/engine.hpp"
+#include "loader/loader.hpp"
 #include "loader/object_spec.hpp"
 #include "strbpf/result.hpp"
 
@@ -19,7 +20,10 @@ inline constexpr int kExitOk = 0, kExitFailed = 1, kExitUsage = 2;
 
 Result<std::vector<uint8_t>> parse_hex(const std::string& hex);
 Result<std::vector<uint8_t>> read_file(const std::string& path);
+// Loads with the target options every command takes (--kconfig FILE, --btf FILE: add_target_options).
 Result<std::shared_ptr<const loader::ObjectSpec>> load_spec(const std::string& path);
+void add_target_options(CLI::App& cmd);
+const loader::LoadOptions& target_options();
 std::string hex_string(const std::vector<uint8_t>& bytes);
 // "a, b, c": the object's program names in ELF order, for "no program 'x' in OBJ (its programs: ...)".
 std::string program_list(const loader::ObjectSpec& spec);

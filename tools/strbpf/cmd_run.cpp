@@ -20,7 +20,6 @@ namespace strbpf::cli {
 namespace {
 
 struct RunOptions {
-    std::string btf; // --btf: the kernel BTF tracing and lsm programs are verified against
     std::string obj, prog, engine = "interp", ctx_in, ctx_hex, data_in, data_dir, data_out, ctx_out;
     std::vector<std::string> data_hex;
     uint32_t repeat = 1;
@@ -285,8 +284,6 @@ std::vector<exec::RunReport> run_program(const RunOptions& o, exec::EngineKind e
 }
 
 int run(const RunOptions& o) {
-    if (!o.btf.empty())
-        verifier::set_target_btf_path(o.btf);
     exec::EngineKind engine;
     if (!exec::parse_engine(o.engine, &engine)) {
         std::fprintf(stderr, "strbpf run: unknown engine '%s' (interp, jit, kernel or interp-checked)\n",
@@ -337,9 +334,6 @@ Runner add_run_command(CLI::App& app) {
     CLI::App* c = app.add_subcommand("run", "Test-run programs of an object (every program in ELF order, each on "
                                             "a fresh load, unless --prog)");
     c->add_option("OBJ", o->obj, "BPF ELF object (clang -target bpf)")->required()->check(CLI::ExistingFile);
-    c->add_option("--btf", o->btf, "kernel BTF (vmlinux) that types tracing and lsm programs (default: "
-                   "the running kernel's /sys/kernel/btf/vmlinux)")
-        ->check(CLI::ExistingFile);
     c->add_option("--prog", o->prog, "run only this program");
     c->add_option("--engine", o->engine, "interp, jit, kernel, or interp-checked (no verifier, every access checked)")
         ->capture_default_str();

@@ -22,7 +22,6 @@ namespace strbpf::cli {
 namespace {
 
 struct TestOptions {
-    std::string btf; // --btf: the kernel BTF tracing and lsm programs are verified against
     std::vector<std::string> objs;
     std::vector<std::string> engines;
     std::string filter;
@@ -127,8 +126,6 @@ void run_jobs(const std::vector<Job>& jobs, int n, const RunnerOptions& ro, Emit
 }
 
 int run(const TestOptions& o) {
-    if (!o.btf.empty())
-        verifier::set_target_btf_path(o.btf);
     RunnerOptions ro;
     if (!select_engines(o, &ro.engines))
         return kExitUsage;
@@ -187,9 +184,6 @@ Runner add_test_command(CLI::App& app) {
     CLI::App* c = app.add_subcommand("test", "Run BPF objects annotated with the kernel selftests' test_loader tags "
                                              "(__success, __failure, __msg, __retval, __flag, ...) on every engine");
     c->add_option("OBJ", o->objs, "BPF ELF objects")->required()->check(CLI::ExistingFile);
-    c->add_option("--btf", o->btf, "kernel BTF (vmlinux) that types tracing and lsm programs (default: "
-                   "the running kernel's /sys/kernel/btf/vmlinux)")
-        ->check(CLI::ExistingFile);
     // One value per --engine (repeatable, comma-separated), so that OBJs may follow it.
     c->add_option("--engine", o->engines, "engines, comma-separated (default: interp, jit and kernel if available)")
         ->delimiter(',')

@@ -19,7 +19,6 @@ namespace strbpf::cli {
 namespace {
 
 struct VerifyOptions {
-    std::string btf; // --btf: the kernel BTF tracing and lsm programs are verified against
     std::string obj, prog, engine = "strbpf";
     int log_level = 0;
     bool json = false, log = false;
@@ -74,6 +73,7 @@ int verify_kernel(const VerifyOptions& o, const loader::ObjectSpec& spec) {
             continue;
         exec::kernel::LoadOptions lo;
         lo.log_level = effective_level(o);
+        lo.btf_custom_path = target_options().btf_path;
         const auto t0 = std::chrono::steady_clock::now();
         auto ko = exec::kernel::KernelObject::load(o.obj, prog.name, {}, lo);
         verifier::Verdict v;
@@ -90,8 +90,6 @@ int verify_kernel(const VerifyOptions& o, const loader::ObjectSpec& spec) {
 }
 
 int verify_all(const VerifyOptions& o) {
-    if (!o.btf.empty())
-        verifier::set_target_btf_path(o.btf);
     if (o.engine != "strbpf" && o.engine != "kernel") {
         std::fprintf(stderr, "strbpf verify: unknown engine '%s' (strbpf or kernel)\n", o.engine.c_str());
         return kExitUsage;
@@ -135,9 +133,6 @@ Runner add_verify_command(CLI::App& app) {
     CLI::App* c = app.add_subcommand("verify", "Verify programs of an object statically, as the kernel's verifier "
                                                "would (every program in ELF order unless --prog)");
     c->add_option("OBJ", o->obj, "BPF ELF object (clang -target bpf)")->required()->check(CLI::ExistingFile);
-    c->add_option("--btf", o->btf, "kernel BTF (vmlinux) that types tracing and lsm programs (default: "
-                   "the running kernel's /sys/kernel/btf/vmlinux)")
-        ->check(CLI::ExistingFile);
     c->add_option("--prog", o->prog, "verify only this program");
     c->add_option("--log-level", o->log_level, "0: reason only; 1: the kernel's log level 1; 2: states per insn")
         ->check(CLI::Range(0, 2))

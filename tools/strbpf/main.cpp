@@ -41,7 +41,9 @@ int main(int argc, char** argv) {
     auto add = [&](Runner (*fn)(CLI::App&)) {
         const size_t before = app.get_subcommands({}).size();
         Runner r = fn(app);
-        commands.emplace_back(app.get_subcommands({})[before], std::move(r));
+        CLI::App* sub = app.get_subcommands({})[before];
+        add_target_options(*sub);
+        commands.emplace_back(sub, std::move(r));
     };
     add(add_run_command);
     add(add_disasm_command);

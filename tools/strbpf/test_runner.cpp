@@ -141,16 +141,22 @@ void run_strbpf(const TestObject& obj, const exec::TestSpec& spec, const exec::S
         j->skip = "strbpf's verifier does not implement " + exec::prog_flags_text(unimplemented);
         return;
     }
+    // __btf_path: the target BTF of this test's CO-RE relocations, so the object is loaded again against it.
+    std::shared_ptr<const loader::ObjectSpec> ospec = obj.spec;
+    std::string load_error = obj.load_error;
     if (!spec.btf_path.empty()) {
-        j->skip = "strbpf's loader does not take a custom BTF (__btf_path)";
-        return;
+        loader::LoadOptions lo = target_options();
+        lo.btf_path = spec.btf_path;
+        auto loaded = loader::load_object_file(obj.path, lo);
+        ospec = loaded ? std::make_shared<const loader::ObjectSpec>(std::move(loaded).value()) : nullptr;
+        load_error = loaded ? "" : loaded.error().message;
     }
-    if (!obj.spec) {
-        r->error = "strbpf cannot load the object: " + obj.load_error;
+    if (!ospec) {
+        r->error = "strbpf cannot load the object: " + load_error;
         j->fail(r->error);
         return;
     }
-    const loader::ProgramSpec* ps = obj.spec->find_program(spec.prog);
+    const loader::ProgramSpec* ps = ospec->find_program(spec.prog);
     if (!ps) {
         r->error = "strbpf's loader has no program '" + spec.prog + "'";
         j->fail(r->error);
@@ -163,7 +169,7 @@ void run_strbpf(const TestObject& obj, const exec::TestSpec& spec, const exec::S
         return;
     }
     const exec::RunRequest req = request_for(spec, ps);
-    auto inst = runtime::ObjectInstance::create(obj.spec, req.globals);
+    auto inst = runtime::ObjectInstance::create(ospec, req.globals);
     if (!inst) {
         r->error = inst.error().message;
         j->fail(r->error);
@@ -182,7 +188,7 @@ void run_strbpf(const TestObject& obj, const exec::TestSpec& spec, const exec::S
         verifier::Options vo{level == 0 ? 1 : level, r->flags};
         verifier::Verdict v = verifier::verify(*inst.value(), *ps, vo);
         for (const std::string& aux : auxiliaries(obj, spec, r->unpriv)) {
-            const loader::ProgramSpec* aps = obj.spec->find_program(aux);
+            const loader::ProgramSpec* aps = ospec->find_program(aux);
             if (!v.ok || !aps)
                 continue;
             verifier::Verdict av = verifier::verify(*inst.value(), *aps, verifier::Options{0, r->flags});
@@ -203,7 +209,7 @@ void run_strbpf(const TestObject& obj, const exec::TestSpec& spec, const exec::S
     judge_loaded(sub, r, j);
     if (!sub.retval || sub.expect_failure || !r->accepted.value_or(false))
         return;
-    exec::RunReport run = exec::run_fresh(r->engine, obj.spec, spec.prog, req);
+    exec::RunReport run = exec::run_fresh(r->engine, ospec, spec.prog, req);
     if (!run.ran) {
         j->fail("run failed: " + run.error);
         return;
@@ -226,7 +232,7 @@ void run_kernel(const TestObject& obj, const exec::TestSpec& spec, const exec::S
     lo.prog_flags = r->flags;
     lo.log_level = r->log_level;
     lo.also_load = auxiliaries(obj, spec, r->unpriv);
-    lo.btf_custom_path = spec.btf_path;
+    lo.btf_custom_path = spec.btf_path.empty() ? target_options().btf_path : spec.btf_path;
     const bool execute = sub.retval.has_value() && !sub.expect_failure;
     exec::kernel::RunDetails d;
     exec::RunReport run =

@@ -150,9 +150,11 @@ const Func* func_at(const Scan& scan, size_t section, uint64_t off) {
     return best;
 }
 
-// Every kfunc extern reachable from function START through calls and callback addresses.
+// Every kfunc extern reachable from function START through calls and callback addresses, except those whose
+// address the program also loads (bpf_ksym_exists guards: libbpf leaves such a weak kfunc unresolved and the
+// kernel's verifier decides whether the call is reached).
 std::set<std::string> reachable_kfuncs(const Scan& scan, const Func& start) {
-    std::set<std::string> out;
+    std::set<std::string> out, guarded;
     std::set<std::pair<size_t, uint64_t>> seen;
     std::deque<const Func*> work{&start};
     while (!work.empty()) {
@@ -169,9 +171,12 @@ std::set<std::string> reachable_kfuncs(const Scan& scan, const Func& start) {
             std::memcpy(&imm, insn + 4, 4);
             bool is_call = insn[0] == kOpCall && src == kPseudoCall;
             bool is_func_addr = insn[0] == kOpLdImm64 && src == kPseudoFunc;
+            auto rel = sec.relocs.find(off);
+            if (insn[0] == kOpLdImm64 && src == 0 && rel != sec.relocs.end() &&
+                scan.syms[rel->second].shndx == SHN_UNDEF)
+                guarded.insert(scan.syms[rel->second].name);
             if (!is_call && !is_func_addr)
                 continue;
-            auto rel = sec.relocs.find(off);
             size_t target_sec = f->section;
             uint64_t target = off + (static_cast<int64_t>(imm) + 1) * 8;
             if (rel != sec.relocs.end()) {
@@ -190,6 +195,8 @@ std::set<std::string> reachable_kfuncs(const Scan& scan, const Func& start) {
             }
         }
     }
+    for (const std::string& name : guarded)
+        out.erase(name);
     return out;
 }
 
