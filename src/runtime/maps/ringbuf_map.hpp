@@ -33,6 +33,8 @@ class RingbufMap final : public Map {
     // Returns: the number of records consumed, or fn's negative result.
     using SampleFn = int (*)(void* arg, const void* data, uint32_t size);
     long consume(SampleFn fn, void* arg);
+    // The same records without consuming them (strbpf map dump); fn's negative result stops the walk.
+    long peek(SampleFn fn, void* arg);
     uint64_t ring_size() const { return size_; }
 
     // Programs cannot look up, update or delete ring buffer entries (-ENOTSUPP, as the kernel's ringbuf ops).
