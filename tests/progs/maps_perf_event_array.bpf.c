@@ -105,7 +105,7 @@ int lookup_is_refused(void *ctx)
 }
 
 /* Three records for a reader: perf_event_array_test opens slot 0 of `three` and the run CPU's slot of `events`,
- * then reads 8 bytes, 5 bytes padded to 12 (what a perf reader sees), and an empty record padded to 4. Here (no
+ * then reads 8 and 5 bytes each padded to 12 (what a perf reader sees) and an empty record padded to 4. Here (no
  * reader) each write is -ENOENT. */
 SEC("raw_tp/sys_enter")
 __success

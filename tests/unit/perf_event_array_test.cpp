@@ -4,6 +4,7 @@
 // full, another CPU's slot, closing, the syscall view's errnos, and several producers on one slot (TSAN).
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <thread>
 #include <vector>
 
@@ -114,7 +115,7 @@ TEST(PerfEventArray, ProgramRecordsOnEveryEngine) {
         Records a, b;
         EXPECT_EQ(three->consume(0, keep, &a), 2);
         ASSERT_EQ(a.size(), 2u);
-        EXPECT_EQ(a[0], (std::vector<uint8_t>{0x88, 0x77, 0x66, 0x55, 0x44, 0x33, 0x22, 0x11}) );
+        EXPECT_EQ(a[0], (std::vector<uint8_t>{0x88, 0x77, 0x66, 0x55, 0x44, 0x33, 0x22, 0x11, 0, 0, 0, 0}));
         EXPECT_EQ(a[1], (std::vector<uint8_t>{'a', 'b', 'c', 'd', 'e', 0, 0, 0, 0, 0, 0, 0}));
         EXPECT_EQ(events->consume(0, keep, &b), 1);
         EXPECT_EQ(b.at(0), (std::vector<uint8_t>{0, 0, 0, 0}));

@@ -65,8 +65,9 @@ TEST(QueueStack, RandomOperationsMatchTheKernel) {
                 rb = kern.next_key(nullptr, b);
             }
             ASSERT_EQ(ra, rb) << loader::map_type_name(type) << " step " << step;
-            if (ra == 0)
+            if (ra == 0) {
                 ASSERT_EQ(0, std::memcmp(a, b, 6)) << loader::map_type_name(type) << " step " << step;
+            }
         }
     }
 }
