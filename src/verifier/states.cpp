@@ -110,9 +110,6 @@ bool states_equal(const Env& env, const State& old, const State& cur, int32_t pc
         const Frame& c = cur.frames[i];
         if (o.callsite != c.callsite || o.in_callback != c.in_callback)
             return false;
-        // func_states_equal: a state that had unrolled more bpf_loop callbacks covers no state with fewer.
-        if (o.callback_depth > c.callback_depth)
-            return false;
         // Where this frame resumes: a callback returns to the helper call itself, which reads r1-r5 again.
         int32_t at = pc;
         if (i + 1 < old.frames.size())

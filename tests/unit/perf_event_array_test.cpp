@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: BSD-2-Clause
 // BPF_MAP_TYPE_PERF_EVENT_ARRAY (runtime + exec stages): slots a reader opens, the records bpf_perf_event_output
 // leaves there on interp and jit (sizes padded as a perf reader sees them), lost records when a slot's buffer is
-// full, another CPU's slot, closing, the syscall view's errnos, and several producers on one slot (TSAN).
+// full, another CPU's slot, closing, the syscall view's errnos, several producers on one slot (TSAN), and the
+// records `strbpf map dump` prints.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <cstring>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -154,6 +157,38 @@ TEST(PerfEventArray, SeveralProducersOneSlot) {
         th.join();
     EXPECT_TRUE(st.ok);
     EXPECT_EQ(got, 4 * kPerThread);
+}
+
+} // namespace
+} // namespace strbpf::runtime
+
+namespace strbpf::runtime {
+namespace {
+
+std::string cli_output(const std::string& args) {
+    std::string out;
+    FILE* p = popen((std::string(STRBPF_CLI) + " " + args + " 2>&1").c_str(), "r");
+    if (!p)
+        return out;
+    char buf[512];
+    while (fgets(buf, sizeof buf, p))
+        out += buf;
+    pclose(p);
+    return out;
+}
+
+// `strbpf map dump --run` opens a reader on each possible CPU's slot and prints the records; ring buffers print
+// the records not consumed yet.
+TEST(MapDumpRecords, PerfAndRingbufRecordsAreShown) {
+    const std::string perf = cli_output("map dump " STRBPF_PROGS_DIR "/maps_perf_event_array.bpf.o --run emit_records");
+    EXPECT_NE(perf.find("slot 0: 2 records, 0 lost\n    record 12B: 88 77 66 55 44 33 22 11 00 00 00 00\n"
+                        "    record 12B: 61 62 63 64 65 00 00 00 00 00 00 00\n"),
+              std::string::npos)
+        << perf;
+    EXPECT_NE(perf.find("record 4B: 00 00 00 00"), std::string::npos) << perf;
+    const std::string rb =
+        cli_output("map dump " STRBPF_PROGS_DIR "/helpers_ringbuf.bpf.o --run ringbuf_output_query --map rb --json");
+    EXPECT_NE(rb.find("\"records\":[\"01 00 00 00 02 00 00 00 03 00 00 00 00 00 00 00\"]"), std::string::npos) << rb;
 }
 
 } // namespace
