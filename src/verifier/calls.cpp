@@ -714,6 +714,10 @@ bool do_helper_call(Env& env, const isa::Insn& insn) {
         return false;
     if (meta.refs.release_regno && !release_reference(env, meta.refs.ref_obj_id))
         return env.fail(fmt::format("func {}#{} reference has not been acquired before", proto->name, insn.imm));
+    // bpf_user_ringbuf_drain's callback (a repeating one whose R1 is a dynptr) is not verified by strbpf: refuse
+    // rather than accept a program whose callback nothing checked.
+    if (insn.imm == 209)
+        return not_modelled(env, *proto, "the callback (argument 2, ARG_PTR_TO_FUNC)");
     if ((insn.imm == 181 || insn.imm == 164) && !push_callback(env, insn.imm))
         return false;
     set_call_result(env, *proto, meta);
