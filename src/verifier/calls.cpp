@@ -115,6 +115,12 @@ bool check_helper_arg(Env& env, int regno, ArgKind kind, bool pkt_access, int* m
             return env.fail(fmt::format("invalid map_ptr to access map->{}", kind == ArgKind::ptr_to_map_key ? "key" : "value"));
         return check_helper_mem(env, regno, kind == ArgKind::ptr_to_map_key ? map->key_size : map->value_size, false,
                                 Access::helper_read);
+    case ArgKind::ptr_to_uninit_map_value: // pop and peek write the value (MEM_UNINIT | MEM_WRITE: raw mode)
+        if (!is_mem_type(r))
+            return type_mismatch(env, regno, kKeyValueTypes);
+        if (!map)
+            return env.fail("invalid map_ptr to access map->value");
+        return check_helper_mem(env, regno, map->value_size, false, Access::helper_write);
     case ArgKind::ptr_to_mem_rdonly_or_null:
         if (r.type == RegType::scalar && r.is_const() && r.var.value == 0) { // register_is_null: no type check
             mark_reg_precise(env, regno);
@@ -717,6 +723,10 @@ bool do_helper_call(Env& env, const isa::Insn& insn) {
         return false;
     if (meta.refs.release_regno && !release_reference(env, meta.refs.ref_obj_id))
         return env.fail(fmt::format("func {}#{} reference has not been acquired before", proto->name, insn.imm));
+    // bpf_user_ringbuf_drain's callback (a repeating one whose R1 is a dynptr) is not verified by strbpf: refuse
+    // rather than accept a program whose callback nothing checked.
+    if (insn.imm == 209)
+        return not_modelled(env, *proto, "the callback (argument 2, ARG_PTR_TO_FUNC)");
     if ((insn.imm == 181 || insn.imm == 164) && !push_callback(env, insn.imm))
         return false;
     set_call_result(env, *proto, meta);

@@ -461,6 +461,8 @@ bool check_helper_mem(Env& env, int regno, uint64_t size, bool zero_size_allowed
     }
     if (size == 0 && zero_size_allowed)
         return true;
+    if (size == 0 && r.type == RegType::stack) // check_stack_range_initialized (a 0-byte key of a queue or stack)
+        return env.fail("invalid zero-sized read");
     const int64_t sz = int64_t(size);
     switch (r.type) {
     case RegType::stack: return stack_access(env, regno, 0, int(std::min<uint64_t>(size, 1u << 20)), access, -1);

@@ -2,7 +2,8 @@
 // `strbpf map dump`: the maps of an object — as loaded, or after running one program — like bpftool's
 // `map dump` (tools stage): map types by name, keys and values formatted through BTF where the object has it
 // (map_format), hex otherwise and in --json beside the formatted form. Per-CPU maps print every CPU's value;
-// ring buffers their size and positions.
+// ring buffers their size, positions and unconsumed records; perf event arrays each open slot's records (with
+// --run, a reader is opened on the slot of every possible CPU first, as libbpf's perf_buffer__new does).
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
@@ -13,6 +14,7 @@
 #include "cli.hpp"
 #include "map_format.hpp"
 #include "exec/runner.hpp"
+#include "runtime/maps/perf_event_array_map.hpp"
 #include "runtime/maps/ringbuf_map.hpp"
 
 namespace strbpf::cli {
@@ -30,19 +32,77 @@ std::string spaced_hex(const uint8_t* p, size_t n) {
     return s;
 }
 
-// A ring buffer has no entries to list: its size and positions, like bpftool's map show.
+using Records = std::vector<std::vector<uint8_t>>;
+
+int keep_record(void* arg, const uint8_t* data, uint32_t size) {
+    static_cast<Records*>(arg)->emplace_back(data, data + size);
+    return 0;
+}
+
+void print_records(const Records& recs, const char* indent) {
+    for (const auto& r : recs)
+        std::printf("%srecord %zuB: %s\n", indent, r.size(), spaced_hex(r.data(), r.size()).c_str());
+}
+
+nlohmann::ordered_json records_json(const Records& recs) {
+    nlohmann::ordered_json list = nlohmann::ordered_json::array();
+    for (const auto& r : recs)
+        list.push_back(spaced_hex(r.data(), r.size()));
+    return list;
+}
+
+// A ring buffer has no entries to list: its size and positions, like bpftool's map show, then the records a
+// consumer has not read yet (left unread).
 void dump_ringbuf(runtime::RingbufMap& rb, bool json) {
     const auto& sp = rb.spec();
     const uint64_t cons = rb.query(runtime::RingbufMap::kConsPos), prod = rb.query(runtime::RingbufMap::kProdPos);
+    Records recs;
+    rb.peek([](void* arg, const void* d, uint32_t n) { return keep_record(arg, static_cast<const uint8_t*>(d), n); },
+            &recs);
+    if (json) {
+        nlohmann::ordered_json j{{"map", sp.name},           {"type", map_type_name(sp.type)},
+                                 {"max_entries", rb.ring_size()}, {"consumer_pos", cons},
+                                 {"producer_pos", prod},      {"avail_data", prod - cons},
+                                 {"records", records_json(recs)}};
+        std::printf("%s\n", j.dump().c_str());
+        return;
+    }
+    std::printf("map %s: ringbuf size %lluB consumer_pos %llu producer_pos %llu avail %llu bytes\n", sp.name.c_str(),
+                (unsigned long long)rb.ring_size(), (unsigned long long)cons, (unsigned long long)prod,
+                (unsigned long long)(prod - cons));
+    print_records(recs, "  ");
+}
+
+// A perf event array: each open slot's records (sizes as a perf reader sees them) and lost count.
+void dump_perf(runtime::PerfEventArrayMap& pa, bool json) {
+    const auto& sp = pa.spec();
+    nlohmann::ordered_json slots = nlohmann::ordered_json::array();
+    if (!json)
+        std::printf("map %s: perf_event_array max_entries %u\n", sp.name.c_str(), sp.max_entries);
+    for (uint32_t i = 0; i < sp.max_entries; i++) {
+        Records recs;
+        if (pa.peek_records(i, keep_record, &recs) < 0)
+            continue;
+        if (json) {
+            slots.push_back({{"slot", i}, {"lost", pa.lost(i)}, {"records", records_json(recs)}});
+            continue;
+        }
+        std::printf("  slot %u: %zu records, %llu lost\n", i, recs.size(), (unsigned long long)pa.lost(i));
+        print_records(recs, "    ");
+    }
     if (json) {
         nlohmann::ordered_json j{{"map", sp.name}, {"type", map_type_name(sp.type)}, {"max_entries", sp.max_entries},
-                                 {"consumer_pos", cons}, {"producer_pos", prod}, {"avail_data", prod - cons}};
+                                 {"slots", slots}};
         std::printf("%s\n", j.dump().c_str());
-    } else {
-        std::printf("map %s: ringbuf size %uB consumer_pos %llu producer_pos %llu avail %llu bytes\n",
-                    sp.name.c_str(), sp.max_entries, (unsigned long long)cons, (unsigned long long)prod,
-                    (unsigned long long)(prod - cons));
     }
+}
+
+// What libbpf's perf_buffer__new does before a run: a reader (64 pages) on the slot of each possible CPU.
+void open_perf_readers(runtime::ObjectInstance& inst) {
+    for (size_t i = 0; i < inst.map_count(); i++)
+        if (runtime::PerfEventArrayMap* pa = inst.map(i)->as_perf_event_array())
+            for (uint32_t c = 0; c < runtime::possible_cpus() && c < pa->spec().max_entries; c++)
+                pa->open_slot(c, c, 64 * 4096);
 }
 
 // A key or value through BTF; nullopt without BTF for it. Global data keys are the u32 index.
@@ -149,6 +209,8 @@ void print_plain(const runtime::Map& m, const std::vector<Entry>& entries, uint6
 void dump_map(runtime::Map& m, bool json, const ObjectBtf* btf) {
     if (runtime::RingbufMap* rb = m.as_ringbuf())
         return dump_ringbuf(*rb, json);
+    if (runtime::PerfEventArrayMap* pa = m.as_perf_event_array())
+        return dump_perf(*pa, json);
     const auto& sp = m.spec();
     const MapTypes types = btf ? btf->types_of(sp) : MapTypes{};
     const uint64_t stride = (uint64_t(sp.value_size) + 7) & ~uint64_t(7);
@@ -189,6 +251,7 @@ int run(const MapOptions& o) {
                          o.obj.c_str(), program_list(*spec.value()).c_str());
             return kExitUsage;
         }
+        open_perf_readers(*inst.value());
         exec::RunRequest req;
         for (auto [hex, out] : {std::pair{&o.ctx_hex, &req.ctx_in}, std::pair{&o.data_hex, &req.data_in}}) {
             auto b = parse_hex(*hex);

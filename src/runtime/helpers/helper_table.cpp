@@ -14,6 +14,7 @@
 #include "runtime/helpers/callback_helpers.hpp"
 #include "runtime/helpers/csum_helpers.hpp"
 #include "runtime/helpers/map_helpers.hpp"
+#include "runtime/helpers/perf_helpers.hpp"
 #include "runtime/helpers/memory_helpers.hpp"
 #include "runtime/helpers/ringbuf_helpers.hpp"
 #include "runtime/helpers/skb_helpers.hpp"
@@ -103,12 +104,12 @@ constexpr HelperProto kHelpers[] = {
     {23, "bpf_redirect", nullptr, R::integer, {A::anything, A::anything, _, _, _}, false, T("sched_cls sched_act lwt_xmit"), false, 0},
     {23, "bpf_redirect", nullptr, R::integer, {A::anything, A::anything, _, _, _}, false, T("xdp"), false, 0}, // bpf_xdp_redirect_proto
     {24, "bpf_get_route_realm", nullptr, R::integer, {A::ptr_to_ctx, _, _, _, _}, false, T("sched_cls sched_act lwt_in lwt_out lwt_xmit lwt_seg6local"), false, 0},
-    {25, "bpf_perf_event_output", nullptr, R::integer, {A::ptr_to_ctx, A::const_map_ptr, A::anything, A::ptr_to_mem_rdonly, A::const_size_or_zero}, true, T("socket_filter sched_cls sched_act cgroup_skb lwt_in lwt_out lwt_xmit sk_skb lwt_seg6local"), false, 0}, // bpf_skb_event_output_proto
-    {25, "bpf_perf_event_output", nullptr, R::integer, {A::ptr_to_ctx, A::const_map_ptr, A::anything, A::ptr_to_mem_rdonly, A::const_size_or_zero}, true, T("kprobe"), false, 0},
-    {25, "bpf_perf_event_output", nullptr, R::integer, {A::ptr_to_ctx, A::const_map_ptr, A::anything, A::ptr_to_mem_rdonly, A::const_size_or_zero}, true, T("tracepoint perf_event"), false, 0}, // bpf_perf_event_output_proto_tp
-    {25, "bpf_perf_event_output", nullptr, R::integer, {A::ptr_to_ctx, A::const_map_ptr, A::anything, A::ptr_to_mem_rdonly, A::const_size_or_zero}, true, T("xdp"), false, 0}, // bpf_xdp_event_output_proto
-    {25, "bpf_perf_event_output", nullptr, R::integer, {A::ptr_to_ctx, A::const_map_ptr, A::anything, A::ptr_to_mem_rdonly, A::const_size_or_zero}, true, T("cgroup_sock sock_ops cgroup_device sk_msg cgroup_sock_addr cgroup_sysctl cgroup_sockopt sk_lookup"), false, 0}, // bpf_event_output_data_proto
-    {25, "bpf_perf_event_output", nullptr, R::integer, {A::ptr_to_ctx, A::const_map_ptr, A::anything, A::ptr_to_mem_rdonly, A::const_size_or_zero}, true, T("raw_tracepoint raw_tracepoint_writable tracing lsm syscall"), false, 0}, // bpf_perf_event_output_proto_raw_tp
+    {25, "bpf_perf_event_output", bpf_perf_event_output_helper, R::integer, {A::ptr_to_ctx, A::const_map_ptr, A::anything, A::ptr_to_mem_rdonly, A::const_size_or_zero}, true, T("socket_filter sched_cls sched_act cgroup_skb lwt_in lwt_out lwt_xmit sk_skb lwt_seg6local"), false, 0}, // bpf_skb_event_output_proto
+    {25, "bpf_perf_event_output", bpf_perf_event_output_helper, R::integer, {A::ptr_to_ctx, A::const_map_ptr, A::anything, A::ptr_to_mem_rdonly, A::const_size_or_zero}, true, T("kprobe"), false, 0},
+    {25, "bpf_perf_event_output", bpf_perf_event_output_helper, R::integer, {A::ptr_to_ctx, A::const_map_ptr, A::anything, A::ptr_to_mem_rdonly, A::const_size_or_zero}, true, T("tracepoint perf_event"), false, 0}, // bpf_perf_event_output_proto_tp
+    {25, "bpf_perf_event_output", bpf_perf_event_output_helper, R::integer, {A::ptr_to_ctx, A::const_map_ptr, A::anything, A::ptr_to_mem_rdonly, A::const_size_or_zero}, true, T("xdp"), false, 0}, // bpf_xdp_event_output_proto
+    {25, "bpf_perf_event_output", bpf_perf_event_output_helper, R::integer, {A::ptr_to_ctx, A::const_map_ptr, A::anything, A::ptr_to_mem_rdonly, A::const_size_or_zero}, true, T("cgroup_sock sock_ops cgroup_device sk_msg cgroup_sock_addr cgroup_sysctl cgroup_sockopt sk_lookup"), false, 0}, // bpf_event_output_data_proto
+    {25, "bpf_perf_event_output", bpf_perf_event_output_helper, R::integer, {A::ptr_to_ctx, A::const_map_ptr, A::anything, A::ptr_to_mem_rdonly, A::const_size_or_zero}, true, T("raw_tracepoint raw_tracepoint_writable tracing lsm syscall"), false, 0}, // bpf_perf_event_output_proto_raw_tp
     {26, "bpf_skb_load_bytes", bpf_skb_load_bytes_helper, R::integer, {A::ptr_to_ctx, A::anything, A::ptr_to_uninit_mem, A::const_size, _}, false, T("socket_filter sched_cls sched_act cgroup_skb lwt_in lwt_out lwt_xmit sk_skb lwt_seg6local"), false, 0},
     {26, "bpf_skb_load_bytes", bpf_skb_load_bytes_helper, R::integer, {A::ptr_to_ctx, A::anything, A::ptr_to_uninit_mem, A::const_size, _}, false, T("sk_reuseport"), false, 0}, // sk_reuseport_load_bytes_proto
     {26, "bpf_skb_load_bytes", bpf_skb_load_bytes_helper, R::integer, {A::ptr_to_ctx, A::anything, A::ptr_to_uninit_mem, A::const_size, _}, false, T("flow_dissector"), false, 0}, // bpf_flow_dissector_load_bytes_proto
@@ -197,9 +198,9 @@ constexpr HelperProto kHelpers[] = {
     {85, "bpf_sk_lookup_udp", nullptr, R::socket_or_null, {A::ptr_to_ctx, A::ptr_to_mem_rdonly, A::const_size_or_zero, A::anything, A::anything}, false, T("cgroup_skb sk_skb"), true, 0},
     {85, "bpf_sk_lookup_udp", nullptr, R::socket_or_null, {A::ptr_to_ctx, A::ptr_to_mem_rdonly, A::const_size_or_zero, A::anything, A::anything}, false, T("cgroup_sock_addr"), false, 0}, // bpf_sock_addr_sk_lookup_udp_proto
     {86, "bpf_sk_release", nullptr, R::integer, {A::ptr_to_btf_id_sock_common_release, _, _, _, _}, false, T("sched_cls sched_act xdp cgroup_skb sk_skb cgroup_sock_addr sk_lookup"), false, 0},
-    {87, "bpf_map_push_elem", nullptr, R::integer, {A::const_map_ptr, A::ptr_to_map_value, A::anything, _, _}, false, kAll, true, 0},
-    {88, "bpf_map_pop_elem", nullptr, R::integer, {A::const_map_ptr, A::ptr_to_uninit_map_value, _, _, _}, false, kAll, false, 0},
-    {89, "bpf_map_peek_elem", nullptr, R::integer, {A::const_map_ptr, A::ptr_to_uninit_map_value, _, _, _}, false, kAll, false, 0},
+    {87, "bpf_map_push_elem", bpf_map_push_elem_helper, R::integer, {A::const_map_ptr, A::ptr_to_map_value, A::anything, _, _}, false, kAll, true, 0},
+    {88, "bpf_map_pop_elem", bpf_map_pop_elem_helper, R::integer, {A::const_map_ptr, A::ptr_to_uninit_map_value, _, _, _}, false, kAll, false, 0},
+    {89, "bpf_map_peek_elem", bpf_map_peek_elem_helper, R::integer, {A::const_map_ptr, A::ptr_to_uninit_map_value, _, _, _}, false, kAll, false, 0},
     {90, "bpf_msg_push_data", nullptr, R::integer, {A::ptr_to_ctx, A::anything, A::anything, A::anything, _}, false, T("sk_msg"), false, kChangesPktData},
     {91, "bpf_msg_pop_data", nullptr, R::integer, {A::ptr_to_ctx, A::anything, A::anything, A::anything, _}, false, T("sk_msg"), false, kChangesPktData},
     {92, "bpf_rc_pointer_rel", nullptr, R::integer, {A::ptr_to_ctx, A::anything, A::anything, _, _}, true, T("lirc_mode2"), false, 0}, // rc_pointer_rel_proto

@@ -82,7 +82,9 @@ enum class RetKind : uint8_t {
 
 const char* arg_kind_name(ArgKind k); // the kernel's spelling, e.g. "ARG_PTR_TO_BTF_ID"
 const char* ret_kind_name(RetKind k);
-constexpr bool arg_kind_modelled(ArgKind k) { return k <= ArgKind::scalar; }
+constexpr bool arg_kind_modelled(ArgKind k) {
+    return k <= ArgKind::scalar || k == ArgKind::ptr_to_uninit_map_value;
+}
 constexpr bool ret_kind_modelled(RetKind k) { return k <= RetKind::ringbuf_mem_or_null; }
 
 // Proto facts beyond the argument kinds (HelperProto::flags).

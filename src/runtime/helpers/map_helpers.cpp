@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
-// Map helpers (runtime stage): bpf_map_lookup_elem, bpf_map_update_elem, bpf_map_delete_elem, and the argument
+// Map helpers (runtime stage): bpf_map_lookup_elem, bpf_map_update_elem, bpf_map_delete_elem, bpf_map_push_elem,
+// bpf_map_pop_elem, bpf_map_peek_elem, bpf_tail_call, and the argument
 // checks every helper shares. Per-CPU maps give the value of the run's CPU (RunContext::cpu).
 #include "runtime/helpers/map_helpers.hpp"
 
@@ -77,6 +78,36 @@ uint64_t bpf_map_delete_elem_helper(uint64_t map, uint64_t key, uint64_t, uint64
         return 0;
     }
     return uint64_t(int64_t(m->remove(reinterpret_cast<const void*>(key))));
+}
+
+// bpf_map_push_elem (87): queue, stack, bloom_filter (the verifier allows no other map). Returns the map's answer:
+// 0; -EINVAL (flags); -E2BIG (a full queue or stack without BPF_EXIST).
+uint64_t bpf_map_push_elem_helper(uint64_t map, uint64_t value, uint64_t flags, uint64_t, uint64_t,
+                                  RunContext* ctx) {
+    Map* m = checked_map(map, ctx, "bpf_map_push_elem");
+    if (!m || !checked_mem(value, m->spec().value_size, kPermRead, ctx, "value", "bpf_map_push_elem"))
+        return 0;
+    if (m->spec().frozen || (m->spec().map_flags & loader::kMapFlagRdonlyProg)) {
+        ctx->abort("write into map forbidden");
+        return 0;
+    }
+    return uint64_t(int64_t(m->push_elem(reinterpret_cast<const void*>(value), flags)));
+}
+
+// bpf_map_pop_elem (88), bpf_map_peek_elem (89): the value is written (zeroed when the map is empty). Returns 0;
+// -ENOENT (empty; a bloom filter's peek: absent); -EOPNOTSUPP (a bloom filter's pop).
+uint64_t bpf_map_pop_elem_helper(uint64_t map, uint64_t value, uint64_t, uint64_t, uint64_t, RunContext* ctx) {
+    Map* m = checked_map(map, ctx, "bpf_map_pop_elem");
+    if (!m || !checked_mem(value, m->spec().value_size, kPermWrite, ctx, "value", "bpf_map_pop_elem"))
+        return 0;
+    return uint64_t(int64_t(m->pop_elem(reinterpret_cast<void*>(value))));
+}
+
+uint64_t bpf_map_peek_elem_helper(uint64_t map, uint64_t value, uint64_t, uint64_t, uint64_t, RunContext* ctx) {
+    Map* m = checked_map(map, ctx, "bpf_map_peek_elem");
+    if (!m || !checked_mem(value, m->spec().value_size, kPermWrite, ctx, "value", "bpf_map_peek_elem"))
+        return 0;
+    return uint64_t(int64_t(m->peek_elem(reinterpret_cast<void*>(value))));
 }
 
 // bpf_tail_call (12), as the live 6.18 kernel answers: an index at or past max_entries or an empty slot falls

@@ -28,9 +28,45 @@ int Map::copy_value(const void* key, void* out) {
     return 0;
 }
 
-Result<std::unique_ptr<Map>> create_map(const loader::MapSpec& spec) {
-    if (spec.type == loader::kMapRingbuf)
+// libbpf's adjust_ringbuf_sz, applied to every BTF-defined ring buffer before it is created: a size that is not
+// a power-of-two multiple of the page becomes the smallest such multiple above it (0 stays 0, for the kernel to
+// refuse; a size no such multiple below 2^32 covers stays as it is).
+uint32_t libbpf_ringbuf_size(uint32_t sz) {
+    constexpr uint64_t kPage = 4096;
+    if (sz == 0 || (sz % kPage == 0 && ((sz / kPage) & (sz / kPage - 1)) == 0))
+        return sz;
+    for (uint64_t n = kPage; n <= 0xffffffffull; n <<= 1)
+        if (n > sz)
+            return uint32_t(n);
+    return sz;
+}
+
+// What libbpf changes in a map definition before it creates the map: ring buffer sizes (libbpf_ringbuf_size) and a
+// perf_event_array's max_entries 0, which becomes the number of possible CPUs (map_set_def_max_entries).
+Result<std::unique_ptr<Map>> create_map(const loader::MapSpec& given) {
+    loader::MapSpec adjusted;
+    const bool ringbuf = given.type == loader::kMapRingbuf || given.type == loader::kMapUserRingbuf;
+    const bool perf = given.type == loader::kMapPerfEventArray && given.max_entries == 0;
+    if (ringbuf || perf) {
+        adjusted = given;
+        adjusted.max_entries = perf ? possible_cpus() : libbpf_ringbuf_size(given.max_entries);
+    }
+    const loader::MapSpec& spec = ringbuf || perf ? adjusted : given;
+    switch (spec.type) {
+    case loader::kMapRingbuf:
         return create_ringbuf_map(spec);
+    case loader::kMapQueue:
+    case loader::kMapStack:
+        return create_queue_stack_map(spec);
+    case loader::kMapLpmTrie:
+        return create_lpm_trie_map(spec);
+    case loader::kMapBloomFilter:
+        return create_bloom_filter_map(spec);
+    case loader::kMapPerfEventArray:
+        return create_perf_event_array_map(spec);
+    default:
+        break;
+    }
     if (is_verify_only_map_type(spec.type))
         return create_verify_only_map(spec);
     if (spec.type == loader::kMapArena || spec.type == loader::kMapStructOps || spec.type >= loader::kMapTypeCount)

@@ -15,6 +15,7 @@ namespace strbpf::runtime {
 class RingbufMap;
 class FdMap;
 class ProgArrayMap;
+class PerfEventArrayMap;
 
 // Update flags (include/uapi/linux/bpf.h).
 inline constexpr uint64_t kBpfAny = 0, kBpfNoexist = 1, kBpfExist = 2, kBpfFLock = 4;
@@ -78,7 +79,29 @@ class Map {
         return -22;
     }
 
+    // bpf_map_push_elem / pop_elem / peek_elem (queue, stack; bloom_filter: push and peek). The syscall view of
+    // queue and stack is the same: lookup = peek, update = push, lookup_and_delete = pop (key NULL).
+    // Returns: 0; the type's errno; -EOPNOTSUPP on map types without the operation (the verifier refuses them).
+    virtual int push_elem(const void* value, uint64_t flags) {
+        (void)value, (void)flags;
+        return -95;
+    }
+    virtual int pop_elem(void* value) {
+        (void)value;
+        return -95;
+    }
+    virtual int peek_elem(void* value) {
+        (void)value;
+        return -95;
+    }
+    // BPF_MAP_LOOKUP_AND_DELETE_ELEM: -ENOTSUPP (524) where strbpf's map type has none.
+    virtual int lookup_and_delete(const void* key, void* out) {
+        (void)key, (void)out;
+        return -524;
+    }
+
     virtual RingbufMap* as_ringbuf() { return nullptr; }
+    virtual PerfEventArrayMap* as_perf_event_array() { return nullptr; }
     virtual FdMap* as_fd_map() { return nullptr; }           // prog_array, array_of_maps, hash_of_maps
     virtual ProgArrayMap* as_prog_array() { return nullptr; }
     bool map_in_map() const { return loader::is_map_in_map(spec_.type); }
@@ -89,7 +112,8 @@ class Map {
     loader::MapSpec spec_;
 };
 
-// Creates a map of spec.type; -EINVAL/-E2BIG style errors for bad or unsupported specs.
+// Creates a map of spec.type; -EINVAL/-E2BIG style errors for bad or unsupported specs. Ring buffers' sizes are
+// first adjusted as libbpf adjusts them (libbpf_ringbuf_size).
 Result<std::unique_ptr<Map>> create_map(const loader::MapSpec& spec);
 
 // Per-type factories (one file per map type); they check the type's own spec rules.
@@ -97,8 +121,13 @@ Result<std::unique_ptr<Map>> create_array_map(const loader::MapSpec& spec);
 Result<std::unique_ptr<Map>> create_percpu_array_map(const loader::MapSpec& spec);
 Result<std::unique_ptr<Map>> create_hash_map(const loader::MapSpec& spec); // hash, percpu_hash, lru_hash
 Result<std::unique_ptr<Map>> create_ringbuf_map(const loader::MapSpec& spec);
+Result<std::unique_ptr<Map>> create_queue_stack_map(const loader::MapSpec& spec); // queue, stack
+Result<std::unique_ptr<Map>> create_bloom_filter_map(const loader::MapSpec& spec);
+Result<std::unique_ptr<Map>> create_lpm_trie_map(const loader::MapSpec& spec);
+Result<std::unique_ptr<Map>> create_perf_event_array_map(const loader::MapSpec& spec);
 Result<std::unique_ptr<Map>> create_verify_only_map(const loader::MapSpec& spec);
 bool is_verify_only_map_type(uint32_t type);
+uint32_t libbpf_ringbuf_size(uint32_t max_entries);
 // prog_array, array_of_maps and hash_of_maps: fd_maps.hpp.
 
 } // namespace strbpf::runtime

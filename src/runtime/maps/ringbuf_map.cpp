@@ -169,6 +169,27 @@ long RingbufMap::consume(SampleFn fn, void* arg) {
     return n;
 }
 
+long RingbufMap::peek(SampleFn fn, void* arg) {
+    consumer_lock_.lock();
+    uint64_t pos = consumer_pos_.load(std::memory_order_relaxed);
+    long n = 0;
+    while (pos < producer_pos_.load(std::memory_order_acquire)) {
+        const uint32_t len = __atomic_load_n(header_at(pos), __ATOMIC_ACQUIRE);
+        if (len & kBusyBit)
+            break;
+        const uint32_t size = len & ~kDiscardBit;
+        const uint8_t* sample = reinterpret_cast<const uint8_t*>(header_at(pos)) + kHdrSize;
+        pos += round8(size + kHdrSize);
+        if (len & kDiscardBit)
+            continue;
+        if (fn(arg, sample, size) < 0)
+            break;
+        n++;
+    }
+    consumer_lock_.unlock();
+    return n;
+}
+
 // ringbuf_map_alloc: key and value sizes 0, max_entries a power of two and a multiple of the page size.
 Result<std::unique_ptr<Map>> create_ringbuf_map(const loader::MapSpec& spec) {
     const uint32_t n = spec.max_entries;

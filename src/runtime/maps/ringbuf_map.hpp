@@ -35,6 +35,8 @@ class RingbufMap final : public Map {
     // Returns: the number of records consumed, or fn's negative result.
     using SampleFn = int (*)(void* arg, const void* data, uint32_t size);
     long consume(SampleFn fn, void* arg);
+    // The same records without consuming them (strbpf map dump); fn's negative result stops the walk.
+    long peek(SampleFn fn, void* arg);
     uint64_t ring_size() const { return size_; }
     // Host side: an eventfd (non-blocking) that a wake-up adds 1 to, what epoll waits on in place of the kernel's
     // ring buffer map fd; created on first use and owned by the map. Returns the fd or a negative errno.

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 // Map types strbpf creates so that programs using them load and are verified with the kernel's rules, but whose
-// operations it does not run (runtime stage): sockets, devices, CPUs, cgroups, stacks, local storage, tries,
-// queues, perf buffers, user ring buffers. The spec rules are each type's map_alloc_check in Linux 6.18.
+// operations it does not run (runtime stage): sockets, devices, CPUs, cgroups, stack traces, local storage,
+// user ring buffers. The spec rules are each type's map_alloc_check in Linux 6.18.
 // A helper that reaches one of these maps in a run aborts the run naming the map type; the syscall view answers
 // -EOPNOTSUPP.
 #include <cerrno>
@@ -23,29 +23,31 @@ struct SpecRule {
     int16_t value_a, value_b; // allowed value sizes
     bool zero_entries;        // max_entries must be 0 (else: must not be 0)
     uint32_t need_flags;      // flags that must be set
+    uint32_t refuse_flags = 0; // flags the type refuses (-EINVAL)
+    uint32_t value_max = 0;    // above it -E2BIG (0: no limit of its own)
 };
+
+// cgroup storage (bpf_cgroup_storage_map_alloc): the key is a cgroup id (8) or struct bpf_cgroup_storage_key
+// (16 with its padding), values up to U16_MAX less the 128-byte storage element header, per-CPU ones up to
+// PCPU_MIN_UNIT_SIZE; no BPF_F_NO_PREALLOC (measured on Linux 6.18).
+constexpr uint32_t kCgroupStorageMax = 65535 - 128, kPercpuCgroupStorageMax = 32768;
 
 using namespace loader;
 constexpr SpecRule kRules[] = {
-    {kMapPerfEventArray, 4, 4, 4, 4, false, 0},
     {kMapStackTrace, 4, 4, kStackTrace, kStackTrace, false, 0},
     {kMapCgroupArray, 4, 4, 4, 4, false, 0},
-    {kMapLpmTrie, kNonZero, kNonZero, kNonZero, kNonZero, false, kNoPrealloc}, // + key 5..260, checked below
     {kMapDevmap, 4, 4, 4, 8, false, 0},
     {kMapSockmap, 4, 4, 4, 8, false, 0},
     {kMapCpumap, 4, 4, 4, 8, false, 0},
     {kMapXskmap, 4, 4, 4, 4, false, 0},
     {kMapSockhash, kNonZero, kNonZero, 4, 8, false, 0},
-    {kMapCgroupStorage, 8, 12, kNonZero, kNonZero, true, 0},
+    {kMapCgroupStorage, 8, 16, kNonZero, kNonZero, true, 0, kNoPrealloc, kCgroupStorageMax},
     {kMapReuseportSockarray, 4, 4, 4, 8, false, 0},
-    {kMapPercpuCgroupStorage, 8, 12, kNonZero, kNonZero, true, 0},
-    {kMapQueue, 0, 0, kNonZero, kNonZero, false, 0},
-    {kMapStack, 0, 0, kNonZero, kNonZero, false, 0},
+    {kMapPercpuCgroupStorage, 8, 16, kNonZero, kNonZero, true, 0, kNoPrealloc, kPercpuCgroupStorageMax},
     {kMapSkStorage, 4, 4, kNonZero, kNonZero, true, kNoPrealloc},
     {kMapDevmapHash, 4, 4, 4, 8, false, 0},
     {kMapInodeStorage, 4, 4, kNonZero, kNonZero, true, kNoPrealloc},
     {kMapTaskStorage, 4, 4, kNonZero, kNonZero, true, kNoPrealloc},
-    {kMapBloomFilter, 0, 0, kNonZero, kNonZero, false, 0},
     {kMapCgrpStorage, 4, 4, kNonZero, kNonZero, true, kNoPrealloc},
 };
 
@@ -72,21 +74,23 @@ class VerifyOnlyMap final : public Map {
 
 Status check_rule(const SpecRule& r, const MapSpec& spec) {
     const char* type = map_type_name(spec.type);
-    if (!size_ok(spec.key_size, r.key_a, r.key_b) ||
-        (spec.type == kMapLpmTrie && (spec.key_size < 5 || spec.key_size > 4 + 256)))
+    if (!size_ok(spec.key_size, r.key_a, r.key_b))
         return make_error(fmt::format("map '{}': key_size {} is not valid for a {} map", spec.name, spec.key_size,
                                       type), -EINVAL);
     if (!size_ok(spec.value_size, r.value_a, r.value_b))
         return make_error(fmt::format("map '{}': value_size {} is not valid for a {} map", spec.name,
                                       spec.value_size, type), -EINVAL);
+    if (r.value_max && spec.value_size > r.value_max)
+        return make_error(fmt::format("map '{}': value_size {} is over the {} bytes a {} map allows", spec.name,
+                                      spec.value_size, r.value_max, type), -E2BIG);
+    if (spec.map_flags & r.refuse_flags)
+        return make_error(fmt::format("map '{}': a {} map refuses map_flags 0x{:x}", spec.name, type,
+                                      spec.map_flags & r.refuse_flags), -EINVAL);
     if (r.zero_entries != (spec.max_entries == 0))
         return make_error(fmt::format("map '{}': a {} map needs max_entries {}", spec.name, type,
                                       r.zero_entries ? "0" : "above 0"), -EINVAL);
     if ((spec.map_flags & r.need_flags) != r.need_flags)
         return make_error(fmt::format("map '{}': a {} map needs BPF_F_NO_PREALLOC", spec.name, type), -EINVAL);
-    if (spec.type == kMapBloomFilter && (spec.map_extra & ~uint64_t(0xf)))
-        return make_error(fmt::format("map '{}': a bloom filter's map_extra is 0..15 hash functions", spec.name),
-                          -EINVAL);
     return ok_status();
 }
 
