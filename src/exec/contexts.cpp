@@ -10,6 +10,8 @@
 
 #include <fmt/format.h>
 
+#include "runtime/ctx_model.hpp"
+
 namespace strbpf::exec {
 namespace {
 
@@ -23,14 +25,14 @@ constexpr uint32_t kEthHlen = 14;
 constexpr uint32_t kMaxSkbData = 4096 - 64 - 320; // PAGE_SIZE - NET_SKB_PAD - SKB_DATA_ALIGN(skb_shared_info)
 constexpr uint32_t kMaxRawTpArgs = 12;            // MAX_BPF_FUNC_ARGS
 
-// Packet memory must be addressable through the 32-bit data/data_end fields of xdp_md and __sk_buff (the
-// kernel's verifier rewrites those loads into 64-bit pointer loads; until ours does, packets live below 2 GiB).
+// Packet memory may be anywhere: the verifier rewrites xdp_md's and __sk_buff's 32-bit data/data_end loads into
+// 64-bit loads of the ctx models' pointers (runtime/ctx_model.hpp), as the kernel's does.
 struct PacketBuffer {
     uint8_t* base = nullptr;
     size_t size = 0;
     PacketBuffer() {
         size = kXdpHeadroom + kMaxPacket;
-        void* p = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_32BIT, -1, 0);
+        void* p = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
         base = p == MAP_FAILED ? nullptr : static_cast<uint8_t*>(p);
     }
     ~PacketBuffer() {
@@ -106,6 +108,45 @@ bool kernel_test_runs(ProgType type) {
     }
 }
 
+// The ctx region of an xdp or __sk_buff run: the model. Verified programs reach it through the verifier's
+// rewritten accesses (PERMS: what those may do); the checked interpreter runs programs as written and emulates
+// their uAPI accesses on it, so for it the region grants nothing and every access goes to the emulation.
+void add_ctx_model(runtime::RunContext& ctx, runtime::CtxModel model, uint64_t base, uint8_t perms, const char* name) {
+    ctx.ctx_model = uint8_t(model);
+    ctx.mem.add_local(Region{base, runtime::ctx_model_size(model), uint8_t(ctx.verified ? perms : 0),
+                             RegionKind::ctx, name});
+}
+
+// The sk_buff of bpf_prog_test_run_skb after eth_type_trans (S: the __sk_buff fields it set), over the buffer at
+// HEAD with the frame at ETH and skb->data at START (LEN bytes, linear).
+runtime::SkbModel skb_model(const SkBuff& s, const uint8_t* head, const uint8_t* eth, const uint8_t* start,
+                            uint32_t len) {
+    runtime::SkbModel m{};
+    m.head = reinterpret_cast<uint64_t>(head);
+    m.mac_header = reinterpret_cast<uint64_t>(eth);
+    m.network_header = reinterpret_cast<uint64_t>(eth + kEthHlen);
+    m.data = reinterpret_cast<uint64_t>(start);
+    m.data_end = m.data + len;
+    m.data_meta = m.data;
+    m.len = s.len;
+    m.pkt_type = uint8_t(s.pkt_type);
+    m.protocol = uint16_t(s.protocol);
+    m.mark = s.mark;
+    m.priority = s.priority;
+    m.skb_iif = s.ingress_ifindex;
+    m.ifindex = s.ifindex;
+    std::memcpy(m.cb, s.cb, sizeof m.cb);
+    m.tstamp = s.tstamp;
+    m.hwtstamp = s.hwtstamp;
+    m.pkt_len = s.wire_len;
+    m.gso_segs = uint16_t(s.gso_segs);
+    m.gso_size = uint16_t(s.gso_size);
+    m.family = uint16_t(s.family);
+    m.remote_ip4 = s.remote_ip4;
+    m.local_ip4 = s.local_ip4;
+    return m;
+}
+
 } // namespace
 
 Status TestRunContext::build(loader::ProgType type, const RunRequest& req, runtime::RunContext& ctx, uint64_t* r1) {
@@ -154,28 +195,31 @@ Status TestRunContext::build_args(loader::ProgType type, const RunRequest& req, 
 Status TestRunContext::build_xdp(const RunRequest& req, runtime::RunContext& ctx, uint64_t* r1) {
     thread_local PacketBuffer packet;
     if (!packet.base)
-        return make_error("cannot allocate packet memory below 2 GiB");
+        return make_error("cannot allocate packet memory");
     if (req.data_in.size() < kEthHlen || req.data_in.size() > kMaxPacket)
         return make_error(fmt::format("xdp test runs need {}..{} bytes of data_in (the kernel answers -EINVAL), "
                                       "got {}", kEthHlen, kMaxPacket, req.data_in.size()));
     data_ = packet.base + kXdpHeadroom;
     data_len_ = uint32_t(req.data_in.size());
     std::memcpy(data_, req.data_in.data(), data_len_);
-    XdpMd xdp{};
-    xdp.data = uint32_t(reinterpret_cast<uint64_t>(data_));
+    runtime::XdpModel xdp{};
+    xdp.data_hard_start = reinterpret_cast<uint64_t>(packet.base);
+    xdp.data = reinterpret_cast<uint64_t>(data_);
     xdp.data_end = xdp.data + data_len_;
     xdp.data_meta = xdp.data;
-    xdp.ingress_ifindex = 1; // loopback, as the kernel's test run reports
+    xdp.frame_sz = uint32_t(packet.size);
+    xdp.rxq_ifindex = 1; // loopback, as the kernel's test run reports
     if (!ctx_buf_.empty() && ctx_buf_.size() != sizeof(XdpMd))
         return make_error("xdp ctx_in must be a struct xdp_md (24 bytes)");
     if (!ctx_buf_.empty()) {
         XdpMd in;
         std::memcpy(&in, ctx_buf_.data(), sizeof in);
-        xdp.rx_queue_index = in.rx_queue_index;
+        xdp.rxq_queue_index = in.rx_queue_index;
     }
+    static_assert(sizeof xdp <= sizeof ctx_struct_);
     std::memcpy(ctx_struct_, &xdp, sizeof xdp);
     *r1 = reinterpret_cast<uint64_t>(ctx_struct_);
-    ctx.mem.add_local(Region{*r1, sizeof xdp, runtime::kPermRead, RegionKind::ctx, "xdp_md"});
+    add_ctx_model(ctx, runtime::CtxModel::xdp, *r1, runtime::kPermRead, "xdp_buff");
     ctx.mem.add_local(
         Region{reinterpret_cast<uint64_t>(data_), data_len_, runtime::kPermRW, RegionKind::packet, "packet"});
     return ok_status();
@@ -188,7 +232,7 @@ Status TestRunContext::build_skb(loader::ProgType type, const RunRequest& req, r
                                  uint64_t* r1) {
     thread_local PacketBuffer packet;
     if (!packet.base)
-        return make_error("cannot allocate packet memory below 2 GiB");
+        return make_error("cannot allocate packet memory");
     const uint32_t size = uint32_t(req.data_in.size());
     if (req.data_in.size() < kEthHlen || req.data_in.size() > kMaxSkbData)
         return make_error(fmt::format("skb test runs need {}..{} bytes of data_in (the kernel answers -EINVAL), got {}",
@@ -228,15 +272,12 @@ Status TestRunContext::build_skb(loader::ProgType type, const RunRequest& req, r
         s.family = 10;
     }
     const uint8_t* start = l2 ? data_ : data_ + kEthHlen;
-    // Socket filters may not read data/data_end (the verifier refuses); strbpf fills them anyway for
-    // bpf_skb_load_bytes, which finds the packet through them.
-    s.data = uint32_t(reinterpret_cast<uint64_t>(start));
-    s.data_end = s.data + len;
-    s.data_meta = s.data;
     hh_zero_ = l2 ? 0 : kEthHlen;
-    std::memcpy(ctx_struct_, &s, sizeof s);
+    const runtime::SkbModel m = skb_model(s, packet.base, data_, start, len);
+    static_assert(sizeof m <= sizeof ctx_struct_);
+    std::memcpy(ctx_struct_, &m, sizeof m);
     *r1 = reinterpret_cast<uint64_t>(ctx_struct_);
-    ctx.mem.add_local(Region{*r1, sizeof s, runtime::kPermRW, RegionKind::ctx, "__sk_buff"});
+    add_ctx_model(ctx, runtime::CtxModel::skb, *r1, runtime::kPermRW, "sk_buff");
     ctx.mem.add_local(Region{reinterpret_cast<uint64_t>(start), len, uint8_t(l2 ? runtime::kPermRW : runtime::kPermRead),
                              RegionKind::packet, "packet"});
     return ok_status();
@@ -250,16 +291,17 @@ void TestRunContext::finish(RunReport* report) const {
     if (type_ == ProgType::syscall)
         report->ctx_out = ctx_buf_;
     if (skb_ctx_out_) { // convert_skb_to___skb over the caller's ctx_in
-        SkBuff out{}, run;
+        SkBuff out{};
+        runtime::SkbModel run;
         std::memcpy(&out, ctx_buf_.data(), std::min(ctx_buf_.size(), sizeof out));
         std::memcpy(&run, ctx_struct_, sizeof run);
         out.mark = run.mark;
         out.priority = run.priority;
-        out.ingress_ifindex = run.ingress_ifindex;
+        out.ingress_ifindex = run.skb_iif;
         out.ifindex = run.ifindex;
         out.tstamp = run.tstamp;
         std::memcpy(out.cb, run.cb, sizeof out.cb);
-        out.wire_len = run.wire_len;
+        out.wire_len = run.pkt_len;
         out.gso_segs = run.gso_segs;
         out.hwtstamp = run.hwtstamp;
         report->ctx_out.resize(sizeof out);

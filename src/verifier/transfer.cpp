@@ -269,6 +269,8 @@ static bool save_aux_ptr_type(Env& env, RegType type) {
         prev = type;
     else if (prev != type && (prev == RegType::ctx || type == RegType::ctx))
         return env.fail("same insn cannot be used with different pointers");
+    else if (prev != type)
+        env.insn_ptr_mixed.push_back(env.pc); // a fact for the verified program (rewrite.cpp)
     return true;
 }
 
