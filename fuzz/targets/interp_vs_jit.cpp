@@ -128,6 +128,7 @@ int strbpf_fuzz_interp_vs_jit(const uint8_t* data, size_t size) {
     if (!ri.ok && memory_fault(ri.error))
         return 0;
     const fuzz::Loaded lj = fuzz::load(p);
+    fuzz::verify(lj); // the JIT compiles the verified program of this instance
     const EngineRun rj = run_engine(exec::EngineKind::jit, lj, p.type, req);
     const std::string diff = compare(ri, rj, li, lj);
     if (!diff.empty())

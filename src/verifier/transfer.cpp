@@ -338,8 +338,7 @@ bool do_load_store(Env& env, const isa::OpInfo& op, const isa::Insn& insn) {
             return false;
         for (int r = 1; r <= 5; r++)
             regs[r] = Reg{};
-        regs[0] = reg_unknown();
-        coerce_to_size(regs[0], size);
+        regs[0] = reg_unknown(); // the kernel's mark_reg_unknown: no bound from the load's size
         if (env.cur.frames.size() == 1)
             return true;
         // In a subprogram a failed load returns 0 from it (bpf_gen_ld_abs's hidden exit), and the kernel explores

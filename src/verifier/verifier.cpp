@@ -43,6 +43,8 @@ uint16_t insn_regs(const isa::OpInfo& op, const isa::Insn& insn) {
     case Shape::ATOMIC_DW: return dst | src | (insn.imm == isa::BPF_CMPXCHG ? 1 : 0);
     case Shape::CALL_HELPER:
     case Shape::CALL_KFUNC: return 0x3f; // R1-R5 read, R0-R5 written
+    case Shape::LD_ABS: return 0x7f;      // check_ld_abs: R6 read, R0-R5 written
+    case Shape::LD_IND: return 0x7f | src;
     case Shape::JA:
     case Shape::GOTOL:
     case Shape::EXIT:
