@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "exec/contexts.hpp"
+#include "runtime/ctx_model.hpp"
 #include "runtime/maps/map.hpp"
 #include "runtime/maps/ringbuf_map.hpp"
 
@@ -220,7 +221,7 @@ TEST(Contexts, SkbCtxInRulesAndSocketDataOut) {
     req.ctx_in[8] = 5; // mark may
     exec::TestRunContext good;
     ASSERT_TRUE(good.build(loader::ProgType::socket_filter, req, ctx, &r1).ok());
-    EXPECT_EQ(reinterpret_cast<const uint32_t*>(r1)[0], 6u) << "socket filters see len without the Ethernet header";
+    EXPECT_EQ(reinterpret_cast<const SkbModel*>(r1)->len, 6u) << "socket filters see len without the Ethernet header";
     exec::RunReport rep;
     good.finish(&rep);
     ASSERT_EQ(rep.data_out.size(), 20u);
