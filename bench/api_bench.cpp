@@ -17,6 +17,7 @@
 
 #include "exec/interp/interpreter.hpp"
 #include "exec/jit/jit.hpp"
+#include "exec/runner.hpp"
 #include "loader/loader.hpp"
 #include "runtime/instance.hpp"
 #include "strbpf/object.hpp"
@@ -38,7 +39,8 @@ void BM_Internal(benchmark::State& state, const char* prog_name, Engine engine) 
     }
     auto inst = runtime::ObjectInstance::create(std::make_shared<const loader::ObjectSpec>(std::move(*spec)));
     const runtime::LinkedProgram* prog = inst ? (*inst)->find_program(prog_name) : nullptr;
-    auto compiled = prog ? exec::jit::compile(*prog) : Result<std::unique_ptr<exec::jit::CompiledProgram>>(Error{});
+    const bool ok = prog && exec::load_check(exec::EngineKind::jit, **inst, *prog);
+    auto compiled = ok ? exec::jit::compile(*prog) : Result<std::unique_ptr<exec::jit::CompiledProgram>>(Error{});
     if (!compiled) {
         state.SkipWithError("cannot compile");
         return;

@@ -13,6 +13,7 @@
 
 #include "exec/interp/interpreter.hpp"
 #include "exec/jit/jit.hpp"
+#include "exec/runner.hpp"
 #include "loader/loader.hpp"
 #include "runtime/instance.hpp"
 
@@ -60,6 +61,10 @@ void BM_Run(benchmark::State& state, const char* prog_name, Engine engine, doubl
         state.SkipWithError("cannot load jit_bench_progs.bpf.o (build the strbpf_test_progs target)");
         return;
     }
+    if (!prog || !exec::load_check(exec::EngineKind::jit, *inst, *prog)) {
+        state.SkipWithError("the program does not verify");
+        return;
+    }
     Env env(inst);
     std::unique_ptr<exec::jit::CompiledProgram> jitted;
     if (engine == Engine::jit) {
@@ -77,7 +82,8 @@ void BM_Run(benchmark::State& state, const char* prog_name, Engine engine, doubl
             const auto r = jitted->run(env.r1(), env.ctx, env.stack);
             ok = r.ok, r0 = r.r0;
         } else {
-            const auto r = exec::interp::run_validated(prog->insns, env.r1(), 0, env.ctx, env.stack);
+            const auto r = exec::interp::run_validated(exec::engine_insns(exec::EngineKind::interp, *prog), env.r1(),
+                                                       0, env.ctx, env.stack);
             ok = r.ok, r0 = r.r0;
         }
         if (!ok) {
@@ -131,7 +137,7 @@ void BM_Compile(benchmark::State& state, const char* file) {
     std::vector<std::unique_ptr<exec::jit::CompiledProgram>> done;
     for (auto _ : state) {
         for (const auto& p : inst->programs()) {
-            if (!p.linked)
+            if (!p.linked || !exec::load_check(exec::EngineKind::jit, *inst, p))
                 continue;
             auto compiled = exec::jit::compile(p);
             if (!compiled) {

@@ -152,6 +152,7 @@ verifier::Verdict verify(const Loaded& l) {
         c.verified = true;
         c.accepted = v.ok;
         c.reason = v.reason;
+        c.program = v.program;
     }
     return v;
 }

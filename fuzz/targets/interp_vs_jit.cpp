@@ -11,6 +11,7 @@
 #include "exec/contexts.hpp"
 #include "exec/interp/interpreter.hpp"
 #include "exec/jit/jit.hpp"
+#include "exec/runner.hpp"
 #include "isa/assembler.hpp"
 #include "targets/targets.hpp"
 
@@ -49,7 +50,8 @@ EngineRun run_engine(exec::EngineKind kind, const fuzz::Loaded& l, loader::ProgT
         const exec::jit::JitResult j = (*compiled)->run(r1, ctx, stack);
         out.ok = j.ok, out.r0 = j.r0, out.error = j.error;
     } else {
-        const exec::interp::InterpResult i = exec::interp::run_validated(l.prog->insns, r1, 0, ctx, stack, 0, true);
+        const exec::interp::InterpResult i = exec::interp::run_validated(exec::engine_insns(exec::EngineKind::interp, *l.prog),
+                                                                         r1, 0, ctx, stack, 0, true);
         out.ok = i.ok, out.r0 = i.r0, out.error = i.error;
     }
     exec::RunReport rep;
@@ -126,6 +128,7 @@ int strbpf_fuzz_interp_vs_jit(const uint8_t* data, size_t size) {
     if (!ri.ok && memory_fault(ri.error))
         return 0;
     const fuzz::Loaded lj = fuzz::load(p);
+    fuzz::verify(lj); // the JIT compiles the verified program of this instance
     const EngineRun rj = run_engine(exec::EngineKind::jit, lj, p.type, req);
     const std::string diff = compare(ri, rj, li, lj);
     if (!diff.empty())

@@ -41,8 +41,10 @@ Once run_once(const ProgramState& st, uint64_t r1, runtime::RunContext& ctx, run
         exec::jit::JitResult j = st.jit->run(r1, ctx, stack);
         return Once{j.ok, j.r0, std::move(j.error), -1};
     }
-    exec::interp::InterpResult r = exec::interp::run_validated(st.linked->insns, r1, 0, ctx, stack, 0,
-                                                               st.engine == Engine::interp_checked);
+    const bool checked = st.engine == Engine::interp_checked;
+    exec::interp::InterpResult r = exec::interp::run_validated(
+        exec::engine_insns(checked ? exec::EngineKind::interp_checked : exec::EngineKind::interp, *st.linked), r1,
+        0, ctx, stack, 0, checked);
     return Once{r.ok, r.r0, std::move(r.error), r.pc};
 }
 

@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "runtime/ctx_model.hpp"
 #include "runtime/memory/nofault.hpp"
 
 namespace strbpf::exec {
@@ -27,13 +28,13 @@ constexpr uint32_t kMaxSkbData = 4096 - kSkbHeadroom - kSharedInfo; // PAGE_SIZE
 constexpr uint32_t kDatarefOff = 32;              // skb_shared_info.dataref, which build_skb sets to 1
 constexpr uint32_t kMaxRawTpArgs = 12;            // MAX_BPF_FUNC_ARGS
 
-// Packet memory must be addressable through the 32-bit data/data_end fields of xdp_md and __sk_buff (the
-// kernel's verifier rewrites those loads into 64-bit pointer loads; until ours does, packets live below 2 GiB).
+// Packet memory may be anywhere: the verifier rewrites xdp_md's and __sk_buff's 32-bit data/data_end loads into
+// 64-bit loads of the ctx models' pointers (runtime/ctx_model.hpp), as the kernel's does.
 struct PacketBuffer {
     static constexpr size_t kSize = 2 * runtime::XdpBuff::kFrameSize;
     uint8_t* base = nullptr;
     PacketBuffer() {
-        void* p = mmap(nullptr, kSize, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_32BIT, -1, 0);
+        void* p = mmap(nullptr, kSize, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
         base = p == MAP_FAILED ? nullptr : static_cast<uint8_t*>(p);
     }
     ~PacketBuffer() {
@@ -160,6 +161,36 @@ bool add_skb_regions(runtime::RunContext& ctx, const uint8_t* hard, uint32_t buc
                                     RegionKind::packet, "skb headroom and tailroom"});
 }
 
+// The sk_buff of bpf_prog_test_run_skb after eth_type_trans (S: the __sk_buff fields it set), over the buffer at
+// HEAD with the frame at ETH and skb->data at START (LEN bytes, linear).
+runtime::SkbModel skb_model(const SkBuff& s, const uint8_t* head, const uint8_t* eth, const uint8_t* start,
+                            uint32_t len) {
+    runtime::SkbModel m{};
+    m.head = reinterpret_cast<uint64_t>(head);
+    m.mac_header = reinterpret_cast<uint64_t>(eth);
+    m.network_header = reinterpret_cast<uint64_t>(eth + kEthHlen);
+    m.data = reinterpret_cast<uint64_t>(start);
+    m.data_end = m.data + len;
+    m.data_meta = m.data;
+    m.len = s.len;
+    m.pkt_type = uint8_t(s.pkt_type);
+    m.protocol = uint16_t(s.protocol);
+    m.mark = s.mark;
+    m.priority = s.priority;
+    m.skb_iif = s.ingress_ifindex;
+    m.ifindex = s.ifindex;
+    std::memcpy(m.cb, s.cb, sizeof m.cb);
+    m.tstamp = s.tstamp;
+    m.hwtstamp = s.hwtstamp;
+    m.pkt_len = s.wire_len;
+    m.gso_segs = uint16_t(s.gso_segs);
+    m.gso_size = uint16_t(s.gso_size);
+    m.family = uint16_t(s.family);
+    m.remote_ip4 = s.remote_ip4;
+    m.local_ip4 = s.local_ip4;
+    return m;
+}
+
 } // namespace
 
 uint8_t* packet_page() {
@@ -174,6 +205,7 @@ Status TestRunContext::build(loader::ProgType type, const RunRequest& req, runti
     data_len_ = hh_zero_ = 0;
     skb_ctx_out_ = false;
     *r1 = 0;
+    ctx.ctx_model = 0; // add_ctx_model_region sets it for xdp and skb runs
     static const std::vector<uint8_t> default_packet(kDefaultPacketLen, 0);
     const std::vector<uint8_t>& data_in = req.data_in.empty() && takes_packet(type) ? default_packet : req.data_in;
     switch (type) {
@@ -222,7 +254,7 @@ Status TestRunContext::build_skb(loader::ProgType type, const std::vector<uint8_
                                  runtime::RunContext& ctx, uint64_t* r1) {
     uint8_t* const page = packet_page();
     if (!page)
-        return make_error("cannot allocate packet memory below 2 GiB");
+        return make_error("cannot allocate packet memory");
     const uint32_t size = uint32_t(data_in.size());
     if (data_in.size() < kEthHlen || data_in.size() > kMaxSkbData)
         return make_error(fmt::format("skb test runs need {}..{} bytes of data_in (the kernel answers -EINVAL), got {}",
@@ -266,15 +298,12 @@ Status TestRunContext::build_skb(loader::ProgType type, const std::vector<uint8_
         s.family = 10;
     }
     const uint8_t* start = l2 ? data_ : data_ + kEthHlen;
-    // Socket filters may not read data/data_end (the verifier refuses); strbpf fills them anyway for
-    // bpf_skb_load_bytes, which finds the packet through them.
-    s.data = uint32_t(reinterpret_cast<uint64_t>(start));
-    s.data_end = s.data + len;
-    s.data_meta = s.data;
     hh_zero_ = l2 ? 0 : kEthHlen;
-    std::memcpy(ctx_struct_, &s, sizeof s);
+    const runtime::SkbModel m = skb_model(s, hard, data_, start, len);
+    static_assert(sizeof m <= sizeof ctx_struct_);
+    std::memcpy(ctx_struct_, &m, sizeof m);
     *r1 = reinterpret_cast<uint64_t>(ctx_struct_);
-    if (!ctx.mem.add_local(Region{*r1, sizeof s, runtime::kPermRW, RegionKind::ctx, "__sk_buff"}) ||
+    if (!runtime::add_ctx_model_region(ctx, runtime::CtxModel::skb, *r1, runtime::kPermRW, "sk_buff") ||
         !add_skb_regions(ctx, hard, bucket, start, len, writable))
         return make_error("too many memory regions for an skb test run");
     return ok_status();
@@ -290,16 +319,17 @@ void TestRunContext::finish(RunReport* report) const {
     if (type_ == ProgType::syscall)
         report->ctx_out = ctx_buf_;
     if (skb_ctx_out_) { // convert_skb_to___skb over the caller's ctx_in
-        SkBuff out{}, run;
+        SkBuff out{};
+        runtime::SkbModel run;
         std::memcpy(&out, ctx_buf_.data(), std::min(ctx_buf_.size(), sizeof out));
         std::memcpy(&run, ctx_struct_, sizeof run);
         out.mark = run.mark;
         out.priority = run.priority;
-        out.ingress_ifindex = run.ingress_ifindex;
+        out.ingress_ifindex = run.skb_iif;
         out.ifindex = run.ifindex;
         out.tstamp = run.tstamp;
         std::memcpy(out.cb, run.cb, sizeof out.cb);
-        out.wire_len = run.wire_len;
+        out.wire_len = run.pkt_len;
         out.gso_segs = run.gso_segs;
         out.hwtstamp = run.hwtstamp;
         report->ctx_out.resize(sizeof out);

@@ -3,10 +3,11 @@
 // each program type — the ctx struct, the packet, their regions in the run's memory — and what it reports back.
 //   raw_tp: ctx_in is the u64 argument array (at most 12), read-only, no data_in (bpf_prog_test_run_raw_tp);
 //   tp, kprobe: the kernel cannot test-run them; strbpf gives ctx_in as read-only bytes the same way;
-//   socket_filter, sched_cls/sched_act, cgroup_skb, lwt_in/out/xmit: an skb built like bpf_prog_test_run_skb
-//   (see contexts.cpp);
-//   xdp: struct xdp_md over bpf_prog_test_run_xdp's buffer (headroom, linear data, skb_shared_info, frags;
-//   contexts_xdp.cpp); syscall: ctx_in read-write, copied back.
+//   socket_filter, sched_cls/sched_act, cgroup_skb, lwt_in/out/xmit: an skb built like bpf_prog_test_run_skb,
+//   the program's ctx strbpf's sk_buff model (runtime/ctx_model.hpp: the verifier rewrites __sk_buff accesses
+//   onto it; see contexts.cpp);
+//   xdp: the xdp_buff model (xdp_md accesses rewritten onto it) inside bpf_prog_test_run_xdp's buffer (headroom,
+//   linear data, skb_shared_info, frags; contexts_xdp.cpp); syscall: ctx_in read-write, copied back.
 // Packet programs given no data_in get kDefaultPacketLen zero bytes (the kernel test_loader's TEST_DATA_LEN), on
 // every engine: the kernel engine passes the same.
 #pragma once
@@ -23,8 +24,8 @@ namespace strbpf::exec {
 
 constexpr size_t kDefaultPacketLen = 64; // TEST_DATA_LEN
 
-// This thread's packet page: XdpBuff::kFrameSize * 2 bytes below 2 GiB (xdp_md and __sk_buff hold the packet's
-// address in 32-bit fields), nullptr when it cannot be mapped.
+// This thread's packet page: XdpBuff::kFrameSize * 2 bytes anywhere in the address space (programs reach the
+// packet through the ctx models' 64-bit pointers, runtime/ctx_model.hpp), nullptr when it cannot be mapped.
 uint8_t* packet_page();
 
 // The number of receive queues of network device `ifindex` (its real_num_rx_queues); 0: no such device.
@@ -51,12 +52,12 @@ class TestRunContext {
 
     loader::ProgType type_ = loader::ProgType::unspec;
     std::vector<uint8_t> ctx_buf_;
-    alignas(8) uint8_t ctx_struct_[256] = {};
+    alignas(8) uint8_t ctx_struct_[256] = {}; // skb: the SkbModel
     uint8_t* data_ = nullptr;  // what data_out starts with
     uint32_t data_len_ = 0;
     bool skb_ctx_out_ = false; // skb programs given a ctx_in report the __sk_buff back
     uint32_t hh_zero_ = 0;     // socket filters: the Ethernet header the kernel zeroes in data_out
-    runtime::XdpBuff xdp_;     // xdp: the program's ctx is xdp_.md
+    runtime::XdpBuff xdp_;     // xdp: the program's ctx is xdp_.model
     std::vector<uint8_t> frag_pages_; // xdp: the frags' pages, XdpBuff::kFrameSize bytes each
 };
 

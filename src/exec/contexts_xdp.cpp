@@ -21,12 +21,13 @@ using runtime::XdpMd;
 
 Status einval(const std::string& why) { return make_error(why + " (the kernel answers -EINVAL)", -22); }
 
-// What the program reads in its xdp_md: the pointers (publish() sets them), the receive queue's device (loopback
-// unless ctx_in names one) and queue index. egress_ifindex is 0: test runs have no transmit queue.
-void fill_xdp_md(const XdpMd& in, XdpMd* md) {
-    *md = XdpMd{};
-    md->ingress_ifindex = in.ingress_ifindex ? in.ingress_ifindex : 1;
-    md->rx_queue_index = in.rx_queue_index;
+// What the program reads through its xdp_md besides the pointers (publish() sets those): the receive queue's
+// device (loopback unless ctx_in names one) and queue index. egress_ifindex is 0: test runs have no transmit queue.
+void fill_xdp_model(const XdpMd& in, runtime::XdpModel* m) {
+    *m = runtime::XdpModel{};
+    m->rxq_ifindex = in.ingress_ifindex ? in.ingress_ifindex : 1;
+    m->rxq_queue_index = in.rx_queue_index;
+    m->txq_ifindex = 0;
 }
 
 } // namespace
@@ -87,7 +88,7 @@ Status TestRunContext::xdp_ctx_rules(const std::vector<uint8_t>& data_in, uint32
 Status TestRunContext::build_xdp(const std::vector<uint8_t>& data_in, runtime::RunContext& ctx, uint64_t* r1) {
     uint8_t* page = packet_page();
     if (!page)
-        return make_error("cannot allocate packet memory below 2 GiB");
+        return make_error("cannot allocate packet memory");
     uint32_t meta = 0, linear = 0;
     STRBPF_TRY(xdp_ctx_rules(data_in, &meta, &linear));
     const uint32_t size = uint32_t(data_in.size());
@@ -101,7 +102,7 @@ Status TestRunContext::build_xdp(const std::vector<uint8_t>& data_in, runtime::R
     XdpMd in{};
     std::memcpy(&in, ctx_buf_.data(), std::min(ctx_buf_.size(), sizeof in));
     xdp_ = XdpBuff{};
-    fill_xdp_md(in, &xdp_.md);
+    fill_xdp_model(in, &xdp_.model);
     std::memset(page, 0, XdpBuff::kFrameSize);
     xdp_.hard_start = page;
     xdp_.data_meta = page + headroom;
@@ -118,9 +119,9 @@ Status TestRunContext::build_xdp(const std::vector<uint8_t>& data_in, runtime::R
         xdp_.frags_size += f.len;
     }
     xdp_.has_frags = rest > 0;
-    *r1 = reinterpret_cast<uint64_t>(&xdp_.md);
-    if (!ctx.mem.add_local(runtime::Region{*r1, sizeof(XdpMd), runtime::kPermRead, runtime::RegionKind::ctx,
-                                           runtime::kXdpMdRegionName}) ||
+    *r1 = reinterpret_cast<uint64_t>(&xdp_.model);
+    if (!runtime::add_ctx_model_region(ctx, runtime::CtxModel::xdp, *r1, runtime::kPermRead,
+                                       runtime::kXdpBuffRegionName) ||
         !xdp_.add_regions(ctx.mem))
         return make_error("too many memory regions for an xdp test run");
     return ok_status();

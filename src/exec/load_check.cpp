@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 // exec::load_check (exec stage): the verifier's verdict on a program, once per linked program. Apart from the
-// runner so that the interpreter (bpf_tail_call targets) can call it without linking the JIT.
+// runner so that the interpreter (bpf_tail_call targets) can call it without linking the JIT. The verdict's
+// verified program is kept with the program: the interpreter and the JIT run nothing else.
 #include <mutex>
 
 #include "exec/runner.hpp"
@@ -27,12 +28,24 @@ Status load_check(EngineKind engine, const runtime::ObjectInstance& inst, const 
         c.reason = v.reason;
         c.max_ctx_offset = v.max_ctx_offset;
         c.min_ctx_offset = v.min_ctx_offset;
+        c.program = std::move(v.program);
+        if (c.accepted && !c.program) { // verify() builds one for every linked program it accepts
+            c.accepted = false;
+            c.reason = "the verifier accepted the program but built no verified program for it";
+        }
         if (log)
             *log = std::move(v.log);
     }
     if (!c.accepted && engine != EngineKind::interp_checked)
         return make_error(c.reason, -13);
     return ok_status();
+}
+
+std::span<const isa::Insn> engine_insns(EngineKind engine, const runtime::LinkedProgram& prog) {
+    if (engine == EngineKind::interp_checked)
+        return prog.insns;
+    const auto& vp = prog.cache->program;
+    return vp ? std::span<const isa::Insn>(vp->insns) : std::span<const isa::Insn>();
 }
 
 } // namespace strbpf::exec

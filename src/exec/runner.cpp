@@ -109,6 +109,7 @@ RunReport run_linked(EngineKind engine, const runtime::ObjectInstance& inst, con
     uint64_t r0 = 0;
     std::string error;
     const bool checked = engine == EngineKind::interp_checked;
+    const std::span<const isa::Insn> code = engine_insns(engine, prog);
     const auto t0 = std::chrono::steady_clock::now();
     if (jitted) {
         jit::JitResult j = jit::run_repeated(*jitted, r1, ctx, *stack, repeat);
@@ -119,7 +120,7 @@ RunReport run_linked(EngineKind engine, const runtime::ObjectInstance& inst, con
         }
     } else {
         for (uint32_t i = 0; i < repeat; i++) {
-            interp::InterpResult res = interp::run_validated(prog.insns, r1, 0, ctx, *stack, 0, checked);
+            interp::InterpResult res = interp::run_validated(code, r1, 0, ctx, *stack, 0, checked);
             r0 = res.r0;
             if (!res.ok) [[unlikely]] {
                 ok = false;

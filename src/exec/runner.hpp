@@ -3,6 +3,7 @@
 // (exec stage): builds the program type's context and packet, runs `repeat` times, reports retval and timing.
 #pragma once
 #include <memory>
+#include <span>
 #include <string>
 
 #include "exec/engine.hpp"
@@ -27,6 +28,11 @@ Status load_check(EngineKind engine, const runtime::ObjectInstance& inst, const 
 // still never fails on the verdict.
 Status load_check(EngineKind engine, const runtime::ObjectInstance& inst, const runtime::LinkedProgram& prog,
                   int log_level, std::string* log);
+
+// What an engine runs of PROG: after an accepting load_check(), the verified program's rewritten instructions
+// (verifier/verified_program.hpp); for interp-checked, the linked program as written (nobody verified it). Empty
+// for a program that was never accepted.
+std::span<const isa::Insn> engine_insns(EngineKind engine, const runtime::LinkedProgram& prog);
 
 // After an accepting load_check(): programs whose ctx is ctx_in itself (syscall, raw_tp, tp, kprobe) need at least
 // the verdict's max_ctx_offset bytes of it, as the kernel's test run demands (-EINVAL otherwise).

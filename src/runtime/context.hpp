@@ -37,6 +37,11 @@ struct RunContext {
     // bpf_strncmp's s1 size and NUL-terminated read-only s2) instead of re-checking them on every call.
     bool verified = false;
 
+    // An xdp or __sk_buff run's ctx is strbpf's model of the kernel struct (ctx_model.hpp: 1 xdp_buff, 2 sk_buff,
+    // 0 none), registered as the ctx region. Verified programs reach it through the verifier's rewritten accesses;
+    // the checked interpreter, which runs programs as written, emulates their uAPI accesses on it.
+    uint8_t ctx_model = 0;
+
     // A helper that finds a condition the kernel's verifier would have refused (possible only on interp-checked)
     // ends the run: it sets abort_message and returns; the engine stops at once and reports it.
     bool aborted = false;

@@ -15,6 +15,10 @@
 #include "runtime/memory/registry.hpp"
 #include "strbpf/result.hpp"
 
+namespace strbpf::verifier {
+struct VerifiedProgram; // verifier/verified_program.hpp: what the interpreter and the JIT run
+} // namespace strbpf::verifier
+
 namespace strbpf::runtime {
 
 // Bytes written into a global-data map (".data", ".rodata", ".bss", ...) before the object is frozen: what
@@ -39,6 +43,8 @@ struct ProgramCache {
     std::string reason;          // ... or rejected it with this one-line reason
     uint32_t max_ctx_offset = 0; // ... the end of the furthest ctx byte it reads (verifier::Verdict)
     int32_t min_ctx_offset = 0;  // ... the lowest (negative) ctx offset it reads, else 0
+    // ... and the program it proved safe, rewritten: the only input of the interpreter and the JIT.
+    std::shared_ptr<const verifier::VerifiedProgram> program;
     std::shared_ptr<const void> jit; // the JIT's compiled program (type known to the JIT only)
 };
 

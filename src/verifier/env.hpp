@@ -111,6 +111,7 @@ class Env {
     // Per load/store insn, the pointer type it accessed through on the first path that reached it (the kernel's
     // insn_aux_data.ptr_type): ctx accesses are rewritten per insn, so no other path may use another type there.
     std::vector<RegType> insn_ptr_type;
+    std::vector<int32_t> insn_ptr_mixed; // load/store pcs reached through different (non-ctx) pointer types
     bool gpl_compatible = false;         // the object's license is one the kernel counts as GPL-compatible
     uint32_t max_ctx_offset = 0;         // furthest ctx byte accessed (off + size)
     int32_t min_ctx_offset = 0;          // lowest negative ctx offset accessed

@@ -14,6 +14,7 @@
 #include "verifier/domain/scalar.hpp"
 #include "verifier/btf_target.hpp"
 #include "verifier/env.hpp"
+#include "verifier/rewrite.hpp"
 
 namespace strbpf::verifier {
 namespace {
@@ -54,6 +55,8 @@ uint16_t insn_regs(const isa::OpInfo& op, const isa::Insn& insn) {
     case Shape::ATOMIC_DW: return dst | src | (insn.imm == isa::BPF_CMPXCHG ? 1 : 0);
     case Shape::CALL_HELPER:
     case Shape::CALL_KFUNC: return 0x3f; // R1-R5 read, R0-R5 written
+    case Shape::LD_ABS: return 0x7f;      // check_ld_abs: R6 read, R0-R5 written
+    case Shape::LD_IND: return 0x7f | src;
     case Shape::JA:
     case Shape::GOTOL:
     case Shape::EXIT:
@@ -407,6 +410,24 @@ State entry_state() {
     return st;
 }
 
+// The accepting verdict's verified program, from the instance's linked form of PROG (none when PROG is not one of
+// the instance's programs or did not link). A rewrite that fails is a rejection (Env::fail), never a run.
+void attach_program(Env& env, const runtime::ObjectInstance& inst, const loader::ProgramSpec& prog, Verdict* v) {
+    for (const runtime::LinkedProgram& lp : inst.programs()) {
+        if (lp.spec != &prog || !lp.linked)
+            continue;
+        auto built = build_verified_program(env, lp);
+        if (built) {
+            v->program = std::move(*built);
+        } else {
+            env.fail_pc = built.error().pc;
+            env.fail(built.error().message);
+            v->ok = false;
+        }
+        return;
+    }
+}
+
 } // namespace
 
 Verdict verify(const runtime::ObjectInstance& inst, const loader::ProgramSpec& prog, const Options& opts) {
@@ -464,6 +485,8 @@ Verdict verify(const runtime::ObjectInstance& inst, const loader::ProgramSpec& p
     v.processed_insns = env.insn_processed;
     v.max_ctx_offset = env.max_ctx_offset;
     v.min_ctx_offset = env.min_ctx_offset;
+    if (v.ok)
+        attach_program(env, inst, prog, &v);
     if (!v.ok) {
         v.reason = env.reason;
         v.pc = env.fail_pc;

@@ -3,10 +3,12 @@
 // kernel's verifier (path-sensitive abstract interpretation), and rejects it with the kernel's one-line reason.
 #pragma once
 #include <cstdint>
+#include <memory>
 #include <string>
 
 #include "loader/object_spec.hpp"
 #include "runtime/instance.hpp"
+#include "verifier/verified_program.hpp"
 
 namespace strbpf::verifier {
 
@@ -36,6 +38,9 @@ struct Verdict {
     uint32_t max_ctx_offset = 0;
     // The lowest ctx offset it touches when negative (tracepoint programs: the kernel lets those through), else 0.
     int32_t min_ctx_offset = 0;
+    // Accepted: the program the engines run (verified_program.hpp), built from the instance's linked program of
+    // PROG. Null on rejection, and for a PROG that is not one of the instance's programs (nothing was linked).
+    std::shared_ptr<const VerifiedProgram> program;
 };
 
 // Verifies PROG (one of inst.spec().programs, pseudo forms intact) against INST's maps and the helper and kfunc

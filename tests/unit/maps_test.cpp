@@ -9,6 +9,8 @@
 #include <vector>
 
 #include "exec/contexts.hpp"
+#include "runtime/ctx_model.hpp"
+#include "runtime/helpers/xdp_helpers.hpp"
 #include "runtime/maps/map.hpp"
 #include "runtime/maps/ringbuf_map.hpp"
 
@@ -226,7 +228,7 @@ TEST(Contexts, SkbCtxInRulesAndSocketDataOut) {
     req.ctx_in[8] = 5; // mark may
     exec::TestRunContext good;
     ASSERT_TRUE(good.build(loader::ProgType::socket_filter, req, ctx, &r1).ok());
-    EXPECT_EQ(reinterpret_cast<const uint32_t*>(r1)[0], 6u) << "socket filters see len without the Ethernet header";
+    EXPECT_EQ(reinterpret_cast<const SkbModel*>(r1)->len, 6u) << "socket filters see len without the Ethernet header";
     exec::RunReport rep;
     good.finish(&rep);
     ASSERT_EQ(rep.data_out.size(), 20u);
@@ -235,6 +237,32 @@ TEST(Contexts, SkbCtxInRulesAndSocketDataOut) {
     ASSERT_EQ(rep.ctx_out.size(), 192u);
     EXPECT_EQ(rep.ctx_out[8], 5);
     EXPECT_EQ(rep.ctx_out[40], 1) << "ifindex reported back: loopback";
+}
+
+// The xdp ctx is the XdpModel inside the XdpBuff: 64-bit pointers into the page, kept by publish() when a helper
+// moves them, and the helpers find the XdpBuff from the model pointer.
+TEST(Contexts, XdpCtxIsTheModelInsideTheBuffer) {
+    exec::RunRequest req;
+    req.data_in.assign(20, 0xcd);
+    RunContext ctx;
+    uint64_t r1 = 0;
+    exec::TestRunContext trc;
+    ASSERT_TRUE(trc.build(loader::ProgType::xdp, req, ctx, &r1).ok());
+    const auto* m = reinterpret_cast<const XdpModel*>(r1);
+    EXPECT_EQ(CtxModel(ctx.ctx_model), CtxModel::xdp);
+    EXPECT_EQ(m->data_end - m->data, 20u);
+    EXPECT_EQ(m->data, m->data_meta);
+    EXPECT_EQ(m->data - m->data_hard_start, XdpBuff::kHeadroom);
+    EXPECT_EQ(m->frame_sz, XdpBuff::kFrameSize);
+    EXPECT_EQ(m->rxq_ifindex, 1u) << "loopback";
+    EXPECT_EQ(*reinterpret_cast<const uint8_t*>(m->data), 0xcd);
+    EXPECT_EQ(xdp_buff_of(r1, &ctx, "test"), reinterpret_cast<const XdpBuff*>(r1));
+    const uint64_t data = m->data;
+    EXPECT_EQ(bpf_xdp_adjust_head_helper(r1, uint64_t(-4), 0, 0, 0, &ctx), 0u);
+    EXPECT_EQ(m->data, data - 4) << "publish() wrote the model's pointer";
+    EXPECT_EQ(bpf_xdp_get_buff_len_helper(r1, 0, 0, 0, 0, &ctx), 24u);
+    EXPECT_EQ(xdp_buff_of(r1 + 8, &ctx, "test"), nullptr) << "not the model's start";
+    EXPECT_TRUE(ctx.aborted);
 }
 
 } // namespace

@@ -10,6 +10,7 @@
 #include "exec/interp/jmp_ops.hpp"
 #include "exec/interp/machine.hpp"
 #include "isa/opcodes.hpp"
+#include "runtime/ctx_model.hpp"
 #include "runtime/helpers/helper_table.hpp"
 #include "runtime/kfuncs/kfunc_table.hpp"
 
@@ -83,6 +84,43 @@ bool refill_impl(const runtime::RunMemory& mem, CachedRegion* c, uint64_t a, uin
         c[1] = c[0];
         c[0] = CachedRegion{r->base, r->size};
     }
+    return true;
+}
+
+// The checked interpreter runs programs as written: an access that missed every region may be a uAPI ctx access
+// (xdp_md, __sk_buff) on the run's ctx model, whose region grants nothing so that every access comes here. True:
+// done as the verifier's rewrite would have done it (runtime/ctx_model.hpp).
+bool emulate_ctx_access(const runtime::RunContext& ctx, const isa::Insn& in, uint64_t addr, uint64_t* reg) {
+    const runtime::Region* r = ctx.mem.find(addr);
+    if (!ctx.ctx_model || !r || r->kind != runtime::RegionKind::ctx || r->perms != 0)
+        return false;
+    const auto model = runtime::CtxModel(ctx.ctx_model);
+    auto* base = reinterpret_cast<uint8_t*>(r->base);
+    const auto off = int32_t(addr - r->base);
+    const uint8_t sz = in.opcode & 0x18;
+    const int size = sz == isa::BPF_B ? 1 : sz == isa::BPF_H ? 2 : sz == isa::BPF_W ? 4 : 8;
+    switch (isa::insn_class(in.opcode)) {
+    case isa::BPF_LDX:
+        return runtime::ctx_model_load(model, base, off, size, (in.opcode & 0xe0) == isa::BPF_MEMSX, &reg[in.dst]);
+    case isa::BPF_ST:
+        return (in.opcode & 0xe0) == isa::BPF_MEM &&
+               runtime::ctx_model_store(model, base, off, size, true, uint64_t(int64_t(in.imm)));
+    case isa::BPF_STX:
+        return (in.opcode & 0xe0) == isa::BPF_MEM && runtime::ctx_model_store(model, base, off, size, false, reg[in.src]);
+    default: return false;
+    }
+}
+
+// LD_ABS/LD_IND on the checked interpreter (the verified program has them lowered to a helper call): R6 must be
+// the skb model. *r0: the value, or -EFAULT when the bytes are not in the packet.
+bool emulate_ld_abs(const runtime::RunContext& ctx, const isa::Insn& in, const uint64_t* reg, int64_t* r0) {
+    const runtime::Region* r = ctx.mem.find(reg[6]);
+    if (runtime::CtxModel(ctx.ctx_model) != runtime::CtxModel::skb || !r || r->kind != runtime::RegionKind::ctx ||
+        r->base != reg[6])
+        return false;
+    const int size = (in.opcode & 0x18) == isa::BPF_B ? 1 : (in.opcode & 0x18) == isa::BPF_H ? 2 : 4;
+    const int64_t off = (in.opcode & 0xe0) == isa::BPF_IND ? int64_t(reg[in.src]) + in.imm : in.imm;
+    *r0 = runtime::skb_load_abs(*reinterpret_cast<const runtime::SkbModel*>(r->base), int32_t(off), size);
     return true;
 }
 
@@ -339,9 +377,13 @@ L_DONE:
     out.stop = Stop::exit;
     goto L_STOP;
 L_READ_FAULT:
+    if (emulate_ctx_access(ctx, *ip, fault_addr, reg))
+        NEXT();
     out.stop = Stop::mem_read;
     goto L_FAULT;
 L_WRITE_FAULT:
+    if ((ip->opcode & 0xe0) == isa::BPF_MEM && emulate_ctx_access(ctx, *ip, fault_addr, reg))
+        NEXT();
     out.stop = Stop::mem_write;
 L_FAULT:
     out.addr = fault_addr;
@@ -365,9 +407,20 @@ L_ABORTED:
 L_CALL_DEPTH:
     out.stop = Stop::call_depth;
     goto L_STOP;
-L_LEGACY:
+L_LEGACY: {
+    int64_t v = 0;
+    if (st.checked && emulate_ld_abs(ctx, *ip, reg, &v)) {
+        for (int r = 1; r <= 5; r++)
+            reg[r] = 0; // clobbered by the call the verifier's lowering makes
+        reg[0] = uint64_t(v);
+        if (v >= 0)
+            NEXT();
+        reg[0] = 0; // the lowering's `r0 = 0; exit`
+        goto L_EXIT;
+    }
     out.stop = Stop::legacy_ld;
     goto L_STOP;
+}
 L_UNLINKED:
     out.stop = Stop::unlinked_ld;
 L_STOP:

@@ -77,8 +77,10 @@ bool interp_tail_call(runtime::RunContext* ctx, const void* target) {
             return false;
         }
     }
-    st.tail_target = prog.insns.data();
-    st.tail_size = prog.insns.size();
+    const std::span<const isa::Insn> code = engine_insns(st.checked ? EngineKind::interp_checked : EngineKind::interp,
+                                                        prog);
+    st.tail_target = code.data();
+    st.tail_size = code.size();
     return true;
 }
 

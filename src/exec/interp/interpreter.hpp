@@ -20,7 +20,8 @@ struct InterpResult {
 };
 
 // Runs insns (a runtime::LinkedProgram's encoding: plain ld_imm64, helper ids, kfunc table indexes, local calls
-// by relative offset) from pc 0 with r1, r2 as given and r10 = top of frame 0 of `stack`. insns are checked with
+// by relative offset; engines pass the verified program's, exec::engine_insns(), or the linked program as written
+// for interp-checked, whose uAPI ctx accesses and LD_ABS/LD_IND are emulated on the run's ctx model) from pc 0 with r1, r2 as given and r10 = top of frame 0 of `stack`. insns are checked with
 // isa::validate() first. Every load, store and atomic is checked against ctx.mem; a helper or kfunc that calls
 // ctx.abort() ends the run with its message. insn_limit > 0 stops the run after that many instructions (callbacks
 // included). During the run ctx.invoke_callback / ctx.engine_state are the interpreter's (a helper such as bpf_loop

@@ -10,6 +10,7 @@
 
 #include "exec/jit/x86_64/abi.hpp"
 #include "exec/jit/x86_64/codegen.hpp"
+#include "exec/runner.hpp"
 #include "isa/opcodes.hpp"
 #include "runtime/helpers/helper_table.hpp"
 
@@ -231,9 +232,13 @@ Result<std::unique_ptr<CompiledProgram>> compile(std::span<const isa::Insn> insn
 Result<std::unique_ptr<CompiledProgram>> compile(const runtime::LinkedProgram& prog) {
     if (!prog.linked)
         return prog.link_error;
+    const std::span<const isa::Insn> code = engine_insns(EngineKind::jit, prog);
+    if (code.empty())
+        return make_error(fmt::format("JIT: program '{}' has no verified program (load_check() first)",
+                                      prog.spec->name));
     CompileOptions opts = CompileOptions::host();
     opts.call_sites = true;
-    return compile(std::span<const isa::Insn>(prog.insns), opts);
+    return compile(code, opts);
 }
 
 } // namespace strbpf::exec::jit

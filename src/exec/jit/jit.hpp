@@ -118,6 +118,9 @@ Result<std::unique_ptr<CompiledProgram>> compile(std::span<const isa::Insn> insn
 inline Result<std::unique_ptr<CompiledProgram>> compile(std::span<const isa::Insn> insns) {
     return compile(insns, CompileOptions::host());
 }
+// The engine's entry: compiles PROG's verified program (exec::load_check() must have accepted it; otherwise an
+// error). The span form above is the code generator itself, for instructions nobody verified (tests, the
+// bpf_conformance plugin).
 Result<std::unique_ptr<CompiledProgram>> compile(const runtime::LinkedProgram& prog);
 
 // compile(prog) once per linked program (cache.cpp): later calls with the same program return the same code.

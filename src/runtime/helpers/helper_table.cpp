@@ -3,6 +3,7 @@
 // name, return and argument kinds, GPL and packet-access columns, the program types whose get_func_proto returns
 // it, and proto flags; and the per-id stubs that stand in for helpers strbpf does not implement.
 #include "runtime/helpers/helper_table.hpp"
+#include "runtime/ctx_model.hpp"
 
 #include <array>
 #include <string_view>
@@ -420,7 +421,10 @@ const HelperProto* find_helper(int32_t id, loader::ProgType t) {
     return first;
 }
 
-HelperFn helper_fn(int32_t id) { return id >= 0 && id < kMaxHelperId ? kFns[size_t(id)] : nullptr; }
+// Ids past the kernel's are strbpf's internal helpers, which only the verifier's rewrites call (ctx_model.hpp).
+HelperFn helper_fn(int32_t id) {
+    return id >= 0 && id < kMaxHelperId ? kFns[size_t(id)] : internal_helper_fn(id);
+}
 
 bool helper_implemented(int32_t id) {
     const HelperProto* h = find_helper(id);

@@ -1,45 +1,41 @@
 // SPDX-License-Identifier: BSD-2-Clause
-// Packet helpers, runtime stage (net/core/filter.c, include/net/checksum.h, net/core/utils.c). The user-space
-// __sk_buff (exec/contexts.cpp) carries len at offset 0, hash at 68 and the packet's address in data (76); the
-// xdp helpers are in xdp_helpers.cpp. Test-run packets are linear and not cloned, and their ip_summed is
-// CHECKSUM_NONE, so bpf_try_make_writable fails only past skb->len and the checksum helpers touch only the
-// packet bytes.
+// Packet helpers, runtime stage (net/core/filter.c, include/net/checksum.h, net/core/utils.c). The ctx they are
+// given is strbpf's model of the kernel struct (runtime/ctx_model.hpp: SkbModel), where the packet's 64-bit
+// addresses are; the xdp helpers are in xdp_helpers.cpp. Test-run packets are linear and not cloned, and their
+// ip_summed is CHECKSUM_NONE, so bpf_try_make_writable fails only past skb->len and the checksum helpers touch only
+// the packet bytes.
 #include "runtime/helpers/skb_helpers.hpp"
 
 #include <cerrno>
 #include <climits>
 #include <cstring>
 
+#include "runtime/ctx_model.hpp"
 #include "runtime/helpers/helper_checks.hpp"
 
 namespace strbpf::runtime {
 namespace {
 
-constexpr uint64_t kSkbLenOff = 0, kSkbHashOff = 68, kSkbDataOff = 76, kSkbSize = 192;
 constexpr uint64_t kRecomputeCsum = 1, kInvalidateHash = 2;            // BPF_F_RECOMPUTE_CSUM, _INVALIDATE_HASH
 constexpr uint64_t kHdrFieldMask = 0xf, kPseudoHdr = 0x10;             // BPF_F_HDR_FIELD_MASK, BPF_F_PSEUDO_HDR
 constexpr uint64_t kMarkMangled0 = 0x20, kMarkEnforce = 0x40, kIpv6 = 0x80; // BPF_F_MARK_MANGLED_0, _ENFORCE, _IPV6
 
-uint32_t field32(uint64_t base, uint64_t off) {
-    uint32_t v;
-    std::memcpy(&v, reinterpret_cast<const uint8_t*>(base) + off, 4);
-    return v;
-}
-
-// The ctx argument, as the verifier proved it (ARG_PTR_TO_CTX, unmodified); else the run ends.
-bool checked_ctx(uint64_t p, uint64_t size, RunContext* ctx, const char* helper) {
+// The ctx argument, as the verifier proved it (ARG_PTR_TO_CTX, unmodified): the run's model of MODEL's kind;
+// else the run ends.
+bool checked_ctx(uint64_t p, CtxModel model, RunContext* ctx, const char* helper) {
     const Region* r = ctx->mem.find(p);
-    if (!r || r->kind != RegionKind::ctx || r->base != p || r->size != size) {
+    if (!r || r->kind != RegionKind::ctx || r->base != p || CtxModel(ctx->ctx_model) != model) {
         ctx->abort(std::string("R1 type=scalar expected=ctx (in ") + helper + ")");
         return false;
     }
     return true;
 }
+const SkbModel& skb_of(uint64_t p) { return *reinterpret_cast<const SkbModel*>(p); }
 
 // bpf_try_make_writable(skb, write_len) on a linear skb: the bytes must be within skb->len; returns their address.
 uint8_t* skb_writable(uint64_t skb, uint64_t write_len, RunContext* ctx) {
-    const uint32_t len = field32(skb, kSkbLenOff);
-    const uint64_t data = field32(skb, kSkbDataOff);
+    const uint32_t len = skb_of(skb).len;
+    const uint64_t data = skb_of(skb).data;
     if (uint32_t(write_len) > len || !ctx->mem.check(data, len, kPermWrite))
         return nullptr;
     return reinterpret_cast<uint8_t*>(data);
@@ -92,11 +88,12 @@ void csum_replace_by_diff(uint8_t* p, uint32_t diff) {
 uint64_t bpf_skb_load_bytes_helper(uint64_t skb, uint64_t offset, uint64_t to, uint64_t len, uint64_t,
                                    RunContext* ctx) {
     const uint32_t n = uint32_t(len);
-    if (!checked_ctx(skb, kSkbSize, ctx, "bpf_skb_load_bytes"))
+    if (!checked_ctx(skb, CtxModel::skb, ctx, "bpf_skb_load_bytes"))
         return 0;
     if (!checked_mem(to, n, kPermWrite, ctx, "to", "bpf_skb_load_bytes"))
         return 0;
-    const uint32_t pkt_len = field32(skb, kSkbLenOff), data = field32(skb, kSkbDataOff);
+    const uint32_t pkt_len = skb_of(skb).len;
+    const uint64_t data = skb_of(skb).data;
     const uint32_t off = uint32_t(offset);
     if (off > 0x7fffffffu || uint64_t(off) + n > pkt_len || !ctx->mem.check(uint64_t(data) + off, n, kPermRead)) {
         std::memset(reinterpret_cast<void*>(to), 0, n);
@@ -109,7 +106,7 @@ uint64_t bpf_skb_load_bytes_helper(uint64_t skb, uint64_t offset, uint64_t to, u
 uint64_t bpf_skb_store_bytes_helper(uint64_t skb, uint64_t offset, uint64_t from, uint64_t len, uint64_t flags,
                                     RunContext* ctx) {
     const uint32_t off = uint32_t(offset), n = uint32_t(len);
-    if (!checked_ctx(skb, kSkbSize, ctx, "bpf_skb_store_bytes") ||
+    if (!checked_ctx(skb, CtxModel::skb, ctx, "bpf_skb_store_bytes") ||
         !checked_mem(from, n, kPermRead, ctx, "from", "bpf_skb_store_bytes"))
         return 0;
     if (flags & ~(kRecomputeCsum | kInvalidateHash))
@@ -121,13 +118,13 @@ uint64_t bpf_skb_store_bytes_helper(uint64_t skb, uint64_t offset, uint64_t from
         return uint64_t(int64_t(-EFAULT));
     std::memmove(data + off, reinterpret_cast<const void*>(from), n); // CHECKSUM_NONE: no rcsum to adjust
     if (flags & kInvalidateHash)
-        std::memset(reinterpret_cast<uint8_t*>(skb) + kSkbHashOff, 0, 4); // skb_clear_hash
+        reinterpret_cast<SkbModel*>(skb)->hash = 0; // skb_clear_hash
     return 0;
 }
 
 uint64_t bpf_l3_csum_replace_helper(uint64_t skb, uint64_t offset, uint64_t from, uint64_t to, uint64_t flags,
                                     RunContext* ctx) {
-    if (!checked_ctx(skb, kSkbSize, ctx, "bpf_l3_csum_replace"))
+    if (!checked_ctx(skb, CtxModel::skb, ctx, "bpf_l3_csum_replace"))
         return 0;
     if (flags & ~kHdrFieldMask)
         return uint64_t(int64_t(-EINVAL));
@@ -151,7 +148,7 @@ uint64_t bpf_l3_csum_replace_helper(uint64_t skb, uint64_t offset, uint64_t from
 // one through csum_replace4 of the zero-extended values.
 uint64_t bpf_l4_csum_replace_helper(uint64_t skb, uint64_t offset, uint64_t from, uint64_t to, uint64_t flags,
                                     RunContext* ctx) {
-    if (!checked_ctx(skb, kSkbSize, ctx, "bpf_l4_csum_replace"))
+    if (!checked_ctx(skb, CtxModel::skb, ctx, "bpf_l4_csum_replace"))
         return 0;
     if (flags & ~(kMarkMangled0 | kMarkEnforce | kPseudoHdr | kIpv6 | kHdrFieldMask))
         return uint64_t(int64_t(-EINVAL));

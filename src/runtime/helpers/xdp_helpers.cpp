@@ -13,7 +13,7 @@
 
 namespace strbpf::runtime {
 
-const char kXdpMdRegionName[] = "xdp_md";
+const char kXdpBuffRegionName[] = "xdp_buff";
 
 namespace {
 
@@ -22,6 +22,8 @@ constexpr uint64_t err(int e) { return uint64_t(int64_t(-e)); }
 // skb_shared_info on x86-64: nr_frags (u8) at 2, xdp_frags_size (u32) at 36, frags[] from 48, each a netmem
 // pointer, a u32 size and a u32 offset.
 constexpr uint32_t kSinfoNrFrags = 2, kSinfoFragsSize = 36, kSinfoFrags = 48, kFragDesc = 16;
+
+constexpr uint32_t kXdpFlagsHasFrags = 1; // XDP_FLAGS_HAS_FRAGS in xdp_buff.flags
 
 // xdp_metalen_invalid: a multiple of 4, at most 255 (skb_shared_info.meta_len is a u8).
 bool metalen_invalid(uint64_t len) { return (len & 3) || len > 255; }
@@ -43,9 +45,12 @@ bool XdpBuff::add_regions(RunMemory& mem) {
 }
 
 void XdpBuff::publish() {
-    md.data = uint32_t(reinterpret_cast<uint64_t>(data));
-    md.data_end = uint32_t(reinterpret_cast<uint64_t>(data_end));
-    md.data_meta = uint32_t(reinterpret_cast<uint64_t>(data_meta));
+    model.data = reinterpret_cast<uint64_t>(data);
+    model.data_end = reinterpret_cast<uint64_t>(data_end);
+    model.data_meta = reinterpret_cast<uint64_t>(data_meta);
+    model.data_hard_start = reinterpret_cast<uint64_t>(hard_start);
+    model.frame_sz = kFrameSize;
+    model.flags = has_frags ? kXdpFlagsHasFrags : 0;
     packet_region->base = uint64_t(data_meta);
     packet_region->size = uint64_t(data_end - data_meta);
     uint8_t* sinfo = shared_info();
@@ -84,12 +89,12 @@ void XdpBuff::copy(uint32_t off, uint8_t* buf, uint32_t len, bool to_packet) con
 
 XdpBuff* xdp_buff_of(uint64_t ctx_arg, RunContext* ctx, const char* helper) {
     const Region* r = ctx->mem.find(ctx_arg);
-    if (!r || r->kind != RegionKind::ctx || r->base != ctx_arg || r->size != sizeof(XdpMd) ||
-        r->name != kXdpMdRegionName) {
+    if (!r || r->kind != RegionKind::ctx || r->base != ctx_arg || r->size != sizeof(XdpModel) ||
+        r->name != kXdpBuffRegionName || CtxModel(ctx->ctx_model) != CtxModel::xdp) {
         ctx->abort(std::string("R1 type=scalar expected=ctx (in ") + helper + ")");
         return nullptr;
     }
-    static_assert(offsetof(XdpBuff, md) == 0);
+    static_assert(offsetof(XdpBuff, model) == 0);
     return reinterpret_cast<XdpBuff*>(ctx_arg);
 }
 

@@ -6,15 +6,17 @@
 #include <cstdint>
 
 #include "runtime/context.hpp"
+#include "runtime/ctx_model.hpp"
 
 namespace strbpf::runtime {
 
-struct XdpMd { // struct xdp_md (include/uapi/linux/bpf.h)
+struct XdpMd { // struct xdp_md (include/uapi/linux/bpf.h): what ctx_in and ctx_out hold
     uint32_t data, data_end, data_meta, ingress_ifindex, rx_queue_index, egress_ifindex;
 };
 
-// The xdp_buff of one test run. The program's ctx pointer points at `md` (the first member), which publish()
-// keeps equal to the buffer's pointers; the pointers, the frags and the region slots are the truth helpers use.
+// The xdp_buff of one test run. The program's ctx pointer points at `model` (the first member), the XdpModel the
+// verifier rewrites xdp_md accesses onto (runtime/ctx_model.hpp); publish() keeps its 64-bit pointers equal to the
+// buffer's. The pointers, the frags and the region slots are the truth helpers use.
 struct XdpBuff {
     static constexpr uint32_t kHeadroom = 256;        // XDP_PACKET_HEADROOM
     static constexpr uint32_t kFrameSize = 4096;      // PAGE_SIZE: the linear buffer's frame_sz and each frag's size
@@ -29,7 +31,7 @@ struct XdpBuff {
         uint32_t len = 0;        // skb_frag_size (the frag's offset is 0 in test runs)
     };
 
-    XdpMd md{};
+    XdpModel model{};
     uint8_t* hard_start = nullptr; // kFrameSize bytes, zero-filled before the packet is copied in
     uint8_t* data_meta = nullptr;
     uint8_t* data = nullptr;
@@ -47,16 +49,17 @@ struct XdpBuff {
     // Registers the packet (data_meta..data_end, read-write) and then the whole page as packet room
     // (runtime/memory/nofault.hpp): find() answers the packet for its bytes, the room for the rest.
     bool add_regions(RunMemory& mem);
-    // After the pointers or frags moved: md, the packet region and the skb_shared_info bytes the kernel keeps
+    // After the pointers or frags moved: the model, the packet region and the skb_shared_info bytes the kernel keeps
     // (nr_frags, xdp_frags_size, each frag's page, size and offset) that nofault reads of the tailroom see.
     void publish();
     // bpf_xdp_copy_buf: copies [off, off+len) of linear data and frags into (to_packet false) or from buf.
     void copy(uint32_t off, uint8_t* buf, uint32_t len, bool to_packet) const;
 };
 
-// The XdpBuff a ctx argument points at, or nullptr (after aborting the run) when it is not this run's xdp_md.
+// The XdpBuff a ctx argument points at (its model), or nullptr (after aborting the run) when it is not this run's
+// XdpBuff model.
 XdpBuff* xdp_buff_of(uint64_t ctx_arg, RunContext* ctx, const char* helper);
-extern const char kXdpMdRegionName[]; // the name of the ctx region an XdpBuff's md is registered under
+extern const char kXdpBuffRegionName[]; // the name of the ctx region an XdpBuff's model is registered under
 
 // bpf_xdp_adjust_head(xdp, delta). Returns: 0; -EINVAL when data would leave [hard_start + sizeof(xdp_frame) +
 // metalen, data_end - ETH_HLEN]. The metadata moves with data.

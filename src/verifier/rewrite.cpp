@@ -1,0 +1,181 @@
+// SPDX-License-Identifier: BSD-2-Clause
+// The verified program's driver (verifier stage): asks the passes for a patch per linked instruction, splices
+// the patches in, re-targets every jump, local call and callback reference, and records the per-instruction facts
+// and the function table (see verified_program.hpp and rewrite.hpp).
+#include "verifier/rewrite.hpp"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+namespace strbpf::verifier {
+namespace {
+
+using isa::Shape;
+
+MemKind mem_kind(RegType t, runtime::CtxModel model) {
+    switch (t) {
+    case RegType::ctx: return model == runtime::CtxModel::none ? MemKind::ctx : MemKind::ctx_model;
+    case RegType::stack: return MemKind::stack;
+    case RegType::map_value: return MemKind::map_value;
+    case RegType::map_key: return MemKind::map_key;
+    case RegType::packet:
+    case RegType::packet_meta: return MemKind::packet;
+    case RegType::mem: return MemKind::mem;
+    default: return MemKind::none;
+    }
+}
+
+bool is_mem_access(Shape s) {
+    return s == Shape::LDX || s == Shape::LDSX || s == Shape::ST || s == Shape::STX || s == Shape::ATOMIC_W ||
+           s == Shape::ATOMIC_DW;
+}
+
+bool may_access_skb(loader::ProgType t) {
+    return t == loader::ProgType::socket_filter || t == loader::ProgType::sched_cls ||
+           t == loader::ProgType::sched_act;
+}
+
+// The linked instruction at PC when it needs a patch: the pass's result (false: the pass refused, a verifier bug).
+bool patch_of(const Env& env, runtime::CtxModel model, int32_t pc, const isa::OpInfo& op, const isa::Insn& in,
+              Patch* p) {
+    if ((op.shape == Shape::LD_ABS || op.shape == Shape::LD_IND) && may_access_skb(env.prog.type)) {
+        lower_ld_abs(in, p);
+        return true;
+    }
+    const bool ctx_access = op.shape == Shape::LDX || op.shape == Shape::LDSX || op.shape == Shape::ST ||
+                            op.shape == Shape::STX;
+    if (ctx_access && model != runtime::CtxModel::none && env.insn_ptr_type[size_t(pc)] == RegType::ctx)
+        return convert_ctx_access(model, in, p);
+    return true;
+}
+
+// Where a copied jump, call or callback reference at linked PC goes (linked numbering), or -1 if it is none.
+int64_t branch_target(const isa::OpInfo& op, const isa::Insn& in, int32_t pc) {
+    switch (op.shape) {
+    case Shape::JA:
+    case Shape::JMP_K:
+    case Shape::JMP_X:
+    case Shape::JMP32_K:
+    case Shape::JMP32_X: return int64_t(pc) + 1 + in.off;
+    case Shape::GOTOL:
+    case Shape::CALL_LOCAL: return int64_t(pc) + 1 + in.imm;
+    case Shape::LDDW: return in.src == isa::BPF_PSEUDO_FUNC ? int64_t(pc) + 1 + in.imm : -1;
+    default: return -1;
+    }
+}
+
+Status retarget(VerifiedProgram& vp) {
+    for (size_t k = 0; k < vp.insns.size(); k++) {
+        if (vp.facts[k].origin != InsnOrigin::copied)
+            continue;
+        isa::Insn& in = vp.insns[k];
+        const isa::OpInfo* op = isa::decode(in);
+        const int32_t pc = vp.facts[k].orig_pc;
+        const int64_t t = op ? branch_target(*op, in, pc) : -1;
+        if (t < 0 || size_t(t) >= vp.new_pc.size()) {
+            k += op && op->shape == Shape::LDDW;
+            continue;
+        }
+        const int64_t rel = int64_t(vp.new_pc[size_t(t)]) - int64_t(k) - 1;
+        if (op->shape == Shape::GOTOL || op->shape == Shape::CALL_LOCAL || op->shape == Shape::LDDW) {
+            in.imm = int32_t(rel);
+        } else {
+            if (rel < INT16_MIN || rel > INT16_MAX)
+                return make_error(fmt::format("the rewritten program's jump at insn {} is out of range (the kernel "
+                                              "answers -ERANGE)", pc), -34, pc);
+            in.off = int16_t(rel);
+        }
+        if (op->shape == Shape::LDDW)
+            k++;
+    }
+    return ok_status();
+}
+
+void build_functions(const Env& env, VerifiedProgram& vp) {
+    std::vector<int32_t> callbacks;
+    for (size_t k = 0; k < vp.insns.size(); k++)
+        if (isa::is_ld_imm64(vp.insns[k]) && vp.insns[k].src == isa::BPF_PSEUDO_FUNC) {
+            callbacks.push_back(int32_t(k) + 1 + vp.insns[k].imm);
+            k++;
+        }
+    const int32_t total = int32_t(vp.insns.size());
+    for (size_t i = 0; i < env.subprogs.size(); i++) {
+        const Subprog& sp = env.subprogs[i];
+        Function f;
+        f.orig_start = sp.start;
+        f.start = vp.new_pc[size_t(sp.start)];
+        f.end = size_t(sp.end) < vp.new_pc.size() ? vp.new_pc[size_t(sp.end)] : total;
+        f.name = sp.name;
+        f.global = sp.global;
+        f.callback = std::find(callbacks.begin(), callbacks.end(), f.start) != callbacks.end();
+        f.stack_depth = i < env.stack_depth.size() ? uint32_t(env.stack_depth[i]) : 0;
+        vp.functions.push_back(std::move(f));
+    }
+    std::sort(vp.functions.begin(), vp.functions.end(),
+              [](const Function& a, const Function& b) { return a.start < b.start; });
+}
+
+} // namespace
+
+Result<std::shared_ptr<const VerifiedProgram>> build_verified_program(const Env& env,
+                                                                      const runtime::LinkedProgram& lp) {
+    auto vp = std::make_shared<VerifiedProgram>();
+    vp->type = env.prog.type;
+    vp->ctx_model = ctx_model_of(env.prog.type);
+    vp->max_ctx_offset = env.max_ctx_offset;
+    vp->min_ctx_offset = env.min_ctx_offset;
+    const auto& src = lp.insns;
+    if (src.size() != env.insns.size())
+        return make_error(fmt::format("program '{}': the linked program has {} instructions, the verified one {}",
+                                      env.prog.name, src.size(), env.insns.size()));
+    vp->new_pc.assign(src.size(), 0);
+    for (size_t pc = 0; pc < src.size(); pc++) {
+        vp->new_pc[pc] = int32_t(vp->insns.size());
+        const isa::OpInfo* op = isa::decode(src[pc]);
+        Patch p;
+        if (op && !patch_of(env, vp->ctx_model, int32_t(pc), *op, src[pc], &p))
+            return make_error(fmt::format("program '{}': no conversion for the ctx access at insn {} (off {})",
+                                          env.prog.name, pc, src[pc].off), -14, int64_t(pc));
+        InsnFacts facts;
+        facts.orig_pc = int32_t(pc);
+        const bool mem = op && is_mem_access(op->shape);
+        if (mem) {
+            facts.mem = mem_kind(env.insn_ptr_type[pc], vp->ctx_model);
+            if (std::find(env.insn_ptr_mixed.begin(), env.insn_ptr_mixed.end(), int32_t(pc)) !=
+                env.insn_ptr_mixed.end())
+                facts.mem = MemKind::mixed;
+        }
+        if (p.insns.empty()) {
+            vp->insns.push_back(src[pc]);
+            vp->facts.push_back(facts);
+            if (op && op->shape == Shape::LDDW && pc + 1 < src.size()) { // the second slot, same facts
+                vp->new_pc[++pc] = int32_t(vp->insns.size());
+                vp->insns.push_back(src[pc]);
+                vp->facts.push_back(facts);
+            }
+            continue;
+        }
+        facts.origin = p.origin;
+        if (p.origin == InsnOrigin::ctx_access) {
+            facts.ctx_off = src[pc].off;
+            facts.ctx_size = uint8_t(isa::access_size(*op));
+            vp->ctx_rewrites++;
+        } else {
+            vp->ld_abs_rewrites++;
+        }
+        for (const isa::Insn& in : p.insns) {
+            vp->insns.push_back(in);
+            vp->facts.push_back(facts);
+        }
+    }
+    STRBPF_TRY(retarget(*vp));
+    build_functions(env, *vp);
+    if (Status s = isa::validate(vp->insns); !s)
+        return make_error(fmt::format("program '{}': the rewritten program is invalid: {}", env.prog.name,
+                                      s.error().message),
+                          -14, vp->orig_pc(s.error().pc));
+    return std::shared_ptr<const VerifiedProgram>(std::move(vp));
+}
+
+} // namespace strbpf::verifier

@@ -1,0 +1,76 @@
+// SPDX-License-Identifier: BSD-2-Clause
+// The verified program (verifier stage): what an accepting verdict hands the engines, and the only thing the
+// interpreter and the JIT run. Like the program the kernel's verifier leaves after do_check (convert_ctx_accesses,
+// do_misc_fixups), it is the linked program rewritten: uAPI ctx accesses of xdp and __sk_buff programs become
+// accesses to strbpf's ctx models (runtime/ctx_model.hpp), LD_ABS/LD_IND become a call of an internal load helper
+// and `r0 = 0; exit` when it fails. Later fix-ups (helper inlining, map-lookup inlining) are further passes over
+// the same structure (rewrite.hpp: a pass hands back patches; the driver splices them and fixes every jump).
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "isa/insn.hpp"
+#include "loader/object_spec.hpp"
+#include "runtime/ctx_model.hpp"
+
+namespace strbpf::verifier {
+
+// What a load, store or atomic accesses, as the verifier proved it.
+enum class MemKind : uint8_t {
+    none,      // not a memory access
+    ctx,       // the ctx bytes themselves (syscall, raw_tp, tracepoint, kprobe, perf_event: no model)
+    ctx_model, // a converted ctx access: strbpf's xdp or sk_buff model
+    stack,
+    map_value,
+    map_key,
+    packet, // packet data or metadata
+    mem,    // PTR_TO_MEM (ring buffer records, helper results)
+    mixed,  // different kinds on different paths (never ctx: the verifier refuses that)
+};
+
+// Where a rewritten instruction came from.
+enum class InsnOrigin : uint8_t {
+    copied,     // the linked instruction itself (jump offsets adjusted)
+    ctx_access, // emitted for a converted ctx access (CtxConv of the field, narrow-load shift and mask)
+    ld_abs,     // emitted for a lowered LD_ABS/LD_IND
+};
+
+struct InsnFacts {
+    int32_t orig_pc = 0; // the linked program's instruction it came from
+    InsnOrigin origin = InsnOrigin::copied;
+    MemKind mem = MemKind::none;
+    // ctx accesses: the uAPI offset and size the program asked for (before conversion), else 0.
+    int16_t ctx_off = 0;
+    uint8_t ctx_size = 0;
+};
+
+// A BPF function of the rewritten program: the main program, a static or global subprogram, a callback.
+struct Function {
+    int32_t start = 0; // first instruction (rewritten numbering)
+    int32_t end = 0;   // one past the last
+    int32_t orig_start = 0;
+    std::string name;
+    bool global = false;
+    bool callback = false;    // the target of an ld_imm64 BPF_PSEUDO_FUNC (bpf_loop, for_each_map_elem)
+    uint32_t stack_depth = 0; // deepest stack byte any path reached, in bytes (a multiple of 8)
+};
+
+struct VerifiedProgram {
+    loader::ProgType type = loader::ProgType::unspec;
+    runtime::CtxModel ctx_model = runtime::CtxModel::none; // what R1 must point at in a run
+    std::vector<isa::Insn> insns;   // the linked encoding (runtime::LinkedProgram), rewritten; isa::validate passes
+    std::vector<InsnFacts> facts;   // one per instruction of insns (an ld_imm64's second slot repeats the first)
+    std::vector<int32_t> new_pc;    // per linked instruction: the first rewritten instruction it became
+    std::vector<Function> functions; // sorted by start; functions[0] is the main program
+    uint32_t max_ctx_offset = 0;    // verifier::Verdict's
+    int32_t min_ctx_offset = 0;
+    uint32_t ctx_rewrites = 0, ld_abs_rewrites = 0; // how many accesses were converted (statistics, tests)
+
+    // The linked instruction rewritten instruction PC came from.
+    int32_t orig_pc(int64_t pc) const {
+        return pc >= 0 && size_t(pc) < facts.size() ? facts[size_t(pc)].orig_pc : int32_t(pc);
+    }
+};
+
+} // namespace strbpf::verifier
