@@ -1,14 +1,13 @@
 // SPDX-License-Identifier: BSD-2-Clause
-// bpf_perf_event_output (runtime stage), see perf_helpers.hpp. The user-space __sk_buff keeps len at offset 0 and
-// the packet's address at 76 (exec/contexts.cpp); the xdp_md keeps data and data_end at 0 and 4.
+// bpf_perf_event_output (runtime stage), see perf_helpers.hpp. An skb or xdp run's ctx is strbpf's model of the
+// kernel struct (runtime/ctx_model.hpp), which holds the packet's length and 64-bit addresses.
 #include "runtime/helpers/perf_helpers.hpp"
 
 #include <cerrno>
-#include <cstring>
-#include <string_view>
 
 #include <fmt/format.h>
 
+#include "runtime/ctx_model.hpp"
 #include "runtime/helpers/helper_checks.hpp"
 #include "runtime/maps/perf_event_array_map.hpp"
 
@@ -17,12 +16,6 @@ namespace {
 
 constexpr uint64_t kIndexMask = 0xffffffffull;         // BPF_F_INDEX_MASK; BPF_F_CURRENT_CPU is all of it
 constexpr uint64_t kCtxLenMask = 0xfffffull << 32;     // BPF_F_CTXLEN_MASK
-
-uint32_t field32(uint64_t base, uint64_t off) {
-    uint32_t v;
-    std::memcpy(&v, reinterpret_cast<const uint8_t*>(base) + off, 4);
-    return v;
-}
 
 // __bpf_perf_event_output after the variant's own checks; `extra` bytes at `pkt` follow the data.
 uint64_t emit(uint64_t map, uint64_t flags, uint64_t data, uint64_t size, uint64_t pkt, uint64_t extra,
@@ -58,16 +51,18 @@ uint64_t skb_output(uint64_t skb, uint64_t map, uint64_t flags, uint64_t data, u
     if (flags & ~(kIndexMask | kCtxLenMask))
         return uint64_t(-int64_t(EINVAL));
     const uint64_t want = flags >> 32;
-    if (want > field32(skb, 0))
+    const auto& m = *reinterpret_cast<const SkbModel*>(skb);
+    if (want > m.len)
         return uint64_t(-int64_t(EFAULT));
-    return emit(map, flags, data, size, field32(skb, 76), want, ctx);
+    return emit(map, flags, data, size, m.data, want, ctx);
 }
 
 uint64_t xdp_output(uint64_t xdp, uint64_t map, uint64_t flags, uint64_t data, uint64_t size,
                                      RunContext* ctx) {
     if (flags & ~(kIndexMask | kCtxLenMask))
         return uint64_t(-int64_t(EINVAL));
-    const uint64_t want = flags >> 32, start = field32(xdp, 0), end = field32(xdp, 4);
+    const auto& m = *reinterpret_cast<const XdpModel*>(xdp);
+    const uint64_t want = flags >> 32, start = m.data, end = m.data_end;
     if (want > end - start)
         return uint64_t(-int64_t(EFAULT));
     return emit(map, flags, data, size, start, want, ctx);
@@ -76,14 +71,15 @@ uint64_t xdp_output(uint64_t xdp, uint64_t map, uint64_t flags, uint64_t data, u
 } // namespace
 
 // Engines call a helper by id, so the proto variant is chosen here, by the ctx the run registered: the test run's
-// __sk_buff, its xdp_md, or any other ctx (the flags-only form).
+// sk_buff or xdp_buff model, or any other ctx (the flags-only form).
 uint64_t bpf_perf_event_output_helper(uint64_t ctx_ptr, uint64_t map, uint64_t flags, uint64_t data, uint64_t size,
                                       RunContext* ctx) {
     const Region* r = ctx->mem.find(ctx_ptr);
-    const std::string_view kind = r && r->kind == RegionKind::ctx && r->base == ctx_ptr ? r->name : "";
-    if (kind == "__sk_buff")
+    const CtxModel model = r && r->kind == RegionKind::ctx && r->base == ctx_ptr ? CtxModel(ctx->ctx_model)
+                                                                                 : CtxModel::none;
+    if (model == CtxModel::skb)
         return skb_output(ctx_ptr, map, flags, data, size, ctx);
-    if (kind == "xdp_md")
+    if (model == CtxModel::xdp)
         return xdp_output(ctx_ptr, map, flags, data, size, ctx);
     return tracing_output(map, flags, data, size, ctx);
 }
