@@ -233,7 +233,7 @@ Status MapRef::lookup_and_delete(std::span<const uint8_t> key, std::span<uint8_t
     if (!is_hash(m.spec().type))
         return make_error(fmt::format("map '{}': lookup_and_delete is not supported for this map type", m.name()),
                           -kENOTSUPP);
-    if (const int err = runtime::hash_lookup_and_delete(m, key.data(), value.data()))
+    if (const int err = m.lookup_and_delete(key.data(), value.data()))
         return map_error(m, "lookup_and_delete", err);
     return ok_status();
 }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 // Host-side access to a hash map's buckets (runtime stage, hash_map.cpp), for the syscall operations that work on
 // whole buckets: BPF_MAP_LOOKUP_BATCH / BPF_MAP_LOOKUP_AND_DELETE_BATCH of hash maps (whose batch token is a
-// bucket index) and BPF_MAP_LOOKUP_AND_DELETE_ELEM. Values move in the syscall layout (syscall_value_size()).
+// bucket index). Values move in the syscall layout (syscall_value_size()).
 #pragma once
 #include <cstdint>
 
@@ -15,8 +15,5 @@ uint32_t hash_bucket_count(Map& m);
 // `keys` and `values` (contiguous, max of each) and, when `del`, deletes them, all under the bucket's lock.
 // Returns the bucket's element count (nothing copied when it exceeds max).
 uint32_t hash_take_bucket(Map& m, uint32_t bucket, uint32_t max, uint8_t* keys, uint8_t* values, bool del);
-// htab_map_lookup_and_delete_elem: copies the value of `key` and deletes the element, atomically. 0; -ENOENT
-// absent; -EINVAL not a hash map.
-int hash_lookup_and_delete(Map& m, const void* key, void* value);
 
 } // namespace strbpf::runtime

@@ -105,10 +105,11 @@ class HashMap final : public Map {
     uint8_t* arena() override { return arena_.data(); }
     uint64_t arena_size() const override { return arena_.size(); }
 
+    int lookup_and_delete(const void* key, void* value) override; // htab_map_lookup_and_delete_elem, atomically
+
     // hash_batch.hpp
     uint32_t bucket_count() const { return nbuckets_; }
     uint32_t take_bucket(uint32_t i, uint32_t max, uint8_t* keys, uint8_t* values, bool del);
-    int lookup_and_delete(const void* key, void* value);
 
   private:
     struct Node {
@@ -441,11 +442,6 @@ uint32_t hash_bucket_count(Map& m) {
 uint32_t hash_take_bucket(Map& m, uint32_t bucket, uint32_t max, uint8_t* keys, uint8_t* values, bool del) {
     auto* h = dynamic_cast<HashMap*>(&m);
     return h && bucket < h->bucket_count() ? h->take_bucket(bucket, max, keys, values, del) : 0;
-}
-
-int hash_lookup_and_delete(Map& m, const void* key, void* value) {
-    auto* h = dynamic_cast<HashMap*>(&m);
-    return h ? h->lookup_and_delete(key, value) : -EINVAL;
 }
 
 Result<std::unique_ptr<Map>> create_hash_map(const loader::MapSpec& spec) {

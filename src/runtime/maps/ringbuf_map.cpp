@@ -143,33 +143,10 @@ uint64_t RingbufMap::query(uint64_t flags) const {
     }
 }
 
-long RingbufMap::consume(SampleFn fn, void* arg) {
-    consumer_lock_.lock();
-    uint64_t cons = consumer_pos_.load(std::memory_order_relaxed);
-    long n = 0;
-    while (cons < producer_pos_.load(std::memory_order_acquire)) {
-        const uint32_t len = __atomic_load_n(header_at(cons), __ATOMIC_ACQUIRE);
-        if (len & kBusyBit)
-            break;
-        const uint32_t size = len & ~kDiscardBit;
-        const uint8_t* sample = reinterpret_cast<const uint8_t*>(header_at(cons)) + kHdrSize;
-        cons += round8(size + kHdrSize);
-        if (!(len & kDiscardBit)) {
-            const int err = fn(arg, sample, size);
-            if (err < 0) {
-                consumer_pos_.store(cons, std::memory_order_seq_cst);
-                consumer_lock_.unlock();
-                return err;
-            }
-            n++;
-        }
-        consumer_pos_.store(cons, std::memory_order_seq_cst); // ordered before the next header load (commit)
-    }
-    consumer_lock_.unlock();
-    return n;
-}
-
-long RingbufMap::peek(SampleFn fn, void* arg) {
+// The records from the consumer position on, in order, up to the first busy one. With `advance` the consumer
+// position follows each record (discarded ones included) and fn's negative result is returned; without, nothing
+// moves and fn's negative result only ends the walk.
+long RingbufMap::walk(SampleFn fn, void* arg, bool advance) {
     consumer_lock_.lock();
     uint64_t pos = consumer_pos_.load(std::memory_order_relaxed);
     long n = 0;
@@ -180,15 +157,24 @@ long RingbufMap::peek(SampleFn fn, void* arg) {
         const uint32_t size = len & ~kDiscardBit;
         const uint8_t* sample = reinterpret_cast<const uint8_t*>(header_at(pos)) + kHdrSize;
         pos += round8(size + kHdrSize);
-        if (len & kDiscardBit)
-            continue;
-        if (fn(arg, sample, size) < 0)
+        const bool discarded = len & kDiscardBit;
+        const int err = discarded ? 0 : fn(arg, sample, size);
+        if (advance)
+            consumer_pos_.store(pos, std::memory_order_seq_cst); // ordered before the next header load (commit)
+        if (err < 0) {
+            if (advance)
+                n = err;
             break;
-        n++;
+        }
+        n += !discarded;
     }
     consumer_lock_.unlock();
     return n;
 }
+
+long RingbufMap::consume(SampleFn fn, void* arg) { return walk(fn, arg, true); }
+
+long RingbufMap::peek(SampleFn fn, void* arg) { return walk(fn, arg, false); }
 
 // ringbuf_map_alloc: key and value sizes 0, max_entries a power of two and a multiple of the page size.
 Result<std::unique_ptr<Map>> create_ringbuf_map(const loader::MapSpec& spec) {

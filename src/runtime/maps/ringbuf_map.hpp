@@ -53,6 +53,7 @@ class RingbufMap final : public Map {
     RingbufMap* as_ringbuf() override { return this; }
 
   private:
+    long walk(SampleFn fn, void* arg, bool advance); // consume() and peek()
     uint32_t* header_at(uint64_t pos) const { return reinterpret_cast<uint32_t*>(data_ + (pos & (size_ - 1))); }
 
     uint64_t size_;
