@@ -256,11 +256,11 @@ enum class Cmp : uint8_t { range, all_precise, exact };
 bool states_equal(const Env& env, const State& old, const State& cur, int32_t pc, Cmp cmp);
 uint64_t state_hash(const State& st);
 // precision.cpp: marks the scalars in SET (values in the current state, before the current insn) precise in
-// every checkpoint of the current path they flow from, backtracking through the path's instruction history.
-void mark_precise(Env& env, BtSet set);
+// every checkpoint of the current path they flow from, backtracking through the path's instruction history;
+// true when some checkpoint was not marked so before.
+bool mark_precise(Env& env, BtSet set);
 void mark_reg_precise(Env& env, int regno);             // a register of the current frame, if a scalar
 BtSet precise_set_of(const State& st);                  // what a checkpoint has marked precise
-BtSet all_scalars_of(const State& st);                  // every scalar register and spilled slot
 void clear_precise(State& st);                          // a new checkpoint starts with no precise marks
 void note_stack_access(Env& env, int frameno, int64_t off, int size, bool full_slot);
 

@@ -119,7 +119,57 @@ class Walker {
                 break;
             if (s->evicted)
                 env_.cur_states--;
+            if (auto it = backedges_.find(s); it != backedges_.end()) {
+                propagate_backedges(it->second);
+                backedges_.erase(it);
+            }
         }
+    }
+
+    // A path cut against a checkpoint whose precision marks were not final (one still being explored: a callback
+    // round back at its helper call; or one inside such a loop): what the checkpoint marks later, the cut path
+    // relies on too. Kept, with the path's history, until the loop's head is explored (the kernel's backedges).
+    struct Backedge {
+        State st;
+        StoredState* parent = nullptr;
+        std::vector<HistEntry> hist;
+        const StoredState* equal = nullptr;
+    };
+
+    // The innermost loop head (a checkpoint still being explored that paths were cut against) above S, if any.
+    StoredState* open_loop_of(StoredState* s) {
+        if (backedges_.empty())
+            return nullptr;
+        for (; s; s = s->parent)
+            if (s->branches > 0 && backedges_.count(s))
+                return s;
+        return nullptr;
+    }
+
+    void add_backedge(StoredState* head, const StoredState* equal) {
+        backedges_[head].push_back(Backedge{env_.cur, env_.cur_parent, env_.hist, equal});
+    }
+
+    // The loop is explored: each cut path takes the marks of the checkpoint it was cut against, again until none
+    // adds a mark (marks reaching one checkpoint can reach another through a later path).
+    void propagate_backedges(std::vector<Backedge>& list) {
+        std::swap(saved_.st, env_.cur);
+        std::swap(saved_.hist, env_.hist);
+        StoredState* parent = env_.cur_parent;
+        for (bool changed = true; changed;) {
+            changed = false;
+            for (Backedge& b : list) {
+                std::swap(env_.cur, b.st);
+                std::swap(env_.hist, b.hist);
+                env_.cur_parent = b.parent;
+                changed = mark_precise(env_, precise_set_of(b.equal->st)) || changed;
+                std::swap(env_.cur, b.st);
+                std::swap(env_.hist, b.hist);
+            }
+        }
+        env_.cur_parent = parent;
+        std::swap(saved_.st, env_.cur);
+        std::swap(saved_.hist, env_.hist);
     }
 
     bool push(State st, int32_t target) {
@@ -162,9 +212,13 @@ class Walker {
     // is covered; 0: a miss; -1: rejected. *add is cleared inside a loop, where checkpoints are added sparingly.
     int compare(StoredState* s, uint64_t h, bool forced, bool force_new, bool* add) {
         if (s->branches == 0) {
-            if (!states_equal(env_, s->st, env_.cur, env_.pc, Cmp::range))
+            // Inside a loop still being explored the checkpoint's marks are not final: every scalar by range.
+            StoredState* loop = open_loop_of(s);
+            if (!states_equal(env_, s->st, env_.cur, env_.pc, loop ? Cmp::all_precise : Cmp::range))
                 return 0;
             mark_precise(env_, precise_set_of(s->st)); // what its paths relied on, this path relies on too
+            if (loop)
+                add_backedge(loop, s);
             return 1;
         }
         if (forced) {
@@ -172,7 +226,8 @@ class Walker {
             // this state (every scalar by range, its precision marks not being final) covers it.
             if (!states_equal(env_, s->st, env_.cur, env_.pc, Cmp::all_precise))
                 return 0;
-            mark_precise(env_, all_scalars_of(env_.cur));
+            mark_precise(env_, precise_set_of(s->st));
+            add_backedge(s, s);
             return 1;
         }
         if (s->hash == h && states_equal(env_, s->st, env_.cur, env_.pc, Cmp::exact))
@@ -407,6 +462,11 @@ class Walker {
     std::vector<std::unique_ptr<StoredState>> pool_;
     std::vector<Pending> pending_;
     std::vector<uint8_t> seen_;
+    std::unordered_map<const StoredState*, std::vector<Backedge>> backedges_; // by loop head
+    struct {
+        State st;
+        std::vector<HistEntry> hist;
+    } saved_; // the current path's state while backedges are propagated
     size_t max_states_ = 0;
     bool committed_ = false;
     bool from_pop_ = false; // the kernel's do_print_state: the path was just popped
