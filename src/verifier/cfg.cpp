@@ -289,27 +289,37 @@ bool check_cfg(Env& env) {
             return env.fail(fmt::format("unreachable insn {}", pc));
         }
     }
-    // Prune points: jump targets, conditional jumps, calls and the insns after them.
+    // Prune points: jump targets, conditional jumps, calls and the insns after them; jmp points likewise
+    // (visit_insn / push_insn / visit_func_call_insn).
     env.prune_point.assign(n + 1, 0);
     env.callback_call.assign(n + 1, 0);
+    env.jmp_point.assign(n + 1, 0);
+    auto target = [&](int32_t t, bool prune) {
+        env.jmp_point[t] = 1;
+        if (prune)
+            env.prune_point[t] = 1;
+    };
     for (int32_t pc = 0; pc < n; pc++) {
         const isa::OpInfo* op = env.ops[pc];
         if (!op)
             continue;
         const isa::Insn& in = env.insns[pc];
         switch (op->shape) {
-        case Shape::JA: env.prune_point[pc + in.off + 1] = 1; break;
-        case Shape::GOTOL: env.prune_point[pc + in.imm + 1] = 1; break;
+        case Shape::JA: target(pc + in.off + 1, true); break;
+        case Shape::GOTOL: target(pc + in.imm + 1, true); break;
         case Shape::JMP_K:
         case Shape::JMP_X:
         case Shape::JMP32_K:
-        case Shape::JMP32_X: env.prune_point[pc] = 1; break;
+        case Shape::JMP32_X:
+            env.prune_point[pc] = 1;
+            target(pc + in.off + 1, false);
+            break;
         case Shape::CALL_LOCAL: env.prune_point[pc] = 1; [[fallthrough]];
         case Shape::CALL_HELPER:
             if (op->shape == Shape::CALL_HELPER && (in.imm == 181 || in.imm == 164))
-                env.prune_point[pc] = env.callback_call[pc] = 1;
+                env.prune_point[pc] = env.callback_call[pc] = env.jmp_point[pc] = 1;
             [[fallthrough]];
-        case Shape::CALL_KFUNC: env.prune_point[pc + 1] = 1; break;
+        case Shape::CALL_KFUNC: target(pc + 1, true); break;
         default: break;
         }
     }

@@ -23,6 +23,7 @@ inline constexpr int kComplexityLimitJmpSeq = 8192;        // BPF_COMPLEXITY_LIM
 // is_state_visited's eviction: a checkpoint that missed more than hit * n + n times is no longer compared
 // (n = 64 for a forced checkpoint still being explored, else 3).
 inline constexpr uint32_t kMisses = 3, kForcedMisses = 64;
+inline constexpr uint32_t kMaxJmpHistory = 40; // is_state_visited: "avoid accumulating infinitely long jmp history"
 inline constexpr uint64_t kMaxVarOff = 1ull << 29;          // BPF_MAX_VAR_OFF
 inline constexpr uint64_t kMaxVarSiz = 1ull << 29;          // BPF_MAX_VAR_SIZ
 
@@ -68,11 +69,8 @@ struct StoredState {
     StoredState* parent = nullptr;
     uint32_t branches = 1; // paths from here still being explored
     uint32_t hit = 0, miss = 0;
-    // Counts one more miss; true once the checkpoint missed more than hit * n + n times (is_state_visited's
-    // eviction: it is no longer worth comparing).
-    bool missed_too_often(uint32_t n) { return ++miss > hit * n + n; }
     uint64_t hash = 0;     // of the current frame's registers (loop detection)
-    bool evicted = false;
+    bool evicted = false;  // missed more than hit * n + n times (n = kMisses or kForcedMisses): no longer compared
 };
 
 // license_is_gpl_compatible() of include/linux/license.h: the licenses that may call gpl_only helpers and kfuncs.
@@ -108,6 +106,9 @@ class Env {
     std::vector<uint16_t> live_in; // registers read before written on some path from pc (bit i = r_i)
     std::vector<uint64_t> stack_live_in; // stack slots likewise (bit i = fp-8*(i+1)); all bits when unknown
     std::vector<uint8_t> callback_call;  // bpf_loop / bpf_for_each_map_elem calls: forced checkpoints
+    // The kernel's jmp points: insns a path may reach other than from the insn before (jump targets, the insn
+    // after a call, callback calls). The kernel's per-path jump history records them (and stack accesses).
+    std::vector<uint8_t> jmp_point;
     // Per load/store insn, the pointer type it accessed through on the first path that reached it (the kernel's
     // insn_aux_data.ptr_type): ctx accesses are rewritten per insn, so no other path may use another type there.
     std::vector<RegType> insn_ptr_type;
@@ -132,6 +133,9 @@ class Env {
 
     // ---- precision (precision.cpp) -------------------------------------------------------------------
     std::vector<HistEntry> hist;   // insns executed since cur_parent
+    // How many of them the kernel's jump history holds (jmp points, fixed-offset stack accesses, linked scalars
+    // at a conditional jump): past kMaxJmpHistory a prune point forces a checkpoint, as is_state_visited does.
+    uint32_t jmp_history = 0;
     HistEntry cur_entry;           // the insn being executed (stack access and links filled in as it runs)
     std::vector<BtSet> linked_sets;
     // A callback body to verify, set by do_helper_call (or the successful load of an LD_ABS/IND in a subprogram,
@@ -198,6 +202,11 @@ std::string invalid_scalar_msg(const Reg& r, const char* ctx, const char* reg, i
 void update_stack_depth(Env& env, int frameno, int64_t min_off);
 bool check_max_stack_depth(Env& env);
 
+// dead_code.cpp: after an accepting walk, the kernel removes the insns no path reached (SEEN: per insn, whether
+// one did) and then finds each remaining local call's and callback reference's subprogram; a reference left
+// pointing at no subprogram is its "verifier bug: No program to jit at insn %d (subprog < 0)".
+bool check_subprog_refs(Env& env, const std::vector<uint8_t>& seen);
+
 // cfg.cpp: subprograms, reachability ("unreachable insn %d"), prune points, register liveness.
 bool check_cfg(Env& env);
 // transfer.cpp: one instruction that is not a jump, call or exit.
@@ -247,11 +256,11 @@ enum class Cmp : uint8_t { range, all_precise, exact };
 bool states_equal(const Env& env, const State& old, const State& cur, int32_t pc, Cmp cmp);
 uint64_t state_hash(const State& st);
 // precision.cpp: marks the scalars in SET (values in the current state, before the current insn) precise in
-// every checkpoint of the current path they flow from, backtracking through the path's instruction history.
-void mark_precise(Env& env, BtSet set);
+// every checkpoint of the current path they flow from, backtracking through the path's instruction history;
+// true when some checkpoint was not marked so before.
+bool mark_precise(Env& env, BtSet set);
 void mark_reg_precise(Env& env, int regno);             // a register of the current frame, if a scalar
 BtSet precise_set_of(const State& st);                  // what a checkpoint has marked precise
-BtSet all_scalars_of(const State& st);                  // every scalar register and spilled slot
 void clear_precise(State& st);                          // a new checkpoint starts with no precise marks
 void note_stack_access(Env& env, int frameno, int64_t off, int size, bool full_slot);
 

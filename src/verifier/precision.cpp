@@ -153,7 +153,7 @@ void backtrack_insn(const Env& env, const HistEntry& e, int next_frame, BtSet& b
 
 // At checkpoint ST: sets the marks, and drops what is already precise there (its sources are marked too) and
 // what is not a scalar (pointers are always compared exactly).
-void mark_in_checkpoint(State& st, BtSet& bt) {
+void mark_in_checkpoint(State& st, BtSet& bt) { // bt keeps only what was newly marked
     for (size_t f = 0; f < bt.regs.size(); f++) {
         if (f >= st.frames.size()) {
             bt.regs[f] = 0, bt.slots[f] = 0;
@@ -196,20 +196,22 @@ template <typename Fn> void for_each_scalar(const State& st, Fn&& fn) {
 
 } // namespace
 
-void mark_precise(Env& env, BtSet bt) {
+bool mark_precise(Env& env, BtSet bt) {
+    bool marked = false;
     int next_frame = int(env.cur.frames.size()) - 1;
     const std::vector<HistEntry>* seg = &env.hist;
     StoredState* st = env.cur_parent;
     for (;;) {
         for (size_t i = seg->size(); i-- > 0;) {
             if (bt.empty())
-                return;
+                return marked;
             backtrack_insn(env, (*seg)[i], next_frame, bt);
             next_frame = (*seg)[i].frame;
         }
         if (!st || bt.empty())
-            return;
+            return marked;
         mark_in_checkpoint(st->st, bt);
+        marked = marked || !bt.empty();
         next_frame = int(st->st.frames.size()) - 1;
         seg = &st->hist;
         st = st->parent;
@@ -229,17 +231,6 @@ BtSet precise_set_of(const State& st) {
     for_each_scalar(st, [&](size_t f, int reg, int slot, const Reg& r) {
         if (!r.precise)
             return;
-        if (reg >= 0)
-            bt.regs[f] |= bit(reg);
-        else
-            bt.slots[f] |= 1ull << slot;
-    });
-    return bt;
-}
-
-BtSet all_scalars_of(const State& st) {
-    BtSet bt;
-    for_each_scalar(st, [&](size_t f, int reg, int slot, const Reg&) {
         if (reg >= 0)
             bt.regs[f] |= bit(reg);
         else

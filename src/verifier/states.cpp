@@ -111,6 +111,10 @@ bool states_equal(const Env& env, const State& old, const State& cur, int32_t pc
         const Frame& c = cur.frames[i];
         if (o.callsite != c.callsite || o.in_callback != c.in_callback)
             return false;
+        // More bpf_loop rounds unrolled on the old path than on this one: this one has rounds still to run that
+        // the old one never explored from here.
+        if (o.callback_depth > c.callback_depth)
+            return false;
         // Where this frame resumes: a callback returns to the helper call itself, which reads r1-r5 again.
         int32_t at = pc;
         if (i + 1 < old.frames.size())

@@ -37,6 +37,7 @@ struct Pending {
     int32_t from = 0;
     StoredState* parent = nullptr;
     std::vector<HistEntry> hist;
+    uint32_t jmp_history = 0;
     size_t log_pos = 0; // the log's length at the fork: level 1 keeps only the log of the path that fails
 };
 
@@ -67,13 +68,14 @@ uint16_t insn_regs(const isa::OpInfo& op, const isa::Insn& insn) {
 
 class Walker {
   public:
-    explicit Walker(Env& env) : env_(env), explored_(env.insns.size()) {}
+    explicit Walker(Env& env) : env_(env), explored_(env.insns.size()), seen_(env.insns.size() + 1) {}
 
     bool run(int32_t entry, State initial) {
         env_.cur = std::move(initial);
         env_.pc = entry;
         env_.cur_parent = nullptr;
         env_.hist.clear();
+        env_.jmp_history = 0;
         pending_.clear();
         mark_all_scratched(env_);
         for (;;) {
@@ -95,6 +97,7 @@ class Walker {
             env_.prev_pc = p.from;
             env_.cur_parent = p.parent;
             env_.hist = std::move(p.hist);
+            env_.jmp_history = p.jmp_history;
             if (env_.opts.log_level == 1)
                 env_.log.resize(p.log_pos); // pop_stack: only the failing path's log remains
             mark_all_scratched(env_);
@@ -104,23 +107,69 @@ class Walker {
 
     // The most checkpoints one prune point had when a path reached it (the kernel's max_states_per_insn).
     size_t max_states_per_insn() const { return max_states_; }
+    // Per insn: whether a path reached it (the kernel's insn_aux_data.seen; both slots of an ld_imm64).
+    const std::vector<uint8_t>& seen() const { return seen_; }
 
   private:
-    // A path ended: checkpoints whose every path is now explored become usable for pruning.
+    // A path ended: checkpoints whose every path is now explored become usable for pruning (they stay in their
+    // insn's list); an evicted one no longer counts towards the peak once nothing below it is explored.
     void finish_path() {
-        for (StoredState* s = env_.cur_parent; s;) {
+        for (StoredState* s = env_.cur_parent; s; s = s->parent) {
             if (--s->branches)
                 break;
-            PcStates& at = explored_[s->pc];
-            auto [lo, hi] = at.active.equal_range(s->hash);
-            for (auto it = lo; it != hi; ++it)
-                if (it->second == s) {
-                    at.active.erase(it);
-                    break;
-                }
-            at.done.push_back(s);
-            s = s->parent;
+            if (s->evicted)
+                env_.cur_states--;
+            if (auto it = backedges_.find(s); it != backedges_.end()) {
+                propagate_backedges(it->second);
+                backedges_.erase(it);
+            }
         }
+    }
+
+    // A path cut against a checkpoint whose precision marks were not final (one still being explored: a callback
+    // round back at its helper call; or one inside such a loop): what the checkpoint marks later, the cut path
+    // relies on too. Kept, with the path's history, until the loop's head is explored (the kernel's backedges).
+    struct Backedge {
+        State st;
+        StoredState* parent = nullptr;
+        std::vector<HistEntry> hist;
+        const StoredState* equal = nullptr;
+    };
+
+    // The innermost loop head (a checkpoint still being explored that paths were cut against) above S, if any.
+    StoredState* open_loop_of(StoredState* s) {
+        if (backedges_.empty())
+            return nullptr;
+        for (; s; s = s->parent)
+            if (s->branches > 0 && backedges_.count(s))
+                return s;
+        return nullptr;
+    }
+
+    void add_backedge(StoredState* head, const StoredState* equal) {
+        backedges_[head].push_back(Backedge{env_.cur, env_.cur_parent, env_.hist, equal});
+    }
+
+    // The loop is explored: each cut path takes the marks of the checkpoint it was cut against, again until none
+    // adds a mark (marks reaching one checkpoint can reach another through a later path).
+    void propagate_backedges(std::vector<Backedge>& list) {
+        std::swap(saved_.st, env_.cur);
+        std::swap(saved_.hist, env_.hist);
+        StoredState* parent = env_.cur_parent;
+        for (bool changed = true; changed;) {
+            changed = false;
+            for (Backedge& b : list) {
+                std::swap(env_.cur, b.st);
+                std::swap(env_.hist, b.hist);
+                env_.cur_parent = b.parent;
+                changed = mark_precise(env_, precise_set_of(b.equal->st)) || changed;
+                std::swap(env_.cur, b.st);
+                std::swap(env_.hist, b.hist);
+            }
+        }
+        env_.cur_parent = parent;
+        std::swap(saved_.st, env_.cur);
+        std::swap(saved_.hist, env_.hist);
     }
 
     bool push(State st, int32_t target) {
@@ -129,7 +178,8 @@ class Walker {
         if (env_.cur_parent)
             env_.cur_parent->branches++;
         commit_entry();
-        pending_.push_back(Pending{std::move(st), target, env_.pc, env_.cur_parent, env_.hist, env_.log.size()});
+        pending_.push_back(
+            Pending{std::move(st), target, env_.pc, env_.cur_parent, env_.hist, env_.jmp_history, env_.log.size()});
         return true;
     }
 
@@ -137,94 +187,109 @@ class Walker {
     void commit_entry() {
         if (committed_)
             return;
-        env_.hist.push_back(env_.cur_entry);
+        const HistEntry& e = env_.cur_entry;
+        if (env_.jmp_point[size_t(e.pc)] || e.sframe >= 0 || e.linked >= 0)
+            env_.jmp_history++; // an entry of the kernel's jump history
+        env_.hist.push_back(e);
         committed_ = true;
     }
 
-    // Returning from a callback to its helper call: a checkpoint there still being explored that contains
-    // this state (every scalar by range, as its precision marks are not final) covers it.
-    // Like the kernel's is_state_visited, a checkpoint that keeps missing stops being compared (here: taken out of
-    // the active set; it still becomes a pruning candidate when its paths end), n = 64 at forced checkpoints.
-    int callback_loop_closed() {
-        auto& active = explored_[env_.pc].active;
-        for (auto it = active.begin(); it != active.end();) {
-            StoredState* s = it->second;
-            if (states_equal(env_, s->st, env_.cur, env_.pc, Cmp::all_precise)) {
-                s->hit++;
-                mark_precise(env_, all_scalars_of(env_.cur));
-                return 1;
-            }
-            it = s->missed_too_often(kForcedMisses) ? active.erase(it) : std::next(it);
+    // The current path is an infinite loop: it reached a checkpoint still on it, unchanged.
+    int infinite_loop(const StoredState* s) {
+        if (env_.opts.log_level > 0)
+            print_linfo(env_, env_.pc);
+        env_.fail_pc = env_.pc;
+        env_.fail(fmt::format("infinite loop detected at insn {}", env_.pc));
+        if (env_.opts.log_level > 0) {
+            const int f = int(env_.cur.frames.size()) - 1;
+            env_.note("cur state:" + kernel_state_str(env_, env_.cur, f, true));
+            env_.note("old state:" + kernel_state_str(env_, s->st, f, true));
         }
+        return -1;
+    }
+
+    // One checkpoint at the current insn against the current state (is_state_visited's loop body). 1: the path
+    // is covered; 0: a miss; -1: rejected. *add is cleared inside a loop, where checkpoints are added sparingly.
+    int compare(StoredState* s, uint64_t h, bool forced, bool force_new, bool* add) {
+        if (s->branches == 0) {
+            // Inside a loop still being explored the checkpoint's marks are not final: every scalar by range.
+            StoredState* loop = open_loop_of(s);
+            if (!states_equal(env_, s->st, env_.cur, env_.pc, loop ? Cmp::all_precise : Cmp::range))
+                return 0;
+            mark_precise(env_, precise_set_of(s->st)); // what its paths relied on, this path relies on too
+            if (loop)
+                add_backedge(loop, s);
+            return 1;
+        }
+        if (forced) {
+            // A callback round back at its helper call: a checkpoint there still being explored that contains
+            // this state (every scalar by range, its precision marks not being final) covers it.
+            if (!states_equal(env_, s->st, env_.cur, env_.pc, Cmp::all_precise))
+                return 0;
+            mark_precise(env_, precise_set_of(s->st));
+            add_backedge(s, s);
+            return 1;
+        }
+        if (s->hash == h && states_equal(env_, s->st, env_.cur, env_.pc, Cmp::exact))
+            return infinite_loop(s);
+        if (!force_new && env_.jmps_processed - env_.prev_jmps < 20 && env_.insn_processed - env_.prev_insns < 100)
+            *add = false; // inside a loop: checkpoint less often
         return 0;
     }
 
-    // 1: pruned; 0: continue; -1: rejected.
+    // The kernel's is_state_visited at a prune point. 1: pruned; 0: continue; -1: rejected.
     int visit_state() {
-        PcStates& at = explored_[env_.pc];
+        std::vector<StoredState*>& list = explored_[env_.pc];
         const bool forced = env_.callback_call[env_.pc];
-        bool add = env_.jmps_processed - env_.prev_jmps >= 2 && env_.insn_processed - env_.prev_insns >= 8;
+        // A checkpoint whatever the heuristics say: at a callback's call, under BPF_F_TEST_STATE_FREQ (so tests
+        // exercise pruning where they would skip it), or when the path's jump history grew long (a loop that never
+        // reaches a checkpoint otherwise would make every backtrack walk all of it).
+        const bool force_new = forced || (env_.opts.prog_flags & kProgFlagTestStateFreq) ||
+                               env_.jmp_history > kMaxJmpHistory;
+        // Otherwise only after 2 jumps and 8 insns since the last one.
+        bool add = force_new ||
+                   (env_.jmps_processed - env_.prev_jmps >= 2 && env_.insn_processed - env_.prev_insns >= 8);
         const uint64_t h = state_hash(env_.cur);
-        if (forced && callback_loop_closed())
-            return 1;
-        // Checkpoints still on the current path: reaching one again unchanged is an infinite loop. One that keeps
-        // missing (only counted when a checkpoint would be added here, as in the kernel) is no longer compared.
-        auto [lo, hi] = at.active.equal_range(h);
-        for (auto it = lo; it != hi && !forced;) {
-            if (!states_equal(env_, it->second->st, env_.cur, env_.pc, Cmp::exact)) {
-                StoredState* s = it->second;
-                it = add && s->missed_too_often(kMisses) ? at.active.erase(it) : std::next(it);
-                continue;
+        max_states_ = std::max(max_states_, list.size());
+        for (size_t i = list.size(); i-- > 0;) { // newest first, as the kernel's list
+            StoredState* s = list[i];
+            const int r = compare(s, h, forced, force_new, &add);
+            if (r != 0) {
+                s->hit += r > 0;
+                return r;
             }
-            if (env_.opts.log_level > 0)
-                print_linfo(env_, env_.pc);
-            env_.fail_pc = env_.pc;
-            env_.fail(fmt::format("infinite loop detected at insn {}", env_.pc));
-            if (env_.opts.log_level > 0) {
-                const int f = int(env_.cur.frames.size()) - 1;
-                env_.note("cur state:" + kernel_state_str(env_, env_.cur, f, true));
-                env_.note("old state:" + kernel_state_str(env_, it->second->st, f, true));
-            }
-            return -1;
-        }
-        if (!at.active.empty() && env_.jmps_processed - env_.prev_jmps < 20 &&
-            env_.insn_processed - env_.prev_insns < 100)
-            add = false; // inside a loop: checkpoint less often
-        // BPF_F_TEST_STATE_FREQ: a checkpoint at every prune point, as at a callback's call (is_state_visited's
-        // force_new_state), so tests exercise pruning where the heuristics above would skip it.
-        add = add || forced || (env_.opts.prog_flags & kProgFlagTestStateFreq);
-        max_states_ = std::max(max_states_, at.done.size() + at.active.size());
-        auto& list = at.done;
-        for (size_t i = 0; i < list.size(); i++) {
-            StoredState* sl = list[i];
-            if (states_equal(env_, sl->st, env_.cur, env_.pc, Cmp::range)) {
-                sl->hit++;
-                // What the checkpoint's paths relied on, this path relies on too.
-                mark_precise(env_, precise_set_of(sl->st));
-                return 1;
-            }
-            if (sl->missed_too_often(kMisses)) {
+            if (add)
+                s->miss++; // only counted when a checkpoint is added here, so a loop keeps some early ones
+            const uint32_t n = forced && s->branches > 0 ? kForcedMisses : kMisses;
+            if (s->miss > s->hit * n + n) { // unlikely to be useful: no longer compared
+                s->evicted = true;
+                env_.cur_states -= s->branches == 0;
                 list.erase(list.begin() + long(i));
-                i--;
             }
         }
         if (!add)
             return 0;
+        add_checkpoint(list, h);
+        return 0;
+    }
+
+    void add_checkpoint(std::vector<StoredState*>& list, uint64_t h) {
         pool_.push_back(std::make_unique<StoredState>());
         StoredState* s = pool_.back().get();
         s->st = env_.cur;
         clear_precise(s->st);
         s->hist = std::move(env_.hist);
         env_.hist.clear();
+        env_.jmp_history = 0;
         s->pc = env_.pc;
         s->parent = env_.cur_parent;
         s->hash = h;
-        at.active.emplace(h, s);
+        list.push_back(s);
         env_.cur_parent = s;
         env_.prev_jmps = env_.jmps_processed;
         env_.prev_insns = env_.insn_processed;
         env_.total_states++;
-        return 0;
+        env_.peak_states = std::max(env_.peak_states, ++env_.cur_states);
     }
 
     // The kernel's do_check prints, per insn: the state the previous one left (if touched), the source line, and
@@ -288,6 +353,9 @@ class Walker {
             return env_.fail(fmt::format("invalid insn {}", env_.pc));
         if (env_.opts.log_level > 0)
             log_insn();
+        seen_[size_t(env_.pc)] = 1;
+        if (op->shape == Shape::LDDW)
+            seen_[size_t(env_.pc) + 1] = 1;
         const isa::Insn& insn = env_.insns[env_.pc];
         env_.cur_entry = HistEntry{};
         env_.cur_entry.pc = env_.pc;
@@ -389,14 +457,16 @@ class Walker {
         return true;
     }
 
-    struct PcStates {
-        std::vector<StoredState*> done;                       // fully explored: used for pruning
-        std::unordered_multimap<uint64_t, StoredState*> active; // on the current path, by state_hash
-    };
     Env& env_;
-    std::vector<PcStates> explored_;
+    std::vector<std::vector<StoredState*>> explored_; // per insn: its checkpoints, oldest first
     std::vector<std::unique_ptr<StoredState>> pool_;
     std::vector<Pending> pending_;
+    std::vector<uint8_t> seen_;
+    std::unordered_map<const StoredState*, std::vector<Backedge>> backedges_; // by loop head
+    struct {
+        State st;
+        std::vector<HistEntry> hist;
+    } saved_; // the current path's state while backedges are propagated
     size_t max_states_ = 0;
     bool committed_ = false;
     bool from_pop_ = false; // the kernel's do_print_state: the path was just popped
@@ -481,6 +551,8 @@ Verdict verify(const runtime::ObjectInstance& inst, const loader::ProgramSpec& p
     }
     if (ok && !env.failed())
         ok = check_max_stack_depth(env);
+    if (ok && !env.failed())
+        ok = check_subprog_refs(env, walker.seen());
     v.ok = ok && !env.failed();
     v.processed_insns = env.insn_processed;
     v.max_ctx_offset = env.max_ctx_offset;
@@ -494,7 +566,7 @@ Verdict verify(const runtime::ObjectInstance& inst, const loader::ProgramSpec& p
     env.log += fmt::format("processed {} insns (limit {}) max_states_per_insn {} total_states {} peak_states {} "
                            "mark_read 0\n",
                            env.insn_processed, kComplexityLimitInsns, walker.max_states_per_insn(), env.total_states,
-                           env.total_states);
+                           env.peak_states);
     v.log = std::move(env.log);
     return v;
 }

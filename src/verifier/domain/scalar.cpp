@@ -35,51 +35,77 @@ void bounds_from_tnum(Reg& r) {
     r.umax = std::min(r.umax, v.value | v.mask);
 }
 
-// Signed and unsigned views of the same width tell each other things when the range does not cross a sign
-// boundary; the 64-bit range tells the 32-bit one things when its upper half is fixed, and back.
+template <class T> void tighten(T& lo, T& hi, T lo2, T hi2) {
+    lo = std::max(lo, lo2);
+    hi = std::min(hi, hi2);
+}
+
+// The signed and unsigned views of one width: a view that does not wrap in the other's order bounds it; a signed
+// range that wraps in unsigned order (it holds both ends of the unsigned range) still bounds an unsigned range
+// that meets only one of its two pieces.
+template <class U, class S> void sign_views(U& umin, U& umax, S& smin, S& smax) {
+    if (S(umin) <= S(umax))
+        tighten(smin, smax, S(umin), S(umax));
+    if (U(smin) <= U(smax)) {
+        tighten(umin, umax, U(smin), U(smax));
+    } else if (umax < U(smin)) { // only the non-negative piece
+        smin = S(umin);
+        umax = std::min(umax, U(smax));
+    } else if (U(smax) < umin) { // only the negative piece
+        smax = S(umax);
+        umin = std::max(umin, U(smin));
+    }
+}
+
+// The 32-bit views from the 64-bit ranges: a range within one 2^32 block bounds the low halves directly (when
+// they do not wrap), one over two adjacent blocks whose low half goes from negative to non-negative bounds the
+// signed low half; then the 32-bit views bound each other.
+void deduce32(Reg& r) {
+    const uint32_t uhi0 = uint32_t(r.umin >> 32), uhi1 = uint32_t(r.umax >> 32);
+    const uint32_t shi0 = uint32_t(uint64_t(r.smin) >> 32), shi1 = uint32_t(uint64_t(r.smax) >> 32);
+    if (uhi0 == uhi1) {
+        tighten(r.u32min, r.u32max, uint32_t(r.umin), uint32_t(r.umax));
+        if (int32_t(r.umin) <= int32_t(r.umax))
+            tighten(r.s32min, r.s32max, int32_t(r.umin), int32_t(r.umax));
+    }
+    if (shi0 == shi1) {
+        if (uint32_t(r.smin) <= uint32_t(r.smax))
+            tighten(r.u32min, r.u32max, uint32_t(r.smin), uint32_t(r.smax));
+        if (int32_t(r.smin) <= int32_t(r.smax))
+            tighten(r.s32min, r.s32max, int32_t(r.smin), int32_t(r.smax));
+    }
+    if (uint32_t(uhi0 + 1) == uhi1 && int32_t(r.umin) < 0 && int32_t(r.umax) >= 0)
+        tighten(r.s32min, r.s32max, int32_t(r.umin), int32_t(r.umax));
+    if (uint32_t(shi0 + 1) == shi1 && int32_t(r.smin) < 0 && int32_t(r.smax) >= 0)
+        tighten(r.s32min, r.s32max, int32_t(r.smin), int32_t(r.smax));
+    sign_views(r.u32min, r.u32max, r.s32min, r.s32max);
+}
+
+// The 64-bit ranges from the 32-bit views: each end keeps its upper half and takes the low half's bound. A
+// non-negative 32-bit signed range with a 64-bit range inside [S32_MIN, S32_MAX] (a sign-extended value whose
+// upper half cannot be all ones) then replaces the 64-bit ranges outright.
+void deduce_mixed(Reg& r) {
+    auto splice = [](uint64_t end, uint32_t low) -> uint64_t { return (end & ~uint64_t(0xffffffff)) | low; };
+    auto from_low = [&](uint32_t lo, uint32_t hi) {
+        tighten(r.umin, r.umax, splice(r.umin, lo), splice(r.umax, hi));
+        tighten(r.smin, r.smax, int64_t(splice(uint64_t(r.smin), lo)), int64_t(splice(uint64_t(r.smax), hi)));
+    };
+    from_low(r.u32min, r.u32max);
+    if (uint32_t(r.s32min) <= uint32_t(r.s32max))
+        from_low(uint32_t(r.s32min), uint32_t(r.s32max));
+    if (r.s32min >= 0 && r.smin >= kS32Min && r.smax <= kS32Max) {
+        r.smin = r.s32min, r.smax = r.s32max;
+        r.umin = uint64_t(r.s32min), r.umax = uint64_t(r.s32max);
+        r.var = tnum_intersect(r.var, Tnum::range(r.umin, r.umax));
+    }
+}
+
+// One round of deductions between the views, in the kernel's order (__reg_deduce_bounds), so strbpf keeps
+// exactly the bounds the kernel keeps (and loses the ones it loses).
 void deduce(Reg& r) {
-    if (int32_t(r.u32min) <= int32_t(r.u32max)) {
-        r.s32min = std::max(r.s32min, int32_t(r.u32min));
-        r.s32max = std::min(r.s32max, int32_t(r.u32max));
-    }
-    if (r.s32min >= 0 || r.s32max < 0) {
-        r.u32min = std::max(r.u32min, uint32_t(r.s32min));
-        r.u32max = std::min(r.u32max, uint32_t(r.s32max));
-    }
-    if ((r.umin >> 32) == (r.umax >> 32)) {
-        r.u32min = std::max(r.u32min, uint32_t(r.umin));
-        r.u32max = std::min(r.u32max, uint32_t(r.umax));
-        if (int32_t(r.umin) <= int32_t(r.umax)) {
-            r.s32min = std::max(r.s32min, int32_t(r.umin));
-            r.s32max = std::min(r.s32max, int32_t(r.umax));
-        }
-    }
-    if ((uint64_t(r.smin) >> 32) == (uint64_t(r.smax) >> 32)) {
-        r.u32min = std::max(r.u32min, uint32_t(r.smin));
-        r.u32max = std::min(r.u32max, uint32_t(r.smax));
-        if (int32_t(r.smin) <= int32_t(r.smax)) {
-            r.s32min = std::max(r.s32min, int32_t(r.smin));
-            r.s32max = std::min(r.s32max, int32_t(r.smax));
-        }
-    }
-    if (int64_t(r.umin) <= int64_t(r.umax)) {
-        r.smin = std::max(r.smin, int64_t(r.umin));
-        r.smax = std::min(r.smax, int64_t(r.umax));
-    }
-    if (r.smin >= 0 || r.smax < 0) {
-        r.umin = std::max(r.umin, uint64_t(r.smin));
-        r.umax = std::min(r.umax, uint64_t(r.smax));
-    }
-    // Upper half known: the 32-bit range pins the 64-bit one.
-    if ((r.var.mask >> 32) == 0) {
-        const uint64_t hi = r.var.value & 0xffffffff00000000ull;
-        r.umin = std::max(r.umin, hi | r.u32min);
-        r.umax = std::min(r.umax, hi | r.u32max);
-        if (int64_t(r.umin) <= int64_t(r.umax)) {
-            r.smin = std::max(r.smin, int64_t(r.umin));
-            r.smax = std::min(r.smax, int64_t(r.umax));
-        }
-    }
+    deduce32(r);
+    sign_views(r.umin, r.umax, r.smin, r.smax);
+    deduce_mixed(r);
 }
 
 void tnum_from_bounds(Reg& r) {
@@ -140,6 +166,7 @@ void set_var_off_zero(Reg& r) {
 
 void reg_sync(Reg& r) {
     bounds_from_tnum(r);
+    deduce(r);
     deduce(r);
     deduce(r);
     tnum_from_bounds(r);
