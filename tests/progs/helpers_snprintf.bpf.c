@@ -337,4 +337,32 @@ int snprintf_reject_data_len_not_multiple_of_8(struct xdp_md *ctx)
 	return bpf_snprintf(buf, sizeof(buf), fmt, args, 12);
 }
 
+/* bpf_trace_vprintk and bpf_trace_printk share the rules: addresses, the %p family, the whole length returned
+ * when the line (at most 1023 characters) is cut. */
+SEC("xdp")
+__success __retval(24) DATA
+int vprintk_ipv4(struct xdp_md *ctx)
+{
+	static const char fmt[] = "%pI4 %pi4";
+	__u8 ip[4] = {10, 0, 0, 1};
+	__u64 args[2] = {(__u64)ip, (__u64)ip};
+	return bpf_trace_vprintk(fmt, sizeof(fmt), args, sizeof(args));
+}
+
+SEC("xdp")
+__success __retval(2000) DATA
+int trace_printk_long_line(struct xdp_md *ctx)
+{
+	static const char fmt[] = "%2000d";
+	return bpf_trace_printk(fmt, sizeof(fmt), 7);
+}
+
+SEC("xdp")
+__success __retval(-22) DATA
+int trace_printk_letter_after_string(struct xdp_md *ctx)
+{
+	static const char fmt[] = "%sx";
+	return bpf_trace_printk(fmt, sizeof(fmt), 0);
+}
+
 char _license[] SEC("license") = "GPL";

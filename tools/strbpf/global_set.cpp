@@ -209,6 +209,28 @@ Result<uint64_t> integer_value(const btf* bt, const btf_type* ty, const std::str
     return u;
 }
 
+// An array, struct or untyped target: a string for char[N], else 0x hex bytes.
+Status encode_bytes(const btf* bt, const btf_type* ty, const Target& t, const std::string& value, bool hex,
+                    uint8_t* at) {
+    const btf_type* et = ty && btf_is_array(ty) ? resolved(bt, btf_array(ty)->type) : nullptr;
+    if (et && btf_is_int(et) && et->size == 1 && !hex) { // char[N]: a string
+        if (value.size() >= t.size)
+            return make_error(fmt::format("a string of {} characters does not fit char[{}] with its NUL",
+                                          value.size(), t.size), -E2BIG);
+        std::memset(at, 0, t.size);
+        std::memcpy(at, value.data(), value.size());
+        return ok_status();
+    }
+    if (!hex)
+        return make_error(ty ? "give this array or struct as 0x hex bytes (or set its members)"
+                             : "the object's BTF does not type it: give 0x hex bytes", -EINVAL);
+    auto b = hex_bytes(value, t.size);
+    if (!b)
+        return b.error();
+    std::memcpy(at, b->data(), t.size);
+    return ok_status();
+}
+
 // The bytes of VALUE for the target's type; bitfields are merged into `image`.
 Status encode(const btf* bt, const Target& t, const std::string& value, std::vector<uint8_t>& image) {
     if (t.offset > image.size() || t.size > image.size() - t.offset || t.bit + t.bits > 64)
@@ -216,25 +238,8 @@ Status encode(const btf* bt, const Target& t, const std::string& value, std::vec
     uint8_t* at = image.data() + t.offset;
     const btf_type* ty = resolved(bt, t.type);
     const bool hex = value.size() > 2 && value[0] == '0' && (value[1] == 'x' || value[1] == 'X');
-    if (!ty || btf_is_array(ty) || btf_is_composite(ty)) {
-        const btf_type* et = ty && btf_is_array(ty) ? resolved(bt, btf_array(ty)->type) : nullptr;
-        if (et && btf_is_int(et) && et->size == 1 && !hex) { // char[N]: a string
-            if (value.size() >= t.size)
-                return make_error(fmt::format("a string of {} characters does not fit char[{}] with its NUL",
-                                              value.size(), t.size), -E2BIG);
-            std::memset(at, 0, t.size);
-            std::memcpy(at, value.data(), value.size());
-            return ok_status();
-        }
-        if (!hex)
-            return make_error(ty ? "give this array or struct as 0x hex bytes (or set its members)"
-                                 : "the object's BTF does not type it: give 0x hex bytes", -EINVAL);
-        auto b = hex_bytes(value, t.size);
-        if (!b)
-            return b.error();
-        std::memcpy(at, b->data(), t.size);
-        return ok_status();
-    }
+    if (!ty || btf_is_array(ty) || btf_is_composite(ty))
+        return encode_bytes(bt, ty, t, value, hex, at);
     if (btf_is_float(ty)) {
         char* end = nullptr;
         const double d = std::strtod(value.c_str(), &end);
