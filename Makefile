@@ -25,9 +25,10 @@ test-asan: deps build/asan/build.ninja
 	cmake --build --preset asan -j $(JOBS)
 	cd build/asan && ctest -j $(JOBS) --output-on-failure --timeout 1200
 
+# ThreadSanitizer over the tests that run several threads at once (ctest label `concurrency`); not part of `make test`.
 test-tsan: deps build/tsan/build.ninja
-	cmake --build --preset tsan -j $(JOBS)
-	cd build/tsan && ctest -j $(JOBS) --output-on-failure --timeout 1200
+	cmake --build --preset tsan -j $(JOBS) --target concurrency_tests
+	cd build/tsan && TSAN_OPTIONS="halt_on_error=1 $(TSAN_OPTIONS)" ctest -j $(JOBS) -L concurrency --output-on-failure --timeout 1200
 
 # libFuzzer targets (clang, ASan + UBSan) and their seed corpora in build/fuzz; fuzz-smoke runs each for 30 s.
 fuzz: deps build/fuzz/build.ninja

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "runtime/helpers/helper_table.hpp"
+#include "runtime/helpers/snprintf_helpers.hpp"
 #include "runtime/kfuncs/kfunc_table.hpp"
 #include "verifier/ksym.hpp"
 #include "runtime/maps/map.hpp"
@@ -122,10 +123,11 @@ bool check_helper_arg(Env& env, int regno, ArgKind kind, bool pkt_access, int* m
             return env.fail("invalid map_ptr to access map->value");
         return check_helper_mem(env, regno, map->value_size, false, Access::helper_write);
     case ArgKind::ptr_to_mem_rdonly_or_null:
+    case ArgKind::ptr_to_mem_or_null:
         if (r.type == RegType::scalar && r.is_const() && r.var.value == 0) { // register_is_null: no type check
             mark_reg_precise(env, regno);
             *mem_regno = regno;
-            *mem_access = Access::helper_read;
+            *mem_access = kind == ArgKind::ptr_to_mem_or_null ? Access::helper_write : Access::helper_read;
             return true;
         }
         [[fallthrough]];
@@ -672,6 +674,26 @@ bool check_call_args(Env& env, const runtime::HelperProto& h, CallMeta* meta) {
     return true;
 }
 
+// check_bpf_snprintf_call: data_len (R5) a multiple of 8 (the kernel refuses without a message of its own), and the
+// constant format (R3, proved a NUL-terminated string of a read-only map by its argument check) acceptable to the
+// printf rules with data_len / 8 arguments.
+bool check_snprintf_call(Env& env) {
+    const Frame& f = env.cur.cur();
+    const uint64_t data_len = f.regs[5].var.value;
+    if (data_len % 8) // the log ends with the call's own line
+        return env.fail(fmt::format("{}: (85) call bpf_snprintf#165", env.pc));
+    const Reg& fr = f.regs[3];
+    const loader::MapSpec* spec = env.map_spec(fr.aux);
+    runtime::Map* map = env.map(fr.aux);
+    const int64_t off = int64_t(fr.off) + int64_t(fr.var.value);
+    if (!spec || !map || !map->direct_value() || off < 0 || off >= int64_t(spec->value_size))
+        return env.fail("verifier bug");
+    const char* fmt = reinterpret_cast<const char*>(map->direct_value() + off);
+    if (runtime::bprintf_check(fmt, size_t(spec->value_size - uint64_t(off)), uint32_t(data_len / 8)) < 0)
+        return env.fail("Invalid format string");
+    return true;
+}
+
 // After the arguments: record_func_map's tail-call check and the map's compatibility (map_rules.cpp), the return
 // kind.
 bool check_call_map_and_ret(Env& env, const runtime::HelperProto& h, const CallMeta& meta) {
@@ -723,6 +745,8 @@ bool do_helper_call(Env& env, const isa::Insn& insn) {
         return false;
     if (meta.refs.release_regno && !release_reference(env, meta.refs.ref_obj_id))
         return env.fail(fmt::format("func {}#{} reference has not been acquired before", proto->name, insn.imm));
+    if (insn.imm == 165 && !check_snprintf_call(env))
+        return false;
     // bpf_user_ringbuf_drain's callback (a repeating one whose R1 is a dynptr) is not verified by strbpf: refuse
     // rather than accept a program whose callback nothing checked.
     if (insn.imm == 209)

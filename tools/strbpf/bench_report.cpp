@@ -172,7 +172,9 @@ std::string xml_escape(const std::string& s) {
 std::string text_line(const Measurement& m, bool show_producers) {
     std::string p = show_producers ? fmt::format("p={:<2} ", m.producers) : "";
     std::string per = show_producers ? fmt::format(" ({:.3f}M/prod)", m.hits_mps / m.producers) : "";
-    return fmt::format("{:<20} len={:<5} {:<7}{}hits {:8.3f} ± {:5.3f}M/s{}", m.bench, len_text(m.len), m.engine, p,
+    // The engine column is 7 wide ("interp ", "kernel ", "native "); a longer name (interp-checked) keeps a space.
+    const std::string engine = fmt::format("{:<7}", m.engine + (m.engine.size() >= 7 ? " " : ""));
+    return fmt::format("{:<20} len={:<5} {}{}hits {:8.3f} ± {:5.3f}M/s{}", m.bench, len_text(m.len), engine, p,
                        m.hits_mps, m.hits_mps_stddev, per);
 }
 

@@ -141,7 +141,7 @@ Status BenchRun::setup() {
     for (const std::string& e : split(o_.engines)) {
         exec::EngineKind k;
         if (!exec::parse_engine(e, &k))
-            return make_error(fmt::format("--engine: unknown engine '{}' (interp, jit, kernel)", e));
+            return make_error(fmt::format("--engine: unknown engine '{}' (interp, jit, kernel or interp-checked)", e));
         engines_.push_back(exec::engine_name(k));
     }
     if (sc_.len_var.empty()) {

@@ -12,7 +12,9 @@
 #include <nlohmann/json.hpp>
 
 #include "cli.hpp"
+#include "global_set.hpp"
 #include "map_format.hpp"
+#include "map_input.hpp"
 #include "exec/runner.hpp"
 #include "runtime/maps/perf_event_array_map.hpp"
 #include "runtime/maps/ringbuf_map.hpp"
@@ -22,6 +24,7 @@ namespace {
 
 struct MapOptions {
     std::string obj, map, prog, ctx_hex, data_hex;
+    std::vector<std::string> sets, map_ins;
     bool json = false;
 };
 
@@ -115,6 +118,8 @@ std::optional<nlohmann::ordered_json> formatted(const ObjectBtf* btf, const MapT
         std::memcpy(&k, p, 4);
         return nlohmann::ordered_json(k);
     }
+    if (is_key && n == 0) // queue, stack: no key
+        return nlohmann::ordered_json(nullptr);
     if (!is_key && types.datasec)
         return btf->format_datasec(types.value, p, n);
     return btf->format(is_key ? types.key : types.value, p, n);
@@ -132,7 +137,9 @@ std::optional<nlohmann::ordered_json> format_entry(const runtime::Map& m, const 
     auto k = formatted(btf, types, true, sp, e.key.data(), e.key.size());
     if (!k)
         return std::nullopt;
-    nlohmann::ordered_json f{{"key", *k}};
+    nlohmann::ordered_json f = nlohmann::ordered_json::object();
+    if (sp.key_size)
+        f["key"] = *k;
     if (!m.percpu()) {
         auto v = formatted(btf, types, false, sp, e.value.data(), sp.value_size);
         if (!v)
@@ -156,7 +163,9 @@ void print_json(const runtime::Map& m, const std::vector<Entry>& entries, uint64
     const auto& sp = m.spec();
     nlohmann::ordered_json list = nlohmann::ordered_json::array();
     for (const Entry& en : entries) {
-        nlohmann::ordered_json e{{"key", hex_string(en.key)}};
+        nlohmann::ordered_json e = nlohmann::ordered_json::object();
+        if (sp.key_size)
+            e["key"] = hex_string(en.key);
         if (m.percpu()) {
             nlohmann::ordered_json vals = nlohmann::ordered_json::array();
             for (uint32_t c = 0; c < m.ncpus(); c++) {
@@ -194,6 +203,10 @@ void print_plain(const runtime::Map& m, const std::vector<Entry>& entries, uint6
         return;
     }
     for (const Entry& e : entries) {
+        if (!sp.key_size) {
+            std::printf("value: %s\n", spaced_hex(e.value.data(), sp.value_size).c_str());
+            continue;
+        }
         if (!m.percpu()) {
             std::printf("key: %s  value: %s\n", spaced_hex(e.key.data(), e.key.size()).c_str(),
                         spaced_hex(e.value.data(), sp.value_size).c_str());
@@ -203,6 +216,19 @@ void print_plain(const runtime::Map& m, const std::vector<Entry>& entries, uint6
         for (uint32_t c = 0; c < m.ncpus(); c++)
             std::printf("  cpu %u: %s\n", c, spaced_hex(e.value.data() + c * stride, sp.value_size).c_str());
     }
+}
+
+// A queue's or stack's values in the order pops take them (bpftool's `map peek` shows the first): popped, then
+// pushed back so that the map is as it was.
+std::vector<Entry> keyless_entries(runtime::Map& m) {
+    std::vector<Entry> out;
+    std::vector<uint8_t> v(m.spec().value_size);
+    while (m.pop_elem(v.data()) == 0)
+        out.push_back(Entry{{}, v, std::nullopt});
+    const bool stack = m.spec().type == loader::kMapStack;
+    for (size_t i = 0; i < out.size(); i++)
+        m.push_elem(out[stack ? out.size() - 1 - i : i].value.data(), 0);
+    return out;
 }
 
 // Per-CPU maps show one value per possible CPU, as `bpftool map dump` does.
@@ -215,9 +241,14 @@ void dump_map(runtime::Map& m, bool json, const ObjectBtf* btf) {
     const MapTypes types = btf ? btf->types_of(sp) : MapTypes{};
     const uint64_t stride = (uint64_t(sp.value_size) + 7) & ~uint64_t(7);
     std::vector<Entry> entries;
+    if (sp.type == loader::kMapQueue || sp.type == loader::kMapStack) {
+        entries = keyless_entries(m);
+        for (Entry& e : entries)
+            e.btf = format_entry(m, btf, types, e, stride);
+    }
     std::vector<uint8_t> cur(sp.key_size), next(sp.key_size);
     const void* prev = nullptr;
-    while (m.next_key(prev, next.data()) == 0) {
+    while (sp.key_size && m.next_key(prev, next.data()) == 0) {
         cur = next;
         prev = cur.data();
         Entry e{cur, std::vector<uint8_t>(m.syscall_value_size()), std::nullopt};
@@ -238,10 +269,20 @@ int run(const MapOptions& o) {
         std::fprintf(stderr, "strbpf map dump: %s\n", spec.error().message.c_str()); // it names the file
         return kExitUsage;
     }
-    auto inst = runtime::ObjectInstance::create(spec.value());
+    auto globals = global_patches(o.obj, *spec.value(), o.sets);
+    auto inputs = read_map_inputs(o.map_ins);
+    if (!globals || !inputs) {
+        std::fprintf(stderr, "strbpf map dump: %s\n", (!globals ? globals.error() : inputs.error()).message.c_str());
+        return kExitUsage;
+    }
+    auto inst = runtime::ObjectInstance::create(spec.value(), *globals);
     if (!inst) {
         std::fprintf(stderr, "strbpf map dump: %s\n", inst.error().message.c_str());
         return kExitFailed;
+    }
+    if (Status st = apply_map_inputs(*inst.value(), *inputs); !st.ok()) {
+        std::fprintf(stderr, "strbpf map dump: %s\n", st.error().message.c_str());
+        return kExitUsage;
     }
     int rc = kExitOk;
     if (!o.prog.empty()) {
@@ -301,6 +342,7 @@ Runner add_map_command(CLI::App& app) {
     d->add_option("--ctx-hex", o->ctx_hex, "ctx bytes for --run");
     d->add_option("--data-hex", o->data_hex, "packet bytes for --run");
     d->add_flag("--json", o->json, "one JSON object per map");
+    add_input_options(*d, &o->sets, &o->map_ins);
     return [o] { return run(*o); };
 }
 

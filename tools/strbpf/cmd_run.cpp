@@ -13,6 +13,8 @@
 
 #include "verifier/verifier.hpp"
 #include "cli.hpp"
+#include "global_set.hpp"
+#include "map_input.hpp"
 #include "exec/kernel/kernel_engine.hpp"
 #include "exec/runner.hpp"
 
@@ -21,7 +23,7 @@ namespace {
 
 struct RunOptions {
     std::string obj, prog, engine = "interp", ctx_in, ctx_hex, data_in, data_dir, data_out, ctx_out;
-    std::vector<std::string> data_hex;
+    std::vector<std::string> data_hex, sets, map_ins;
     uint32_t repeat = 1;
     bool json = false;
 };
@@ -244,28 +246,44 @@ bool engine_ready(exec::EngineKind engine) {
     return true;
 }
 
-// One program: loaded once (one instance, or one kernel load), then run on every packet.
+// What --set and --map-in put into the object before its programs run.
+struct Inputs {
+    std::vector<runtime::GlobalPatch> globals;
+    std::vector<MapInput> maps;
+};
+
+// One program: loaded once (one instance, or one kernel load; globals set before load, maps filled after it),
+// then run on every packet.
 std::vector<exec::RunReport> run_program(const RunOptions& o, exec::EngineKind engine,
                                          const std::shared_ptr<const loader::ObjectSpec>& spec,
                                          const std::string& name, exec::RunRequest req,
-                                         const std::vector<Packet>& packets) {
+                                         const std::vector<Packet>& packets, const Inputs& in_) {
     exec::RunReport failed;
     failed.prog = name;
+    req.globals = in_.globals; // the kernel object keeps them (a run with others would restore the ELF's)
     RunFn fn;
     if (engine == exec::EngineKind::kernel) {
-        std::shared_ptr<exec::kernel::KernelObject> ko = exec::kernel::KernelObject::load(o.obj, name);
+        std::shared_ptr<exec::kernel::KernelObject> ko = exec::kernel::KernelObject::load(o.obj, name, in_.globals);
         if (!ko->loaded()) {
             failed.error = ko->error();
             return {failed};
         }
+        if (Status st = apply_map_inputs(*ko, in_.maps); !st.ok()) {
+            failed.error = st.error().message;
+            return {failed};
+        }
         fn = [ko](const exec::RunRequest& r) { return ko->run(r); };
     } else {
-        auto inst = runtime::ObjectInstance::create(spec);
+        auto inst = runtime::ObjectInstance::create(spec, in_.globals);
         if (!inst) {
             failed.error = inst.error().message;
             return {failed};
         }
         std::shared_ptr<const runtime::ObjectInstance> in = std::move(inst).value();
+        if (Status st = apply_map_inputs(*in, in_.maps); !st.ok()) {
+            failed.error = st.error().message;
+            return {failed};
+        }
         const runtime::LinkedProgram* lp = in->find_program(name);
         if (!lp || !lp->linked) {
             failed.error = lp ? lp->link_error.message : "not linked";
@@ -304,12 +322,21 @@ int run(const RunOptions& o) {
     std::shared_ptr<const loader::ObjectSpec> spec = std::move(s).value();
     if (!engine_ready(engine))
         return kExitUsage;
+    Inputs inputs;
+    auto globals = global_patches(o.obj, *spec, o.sets);
+    auto maps = read_map_inputs(o.map_ins);
+    if (!globals || !maps) {
+        std::fprintf(stderr, "strbpf run: %s\n", (!globals ? globals.error() : maps.error()).message.c_str());
+        return kExitUsage;
+    }
+    inputs.globals = std::move(globals).value();
+    inputs.maps = std::move(maps).value();
     const std::vector<std::string> progs = select_programs(o, engine, *spec);
     if (progs.empty())
         return kExitUsage;
     int rc = kExitOk;
     for (const auto& name : progs) {
-        const std::vector<exec::RunReport> reports = run_program(o, engine, spec, name, req, packets);
+        const std::vector<exec::RunReport> reports = run_program(o, engine, spec, name, req, packets, inputs);
         const loader::ProgramSpec* ps = spec->find_program(name);
         const char* timer = timer_name(engine, ps ? ps->type : loader::ProgType::unspec);
         for (size_t i = 0; i < reports.size(); i++) {
@@ -352,6 +379,7 @@ Runner add_run_command(CLI::App& app) {
     c->add_option("--repeat", o->repeat, "repetitions (duration is the average; a progress line on a terminal)")
         ->check(CLI::Range(1u, 100000000u))->capture_default_str();
     c->add_flag("--json", o->json, "one JSON object per program and line");
+    add_input_options(*c, &o->sets, &o->map_ins);
     return [o] { return run(*o); };
 }
 

@@ -13,6 +13,7 @@
 
 #include "verifier/verifier.hpp"
 #include "cli.hpp"
+#include "global_set.hpp"
 #include "exec/kernel/kernel_engine.hpp"
 #include "exec/runner.hpp"
 #include "test_report.hpp"
@@ -24,6 +25,7 @@ namespace {
 struct TestOptions {
     std::vector<std::string> objs;
     std::vector<std::string> engines;
+    std::vector<std::string> sets;
     std::string filter;
     bool verbose = false;
     bool json = false;
@@ -153,6 +155,14 @@ int run(const TestOptions& o) {
             obj->spec = std::move(loaded).value();
         else
             obj->load_error = loaded.error().message;
+        if (!o.sets.empty()) { // --set: every test of the object loads with these globals
+            auto g = obj->spec ? global_patches(path, *obj->spec, o.sets) : make_error(obj->load_error);
+            if (!g) {
+                std::fprintf(stderr, "strbpf test: %s\n", g.error().message.c_str());
+                return kExitUsage;
+            }
+            obj->globals = std::move(g).value();
+        }
         objects.push_back(std::move(obj));
     }
     std::vector<Job> jobs;
@@ -193,6 +203,9 @@ Runner add_test_command(CLI::App& app) {
     c->add_flag("--tagged-only", o->tagged_only,
                 "test only programs with at least one test tag (test_loader tests untagged ones as __success)");
     c->add_flag("--json", o->json, "JSON Lines: one object per test, variant and engine (closing line on stderr)");
+    c->add_option("--set", o->sets, "set a global variable of every OBJ before each test loads: VAR=VALUE, "
+                                    "VAR.member=VALUE, VAR[i]=VALUE (repeatable)")
+        ->allow_extra_args(false);
     c->add_flag("-v,--verbose", o->verbose,
                 "print the verifier log of failures; loads at log level 1 at least, as test_progs -v does");
     return [o] { return run(*o); };

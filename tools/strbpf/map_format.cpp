@@ -44,11 +44,21 @@ std::string map_type_name(uint32_t type) {
     return s ? s : std::to_string(type);
 }
 
+// The object's BTF as libbpf finalises it at open: clang leaves each global variable's DATASEC offset for libbpf
+// to fill in from the symbol table. An object libbpf cannot open gets its BTF as written.
 std::unique_ptr<ObjectBtf> ObjectBtf::open(const std::string& obj_path) {
-    struct btf* b;
+    struct btf* b = nullptr;
     {
         exec::kernel::LibbpfCapture quiet;
-        b = btf__parse_elf(obj_path.c_str(), nullptr);
+        if (struct bpf_object* obj = bpf_object__open_file(obj_path.c_str(), nullptr)) {
+            uint32_t size = 0;
+            const struct btf* fixed = bpf_object__btf(obj);
+            const void* raw = fixed ? btf__raw_data(fixed, &size) : nullptr;
+            b = raw ? btf__new(raw, size) : nullptr;
+            bpf_object__close(obj);
+        }
+        if (!b)
+            b = btf__parse_elf(obj_path.c_str(), nullptr);
     }
     if (!b)
         return nullptr;

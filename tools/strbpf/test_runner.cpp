@@ -79,8 +79,9 @@ struct Judgement {
     }
 };
 
-exec::RunRequest request_for(const exec::TestSpec& spec, const loader::ProgramSpec* ps) {
+exec::RunRequest request_for(const TestObject& obj, const exec::TestSpec& spec, const loader::ProgramSpec* ps) {
     exec::RunRequest req;
+    req.globals = obj.globals;
     if (const std::string* hex = strbpf_tag(spec, "data_hex")) {
         if (auto b = parse_hex(*hex))
             req.data_in = std::move(b).value();
@@ -168,7 +169,7 @@ void run_strbpf(const TestObject& obj, const exec::TestSpec& spec, const exec::S
         j->fail(r->error);
         return;
     }
-    const exec::RunRequest req = request_for(spec, ps);
+    const exec::RunRequest req = request_for(obj, spec, ps);
     auto inst = runtime::ObjectInstance::create(ospec, req.globals);
     if (!inst) {
         r->error = inst.error().message;
@@ -227,7 +228,7 @@ void run_kernel(const TestObject& obj, const exec::TestSpec& spec, const exec::S
         }
     }
     const loader::ProgramSpec* ps = obj.spec ? obj.spec->find_program(spec.prog) : nullptr;
-    const exec::RunRequest req = request_for(spec, ps);
+    const exec::RunRequest req = request_for(obj, spec, ps);
     exec::kernel::LoadOptions lo;
     lo.prog_flags = r->flags;
     lo.log_level = r->log_level;

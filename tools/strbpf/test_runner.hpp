@@ -11,6 +11,7 @@
 #include "exec/engine.hpp"
 #include "exec/test_spec.hpp"
 #include "loader/object_spec.hpp"
+#include "runtime/instance.hpp"
 
 namespace strbpf::cli {
 
@@ -42,6 +43,7 @@ struct TestObject {
     std::vector<exec::TestSpec> specs;
     std::shared_ptr<const loader::ObjectSpec> spec; // null: strbpf's loader refused the object
     std::string load_error;
+    std::vector<runtime::GlobalPatch> globals; // --set: written before every load of the object
 };
 
 struct RunnerOptions {

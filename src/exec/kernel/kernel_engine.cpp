@@ -135,6 +135,11 @@ std::unique_ptr<KernelObject> KernelObject::load(const std::string& obj_path, co
 
 KernelObject::~KernelObject() { close(); }
 
+int KernelObject::map_fd(const std::string& name) const {
+    const struct bpf_map* m = obj_ && prog_fd_ >= 0 ? bpf_object__find_map_by_name(obj_, name.c_str()) : nullptr;
+    return m ? bpf_map__fd(m) : -1;
+}
+
 void KernelObject::close() {
     if (obj_)
         bpf_object__close(obj_);

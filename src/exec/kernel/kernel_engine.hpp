@@ -80,6 +80,8 @@ class KernelObject {
     const RunDetails& details() const { return details_; }
     int prog_fd() const { return prog_fd_; }
     uint32_t prog_type() const { return prog_type_; }
+    // The fd of the loaded object's map NAME (as libbpf names it: a BTF map's own name), or -1.
+    int map_fd(const std::string& name) const;
 
     // Runs the loaded program once (syscall programs: req.repeat times from user space). Never throws.
     RunReport run(const RunRequest& req);

@@ -19,6 +19,7 @@
 #include "runtime/helpers/memory_helpers.hpp"
 #include "runtime/helpers/ringbuf_helpers.hpp"
 #include "runtime/helpers/skb_helpers.hpp"
+#include "runtime/helpers/snprintf_helpers.hpp"
 #include "runtime/helpers/xdp_helpers.hpp"
 #include "runtime/helpers/string_helpers.hpp"
 #include "runtime/helpers/task_helpers.hpp"
@@ -289,7 +290,7 @@ constexpr HelperProto kHelpers[] = {
     {163, "bpf_check_mtu", nullptr, R::integer, {A::ptr_to_ctx, A::anything, A::ptr_to_fixed_size_mem_write_aligned, A::anything, A::anything}, true, T("sched_cls sched_act"), false, 0}, // bpf_skb_check_mtu_proto
     {163, "bpf_check_mtu", nullptr, R::integer, {A::ptr_to_ctx, A::anything, A::ptr_to_fixed_size_mem_write_aligned, A::anything, A::anything}, true, T("xdp"), false, 0}, // bpf_xdp_check_mtu_proto
     {164, "bpf_for_each_map_elem", bpf_for_each_map_elem_helper, R::integer, {A::const_map_ptr, A::ptr_to_func, A::ptr_to_stack_or_null, A::anything, _}, false, kAll, false, 0},
-    {165, "bpf_snprintf", nullptr, R::integer, {A::ptr_to_mem_or_null, A::const_size_or_zero, A::ptr_to_const_str, A::ptr_to_mem_rdonly_or_null, A::const_size_or_zero}, true, kAll, false, 0},
+    {165, "bpf_snprintf", bpf_snprintf_helper, R::integer, {A::ptr_to_mem_or_null, A::const_size_or_zero, A::ptr_to_const_str, A::ptr_to_mem_rdonly_or_null, A::const_size_or_zero}, true, kAll, false, 0},
     {166, "bpf_sys_bpf", nullptr, R::integer, {A::anything, A::ptr_to_mem_rdonly, A::const_size, _, _}, false, T("syscall"), false, kMightSleep},
     {167, "bpf_btf_find_by_name_kind", nullptr, R::integer, {A::ptr_to_mem_rdonly, A::const_size, A::anything, A::anything, _}, false, T("syscall"), false, kMightSleep},
     {168, "bpf_sys_close", nullptr, R::integer, {A::anything, _, _, _, _}, false, T("syscall"), false, kMightSleep},

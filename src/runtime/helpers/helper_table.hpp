@@ -36,7 +36,7 @@ enum class ArgKind : uint8_t {
     scalar,                // ARG_SCALAR
     // Kinds strbpf's verifier does not model: a call reaching one is refused with a message naming it.
     ptr_to_mem_write,      // ARG_PTR_TO_MEM | MEM_WRITE
-    ptr_to_mem_or_null,    // ARG_PTR_TO_MEM_OR_NULL
+    ptr_to_mem_or_null,    // ARG_PTR_TO_MEM_OR_NULL | MEM_WRITE (modelled: memory written, or NULL with size 0)
     ptr_to_fixed_size_mem, // ARG_PTR_TO_FIXED_SIZE_MEM
     ptr_to_fixed_size_mem_write_aligned,   // ARG_PTR_TO_FIXED_SIZE_MEM | MEM_WRITE | MEM_ALIGNED
     ptr_to_fixed_size_uninit_mem_aligned,  // ARG_PTR_TO_FIXED_SIZE_MEM | MEM_UNINIT | MEM_WRITE | MEM_ALIGNED
@@ -83,7 +83,7 @@ enum class RetKind : uint8_t {
 const char* arg_kind_name(ArgKind k); // the kernel's spelling, e.g. "ARG_PTR_TO_BTF_ID"
 const char* ret_kind_name(RetKind k);
 constexpr bool arg_kind_modelled(ArgKind k) {
-    return k <= ArgKind::scalar || k == ArgKind::ptr_to_uninit_map_value;
+    return k <= ArgKind::scalar || k == ArgKind::ptr_to_uninit_map_value || k == ArgKind::ptr_to_mem_or_null;
 }
 constexpr bool ret_kind_modelled(RetKind k) { return k <= RetKind::ringbuf_mem_or_null; }
 

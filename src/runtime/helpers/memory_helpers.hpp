@@ -8,7 +8,8 @@
 //   program-visible memory, else the kernel one.
 // bpf_strtol / bpf_strtoul: Returns: characters consumed; -EINVAL (bad base or flags, no digits, strtoul of a
 //   negative number); -ERANGE (overflow).
-// bpf_trace_printk: Returns: bytes written; -EINVAL (format not NUL-terminated, bad conversion, > 3 arguments).
+// bpf_trace_printk: Returns: the text's length (the line keeps at most 1023 characters); -EINVAL (format not
+//   NUL-terminated, a conversion snprintf_helpers.hpp's rules refuse, > 3 arguments); -ENOSPC (argument buffer full).
 // bpf_trace_vprintk: the same with data_len / 8 arguments; -EINVAL also for data_len not a multiple of 8 or
 //   above 96, or data NULL with data_len > 0.
 #pragma once
