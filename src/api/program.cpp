@@ -179,6 +179,9 @@ struct Runner::Impl {
     void set_ctx(uint64_t base, uint64_t size) {
         if (base == ctx_base && size == ctx_size && ctx.mem.local_count() == (base ? 2 : 1)) [[likely]]
             return;
+        replace_ctx(base, size);
+    }
+    [[gnu::noinline]] void replace_ctx(uint64_t base, uint64_t size) {
         ctx.mem.drop_local_from(1); // keep the stack, replace the ctx
         if (base)
             ctx.mem.add_local(runtime::Region{base, size, ctx_perms, runtime::RegionKind::ctx, "ctx"});
@@ -197,7 +200,9 @@ struct Runner::Impl {
         error = make_error(fmt::format("program '{}': {}", st->spec->name, why), -EINVAL, pc);
         return error.code;
     }
-    int refuse(size_t size);
+    [[gnu::noinline]] int refuse(size_t size);
+    [[gnu::noinline]] int lean_stopped(uint64_t r0, uint64_t status);
+    [[gnu::noinline]] int call_other(uint64_t r1, uint64_t* r0);
     Error error; // of the last call that failed
 };
 
@@ -227,8 +232,11 @@ Result<Runner> Runner::create(const ProgramRef& prog, uint32_t cpu) {
         r->min_ctx = ext->ctx_size;
     } else if (ctx_is_bytes(t) && (checked || st.linked->cache->min_ctx_offset >= 0)) {
         r->min_ctx = checked ? 0 : st.linked->cache->max_ctx_offset;
-        r->ctx_span = t == ProgType::raw_tracepoint ? (r->min_ctx > 96 ? 0 : 96 - r->min_ctx) : SIZE_MAX;
-        r->align_mask = t == ProgType::raw_tracepoint ? 7 : 0; // at most 12 u64 arguments
+        r->ctx_span = SIZE_MAX - r->min_ctx;
+        if (t == ProgType::raw_tracepoint) { // at most 12 u64 arguments
+            r->ctx_span = r->min_ctx <= 96 ? 96 - r->min_ctx : 0;
+            r->align_mask = r->min_ctx <= 96 ? 7 : ~size_t(0);
+        }
     } else {
         r->min_ctx = 1;
         r->align_mask = ~size_t(0);
@@ -267,22 +275,32 @@ int Runner::call(std::span<uint8_t> ctx_bytes, uint64_t* r0) {
             *r0 = res.r0;
             return 0;
         }
-        return m.stopped(m.jit->lean_failure(res, m.ctx).error, -1);
+        return m.lean_stopped(res.r0, res.status);
     }
-    if (m.jit) {
-        exec::jit::JitResult j = m.jit->run(r1, m.ctx, m.stack);
+    return m.call_other(r1, r0);
+}
+
+// The cold and the slower paths stay out of call(), so it keeps the lean entry's result in registers and saves
+// few of its own: a stopped lean run (passed by value), and programs the lean entry does not run.
+int Runner::Impl::lean_stopped(uint64_t r0, uint64_t status) {
+    return stopped(jit->lean_failure(exec::jit::x86_64::LeanResult{r0, status}, ctx).error, -1);
+}
+
+int Runner::Impl::call_other(uint64_t r1, uint64_t* r0) {
+    if (jit) {
+        exec::jit::JitResult j = jit->run(r1, ctx, stack);
         if (j.ok) [[likely]] {
             *r0 = j.r0;
             return 0;
         }
-        return m.stopped(std::move(j.error), -1);
+        return stopped(std::move(j.error), -1);
     }
-    Once r = run_once(*m.st, r1, m.ctx, m.stack);
+    Once r = run_once(*st, r1, ctx, stack);
     if (r.ok) {
         *r0 = r.r0;
         return 0;
     }
-    return m.stopped(std::move(r.error), r.pc);
+    return stopped(std::move(r.error), r.pc);
 }
 
 const Error& Runner::last_error() const { return impl_->error; }
