@@ -72,8 +72,8 @@ Status Extensions::add_helper(const HelperDef& def) {
         kernel |= runtime::ProgTypeSet(1) << t;
     }
     // The embedder's function has the built-ins' native signature: its CallContext* is the run's RunContext*.
-    return impl_->ext->add_helper(def.name, def.id, reinterpret_cast<runtime::HelperFn>(def.fn), ret_kind(def.ret), args,
-                                 range(def.ret_range), def.gpl_only, kernel);
+    return impl_->ext->add_helper(def.name, def.id, reinterpret_cast<runtime::HelperFn>(def.fn), ret_kind(def.ret),
+                                  args, range(def.ret_range), def.gpl_only, kernel);
 }
 
 Status Extensions::add_program_type(const ProgramTypeDef& def) {

@@ -77,6 +77,14 @@ Status load_program(Object::Impl& o, ProgramState& st, const LoadOptions& opts) 
     const Engine engine = st.engine_set ? st.engine : opts.engine;
     st.engine = engine;
     st.linked = lp;
+    if (engine == Engine::interp_checked && o.ext) // unverified runs would hand it unchecked arguments
+        for (const isa::Insn& in : lp->insns)
+            if (in.opcode == (isa::BPF_JMP | isa::BPF_CALL) && in.src == 0)
+                if (const runtime::ExtHelper* h = o.ext->helper_by_slot(in.imm))
+                    return make_error(fmt::format("program '{}': the embedder's helper {}#{} cannot run on "
+                                                  "interp_checked, which runs programs unverified",
+                                                  st.spec->name, h->name, h->proto.id),
+                                      -EINVAL);
     const Status verdict = exec::load_check(engine_kind(engine), *o.inst, *lp, opts.log_level, &st.log);
     if (!verdict && engine != Engine::interp_checked)
         return verdict.error();

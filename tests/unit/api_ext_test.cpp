@@ -176,10 +176,22 @@ TEST(ApiExt, HelpersRunOnInterpAndJitWithTheProgramsArguments) {
         seen.misbehave = true;
         auto bad = runner->run(std::span<uint8_t>(ctx, sizeof ctx));
         ASSERT_FALSE(bad);
-        EXPECT_NE(bad.error().message.find("helper host_clamp#65537 returned 1000, outside its declared range [0, 100]"),
-                  std::string::npos)
+        EXPECT_NE(
+            bad.error().message.find("helper host_clamp#65537 returned 1000, outside its declared range [0, 100]"),
+            std::string::npos)
             << bad.error().message;
     }
+}
+
+TEST(ApiExt, UnverifiedRunsDoNotReachTheEmbeddersHelpers) {
+    Seen seen;
+    const Extensions ext = make_ext(&seen);
+    auto obj = load_only(ext, "ext_sum", Engine::interp_checked);
+    ASSERT_FALSE(obj);
+    EXPECT_NE(obj.error().message.find("the embedder's helper host_sum#65536 cannot run on interp_checked"),
+              std::string::npos)
+        << obj.error().message;
+    EXPECT_TRUE(load_only(ext, "ext_kernel_helper", Engine::interp_checked)) << "no embedder helper: it runs";
 }
 
 TEST(ApiExt, BadRowsAreRefused) {
