@@ -8,11 +8,13 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <type_traits>
 #include <vector>
 
+#include "strbpf/extensions.hpp"
 #include "strbpf/maps.hpp"
 #include "strbpf/program.hpp"
 #include "strbpf/result.hpp"
@@ -30,6 +32,9 @@ struct OpenOptions {
     std::string kconfig_path;
     // The BTF (raw or an ELF's .BTF) CO-RE relocations are resolved against; empty: /sys/kernel/btf/vmlinux.
     std::string btf_path;
+    // The embedder's helpers and program types (extensions.hpp): frozen by open, kept by the object. Programs in
+    // an embedder type's section get that type (ProgramRef::type() is then a value from 40 up).
+    std::optional<Extensions> extensions;
 };
 
 struct LoadOptions {

@@ -27,11 +27,83 @@ enum strbpf_log_level { STRBPF_LOG_WARN = 0, STRBPF_LOG_INFO = 1, STRBPF_LOG_DEB
 
 typedef void (*strbpf_log_fn)(enum strbpf_log_level level, const char* msg, void* user);
 
+/* The embedder's own helpers and program types, declared as data the verifier reads (include/strbpf/extensions.hpp
+ * says what each kind means). A program misusing a helper is rejected in the kernel's words; accepted programs call
+ * the function directly from the interpreter and the JIT. Objects opened with a set freeze it (adding then answers
+ * -EBUSY) and keep what they need: strbpf_extensions_free may come before strbpf_object_close. */
+typedef struct strbpf_extensions strbpf_extensions;
+typedef struct strbpf_call strbpf_call; /* the run, as a helper sees it */
+
+enum strbpf_arg_kind {
+    STRBPF_ARG_NONE = 0,
+    STRBPF_ARG_ANYTHING,              /* ARG_ANYTHING */
+    STRBPF_ARG_SCALAR,                /* ARG_SCALAR */
+    STRBPF_ARG_PTR_TO_MEM,            /* ARG_PTR_TO_MEM (a size argument follows) */
+    STRBPF_ARG_PTR_TO_MEM_RDONLY,     /* ARG_PTR_TO_MEM | MEM_RDONLY (a size follows) */
+    STRBPF_ARG_PTR_TO_MEM_RDONLY_OR_NULL, /* ... | PTR_MAYBE_NULL (NULL with size 0) */
+    STRBPF_ARG_PTR_TO_UNINIT_MEM,     /* ARG_PTR_TO_UNINIT_MEM (a size follows) */
+    STRBPF_ARG_CONST_SIZE,            /* ARG_CONST_SIZE */
+    STRBPF_ARG_CONST_SIZE_OR_ZERO,    /* ARG_CONST_SIZE_OR_ZERO */
+    STRBPF_ARG_PTR_TO_CONST_STR,      /* ARG_PTR_TO_CONST_STR */
+    STRBPF_ARG_PTR_TO_CTX,            /* ARG_PTR_TO_CTX */
+    STRBPF_ARG_CONST_MAP_PTR,         /* ARG_CONST_MAP_PTR */
+    STRBPF_ARG_PTR_TO_MAP_KEY,        /* ARG_PTR_TO_MAP_KEY */
+    STRBPF_ARG_PTR_TO_MAP_VALUE,      /* ARG_PTR_TO_MAP_VALUE */
+    STRBPF_ARG_PTR_TO_STACK_OR_NULL,  /* ARG_PTR_TO_STACK_OR_NULL */
+    STRBPF_ARG_PTR_TO_LONG            /* a u64 the helper writes */
+};
+enum strbpf_ret_kind { STRBPF_RET_INTEGER = 0, STRBPF_RET_VOID, STRBPF_RET_MAP_VALUE_OR_NULL };
+
+#define STRBPF_HELPER_ID_MIN 0x10000
+#define STRBPF_HELPER_ID_MAX 0x1ffff
+
+typedef uint64_t (*strbpf_helper_fn)(uint64_t r1, uint64_t r2, uint64_t r3, uint64_t r4, uint64_t r5,
+                                     strbpf_call* call);
+
+struct strbpf_helper_def {
+    size_t sz;              /* sizeof(struct strbpf_helper_def) */
+    const char* name;
+    int32_t id;             /* STRBPF_HELPER_ID_MIN..STRBPF_HELPER_ID_MAX */
+    strbpf_helper_fn fn;
+    enum strbpf_ret_kind ret;
+    int has_ret_range;      /* RET_INTEGER in [ret_min, ret_max]: assumed by the verifier, checked at run time */
+    int64_t ret_min, ret_max;
+    enum strbpf_arg_kind args[5];
+    int gpl_only;
+    const uint32_t* kernel_prog_types; /* enum bpf_prog_type values whose programs may call it too */
+    size_t n_kernel_prog_types;
+};
+
+struct strbpf_ctx_field {
+    uint32_t offset, size;
+    int writable;
+};
+
+struct strbpf_prog_type_def {
+    size_t sz;              /* sizeof(struct strbpf_prog_type_def) */
+    const char* name;
+    const char* section;    /* SEC("section") and SEC("section/...") programs get this type */
+    uint32_t ctx_size;      /* a run's ctx is exactly this many bytes */
+    const struct strbpf_ctx_field* fields;
+    size_t n_fields;
+    int has_ret_range;
+    int64_t ret_min, ret_max;
+    const int32_t* helpers; /* the embedder's and the kernel's helper ids its programs may call */
+    size_t n_helpers;
+};
+
+strbpf_extensions* strbpf_extensions_new(void* user); /* user: what strbpf_call_user answers */
+int strbpf_extensions_add_helper(strbpf_extensions* ext, const struct strbpf_helper_def* def);
+int strbpf_extensions_add_prog_type(strbpf_extensions* ext, const struct strbpf_prog_type_def* def);
+void strbpf_extensions_free(strbpf_extensions* ext); /* NULL is fine */
+void* strbpf_call_user(const strbpf_call* call);
+
 struct strbpf_open_opts {
     size_t sz;               /* sizeof(struct strbpf_open_opts): later versions may add fields */
     const char* object_name; /* NULL: from the file name ("<memory>" for _open_mem) */
     strbpf_log_fn log;       /* NULL: no messages */
     void* log_user;
+    const strbpf_extensions* extensions; /* NULL: none */
 };
 
 struct strbpf_load_opts {

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "api/c_handles.hpp"
+#include "api/extensions_impl.hpp"
 #include "strbpf/object.hpp"
 
 namespace {
@@ -23,6 +24,8 @@ strbpf::OpenOptions open_options(const strbpf_open_opts& o) {
     strbpf::OpenOptions opts;
     if (o.object_name)
         opts.object_name = o.object_name;
+    if (o.extensions)
+        opts.extensions = o.extensions->ext;
     if (o.log) {
         strbpf_log_fn fn = o.log;
         void* user = o.log_user;

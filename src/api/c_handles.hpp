@@ -27,6 +27,9 @@ struct strbpf_object {
 struct strbpf_runner {
     strbpf::Runner runner;
 };
+struct strbpf_extensions {
+    strbpf::Extensions ext;
+};
 
 namespace strbpf::capi {
 
@@ -37,6 +40,10 @@ inline int fail(const strbpf::Error& e) {
     return e.code < 0 ? e.code : -EINVAL;
 }
 inline int fail(const char* msg, int code = -EINVAL) {
+    last_error = msg;
+    return code;
+}
+inline int fail(const std::string& msg, int code = -EINVAL) {
     last_error = msg;
     return code;
 }

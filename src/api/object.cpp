@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "api/extensions_impl.hpp"
 #include "api/object_impl.hpp"
 #include "exec/runner.hpp"
 #include "loader/loader.hpp"
@@ -27,6 +28,8 @@ std::string default_name(const std::string& path) {
     return base;
 }
 
+void apply_ext_sections(const runtime::Extensions& ext, loader::ObjectSpec& spec);
+
 Result<std::unique_ptr<Object::Impl>> make_object(Result<loader::ObjectSpec> spec, std::vector<uint8_t> image,
                                                   std::string name, const OpenOptions& opts) {
     if (!spec)
@@ -35,6 +38,11 @@ Result<std::unique_ptr<Object::Impl>> make_object(Result<loader::ObjectSpec> spe
     impl->name = opts.object_name.empty() ? std::move(name) : opts.object_name;
     impl->opts = opts;
     impl->spec = std::make_shared<loader::ObjectSpec>(std::move(spec).value());
+    if (opts.extensions) {
+        impl->ext = opts.extensions->impl()->ext;
+        STRBPF_TRY(impl->ext->freeze());
+        apply_ext_sections(*impl->ext, *impl->spec);
+    }
     for (const auto& p : impl->spec->programs) {
         ProgramState st;
         st.spec = &p;
@@ -43,6 +51,20 @@ Result<std::unique_ptr<Object::Impl>> make_object(Result<loader::ObjectSpec> spe
     }
     STRBPF_TRY(index_globals(*impl, std::move(image)));
     return impl;
+}
+
+// Programs in an embedder type's section: libbpf's loader left them without a type (load_error says so, and the
+// program was linked: it has instructions); they get the embedder's type.
+void apply_ext_sections(const runtime::Extensions& ext, loader::ObjectSpec& spec) {
+    for (loader::ProgramSpec& p : spec.programs) {
+        const runtime::ExtProgType* t = ext.prog_type_for_section(p.section);
+        if (t && p.type == loader::ProgType::unspec && !p.insns.empty() &&
+            p.load_error.find("missing BPF prog type") != std::string::npos) {
+            p.type = t->type;
+            p.load_error.clear();
+            p.load_error_code = 0;
+        }
+    }
 }
 
 // Verifies one autoload program and prepares its engine. Error: the load fails with it.
@@ -55,6 +77,14 @@ Status load_program(Object::Impl& o, ProgramState& st, const LoadOptions& opts) 
     const Engine engine = st.engine_set ? st.engine : opts.engine;
     st.engine = engine;
     st.linked = lp;
+    if (engine == Engine::interp_checked && o.ext) // unverified runs would hand it unchecked arguments
+        for (const isa::Insn& in : lp->insns)
+            if (in.opcode == (isa::BPF_JMP | isa::BPF_CALL) && in.src == 0)
+                if (const runtime::ExtHelper* h = o.ext->helper_by_slot(in.imm))
+                    return make_error(fmt::format("program '{}': the embedder's helper {}#{} cannot run on "
+                                                  "interp_checked, which runs programs unverified",
+                                                  st.spec->name, h->name, h->proto.id),
+                                      -EINVAL);
     const Status verdict = exec::load_check(engine_kind(engine), *o.inst, *lp, opts.log_level, &st.log);
     if (!verdict && engine != Engine::interp_checked)
         return verdict.error();
@@ -113,7 +143,7 @@ Status Object::load(const LoadOptions& opts) {
         return make_error(fmt::format("object '{}' is loaded already", o.name), -EBUSY);
     if (opts.log_level < 0 || opts.log_level > 2)
         return make_error(fmt::format("log level {} is not 0, 1 or 2", opts.log_level), -EINVAL);
-    auto inst = runtime::ObjectInstance::create(o.spec);
+    auto inst = runtime::ObjectInstance::create(o.spec, {}, o.ext);
     if (!inst)
         return make_error(fmt::format("object '{}': {}", o.name, inst.error().message), inst.error().code);
     o.inst = std::move(inst).value();

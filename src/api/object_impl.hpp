@@ -9,6 +9,7 @@
 #include "exec/engine.hpp"
 #include "exec/jit/jit.hpp"
 #include "loader/object_spec.hpp"
+#include "runtime/extensions.hpp"
 #include "runtime/instance.hpp"
 #include "strbpf/object.hpp"
 
@@ -53,6 +54,7 @@ struct Object::Impl {
     std::unique_ptr<runtime::ObjectInstance> inst;
     std::vector<ProgramState> progs; // one per spec->programs entry, same order
     std::vector<GlobalSymbol> globals;
+    std::shared_ptr<runtime::Extensions> ext; // OpenOptions::extensions, frozen; nullptr: none
 
     void log(LogLevel level, const std::string& msg) const {
         if (opts.log)

@@ -48,24 +48,48 @@ Once run_once(const ProgramState& st, uint64_t r1, runtime::RunContext& ctx, run
     return Once{r.ok, r.r0, std::move(r.error), r.pc};
 }
 
+const runtime::ExtProgType* ext_type(const Object::Impl& o, const ProgramState& st) {
+    return o.ext ? o.ext->prog_type(st.spec->type) : nullptr;
+}
+
+// An embedder's program type's ctx: exactly its ctx_size bytes, registered writable when a field is; no packet.
+Status ext_ctx(const runtime::ExtProgType& t, const RunOptions& opts, std::vector<uint8_t>* buf,
+               runtime::RunContext& ctx, uint64_t* r1) {
+    if (opts.ctx.size() != t.ctx_size || !opts.data.empty())
+        return make_error(fmt::format("a {} program's ctx is {} bytes and it has no packet (got {} and {})", t.name,
+                                      t.ctx_size, opts.ctx.size(), opts.data.size()),
+                          -EINVAL);
+    *buf = opts.ctx;
+    *r1 = reinterpret_cast<uint64_t>(buf->data());
+    ctx.mem.add_local(runtime::Region{*r1, buf->size(), t.writable() ? runtime::kPermRW : runtime::kPermRead,
+                                      runtime::RegionKind::ctx, "ctx"});
+    return ok_status();
+}
+
 // The whole test run, as BPF_PROG_TEST_RUN: context per program type, `repeat` runs, outputs.
 Result<RunResult> full_run(const Object::Impl& o, const ProgramState& st, const RunOptions& opts,
                            runtime::StackArea& stack) {
     STRBPF_TRY(runnable(o, st));
-    if (st.engine != Engine::interp_checked)
+    const runtime::ExtProgType* ext = ext_type(o, st);
+    if (st.engine != Engine::interp_checked && !ext)
         STRBPF_TRY(exec::check_ctx_size(st.spec->type, opts.ctx.size(), *st.linked->cache));
     runtime::RunContext ctx;
     runtime::prepare_run_context(ctx, o.inst.get(), &stack);
     ctx.cpu = opts.cpu % runtime::possible_cpus();
     ctx.trace_out = opts.trace;
     ctx.verified = st.engine != Engine::interp_checked;
-    exec::RunRequest req;
-    req.ctx_in = opts.ctx;
-    req.data_in = opts.data;
     exec::TestRunContext trc;
+    std::vector<uint8_t> ext_buf;
     uint64_t r1 = 0;
-    if (auto b = trc.build(st.spec->type, req, ctx, &r1); !b)
-        return make_error(b.error().message, -EINVAL);
+    if (ext) {
+        STRBPF_TRY(ext_ctx(*ext, opts, &ext_buf, ctx, &r1));
+    } else {
+        exec::RunRequest req;
+        req.ctx_in = opts.ctx;
+        req.data_in = opts.data;
+        if (auto b = trc.build(st.spec->type, req, ctx, &r1); !b)
+            return make_error(b.error().message, -EINVAL);
+    }
     const uint32_t repeat = opts.repeat == 0 ? 1 : opts.repeat;
     Once last{true, 0, {}, -1};
     const auto t0 = std::chrono::steady_clock::now();
@@ -74,12 +98,16 @@ Result<RunResult> full_run(const Object::Impl& o, const ProgramState& st, const 
     const auto t1 = std::chrono::steady_clock::now();
     if (!last.ok)
         return make_error(fmt::format("program '{}': {}", st.spec->name, last.error), -EINVAL, last.pc);
-    exec::RunReport rep;
-    trc.finish(&rep);
     RunResult out;
     out.r0 = last.r0;
     out.retval = uint32_t(last.r0);
     out.duration_ns = uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(t1 - t0).count()) / repeat;
+    if (ext) {
+        out.ctx_out = std::move(ext_buf);
+        return out;
+    }
+    exec::RunReport rep;
+    trc.finish(&rep);
     out.data_out = std::move(rep.data_out);
     out.ctx_out = std::move(rep.ctx_out);
     return out;
@@ -135,13 +163,15 @@ struct Runner::Impl {
     const Object::Impl* obj = nullptr;
     const ProgramState* st = nullptr;
     const exec::jit::CompiledProgram* jit = nullptr;
+    exec::jit::x86_64::LeanFn lean = nullptr; // the JIT's lean entry (one function, no callbacks), else nullptr
+    uint64_t stack_top = 0;                   // r10 of a lean run
+    // The ctx sizes call() takes, as one unsigned compare and one mask: min_ctx <= size <= min_ctx + ctx_span and
+    // size & align_mask == 0. A type whose ctx is not the caller's bytes takes none (min 1, span 0, mask ~0).
+    size_t min_ctx = 0, ctx_span = 0, align_mask = 0;
     runtime::RunContext ctx;
     runtime::StackArea stack;
     uint32_t cpu = 0;
-    uint32_t min_ctx = 0;          // bytes the program reads (verdict's max_ctx_offset)
-    bool bytes_ctx = false;        // the program's ctx is the bytes the caller passes
-    uint8_t ctx_perms = 0;         // read-write for syscall programs, read-only otherwise
-    bool raw_tp = false;           // at most 12 u64 arguments
+    uint8_t ctx_perms = 0;         // read-write for syscall programs (and writable embedder types), else read-only
     uint64_t ctx_base = 0, ctx_size = 0; // the ctx region registered now (local region 1); 0: none
 
     // Registers the caller's ctx as local region 1, unless it is the one registered already (a run leaves the
@@ -149,6 +179,9 @@ struct Runner::Impl {
     void set_ctx(uint64_t base, uint64_t size) {
         if (base == ctx_base && size == ctx_size && ctx.mem.local_count() == (base ? 2 : 1)) [[likely]]
             return;
+        replace_ctx(base, size);
+    }
+    [[gnu::noinline]] void replace_ctx(uint64_t base, uint64_t size) {
         ctx.mem.drop_local_from(1); // keep the stack, replace the ctx
         if (base)
             ctx.mem.add_local(runtime::Region{base, size, ctx_perms, runtime::RegionKind::ctx, "ctx"});
@@ -167,7 +200,9 @@ struct Runner::Impl {
         error = make_error(fmt::format("program '{}': {}", st->spec->name, why), -EINVAL, pc);
         return error.code;
     }
-    int refuse(size_t size);
+    [[gnu::noinline]] int refuse(size_t size);
+    [[gnu::noinline]] int lean_stopped(uint64_t r0, uint64_t status);
+    [[gnu::noinline]] int call_other(uint64_t r1, uint64_t* r0);
     Error error; // of the last call that failed
 };
 
@@ -185,23 +220,41 @@ Result<Runner> Runner::create(const ProgramRef& prog, uint32_t cpu) {
     r->st = &st;
     r->jit = st.jit.get();
     r->cpu = cpu % runtime::possible_cpus();
+    if (r->jit && r->jit->lean()) {
+        r->lean = r->jit->lean_entry();
+        r->stack_top = reinterpret_cast<uint64_t>(r->stack.bytes) + sizeof r->stack.bytes;
+    }
     const ProgType t = st.spec->type;
-    r->bytes_ctx = ctx_is_bytes(t) && (st.engine == Engine::interp_checked || st.linked->cache->min_ctx_offset >= 0);
-    r->min_ctx = st.engine == Engine::interp_checked ? 0 : st.linked->cache->max_ctx_offset;
-    r->ctx_perms = t == ProgType::syscall ? runtime::kPermRW : runtime::kPermRead;
-    r->raw_tp = t == ProgType::raw_tracepoint;
+    const bool checked = st.engine == Engine::interp_checked;
+    const runtime::ExtProgType* ext = ext_type(o, st);
+    r->ctx_perms = t == ProgType::syscall || (ext && ext->writable()) ? runtime::kPermRW : runtime::kPermRead;
+    if (ext) { // exactly the type's ctx
+        r->min_ctx = ext->ctx_size;
+    } else if (ctx_is_bytes(t) && (checked || st.linked->cache->min_ctx_offset >= 0)) {
+        r->min_ctx = checked ? 0 : st.linked->cache->max_ctx_offset;
+        r->ctx_span = SIZE_MAX - r->min_ctx;
+        if (t == ProgType::raw_tracepoint) { // at most 12 u64 arguments
+            r->ctx_span = r->min_ctx <= 96 ? 96 - r->min_ctx : 0;
+            r->align_mask = r->min_ctx <= 96 ? 7 : ~size_t(0);
+        }
+    } else {
+        r->min_ctx = 1;
+        r->align_mask = ~size_t(0);
+    }
     r->reset_context();
     return Runner(std::move(r));
 }
 
 // A ctx the fast path does not take: the reason, as check_ctx_size gives it or ours.
 int Runner::Impl::refuse(size_t size) {
+    const runtime::ExtProgType* ext = ext_type(*obj, *st);
     auto ok = exec::check_ctx_size(st->spec->type, size, *st->linked->cache);
     if (!ok && st->engine != Engine::interp_checked)
         error = ok.error();
     else
         error = make_error(fmt::format("program '{}': a {} program's context is not {} bytes (use run(RunOptions))",
-                                       st->spec->name, loader::prog_type_name(st->spec->type), size),
+                                       st->spec->name, ext ? ext->name.c_str() : loader::prog_type_name(st->spec->type),
+                                       size),
                            -EINVAL);
     return error.code;
 }
@@ -212,24 +265,42 @@ int Runner::Impl::refuse(size_t size) {
 int Runner::call(std::span<uint8_t> ctx_bytes, uint64_t* r0) {
     Impl& m = *impl_;
     const size_t size = ctx_bytes.size();
-    if (!m.bytes_ctx || size < m.min_ctx || (m.raw_tp && (size > 96 || size % 8))) [[unlikely]]
+    if (size - m.min_ctx > m.ctx_span || (size & m.align_mask)) [[unlikely]]
         return m.refuse(size);
     const uint64_t r1 = size == 0 ? 0 : reinterpret_cast<uint64_t>(ctx_bytes.data());
     m.set_ctx(r1, size);
-    if (m.jit) [[likely]] {
-        exec::jit::JitResult j = m.jit->run(r1, m.ctx, m.stack);
+    if (m.lean) [[likely]] { // the JIT's lean entry itself: no JitResult built
+        const exec::jit::x86_64::LeanResult res = m.lean(r1, 0, &m.ctx, m.stack_top);
+        if (res.status == 0) [[likely]] {
+            *r0 = res.r0;
+            return 0;
+        }
+        return m.lean_stopped(res.r0, res.status);
+    }
+    return m.call_other(r1, r0);
+}
+
+// The cold and the slower paths stay out of call(), so it keeps the lean entry's result in registers and saves
+// few of its own: a stopped lean run (passed by value), and programs the lean entry does not run.
+int Runner::Impl::lean_stopped(uint64_t r0, uint64_t status) {
+    return stopped(jit->lean_failure(exec::jit::x86_64::LeanResult{r0, status}, ctx).error, -1);
+}
+
+int Runner::Impl::call_other(uint64_t r1, uint64_t* r0) {
+    if (jit) {
+        exec::jit::JitResult j = jit->run(r1, ctx, stack);
         if (j.ok) [[likely]] {
             *r0 = j.r0;
             return 0;
         }
-        return m.stopped(std::move(j.error), -1);
+        return stopped(std::move(j.error), -1);
     }
-    Once r = run_once(*m.st, r1, m.ctx, m.stack);
+    Once r = run_once(*st, r1, ctx, stack);
     if (r.ok) {
         *r0 = r.r0;
         return 0;
     }
-    return m.stopped(std::move(r.error), r.pc);
+    return stopped(std::move(r.error), r.pc);
 }
 
 const Error& Runner::last_error() const { return impl_->error; }

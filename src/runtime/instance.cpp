@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 // A loaded object made live (runtime stage): maps, global data, linked programs.
 #include "runtime/instance.hpp"
+#include "runtime/extensions.hpp"
 
 #include <algorithm>
 #include <cerrno>
@@ -17,9 +18,11 @@ namespace strbpf::runtime {
 using namespace isa;
 
 Result<std::unique_ptr<ObjectInstance>> ObjectInstance::create(std::shared_ptr<const loader::ObjectSpec> spec,
-                                                               const std::vector<GlobalPatch>& globals) {
+                                                               const std::vector<GlobalPatch>& globals,
+                                                               std::shared_ptr<const Extensions> ext) {
     std::unique_ptr<ObjectInstance> inst(new ObjectInstance());
     inst->spec_ = std::move(spec);
+    inst->ext_ = std::move(ext);
     const auto& os = *inst->spec_;
     for (const auto& ms : os.maps) {
         auto m = create_map(ms);
@@ -141,7 +144,10 @@ Status ObjectInstance::link(const loader::ProgramSpec& prog, LinkedProgram* out)
         if (in.src == 0) {
             // Every helper id 6.18 has links; one strbpf does not implement ends a run that reaches it. libbpf's
             // poisoned CO-RE instruction links too: the verifier refuses it where a path reaches it.
-            if (!find_helper(in.imm) && in.imm != loader::kCorePoisonHelper)
+            // An embedder's helper (extensions.hpp) is called through its slot: engines find it as a built-in.
+            if (const ExtHelper* e = !find_helper(in.imm) && ext_ ? ext_->helper_by_id(in.imm) : nullptr)
+                in.imm = e->slot_id;
+            else if (!find_helper(in.imm) && in.imm != loader::kCorePoisonHelper)
                 return fail(pc, fmt::format("invalid func unknown#{}", in.imm));
         } else if (in.src == BPF_PSEUDO_KFUNC_CALL) {
             const uint32_t idx = uint32_t(in.imm);

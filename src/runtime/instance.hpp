@@ -63,12 +63,18 @@ int32_t weak_kfunc_poison(const loader::ObjectSpec& spec, uint32_t idx);
 std::string missing_kfunc_message(const loader::ObjectSpec& spec, uint32_t idx);
 inline constexpr int32_t kPoisonCallKfuncBase = 2002000000;
 
+class Extensions; // runtime/extensions.hpp: the embedder's own helpers and program types
+
 class ObjectInstance {
   public:
+    // ext: the embedder's helpers and program types (the linker accepts their ids, the verifier reads their
+    // rows); it must outlive the instance, which keeps it.
     static Result<std::unique_ptr<ObjectInstance>> create(std::shared_ptr<const loader::ObjectSpec> spec,
-                                                          const std::vector<GlobalPatch>& globals = {});
+                                                          const std::vector<GlobalPatch>& globals = {},
+                                                          std::shared_ptr<const Extensions> ext = nullptr);
 
     const loader::ObjectSpec& spec() const { return *spec_; }
+    const Extensions* extensions() const { return ext_.get(); } // nullptr: none
     const MemoryRegistry& registry() const { return registry_; }
     // Indexes past map_count() are inner map templates (inner_template()), which only the verifier sees.
     Map* map(size_t index) const {
@@ -95,6 +101,7 @@ class ObjectInstance {
     Status fill_slots();
 
     std::shared_ptr<const loader::ObjectSpec> spec_;
+    std::shared_ptr<const Extensions> ext_;
     std::vector<std::unique_ptr<Map>> maps_;
     std::vector<std::unique_ptr<Map>> templates_; // inner map templates of map-in-maps
     std::vector<int> inner_index_;                // per map: its template's index in map(), or -1

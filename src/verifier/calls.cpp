@@ -16,6 +16,7 @@
 #include "verifier/domain/scalar.hpp"
 #include "verifier/btf_target.hpp"
 #include "verifier/env.hpp"
+#include "verifier/ext_protos.hpp"
 #include "verifier/map_rules.hpp"
 
 namespace strbpf::verifier {
@@ -736,7 +737,7 @@ void set_call_result(Env& env, const runtime::HelperProto& h, const CallMeta& me
 // check_helper_call: gate, arguments, map and return checks, callbacks, the result, then the per-helper checks
 // that come last (bpf_get_func_ip's program type) and the packet pointers a packet-changing helper invalidates.
 bool do_helper_call(Env& env, const isa::Insn& insn) {
-    const runtime::HelperProto* proto = runtime::find_helper(insn.imm, env.prog.type);
+    const runtime::HelperProto* proto = helper_proto(env, insn.imm); // built-in, else the embedder's
     if (!proto)
         return fail_unknown_helper(env, insn);
     CallMeta meta;
@@ -754,6 +755,7 @@ bool do_helper_call(Env& env, const isa::Insn& insn) {
     if ((insn.imm == 181 || insn.imm == 164) && !push_callback(env, insn.imm))
         return false;
     set_call_result(env, *proto, meta);
+    refine_ext_retval(env, insn.imm);
     if (insn.imm == 173 && !check_get_func_ip(env, *proto))
         return false;
     if (proto->flags & runtime::kChangesPktData)

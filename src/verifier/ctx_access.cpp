@@ -11,6 +11,7 @@
 
 #include "verifier/btf_target.hpp"
 #include "verifier/env.hpp"
+#include "verifier/ext_protos.hpp"
 #include "verifier/verifier.hpp"
 
 namespace strbpf::verifier {
@@ -468,8 +469,8 @@ bool ctx_access_valid(const Env& env, int32_t off, int size, bool write, bool si
     case ProgType::raw_tracepoint_writable:
         return raw_tp_writable_ctx(a);
     case ProgType::netfilter: // skb and state are PTR_TO_BTF_ID, which strbpf does not model
-    default:
-        return false; // program types whose ctx strbpf does not model yet
+    default: // an embedder's program type (ext_protos.hpp), else a type whose ctx strbpf does not model yet
+        return ext_ctx_access_valid(env, off, size, write);
     }
 }
 

@@ -8,6 +8,7 @@
 
 #include "verifier/btf_target.hpp"
 #include "verifier/env.hpp"
+#include "verifier/ext_protos.hpp"
 
 namespace strbpf::verifier {
 namespace {
@@ -129,7 +130,8 @@ bool check_return_code(Env& env) {
         return true;
     }
     RetvalRange range;
-    if (!program_retval_range(uint32_t(env.prog.type), expected_attach_type(env.prog), &range))
+    if (!program_retval_range(uint32_t(env.prog.type), expected_attach_type(env.prog), &range) &&
+        !ext_retval_range(env, &range))
         return true;
     if (r0.type != RegType::scalar)
         return env.fail(fmt::format("At program exit the register R0 is not a known value ({})",

@@ -62,6 +62,9 @@ class CompiledProgram {
         return reinterpret_cast<x86_64::LeanFn>(run_entry_)(r1, r2, &ctx, top);
     }
     JitResult lean_failure(const x86_64::LeanResult& res, const runtime::RunContext& ctx) const;
+    // What run_lean() calls, for a caller that keeps the stack top itself (the embedding API's Runner); nullptr
+    // unless lean().
+    x86_64::LeanFn lean_entry() const { return lean_ ? reinterpret_cast<x86_64::LeanFn>(run_entry_) : nullptr; }
     // Runs the BPF function a callback value names (what ld_imm64 BPF_PSEUDO_FUNC loads: the function's native
     // entry) through ctx.invoke_callback, as a helper called from frame 0 would (the function runs in frame 1).
     JitResult run_callback(uint64_t callback, const std::array<uint64_t, 5>& args, runtime::RunContext& ctx,

@@ -4,6 +4,7 @@
 // it, and proto flags; and the per-id stubs that stand in for helpers strbpf does not implement.
 #include "runtime/helpers/helper_table.hpp"
 #include "runtime/ctx_model.hpp"
+#include "runtime/extensions.hpp"
 
 #include <array>
 #include <string_view>
@@ -422,9 +423,14 @@ const HelperProto* find_helper(int32_t id, loader::ProgType t) {
     return first;
 }
 
-// Ids past the kernel's are strbpf's internal helpers, which only the verifier's rewrites call (ctx_model.hpp).
+// Ids past the kernel's are the embedder's helpers' slots (extensions.hpp) and strbpf's internal helpers, which
+// only the verifier's rewrites call (ctx_model.hpp).
 HelperFn helper_fn(int32_t id) {
-    return id >= 0 && id < kMaxHelperId ? kFns[size_t(id)] : internal_helper_fn(id);
+    if (id >= 0 && id < kMaxHelperId)
+        return kFns[size_t(id)];
+    if (HelperFn f = ext_slot_fn(id))
+        return f;
+    return internal_helper_fn(id);
 }
 
 bool helper_implemented(int32_t id) {

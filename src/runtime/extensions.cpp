@@ -1,0 +1,272 @@
+// SPDX-License-Identifier: BSD-2-Clause
+// The embedder's helpers and program types (runtime stage): their rows checked as the kernel checks a
+// bpf_func_proto (check_func_proto: memory arguments paired with a size, a map argument before a map key or value),
+// the process-wide helper slots linked programs call, and the per-type rows the verifier reads.
+#include "runtime/extensions.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <mutex>
+
+#include <fmt/format.h>
+
+#include "loader/loader.hpp"
+
+namespace strbpf::runtime {
+namespace {
+
+// One slot per live embedder helper. `entry` is what helper_fn() answers: the embedder's function itself, or for a
+// helper with a declared return range the slot's checking entry, which ends the run on a value outside it (the
+// verifier assumed the range, so a value outside could break what it proved).
+struct Slot {
+    std::atomic<HelperFn> entry{nullptr};
+    HelperFn user = nullptr;
+    int64_t lo = 0, hi = 0;
+    const ExtHelper* helper = nullptr;
+};
+Slot g_slots[kMaxExtSlots];
+bool g_used[kMaxExtSlots];
+std::mutex g_slots_mu;
+
+template <size_t N>
+uint64_t checked_entry(uint64_t r1, uint64_t r2, uint64_t r3, uint64_t r4, uint64_t r5, RunContext* ctx) {
+    const Slot& s = g_slots[N];
+    const uint64_t v = s.user(r1, r2, r3, r4, r5, ctx);
+    if (int64_t(v) < s.lo || int64_t(v) > s.hi) [[unlikely]]
+        ctx->abort(fmt::format("helper {}#{} returned {}, outside its declared range [{}, {}]", s.helper->name,
+                               s.helper->proto.id, int64_t(v), s.lo, s.hi));
+    return v;
+}
+template <size_t... N> constexpr std::array<HelperFn, sizeof...(N)> checked_entries(std::index_sequence<N...>) {
+    return {checked_entry<N>...};
+}
+constexpr auto kChecked = checked_entries(std::make_index_sequence<kMaxExtSlots>{});
+
+int alloc_slot() {
+    std::lock_guard<std::mutex> lock(g_slots_mu);
+    for (size_t i = 0; i < kMaxExtSlots; i++)
+        if (!g_used[i]) {
+            g_used[i] = true;
+            return int(i);
+        }
+    return -1;
+}
+
+void free_slot(int32_t slot_id) {
+    const size_t i = size_t(slot_id - kExtSlotBase);
+    std::lock_guard<std::mutex> lock(g_slots_mu);
+    g_slots[i].entry.store(nullptr, std::memory_order_release);
+    g_slots[i].helper = nullptr;
+    g_used[i] = false;
+}
+
+bool is_mem(ArgKind k) {
+    return k == ArgKind::ptr_to_mem || k == ArgKind::ptr_to_mem_rdonly || k == ArgKind::ptr_to_mem_rdonly_or_null ||
+           k == ArgKind::ptr_to_uninit_mem;
+}
+bool is_size(ArgKind k) { return k == ArgKind::const_size || k == ArgKind::const_size_or_zero; }
+
+// The kinds an embedder's helper may take: those strbpf's verifier models, but callbacks, ring buffer
+// reservations and allocation sizes, which only their own helpers' special cases give a meaning.
+bool embedder_arg_ok(ArgKind k) {
+    return arg_kind_modelled(k) && k != ArgKind::ptr_to_func && k != ArgKind::ptr_to_ringbuf_mem &&
+           k != ArgKind::const_alloc_size_or_zero;
+}
+
+// check_func_proto's rules (check_raw_mode_ok, check_arg_pair_ok) plus the map arguments' order.
+std::string proto_problem(const std::array<ArgKind, 5>& args, RetKind ret) {
+    bool map = false, ended = false;
+    for (size_t i = 0; i < args.size(); i++) {
+        const ArgKind k = args[i];
+        if (k == ArgKind::none) {
+            ended = true;
+            continue;
+        }
+        if (ended)
+            return fmt::format("argument {} follows an absent one", i + 1);
+        if (!embedder_arg_ok(k))
+            return fmt::format("argument {} ({}) is not a kind an embedder's helper may take", i + 1,
+                               arg_kind_name(k));
+        if (is_mem(k) && (i + 1 == args.size() || !is_size(args[i + 1])))
+            return fmt::format("argument {} (a memory pointer) must be followed by its size", i + 1);
+        if (is_size(k) && (i == 0 || !is_mem(args[i - 1])))
+            return fmt::format("argument {} (a size) must follow a memory pointer", i + 1);
+        if ((k == ArgKind::ptr_to_map_key || k == ArgKind::ptr_to_map_value || k == ArgKind::ptr_to_uninit_map_value) &&
+            !map)
+            return fmt::format("argument {} (a map key or value) must follow a map argument", i + 1);
+        map = map || k == ArgKind::const_map_ptr;
+    }
+    if (ret == RetKind::map_value_or_null && !map)
+        return "a map value return needs a map argument";
+    if (ret != RetKind::integer && ret != RetKind::void_ && ret != RetKind::map_value_or_null)
+        return fmt::format("the return kind {} is not one an embedder's helper may have", ret_kind_name(ret));
+    return {};
+}
+
+} // namespace
+
+HelperFn ext_slot_fn(int32_t id) {
+    const uint32_t i = uint32_t(id) - uint32_t(kExtSlotBase);
+    return i < kMaxExtSlots ? g_slots[i].entry.load(std::memory_order_acquire) : nullptr;
+}
+
+bool ExtProgType::writable() const {
+    return std::any_of(fields.begin(), fields.end(), [](const ExtCtxField& f) { return f.writable; });
+}
+
+Extensions::~Extensions() {
+    for (const auto& h : helpers_)
+        free_slot(h->slot_id);
+}
+
+Status Extensions::add_helper(std::string name, int32_t id, HelperFn fn, RetKind ret,
+                              const std::array<ArgKind, 5>& args, std::optional<ExtRange> ret_range, bool gpl_only,
+                              ProgTypeSet kernel_types) {
+    auto bad = [&](const std::string& why, int code = -EINVAL) {
+        return make_error(fmt::format("helper '{}' (id {}): {}", name, id, why), code);
+    };
+    if (frozen_)
+        return bad("the extensions are in use by an object already", -EBUSY);
+    if (name.empty() || !fn)
+        return bad("a helper needs a name and a function");
+    if (id < kExtHelperIdMin || id > kExtHelperIdMax)
+        return bad(fmt::format("ids of an embedder's helpers are {:#x}..{:#x}", kExtHelperIdMin, kExtHelperIdMax));
+    for (const auto& h : helpers_)
+        if (h->proto.id == id || h->name == name)
+            return bad("another helper has this id or name", -EEXIST);
+    if (std::string p = proto_problem(args, ret); !p.empty())
+        return bad(p);
+    if (ret_range && (ret != RetKind::integer || ret_range->lo > ret_range->hi))
+        return bad("a return range needs an integer return and min <= max");
+    if (kernel_types & ~((ProgTypeSet(1) << 33) - 1))
+        return bad("kernel program types are enum bpf_prog_type values below 33");
+    const int slot = alloc_slot();
+    if (slot < 0)
+        return bad(fmt::format("the process has {} embedder helpers already", kMaxExtSlots), -E2BIG);
+    auto h = std::make_unique<ExtHelper>();
+    h->name = std::move(name);
+    h->user_fn = fn;
+    h->ret_range = ret_range;
+    h->slot_id = kExtSlotBase + slot;
+    h->proto = HelperProto{id, h->name.c_str(), ret_range ? kChecked[size_t(slot)] : fn, ret, args, gpl_only,
+                           kernel_types, false, 0};
+    Slot& s = g_slots[slot];
+    s.user = fn;
+    s.lo = ret_range ? ret_range->lo : 0;
+    s.hi = ret_range ? ret_range->hi : 0;
+    s.helper = h.get();
+    s.entry.store(h->proto.fn, std::memory_order_release);
+    helpers_.push_back(std::move(h));
+    return ok_status();
+}
+
+Status Extensions::add_prog_type(std::string name, std::string section, uint32_t ctx_size,
+                                 std::vector<ExtCtxField> fields, std::optional<ExtRange> ret_range,
+                                 std::vector<int32_t> helpers) {
+    auto bad = [&](const std::string& why, int code = -EINVAL) {
+        return make_error(fmt::format("program type '{}': {}", name, why), code);
+    };
+    if (frozen_)
+        return bad("the extensions are in use by an object already", -EBUSY);
+    if (name.empty() || section.empty() || section.find('/') != std::string::npos)
+        return bad("a program type needs a name and a section name without '/'");
+    if (loader::find_section_def(section) || loader::find_section_def(section + "/"))
+        return bad(fmt::format("libbpf gives section '{}' a program type of its own", section));
+    if (types_.size() == kExtProgTypeEnd - kExtProgTypeFirst)
+        return bad("too many program types", -E2BIG);
+    for (const auto& t : types_)
+        if (t->name == name || t->section == section)
+            return bad("another program type has this name or section", -EEXIST);
+    if (ctx_size == 0 || ctx_size > 65535)
+        return bad("the ctx size must be 1..65535 bytes");
+    std::sort(fields.begin(), fields.end(), [](const auto& a, const auto& b) { return a.offset < b.offset; });
+    for (size_t i = 0; i < fields.size(); i++) {
+        const ExtCtxField& f = fields[i];
+        if (f.size == 0 || uint64_t(f.offset) + f.size > ctx_size)
+            return bad(fmt::format("ctx field at offset {} ({} bytes) is empty or past the ctx", f.offset, f.size));
+        if (i > 0 && fields[i - 1].offset + fields[i - 1].size > f.offset)
+            return bad(fmt::format("ctx fields at offsets {} and {} overlap", fields[i - 1].offset, f.offset));
+    }
+    if (ret_range && ret_range->lo > ret_range->hi)
+        return bad("the return range needs min <= max");
+    auto t = std::make_unique<ExtProgType>();
+    t->name = std::move(name);
+    t->section = std::move(section);
+    t->type = loader::ProgType(kExtProgTypeFirst + types_.size());
+    t->ctx_size = ctx_size;
+    t->fields = std::move(fields);
+    t->ret_range = ret_range;
+    t->helpers = std::move(helpers);
+    types_.push_back(std::move(t));
+    return ok_status();
+}
+
+Status Extensions::freeze() {
+    if (frozen_)
+        return ok_status();
+    for (auto& t : types_) {
+        t->rows.clear();
+        for (int32_t id : t->helpers) {
+            const HelperProto* row = find_helper(id);
+            if (const ExtHelper* e = helper_by_id(id))
+                row = &e->proto;
+            else if (!row)
+                return make_error(fmt::format("program type '{}': no helper has id {}", t->name, id), -EINVAL);
+            // A kernel helper that reads its program's ctx (skb, xdp, perf and tail-call helpers) would read this
+            // type's ctx as a kernel struct: refused.
+            if (id < kExtHelperIdMin &&
+                (row->pkt_access || (row->flags & kChangesPktData) ||
+                 std::find(row->args.begin(), row->args.end(), ArgKind::ptr_to_ctx) != row->args.end()))
+                return make_error(fmt::format("program type '{}': {}#{} reads its program type's ctx, which this "
+                                              "type does not have",
+                                              t->name, row->name, id),
+                                  -EINVAL);
+            HelperProto r = *row;
+            r.prog_types |= prog_type_bit(t->type);
+            t->rows.push_back(r);
+        }
+    }
+    frozen_ = true;
+    return ok_status();
+}
+
+const ExtHelper* Extensions::helper_by_id(int32_t id) const {
+    for (const auto& h : helpers_)
+        if (h->proto.id == id)
+            return h.get();
+    return nullptr;
+}
+
+const ExtHelper* Extensions::helper_by_slot(int32_t id) const {
+    for (const auto& h : helpers_)
+        if (h->slot_id == id)
+            return h.get();
+    return nullptr;
+}
+
+const ExtProgType* Extensions::prog_type(loader::ProgType t) const {
+    const uint32_t i = uint32_t(t) - kExtProgTypeFirst;
+    return i < types_.size() ? types_[i].get() : nullptr;
+}
+
+const ExtProgType* Extensions::prog_type_for_section(std::string_view sec) const {
+    for (const auto& t : types_)
+        if (sec == t->section || (sec.size() > t->section.size() && sec.starts_with(t->section) &&
+                                  sec[t->section.size()] == '/'))
+            return t.get();
+    return nullptr;
+}
+
+const HelperProto* Extensions::resolve(int32_t id, loader::ProgType t, const HelperProto* builtin) const {
+    if (const ExtProgType* pt = prog_type(t))
+        for (const HelperProto& r : pt->rows)
+            if (r.id == id)
+                return &r;
+    if (builtin)
+        return builtin;
+    const ExtHelper* e = helper_by_id(id);
+    return e ? &e->proto : nullptr;
+}
+
+} // namespace strbpf::runtime

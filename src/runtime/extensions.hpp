@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: BSD-2-Clause
+// The embedder's extensions (runtime stage): its own helpers and program types, declared as data in the shape of
+// the built-in tables (HelperProto rows, a program type's ctx fields and return range), so the linker accepts
+// their ids, the verifier checks them with the kernel's rules and words, and the engines call them as built-ins.
+// An embedder's helper keeps its id for messages; linked programs call it through a process-wide slot id
+// (kExtSlotBase + slot) whose function helper_fn() answers like a built-in's: no per-call lookup.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "runtime/helpers/helper_table.hpp"
+#include "strbpf/result.hpp"
+
+namespace strbpf::runtime {
+
+// The ids an embedder's helpers take: far past the kernel's (1..211), below libbpf's poison ids.
+inline constexpr int32_t kExtHelperIdMin = 0x10000, kExtHelperIdMax = 0x1ffff;
+// Slot ids linked programs call (below ctx_model.hpp's internal helpers); kMaxExtSlots in the whole process.
+inline constexpr int32_t kExtSlotBase = 0x7ffd0000;
+inline constexpr size_t kMaxExtSlots = 1024;
+// Program types an embedder declares take these enum values (bpf_prog_type stops at 32): at most 24 per set.
+inline constexpr uint32_t kExtProgTypeFirst = 40, kExtProgTypeEnd = 64;
+
+// The function a slot id calls (nullptr for an id that is no live slot). What helper_fn() asks past the kernel's ids.
+HelperFn ext_slot_fn(int32_t id);
+
+struct ExtRange {
+    int64_t lo = 0, hi = 0;
+};
+
+struct ExtHelper {
+    std::string name;
+    HelperProto proto;     // id: the embedder's; fn: what the slot calls (a range-checking entry when ranged)
+    HelperFn user_fn = nullptr;
+    int32_t slot_id = 0;
+    std::optional<ExtRange> ret_range; // RET_INTEGER bounded: the verifier assumes it, the slot's entry checks it
+};
+
+struct ExtCtxField {
+    uint32_t offset = 0, size = 0;
+    bool writable = false;
+};
+
+struct ExtProgType {
+    std::string name, section;
+    loader::ProgType type{};
+    uint32_t ctx_size = 0;
+    std::vector<ExtCtxField> fields;   // sorted by offset, disjoint
+    std::optional<ExtRange> ret_range; // R0 at exit; none: any scalar
+    std::vector<int32_t> helpers;      // kernel and embedder ids the type may call
+    std::vector<HelperProto> rows;     // the allowed helpers' rows with this type's bit set (verifier's view)
+    bool writable() const;
+};
+
+class Extensions {
+  public:
+    explicit Extensions(void* user = nullptr) : user_(user) {}
+    Extensions(const Extensions&) = delete;
+    Extensions& operator=(const Extensions&) = delete;
+    ~Extensions(); // frees the helpers' slots
+
+    // Errors (-EINVAL, -EEXIST, -E2BIG, -EBUSY once frozen) name the field at fault.
+    Status add_helper(std::string name, int32_t id, HelperFn fn, RetKind ret, const std::array<ArgKind, 5>& args,
+                      std::optional<ExtRange> ret_range, bool gpl_only, ProgTypeSet kernel_types);
+    Status add_prog_type(std::string name, std::string section, uint32_t ctx_size, std::vector<ExtCtxField> fields,
+                         std::optional<ExtRange> ret_range, std::vector<int32_t> helpers);
+    // Called when an Object is opened with the set: checks every type's helper list (each id a kernel helper or
+    // one of this set's) and builds the types' rows. Afterwards nothing more may be added, so objects read the
+    // set without locks. Idempotent.
+    Status freeze();
+    bool frozen() const { return frozen_; }
+
+    void* user() const { return user_; }
+    const ExtHelper* helper_by_id(int32_t id) const;   // the embedder's id (the linker)
+    const ExtHelper* helper_by_slot(int32_t id) const; // the slot id linked programs call
+    const ExtProgType* prog_type(loader::ProgType t) const;
+    // The type whose section is SEC exactly or its "section/..." prefix, as libbpf's section_defs match.
+    const ExtProgType* prog_type_for_section(std::string_view sec) const;
+    // The verifier's one lookup: the row a call of ID (as the program wrote it: the verifier walks the program
+    // before linking) gets in a program of type T, given the built-in table's answer. An embedder's type sees the
+    // rows it allows (with its bit), other types the built-in row, else the embedder's helper of that id.
+    const HelperProto* resolve(int32_t id, loader::ProgType t, const HelperProto* builtin) const;
+    const std::vector<std::unique_ptr<ExtHelper>>& helpers() const { return helpers_; }
+
+  private:
+    void* user_;
+    bool frozen_ = false;
+    std::vector<std::unique_ptr<ExtHelper>> helpers_; // stable addresses: rows are handed out
+    std::vector<std::unique_ptr<ExtProgType>> types_;
+};
+
+} // namespace strbpf::runtime
