@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: BSD-2-Clause
 // Tests of the JIT's inline short-string answers (exec stage, exec/jit/x86_64/short_strings.hpp): a compiled call of
-// every kfunc with a short path, and of bpf_strncmp, answers exactly as the generic entry on short strings of a
-// small alphabet (early NULs, many matches) at every distance from the end of their region, with limits and
-// characters around the 16-byte vector, c == 0 and ints outside 0..255; bpf_strncmp's s1 ends at a guard page.
+// every kfunc with a short path (all fifteen), and of bpf_strncmp, answers exactly as the generic entry on short
+// strings of small alphabets (early NULs, many matches, case pairs that fold and bytes that do not) at every
+// distance from the end of their region, with limits and characters around the 16-byte vector, c == 0 and ints
+// outside 0..255, with and without SSE4.2; bpf_strncmp's s1 ends at a guard page.
 // Also the JIT's repeat loop, which the benchmarks of these paths run through.
 #include <sys/mman.h>
 #include <unistd.h>
@@ -13,6 +14,7 @@
 #include <memory>
 #include <random>
 #include <string>
+#include <string_view>
 
 #include "exec/jit/jit.hpp"
 #include "isa/insn.hpp"
@@ -64,9 +66,10 @@ class ShortStringsTest : public ::testing::TestWithParam<rs::Backend> {
     }
     void TearDown() override { rs::set_backend(rs::available_backends().back()); }
 
-    std::unique_ptr<exec::jit::CompiledProgram> compile(bool helper, int32_t id) {
+    std::unique_ptr<exec::jit::CompiledProgram> compile(bool helper, int32_t id, bool sse42 = true) {
         exec::jit::CompileOptions opts = exec::jit::CompileOptions::host();
         opts.call_sites = true;
+        opts.sse42 = opts.sse42 && sse42;
         auto c = exec::jit::compile(call_program(addr(args_), helper, id), opts);
         EXPECT_TRUE(c) << c.error().message;
         return c ? std::move(*c) : nullptr;
@@ -77,6 +80,9 @@ class ShortStringsTest : public ::testing::TestWithParam<rs::Backend> {
         EXPECT_TRUE(r.ok) << r.error;
         return r.r0;
     }
+
+    // Every round of one kfunc's compiled call against its generic entry.
+    void check_kfunc(const KfuncProto& k, bool sse42, std::mt19937_64& rng);
 
     std::unique_ptr<ObjectInstance> inst_;
     std::unique_ptr<StackArea> stack_;
@@ -97,24 +103,34 @@ uint64_t pick_scalar(std::mt19937_64& rng) {
 
 TEST_P(ShortStringsTest, KfuncsAnswerAsTheGenericEntry) {
     std::mt19937_64 rng(16);
-    uint8_t* pool = end_ - 512;
-    for (const KfuncProto& k : kfunc_table()) {
-        if (!k.site || k.site->short_path == ShortPath::none)
-            continue;
-        auto prog = compile(false, kfunc_index(k.name));
-        ASSERT_NE(prog, nullptr);
-        const bool two = k.site->ptr_regs[1] != 0;
-        for (int n = 0; n < 4000; n++) {
-            for (size_t i = 0; i < 512; i++)
-                pool[i] = "abc\0"[rng() % (n % 2 ? 4 : 3)]; // every other round: no NUL but the region's end
-            const uint64_t s1 = addr(end_ - 1 - rng() % 200), s2 = addr(end_ - 1 - rng() % 200);
-            const uint64_t r2 = two ? s2 : pick_scalar(rng), r3 = pick_scalar(rng);
-            const uint64_t want = k.fn(s1, r2, r3, 0, 0, &ctx_);
-            ASSERT_EQ(run(*prog, s1, r2, r3), want) << k.name << " case " << n << " s1 at end-" << addr(end_) - s1
-                                                    << " r2=" << r2 << " r3=" << r3;
+    for (const bool sse42 : {true, false})
+        for (const KfuncProto& k : kfunc_table()) {
+            SCOPED_TRACE(sse42 ? "with SSE4.2 (if the host has it)" : "without SSE4.2");
+            check_kfunc(k, sse42, rng);
         }
-        EXPECT_EQ(prog->call_site_region(0), inst_->registry().find(addr(pool))) << k.name;
+}
+
+void ShortStringsTest::check_kfunc(const KfuncProto& k, bool sse42, std::mt19937_64& rng) {
+    uint8_t* pool = end_ - 512;
+    if (!k.site || k.site->short_path == ShortPath::none)
+        return;
+    auto prog = compile(false, kfunc_index(k.name), sse42);
+    ASSERT_NE(prog, nullptr);
+    const bool two = k.site->ptr_regs[1] != 0;
+    for (int n = 0; n < 4000; n++) {
+        // Rounds alternate a NUL-free pool (strings end only at the region's end) with one holding NULs, and
+        // the small alphabet with one of case pairs ('A'/'a', Latin-1's 0xC0/0xE0, 0xD7/0xF7 which do not fold).
+        const std::string_view alphabet = n % 4 < 2 ? std::string_view("abc\0", 4)
+                                                    : std::string_view("aAbB\xC0\xE0\xD7\xF7\0", 9);
+        for (size_t i = 0; i < 512; i++)
+            pool[i] = alphabet[rng() % (alphabet.size() - (n % 2 ? 0 : 1))];
+        const uint64_t s1 = addr(end_ - 1 - rng() % 200), s2 = addr(end_ - 1 - rng() % 200);
+        const uint64_t r2 = two ? s2 : pick_scalar(rng), r3 = pick_scalar(rng);
+        const uint64_t want = k.fn(s1, r2, r3, 0, 0, &ctx_);
+        ASSERT_EQ(run(*prog, s1, r2, r3), want) << k.name << " case " << n << " s1 at end-" << addr(end_) - s1
+                                                << " r2=" << r2 << " r3=" << r3;
     }
+    EXPECT_EQ(prog->call_site_region(0), inst_->registry().find(addr(pool))) << k.name;
 }
 
 // bpf_strncmp(s1, n, s2): s1 in a page followed by a PROT_NONE one (a per-run region, as a stack or packet
@@ -151,6 +167,42 @@ TEST_P(ShortStringsTest, StrncmpAnswersAsTheHelper) {
     munmap(m, 2 * page);
 }
 
+// Every kfunc's short path with its strings ending at a guard page: the call site's slots keep a readable page
+// followed by a PROT_NONE one, and each string starts 1..40 bytes before the guard (the set or needle strings of
+// strspn/strcspn/strstr are loaded within their page when their span is under 16 bytes; nothing may touch the
+// guard). The generic entry, which finds the same page as a per-run region, gives the expected answers.
+TEST_P(ShortStringsTest, KfuncsAtAGuardPage) {
+    const size_t page = size_t(sysconf(_SC_PAGESIZE));
+    void* m = mmap(nullptr, 2 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    ASSERT_NE(m, MAP_FAILED);
+    auto* base = static_cast<uint8_t*>(m);
+    mprotect(base + page, page, PROT_NONE);
+    const Region guarded{addr(base), page, kPermRead, RegionKind::stack, "guarded"};
+    ctx_.mem.add_local(guarded);
+    std::mt19937_64 rng(4096);
+    for (const bool sse42 : {true, false})
+        for (const KfuncProto& k : kfunc_table()) {
+            if (!k.site || k.site->short_path == ShortPath::none)
+                continue;
+            auto prog = compile(false, kfunc_index(k.name), sse42);
+            ASSERT_NE(prog, nullptr);
+            prog->keep_call_site_region(0, &guarded);
+            prog->keep_call_site_region(1, &guarded);
+            const bool two = k.site->ptr_regs[1] != 0;
+            for (int n = 0; n < 2000; n++) {
+                for (size_t i = page - 64; i < page; i++)
+                    base[i] = "aAb\xC0\xE0\0"[rng() % (n % 2 ? 6 : 5)];
+                const uint64_t s1 = addr(base + page - 1 - rng() % 40), s2 = addr(base + page - 1 - rng() % 40);
+                const uint64_t r2 = two ? s2 : pick_scalar(rng), r3 = pick_scalar(rng);
+                const uint64_t want = k.fn(s1, r2, r3, 0, 0, &ctx_);
+                ASSERT_EQ(run(*prog, s1, r2, r3), want) << k.name << (sse42 ? "" : " without SSE4.2") << " case "
+                                                        << n << " s1 at guard-" << addr(base + page) - s1
+                                                        << " s2 at guard-" << addr(base + page) - s2 << " r3=" << r3;
+            }
+        }
+    munmap(m, 2 * page);
+}
+
 // The short path is really emitted: a compiled strlen site holds SSE2's pcmpeqb (66 0F 74), a program compiled
 // without call sites (every call to the generic entry) does not.
 TEST_P(ShortStringsTest, StrlenSiteHasTheInlinePath) {
@@ -166,6 +218,24 @@ TEST_P(ShortStringsTest, StrlenSiteHasTheInlinePath) {
     auto without = exec::jit::compile(call_program(addr(args_), false, kfunc_index("bpf_strlen")));
     ASSERT_TRUE(without) << without.error().message;
     EXPECT_FALSE(has_pcmpeqb((*without)->code()));
+}
+
+// The set and substring paths use SSE4.2's pcmpistrm (66 0F 3A 62) where the host has it, and only then.
+TEST_P(ShortStringsTest, SubstringSiteUsesPcmpistrmOnlyWithSse42) {
+    auto has_pcmpistrm = [](std::span<const uint8_t> code) {
+        for (size_t i = 0; i + 3 < code.size(); i++)
+            if (code[i] == 0x66 && code[i + 1] == 0x0F && code[i + 2] == 0x3A && code[i + 3] == 0x62)
+                return true;
+        return false;
+    };
+    for (const char* name : {"bpf_strstr", "bpf_strspn"}) {
+        auto with = compile(false, kfunc_index(name));
+        ASSERT_NE(with, nullptr);
+        EXPECT_EQ(has_pcmpistrm(with->code()), exec::jit::CompileOptions::host().sse42) << name;
+        auto without = compile(false, kfunc_index(name), false);
+        ASSERT_NE(without, nullptr);
+        EXPECT_FALSE(has_pcmpistrm(without->code())) << name;
+    }
 }
 
 // The JIT's repeat loop (jit::run_repeated): every run counted, the last r0 kept; a run that stops ends the loop

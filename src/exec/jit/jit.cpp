@@ -155,7 +155,12 @@ std::string CompiledProgram::stop_message(uint32_t status, int32_t pc, const run
 }
 
 CompileOptions CompileOptions::host() {
-    static const CompileOptions host{asmjit::CpuInfo::host().hasFeature(asmjit::CpuFeatures::X86::kBMI2)};
+    static const CompileOptions host = [] {
+        CompileOptions o;
+        o.bmi2 = asmjit::CpuInfo::host().hasFeature(asmjit::CpuFeatures::X86::kBMI2);
+        o.sse42 = asmjit::CpuInfo::host().hasFeature(asmjit::CpuFeatures::X86::kSSE4_2);
+        return o;
+    }();
     return host;
 }
 
@@ -163,6 +168,8 @@ Result<std::unique_ptr<CompiledProgram>> compile(std::span<const isa::Insn> insn
     STRBPF_TRY(isa::validate(insns));
     if (opts.bmi2 && !CompileOptions::host().bmi2)
         return make_error("JIT: BMI2 code requested, but this CPU lacks BMI2 (cpuid 7.0 ebx bit 8 = 0)");
+    if (opts.sse42 && !CompileOptions::host().sse42)
+        return make_error("JIT: SSE4.2 code requested, but this CPU lacks SSE4.2 (cpuid 1 ecx bit 20 = 0)");
     const bool bmi2 = opts.bmi2;
     std::unique_ptr<runtime::CallSiteSlot[]> slots;
     const size_t sites = opts.call_sites ? x86_64::count_call_sites(insns) : 0;
@@ -179,14 +186,14 @@ Result<std::unique_ptr<CompiledProgram>> compile(std::span<const isa::Insn> insn
         if (asmjit::Error e = code.init(asmjit::Environment::host()))
             return asmjit_error("CodeHolder::init", e);
         STRBPF_TRY(
-            x86_64::emit_program(insns, code, x86_64::CodegenOptions{bmi2, nullptr, slots.get(), sites}, &first));
+            x86_64::emit_program(insns, code, x86_64::CodegenOptions{bmi2, opts.sse42, nullptr, slots.get(), sites}, &first));
     }
     asmjit::CodeHolder code;
     if (asmjit::Error e = code.init(asmjit::Environment::host()))
         return asmjit_error("CodeHolder::init", e);
     x86_64::Emitted em;
     STRBPF_TRY(
-        x86_64::emit_program(insns, code, x86_64::CodegenOptions{bmi2, &first.short_ok, slots.get(), sites}, &em));
+        x86_64::emit_program(insns, code, x86_64::CodegenOptions{bmi2, opts.sse42, &first.short_ok, slots.get(), sites}, &em));
     if (asmjit::Error e = code.flatten())
         return asmjit_error("flatten", e);
     if (asmjit::Error e = code.resolveUnresolvedLinks())

@@ -24,6 +24,7 @@ namespace strbpf::exec::jit {
 // tests clear a field to emit and run the baseline encoding on any host (jit_shift_test.cpp).
 struct CompileOptions {
     bool bmi2 = false; // shlx/shrx/sarx for shifts by register; without: shl/shr/sar with the count in cl
+    bool sse42 = false; // pcmpistrm in the inline short-string paths of the set and substring kfuncs
     // String kfunc and bpf_strncmp calls go through call-site entries (runtime/kfuncs/call_site.hpp) that keep the
     // shared region each string pointer was found in. Such code must only run with one object instance's
     // contexts (compile(LinkedProgram) sets it: a linked program belongs to its instance).
@@ -79,6 +80,12 @@ class CompiledProgram {
     // The region call-site slot k keeps (two per string call site, in program order); nullptr past the last slot.
     const runtime::Region* call_site_region(size_t k) const {
         return k < 2 * call_sites_ ? site_slots_[k].load(std::memory_order_acquire) : nullptr;
+    }
+    // Tests: makes slot k keep `r` (which must outlive the code and be readable wherever a pointer in it points),
+    // as a miss would keep a shared region, so a test can put a site's strings right before a guard page.
+    void keep_call_site_region(size_t k, const runtime::Region* r) const {
+        if (k < 2 * call_sites_)
+            site_slots_[k].store(r, std::memory_order_release);
     }
     // True when run() enters main directly, without the trampoline and its per-run state (x86_64/abi.hpp LeanFn).
     bool lean() const { return lean_; }

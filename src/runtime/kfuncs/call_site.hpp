@@ -24,8 +24,27 @@ static_assert(sizeof(CallSiteSlot) == sizeof(const Region*) && CallSiteSlot::is_
 // What an empty slot holds: a region no address lies in.
 inline constexpr Region kNoRegion{};
 
-// The call's inline short-string answer (exec/jit/x86_64/short_strings.cpp), or none.
-enum class ShortPath : uint8_t { none, strlen, strnlen, strchr, strchrnul, strnchr, strrchr, strcmp, strncmp };
+// The call's inline short-string answer (exec/jit/x86_64/short_strings.cpp), or none. The ones after strncmp
+// use SSE4.2's pcmpistrm and are emitted only where the compiled code may use SSE4.2.
+enum class ShortPath : uint8_t {
+    none,
+    strlen,
+    strnlen,
+    strchr,
+    strchrnul,
+    strnchr,
+    strrchr,
+    strcmp,
+    strncmp,
+    strcasecmp,
+    strncasecmp,
+    strspn,
+    strcspn,
+    strstr,
+    strnstr,
+    strcasestr,
+    strncasestr,
+};
 
 struct CallSiteEntries {
     // r1..r3 as the generic entry gets them; r4 (and r5) carry the readable spans of the pointers named by ptr_regs.

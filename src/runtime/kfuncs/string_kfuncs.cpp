@@ -105,20 +105,20 @@ int strncasestr_core(Str a, Str b, uint64_t len) { return ops().nstr(a, b, len, 
     }                                                                                                                  \
     const CallSiteEntries name##_site{resolved2<core>, miss2<core>, {1, 2}, ShortPath::fast};
 STRBPF_KFUNC2(bpf_strcmp, strcmp_core, strcmp)
-STRBPF_KFUNC2(bpf_strcasecmp, strcasecmp_core, none)
-STRBPF_KFUNC2(bpf_strncasecmp, strncasecmp_core, none)
+STRBPF_KFUNC2(bpf_strcasecmp, strcasecmp_core, strcasecmp)
+STRBPF_KFUNC2(bpf_strncasecmp, strncasecmp_core, strncasecmp)
 STRBPF_KFUNC1(bpf_strchr, strchr_core, strchr)
 STRBPF_KFUNC1(bpf_strchrnul, strchrnul_core, strchrnul)
 STRBPF_KFUNC1(bpf_strnchr, strnchr_core, strnchr)
 STRBPF_KFUNC1(bpf_strrchr, strrchr_core, strrchr)
 STRBPF_KFUNC1(bpf_strlen, strlen_core, strlen)
 STRBPF_KFUNC1(bpf_strnlen, strnlen_core, strnlen)
-STRBPF_KFUNC2(bpf_strspn, strspn_core, none)
-STRBPF_KFUNC2(bpf_strcspn, strcspn_core, none)
-STRBPF_KFUNC2(bpf_strstr, strstr_core, none)
-STRBPF_KFUNC2(bpf_strcasestr, strcasestr_core, none)
-STRBPF_KFUNC2(bpf_strnstr, strnstr_core, none)
-STRBPF_KFUNC2(bpf_strncasestr, strncasestr_core, none)
+STRBPF_KFUNC2(bpf_strspn, strspn_core, strspn)
+STRBPF_KFUNC2(bpf_strcspn, strcspn_core, strcspn)
+STRBPF_KFUNC2(bpf_strstr, strstr_core, strstr)
+STRBPF_KFUNC2(bpf_strcasestr, strcasestr_core, strcasestr)
+STRBPF_KFUNC2(bpf_strnstr, strnstr_core, strnstr)
+STRBPF_KFUNC2(bpf_strncasestr, strncasestr_core, strncasestr)
 #undef STRBPF_KFUNC1
 #undef STRBPF_KFUNC2
 

@@ -163,6 +163,8 @@ class Gen {
     };
     std::vector<MissStub> miss_stubs_; // call sites' cold paths: the miss entry, then back to `done`
     size_t next_site_ = 0;             // the next call site's index into opts_.site_slots
+    Label short_pool_;                 // the short paths' constants (emit_short_constants), after the stubs
+    bool short_pool_used_ = false;
     Label enter_, enter_exit_, enter_main_, fail_, abort_;
     // Lean program (one BPF function, no callback-taking helper): main runs inline in enter_main_ (a LeanFn) and
     // exits straight to its caller; stubs return their status in rdx instead of unwinding through the RunState.
@@ -329,6 +331,7 @@ Status Gen::run(Emitted* out) {
     enter_exit_ = a_.newLabel();
     fail_ = a_.newLabel();
     abort_ = a_.newLabel();
+    short_pool_ = a_.newLabel();
     find_targets();
     // Callbacks need the trampoline's RunState, so a program calling a callback-taking helper is never lean.
     single_ = !calls_back_ &&
@@ -364,6 +367,8 @@ Status Gen::run(Emitted* out) {
         pc += size_t(isa::slots(op));
     }
     emit_stubs();
+    if (short_pool_used_)
+        emit_short_constants(a_, short_pool_);
     if (err_.error != asmjit::kErrorOk)
         return make_error(fmt::format("JIT: asmjit: {}", err_.text));
     finish_jumps(out);
@@ -803,7 +808,8 @@ void Gen::call_site(const runtime::CallSiteEntries& e, bool check_abort) {
         a_.add(S, x86::qword_ptr(x86::r11, int32_t(offsetof(runtime::Region, size))));
     }
     const Label call = a_.newLabel();
-    emit_short_path(a_, e.short_path, call, ms.done, co_.verified); // answers short strings inline
+    // answers short strings inline
+    short_pool_used_ |= emit_short_path(a_, e.short_path, call, ms.done, co_.verified, opts_.sse42, short_pool_);
     a_.bind(call);
     a_.mov(x86::r9, kCtxReg);
     a_.call(imm(reinterpret_cast<uint64_t>(e.resolved)));

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: BSD-2-Clause
 // Inline short-string answers at the JIT's string call sites (exec stage, JIT). Each path loads the first 16
-// bytes of its string(s) (only when the call site's span says they are readable, or, for bpf_strncmp's s1, when
-// the verifier proved them or the load stays in s1's page), builds lane masks with SSE2 (every x86-64 CPU has it)
-// and decides the kernel's answer from the first "stop" lane exactly as the serial loops do (runtime/strings/
-// serial.cpp): those loops read only bytes up to that lane, all of them inside the span, so -EFAULT cannot arise.
-// No stop lane in the 16 bytes (a longer string), or a limit past them, falls through to the resolved entry.
+// bytes of its string(s) (only when the call site's span says they are readable, or, for bpf_strncmp's s1 and the
+// set or needle of strspn/strcspn/strstr, when the verifier proved them or the load stays in the string's page),
+// builds lane masks with SSE2 (every x86-64 CPU has it; the case-insensitive ones fold with it too, and the set
+// and substring paths test lanes with SSE4.2's pcmpistrm) and decides the kernel's answer from the first "stop"
+// lane exactly as the serial loops do (runtime/strings/serial.cpp): those loops read only bytes up to that lane,
+// all of them inside the span, so -EFAULT cannot arise. No stop lane in the 16 bytes (a longer string), or a limit
+// past them, falls through to the resolved entry.
 #include "exec/jit/x86_64/short_strings.hpp"
 
 #include "runtime/strings/serial.hpp"
@@ -21,9 +23,17 @@ constexpr int32_t kLanes = 16;
 constexpr uint32_t kNoEnt = uint32_t(-runtime::strings::kENOENT); // the kfuncs' int as (u64)(u32)
 constexpr int32_t kPage = 4096;
 
+// The constant pool of the folding paths (emit_short_constants): six vectors of one byte each.
+enum PoolVec : int32_t { kUpperA, kUpperSpan, kLatin1Lo, kLatin1Span, kTimes, kCaseBit, kPoolVecs };
+constexpr uint8_t kPoolBytes[kPoolVecs] = {0x41, 25, 0xC0, 30, 0xD7, 0x20};
+
+// pcmpistrm modes (unsigned bytes, bit mask in xmm0): any byte of the set; its negation; the needle in order.
+constexpr uint8_t kEqualAny = 0x00, kEqualAnyNegated = 0x10, kEqualOrdered = 0x0C;
+
 class ShortPathGen {
   public:
-    ShortPathGen(x86::Assembler& a, const Label& call, const Label& done) : a_(a), call_(call), done_(done) {}
+    ShortPathGen(x86::Assembler& a, const Label& call, const Label& done, const Label& pool)
+        : a_(a), call_(call), done_(done), pool_(pool) {}
     void strlen();
     void strnlen();
     void chr(bool nul_is_answer);
@@ -31,6 +41,9 @@ class ShortPathGen {
     void strrchr();
     void strcmp();
     void strncmp(int32_t verified_off);
+    void casecmp(bool bounded);
+    void span(bool accept);
+    void substr(bool bounded, bool fold);
 
   private:
     // rel32: the first tests jump over the whole path, whose length depends on operand encodings.
@@ -78,9 +91,72 @@ class ShortPathGen {
             a_.sbb(x86::eax, 0);
     }
 
+    x86::Mem pool(PoolVec k) { return x86::xmmword_ptr(pool_, int32_t(k) * kLanes); }
+    // v = the kernel's tolower() of each byte (lib/ctype.c: 'A'..'Z', 0xC0..0xDE but 0xD7 get +0x20), as the
+    // vector backends' fold does it; xmm3..xmm5 scratch.
+    void fold(const x86::Xmm& v) {
+        a_.movdqa(x86::xmm3, v);
+        a_.psubb(x86::xmm3, pool(kUpperA));
+        a_.movdqa(x86::xmm4, x86::xmm3);
+        a_.pminub(x86::xmm4, pool(kUpperSpan));
+        a_.pcmpeqb(x86::xmm4, x86::xmm3); // 'A'..'Z'
+        a_.movdqa(x86::xmm3, v);
+        a_.psubb(x86::xmm3, pool(kLatin1Lo));
+        a_.movdqa(x86::xmm5, x86::xmm3);
+        a_.pminub(x86::xmm5, pool(kLatin1Span));
+        a_.pcmpeqb(x86::xmm5, x86::xmm3); // 0xC0..0xDE
+        a_.movdqa(x86::xmm3, v);
+        a_.pcmpeqb(x86::xmm3, pool(kTimes));
+        a_.pandn(x86::xmm3, x86::xmm5); // ... but 0xD7
+        a_.por(x86::xmm3, x86::xmm4);
+        a_.pand(x86::xmm3, pool(kCaseBit));
+        a_.por(v, x86::xmm3);
+    }
+    // dst = the NUL lanes of v (xmm3 scratch).
+    void nul_lanes(const x86::Gp& dst, const x86::Xmm& v) {
+        a_.pxor(x86::xmm3, x86::xmm3);
+        a_.pcmpeqb(x86::xmm3, v);
+        a_.pmovmskb(dst, x86::xmm3);
+    }
+    // xmm2 = the 16 bytes at rsi (span r8), whose NUL must lie inside the span (a set or needle of at most 15
+    // bytes: pcmpistrm reads no lane past it); r11d = their NUL lanes. Fewer than 16 readable bytes are loaded
+    // only when the load stays in their page (whose first byte is readable); lanes past the span are then
+    // loaded but never used.
+    void load_terminated_s2() {
+        const Label loadable = a_.newLabel();
+        a_.cmp(x86::r8, kLanes);
+        a_.short_().jae(loadable);
+        a_.mov(x86::r9d, x86::esi);
+        a_.and_(x86::r9d, kPage - 1);
+        a_.cmp(x86::r9d, kPage - kLanes);
+        to_call(x86::CondCode::kA);
+        a_.bind(loadable);
+        a_.movdqu(x86::xmm2, x86::ptr(x86::rsi));
+        nul_lanes(x86::r11d, x86::xmm2);
+        a_.test(x86::r11d, x86::r11d);
+        to_call(x86::CondCode::kZ);
+        a_.bsf(x86::r9d, x86::r11d);
+        a_.cmp(x86::r9, x86::r8);
+        to_call(x86::CondCode::kAE); // the NUL lies past the span: the resolved entry decides
+    }
+    // rax = -1/0/1 comparing the folded bytes at rdi[r10] and rsi[r10] (the kernel's tolower table).
+    void folded_sign_at() {
+        a_.mov(x86::r11, imm(reinterpret_cast<uint64_t>(runtime::strings::kLatin1Lower.data())));
+        a_.movzx(x86::r9d, x86::byte_ptr(x86::rsi, x86::r10));
+        a_.movzx(x86::r9d, x86::byte_ptr(x86::r11, x86::r9));
+        a_.movzx(x86::r10d, x86::byte_ptr(x86::rdi, x86::r10));
+        a_.movzx(x86::r10d, x86::byte_ptr(x86::r11, x86::r10));
+        a_.xor_(x86::eax, x86::eax);
+        a_.cmp(x86::r10d, x86::r9d);
+        a_.seta(x86::al);
+        a_.sbb(x86::eax, 0);
+    }
+    void to_done_far() { a_.long_().jmp(done_); }
+
     x86::Assembler& a_;
     const Label& call_;
     const Label& done_;
+    const Label& pool_;
 };
 
 // bpf_strlen(s): the first NUL lane.
@@ -209,30 +285,153 @@ void ShortPathGen::strncmp(int32_t verified_off) {
     to_done();
 }
 
+// bpf_strcasecmp(s1, s2) / bpf_strncasecmp(s1, s2, len = r3): strcmp's stop lanes over the folded bytes; with a
+// limit, a first stop lane at or past len (len <= 16) answers 0, no stop lane and len > 16 the resolved entry.
+void ShortPathGen::casecmp(bool bounded) {
+    need_span(x86::rcx);
+    need_span(x86::r8);
+    a_.movdqu(x86::xmm1, x86::ptr(x86::rdi));
+    a_.movdqu(x86::xmm2, x86::ptr(x86::rsi));
+    fold(x86::xmm1);
+    fold(x86::xmm2);
+    a_.pcmpeqb(x86::xmm2, x86::xmm1);
+    a_.pmovmskb(x86::r10d, x86::xmm2);
+    a_.xor_(x86::r10d, 0xFFFF);
+    nul_lanes(x86::r11d, x86::xmm1);
+    a_.or_(x86::r10d, x86::r11d);
+    if (!bounded) {
+        to_call(x86::CondCode::kZ);
+        a_.bsf(x86::r10d, x86::r10d);
+        folded_sign_at();
+        to_done_far();
+        return;
+    }
+    const Label equal = a_.newLabel();
+    a_.or_(x86::r10d, 1 << kLanes);
+    a_.bsf(x86::r10d, x86::r10d);
+    a_.cmp(x86::rdx, x86::r10);
+    a_.short_().jbe(equal); // len <= the stop lane: len equal bytes
+    a_.cmp(x86::r10d, kLanes);
+    to_call(x86::CondCode::kE);
+    folded_sign_at();
+    to_done_far();
+    a_.bind(equal);
+    a_.xor_(x86::eax, x86::eax);
+    to_done_far();
+}
+
+// bpf_strspn(s, accept) / bpf_strcspn(s, reject): when the set string ends within its 16 bytes and its span,
+// pcmpistrm tests each of s's lanes against it (lanes at and past s's NUL count as "not in the set"); the first
+// lane outside the set (strspn) or in it or at the NUL (strcspn) is the answer: the kernel's loops read only s's
+// bytes up to that lane and the set's up to its NUL, all inside the spans.
+void ShortPathGen::span(bool accept) {
+    need_span(x86::rcx);
+    load_terminated_s2();
+    a_.movdqu(x86::xmm1, x86::ptr(x86::rdi));
+    a_.pcmpistrm(x86::xmm2, x86::xmm1, imm(accept ? kEqualAnyNegated : kEqualAny), x86::xmm0);
+    a_.movd(x86::eax, x86::xmm0);
+    if (!accept) {
+        nul_lanes(x86::r11d, x86::xmm1);
+        a_.or_(x86::eax, x86::r11d);
+    } else
+        a_.test(x86::eax, x86::eax);
+    to_call(x86::CondCode::kZ);
+    a_.bsf(x86::eax, x86::eax);
+    to_done_far();
+}
+
+// The strstr family (s1 = rdi, needle = rsi, len = rdx when bounded): when the needle (n2 bytes) ends within its
+// 16 bytes, pcmpistrm's first match lane j of s1's 16 bytes (a match never runs past s1's NUL; one running past
+// the 16 bytes is partial) answers j when the match lies wholly before s1's NUL T and the bound; otherwise, when
+// s1's NUL or the bound lies within the 16 bytes, no match exists: -ENOENT. Folded first for the case variants.
+void ShortPathGen::substr(bool bounded, bool fold_case) {
+    need_span(x86::rcx);
+    load_terminated_s2();
+    a_.mov(x86::r11d, x86::r9d); // n2
+    a_.movdqu(x86::xmm1, x86::ptr(x86::rdi));
+    if (fold_case) {
+        fold(x86::xmm1);
+        fold(x86::xmm2);
+    }
+    nul_lanes(x86::r10d, x86::xmm1);
+    a_.or_(x86::r10d, 1 << kLanes);
+    a_.bsf(x86::r10d, x86::r10d); // T: s1's NUL lane, 16 when none
+    a_.pcmpistrm(x86::xmm2, x86::xmm1, imm(kEqualOrdered), x86::xmm0);
+    a_.movd(x86::eax, x86::xmm0);
+    a_.or_(x86::eax, 1 << kLanes);
+    a_.bsf(x86::eax, x86::eax); // j
+    a_.add(x86::r11d, x86::eax); // j + n2
+    a_.mov(x86::r9, x86::r10);
+    if (bounded) { // r9 = min(T, len)
+        a_.cmp(x86::rdx, x86::r9);
+        a_.cmovb(x86::r9, x86::rdx);
+    }
+    a_.cmp(x86::r11, x86::r9);
+    a_.long_().jbe(done_); // a whole match at j
+    const Label noent = a_.newLabel();
+    if (bounded) {
+        a_.cmp(x86::rdx, kLanes);
+        a_.short_().jbe(noent);
+    }
+    a_.cmp(x86::r10d, kLanes);
+    to_call(x86::CondCode::kE);
+    a_.bind(noent);
+    a_.mov(x86::eax, imm(kNoEnt));
+    to_done_far();
+}
+
 } // namespace
 
-void emit_short_path(x86::Assembler& a, ShortPath kind, const Label& call, const Label& done, int32_t verified_off) {
-    ShortPathGen g(a, call, done);
+bool emit_short_path(x86::Assembler& a, ShortPath kind, const Label& call, const Label& done, int32_t verified_off,
+                     bool sse42, const Label& pool) {
+    ShortPathGen g(a, call, done, pool);
     switch (kind) {
     case ShortPath::none:
-        return;
+        return false;
     case ShortPath::strlen:
-        return g.strlen();
+        return g.strlen(), false;
     case ShortPath::strnlen:
-        return g.strnlen();
+        return g.strnlen(), false;
     case ShortPath::strchr:
-        return g.chr(false);
+        return g.chr(false), false;
     case ShortPath::strchrnul:
-        return g.chr(true);
+        return g.chr(true), false;
     case ShortPath::strnchr:
-        return g.strnchr();
+        return g.strnchr(), false;
     case ShortPath::strrchr:
-        return g.strrchr();
+        return g.strrchr(), false;
     case ShortPath::strcmp:
-        return g.strcmp();
+        return g.strcmp(), false;
     case ShortPath::strncmp:
-        return g.strncmp(verified_off);
+        return g.strncmp(verified_off), false;
+    case ShortPath::strcasecmp:
+        return g.casecmp(false), true;
+    case ShortPath::strncasecmp:
+        return g.casecmp(true), true;
+    case ShortPath::strspn:
+    case ShortPath::strcspn:
+        if (sse42)
+            g.span(kind == ShortPath::strspn);
+        return false;
+    case ShortPath::strstr:
+    case ShortPath::strnstr:
+    case ShortPath::strcasestr:
+    case ShortPath::strncasestr: {
+        if (!sse42)
+            return false;
+        const bool fold_case = kind == ShortPath::strcasestr || kind == ShortPath::strncasestr;
+        g.substr(kind == ShortPath::strnstr || kind == ShortPath::strncasestr, fold_case);
+        return fold_case;
     }
+    }
+    return false;
+}
+
+void emit_short_constants(x86::Assembler& a, const Label& pool) {
+    a.align(asmjit::AlignMode::kData, kLanes);
+    a.bind(pool);
+    for (uint8_t b : kPoolBytes)
+        a.embedUInt8(b, kLanes);
 }
 
 } // namespace strbpf::exec::jit::x86_64

@@ -12,10 +12,15 @@ namespace strbpf::exec::jit::x86_64 {
 // Emits `kind`'s inline path. On entry the BPF argument registers hold the call's arguments and rcx / r8 the spans
 // of the string pointers (as the resolved entry gets them); r12 = &ctx. The path either leaves the answer in rax
 // and jumps to `done`, or jumps to `call` with every argument register unchanged (it uses only rax, r9..r11 and
-// xmm0..xmm2, all of which a call clobbers anyway). `verified_off` is RunContext::verified's offset (bpf_strncmp
-// trusts its s1 size only in verified runs). Jumps to `call` are rel32, those to `done` rel8: `call` must follow
-// the path directly and `done` come within a few bytes after `call`.
-void emit_short_path(asmjit::x86::Assembler& a, runtime::ShortPath kind, const asmjit::Label& call,
-                     const asmjit::Label& done, int32_t verified_off);
+// xmm0..xmm5, all of which a call clobbers anyway). `verified_off` is RunContext::verified's offset (bpf_strncmp
+// trusts its s1 size only in verified runs). Jumps to `call` are rel32, those to `done` rel8 in the paths up to
+// strncmp: `call` must follow the path directly and `done` come within a few bytes after `call`. The paths of
+// strspn, strcspn and the strstr family use SSE4.2 and are emitted only when `sse42` (else nothing: the call
+// follows). Returns true when the path reads the constant pool `pool`, which the caller then emits once with
+// emit_short_constants() (outside the instruction stream, e.g. after the cold stubs).
+bool emit_short_path(asmjit::x86::Assembler& a, runtime::ShortPath kind, const asmjit::Label& call,
+                     const asmjit::Label& done, int32_t verified_off, bool sse42, const asmjit::Label& pool);
+// The folding paths' constants: 16-byte aligned data bound at `pool`.
+void emit_short_constants(asmjit::x86::Assembler& a, const asmjit::Label& pool);
 
 } // namespace strbpf::exec::jit::x86_64
