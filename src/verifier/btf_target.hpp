@@ -50,6 +50,22 @@ bool btf_ptr_access(Env& env, int regno, int32_t insn_off, int size, bool write,
 // struct task_struct in the target BTF): true and, with OUT, R0's new value; false for the others (or without
 // kernel BTF).
 bool btf_helper_ret(Env& env, int32_t helper_id, Reg* out);
+// A global subprogram's `__arg_trusted` pointer argument (btf_prepare_func_args' ARG_PTR_TO_BTF_ID | PTR_TRUSTED,
+// PTR_MAYBE_NULL with `__arg_nullable`), typed by the kernel struct whose name the program's type has once its
+// ___flavour is dropped (btf_get_ptr_to_btf_id). btf_args.cpp.
+struct TrustedArg {
+    const struct btf* btf = nullptr;
+    uint32_t btf_id = 0;
+    bool nullable = false;
+};
+// Whether argument I of the subprogram with BTF FUNC FUNC_ID is tagged trusted; *why: the kernel's complaint when
+// it cannot be typed (then *out is unset).
+bool global_trusted_arg(const Env& env, uint32_t func_id, int i, TrustedArg* out, std::string* why);
+// The caller's side (check_reg_type, check_func_arg_reg_off for ARG_PTR_TO_BTF_ID): "" or the complaint.
+std::string trusted_arg_mismatch(const Env& env, int regno, const TrustedArg& a);
+// The callee's register at the subprogram's entry.
+Reg trusted_arg_reg(Env& env, const TrustedArg& a);
+
 // btf_type_str: the kind's name ("STRUCT", "UNKNOWN" for void).
 const char* btf_kind_str(const btf_type* t);
 // The name print_reg_state appends to a PTR_TO_BTF_ID ("task_struct").

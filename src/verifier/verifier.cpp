@@ -474,8 +474,7 @@ Verdict verify(const runtime::ObjectInstance& inst, const loader::ProgramSpec& p
         if (opts.log_level > 0)
             env.log_line(fmt::format("Validating {}() func#{}...", sp.name, i));
         State st;
-        prepare_global_entry(env, sp, &st);
-        ok = walker.run(sp.start, std::move(st));
+        ok = prepare_global_entry(env, sp, &st) && walker.run(sp.start, std::move(st));
         if (ok && opts.log_level > 0)
             env.log_line(fmt::format("Func#{} ('{}') is safe for any args that match its prototype", i, sp.name));
     }
