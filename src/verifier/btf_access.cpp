@@ -80,6 +80,10 @@ bool ctx_pointer(Env& env, const BtfAttach& a, const btf_type* ptr, uint32_t arg
         maybe_null |= (a.null_mask >> (arg * 4)) & 1;
         err_ptr = (a.null_mask >> (arg * 4)) & 2;
     }
+    if (a.iter && ((a.iter_args >> (arg * 4)) & 1)) { // the target's ctx_arg_info sets the register type
+        maybe_null = true;
+        flags = ((a.iter_args >> (arg * 4)) & 2) ? kBtfTrusted : 0;
+    }
     if (target && btf_is_type_tag(target)) {
         const char* tag = name_of(b, target);
         if (!std::strcmp(tag, "user") || !std::strcmp(tag, "percpu"))
@@ -90,8 +94,10 @@ bool ctx_pointer(Env& env, const BtfAttach& a, const btf_type* ptr, uint32_t arg
     if (!is_struct(t)) // 6.12 refuses these, later kernels type them as scalars
         return env.fail(fmt::format("strbpf does not model argument {} of {} (a pointer to {})", arg, a.name,
                                     btf_kind_str(t)));
-    env.log_line(fmt::format("func '{}' arg{} has btf_id {} type {} '{}'", a.name, arg, id, btf_kind_str(t),
-                             name_of(b, t)));
+    const bool from_ctx_arg_info = a.iter && ((a.iter_args >> (arg * 4)) & 1); // typed without this log line
+    if (!from_ctx_arg_info)
+        env.log_line(fmt::format("func '{}' arg{} has btf_id {} type {} '{}'", a.name, arg, id, btf_kind_str(t),
+                                 name_of(b, t)));
     if (err_ptr) {
         env.log_line(fmt::format("marking pointer arg{} as scalar as it may encode error", arg));
         *out = reg_unknown();

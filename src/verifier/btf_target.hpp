@@ -29,6 +29,8 @@ struct BtfAttach {
     bool trace = false;         // tp_btf: the prototype's first 'void *__data' parameter is not an argument
     bool args_trusted = false;  // prog_args_trusted
     uint64_t null_mask = 0;     // tp_btf: raw_tp_null_args' mask for this tracepoint
+    bool iter = false;          // an iterator program: attached to bpf_iter_<target>
+    uint64_t iter_args = 0;     // its target's ctx_arg_info (btf_lists.hpp iter_target)
     bool void_ret = false;      // the target returns void
     bool has_retval_range = false; // lsm: bpf_lsm_get_retval_range
     int32_t ret_min = 0, ret_max = 0;
