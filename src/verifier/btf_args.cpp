@@ -135,4 +135,48 @@ Reg trusted_arg_reg(Env& env, const TrustedArg& a) {
     return r;
 }
 
+namespace {
+
+struct HelperBtfArg {
+    int32_t helper;
+    int regno;
+    const char* type;
+};
+
+// The helper protos' argN_btf_id for the ARG_PTR_TO_BTF_ID arguments strbpf types (kernel/bpf/helpers.c,
+// kernel/bpf/stackmap.c, kernel/trace/bpf_trace.c, net/core/filter.c).
+constexpr HelperBtfArg kHelperBtfArgs[] = {
+    {111, 1, "sk_buff"},     // bpf_skb_output
+    {121, 1, "xdp_buff"},    // bpf_xdp_output
+    {126, 1, "seq_file"},    // bpf_seq_printf
+    {127, 1, "seq_file"},    // bpf_seq_write
+    {141, 1, "task_struct"}, // bpf_get_task_stack
+    {191, 4, "task_struct"}, // bpf_copy_from_user_task
+};
+
+} // namespace
+
+const char* helper_btf_arg_struct(int32_t helper_id, int regno) {
+    for (const HelperBtfArg& h : kHelperBtfArgs)
+        if (h.helper == helper_id && h.regno == regno)
+            return h.type;
+    return nullptr;
+}
+
+bool check_helper_btf_arg(Env& env, int32_t helper_id, int regno) {
+    std::string error;
+    bool running = false;
+    TrustedArg want;
+    want.btf = env.attach ? env.attach->btf : target_btf(&error, &running);
+    const char* type = helper_btf_arg_struct(helper_id, regno);
+    const int id = want.btf && type ? btf__find_by_name_kind(want.btf, type, BTF_KIND_STRUCT) : -1;
+    if (id <= 0)
+        return env.fail(fmt::format("strbpf types argument {} of helper #{} by kernel BTF: {}", regno, helper_id,
+                                    error.empty() ? "the target BTF lacks its struct" : error));
+    want.btf_id = uint32_t(id);
+    if (const std::string why = trusted_arg_mismatch(env, regno, want); !why.empty())
+        return env.fail(why);
+    return true;
+}
+
 } // namespace strbpf::verifier

@@ -48,6 +48,11 @@ bool resolve_attach_target(Env& env);
 bool btf_ctx_load(Env& env, int32_t off, int size, bool write, int value_regno);
 // check_ptr_to_btf_access: a load or store through the PTR_TO_BTF_ID in REGNO.
 bool btf_ptr_access(Env& env, int regno, int32_t insn_off, int size, bool write, int value_regno);
+// check_ptr_to_map_access: a load or store through the CONST_PTR_TO_MAP in REGNO, read as the kernel struct the map
+// type's ops name (struct bpf_array, struct bpf_htab, ...).
+bool btf_map_ptr_access(Env& env, int regno, int32_t insn_off, int size, bool write, int value_regno);
+// btf_struct_access from the PTR_TO_BTF_ID R at offset OFF into VALUE_REGNO (-1: none).
+bool btf_walk_load(Env& env, const Reg& r, int32_t off, int size, int value_regno);
 // A helper returning a PTR_TO_BTF_ID strbpf models (bpf_get_current_task_btf's RET_PTR_TO_BTF_ID_TRUSTED, of
 // struct task_struct in the target BTF): true and, with OUT, R0's new value; false for the others (or without
 // kernel BTF).
@@ -67,6 +72,12 @@ bool global_trusted_arg(const Env& env, uint32_t func_id, int i, TrustedArg* out
 std::string trusted_arg_mismatch(const Env& env, int regno, const TrustedArg& a);
 // The callee's register at the subprogram's entry.
 Reg trusted_arg_reg(Env& env, const TrustedArg& a);
+
+// The kernel struct an ARG_PTR_TO_BTF_ID argument REGNO of helper HELPER_ID must point to (its proto's argN_btf_id);
+// nullptr for the helpers strbpf does not type.
+const char* helper_btf_arg_struct(int32_t helper_id, int regno);
+// check_reg_type for that argument against the target kernel BTF: false after env.fail.
+bool check_helper_btf_arg(Env& env, int32_t helper_id, int regno);
 
 // btf_type_str: the kind's name ("STRUCT", "UNKNOWN" for void).
 const char* btf_kind_str(const btf_type* t);

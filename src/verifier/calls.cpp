@@ -666,6 +666,12 @@ bool check_call_args(Env& env, const runtime::HelperProto& h, CallMeta* meta) {
         const ArgKind kind = h.args[i];
         if (kind == ArgKind::none)
             break;
+        if (kind == ArgKind::ptr_to_btf_id && helper_btf_arg_struct(h.id, i + 1)) { // btf_args.cpp
+            if (!check_reg_init(env, i + 1) || !check_helper_btf_arg(env, h.id, i + 1) ||
+                !note_ref_arg(env, i + 1, kind, &meta->refs))
+                return false;
+            continue;
+        }
         if (!runtime::arg_kind_modelled(kind))
             return not_modelled(env, h, fmt::format("argument {} ({})", i + 1, runtime::arg_kind_name(kind)));
         if (!check_helper_arg(env, i + 1, kind, h.pkt_access, &meta->map_index, &mem_regno, &mem_access) ||

@@ -223,3 +223,20 @@ int ksym_exists_verify_only(void *ctx)
 {
 	return bpf_ksym_exists(bpf_task_acquire);
 }
+
+/* A helper's ARG_PTR_TO_BTF_ID argument: a task_struct, trusted, RCU or plain, never NULL. */
+SEC("uprobe.s") __success
+int copy_from_user_task_trusted(void *ctx)
+{
+	char buf[16];
+
+	return bpf_copy_from_user_task(buf, sizeof(buf), 0, bpf_get_current_task_btf(), 0) & 1;
+}
+
+SEC("uprobe.s") __failure __msg("R4 type=ctx expected=ptr_, trusted_ptr_, rcu_ptr_")
+int copy_from_user_task_ctx(void *ctx)
+{
+	char buf[16];
+
+	return bpf_copy_from_user_task(buf, sizeof(buf), 0, ctx, 0) & 1;
+}
