@@ -391,4 +391,15 @@ bool check_kfunc_btf_call(Env& env, const KfuncBtf& k, const isa::Insn&) {
     return set_result(env, m);
 }
 
+std::string kfunc_btf_call_text(const Env& env, const isa::Insn& insn) {
+    const auto& names = env.inst.spec().kfuncs;
+    if (insn.imm < 0 || size_t(insn.imm) >= names.size() || !find_kfunc_btf(names[size_t(insn.imm)]))
+        return {};
+    std::string error;
+    bool running = false;
+    const struct btf* b = env.attach ? env.attach->btf : target_btf(&error, &running);
+    const int id = b ? btf__find_by_name_kind(b, names[size_t(insn.imm)].c_str(), BTF_KIND_FUNC) : -1;
+    return id > 0 ? fmt::format("call {}#{}", names[size_t(insn.imm)], id) : std::string();
+}
+
 } // namespace strbpf::verifier

@@ -6,6 +6,7 @@
 #pragma once
 #include <cstdint>
 #include <span>
+#include <string>
 #include <string_view>
 
 #include "isa/insn.hpp"
@@ -46,5 +47,8 @@ bool kfunc_set_allows(KfuncSet set, loader::ProgType type);
 // scalars, __k constants, trusted / RCU / nullable pointers, ctx, references released), the result (scalar,
 // PTR_TO_BTF_ID typed by kernel BTF, maybe NULL, acquired). False after env.fail.
 bool check_kfunc_btf_call(Env& env, const KfuncBtf& k, const isa::Insn& insn);
+// The log's text of a call of one of these kfuncs as the kernel prints it ("call bpf_task_acquire#<its BTF id>");
+// "" for other calls or without kernel BTF.
+std::string kfunc_btf_call_text(const Env& env, const isa::Insn& insn);
 
 } // namespace strbpf::verifier

@@ -35,9 +35,11 @@ TEST(KfuncBtf, FlagsAsTheKernelDeclaresThem) {
     EXPECT_EQ(find_kfunc_btf("bpf_cpumask_test_cpu")->flags, kKfRcu);
     EXPECT_EQ(find_kfunc_btf("bpf_rdonly_cast")->special, KfuncSpecial::rdonly_cast);
     // Every acquiring kfunc may fail (KF_RET_NULL) but bpf_cpumask_acquire, whose argument is a held cpumask.
-    for (const KfuncBtf& k : kfunc_btf_table())
-        if ((k.flags & kKfAcquire) && std::string_view(k.name) != "bpf_cpumask_acquire")
+    for (const KfuncBtf& k : kfunc_btf_table()) {
+        if ((k.flags & kKfAcquire) && std::string_view(k.name) != "bpf_cpumask_acquire") {
             EXPECT_TRUE(k.flags & kKfRetNull) << k.name;
+        }
+    }
 }
 
 TEST(KfuncBtf, ProgramTypesPerSet) {
