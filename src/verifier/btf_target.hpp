@@ -68,8 +68,9 @@ struct TrustedArg {
 // Whether argument I of the subprogram with BTF FUNC FUNC_ID is tagged trusted; *why: the kernel's complaint when
 // it cannot be typed (then *out is unset).
 bool global_trusted_arg(const Env& env, uint32_t func_id, int i, TrustedArg* out, std::string* why);
-// The caller's side (check_reg_type, check_func_arg_reg_off for ARG_PTR_TO_BTF_ID): "" or the complaint.
-std::string trusted_arg_mismatch(const Env& env, int regno, const TrustedArg& a);
+// The caller's side (check_reg_type, check_func_arg_reg_off for ARG_PTR_TO_BTF_ID): "" or the complaint. GLOBAL:
+// a global subprogram's argument (else a helper's).
+std::string trusted_arg_mismatch(const Env& env, int regno, const TrustedArg& a, bool global);
 // The callee's register at the subprogram's entry.
 Reg trusted_arg_reg(Env& env, const TrustedArg& a);
 

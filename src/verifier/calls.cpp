@@ -318,7 +318,7 @@ std::string global_call_problem(Env& env, const Subprog& sp) {
         std::string why;
         if (t && btf_is_ptr(t) && global_trusted_arg(env, sp.btf_type, i, &trusted, &why)) { // btf_args.cpp
             if (why.empty())
-                why = trusted_arg_mismatch(env, regno, trusted);
+                why = trusted_arg_mismatch(env, regno, trusted, true);
             if (!why.empty())
                 return why;
             continue;

@@ -240,3 +240,24 @@ int copy_from_user_task_ctx(void *ctx)
 
 	return bpf_copy_from_user_task(buf, sizeof(buf), 0, ctx, 0) & 1;
 }
+
+/* A global subprogram's __arg_trusted argument: a trusted task_struct, typed by kernel BTF in the callee. */
+__weak int subprog_trusted_pid(struct task_struct *task __attribute__((btf_decl_tag("arg:trusted"))))
+{
+	return task->pid;
+}
+
+SEC("syscall") __success __log_level(2)
+__msg("Validating subprog_trusted_pid() func#1...")
+__msg(": R1=trusted_ptr_task_struct(id=1)")
+int global_trusted_arg(void *ctx)
+{
+	return subprog_trusted_pid(bpf_get_current_task_btf()) & 1;
+}
+
+SEC("syscall") __failure __msg("R1 must be referenced or trusted")
+__msg("Caller passes invalid args into func#1 ('subprog_trusted_pid')")
+int global_trusted_arg_null(void *ctx)
+{
+	return subprog_trusted_pid(0) & 1;
+}
