@@ -12,6 +12,7 @@
 #include "isa/opcodes.hpp"
 #include "loader/core_relo.hpp"
 #include "runtime/helpers/helper_table.hpp"
+#include "runtime/kfuncs/verify_only.hpp"
 
 namespace strbpf::runtime {
 
@@ -154,6 +155,10 @@ Status ObjectInstance::link(const loader::ProgramSpec& prog, LinkedProgram* out)
             if (idx >= spec_->kfuncs.size())
                 return fail(pc, fmt::format("kfunc call at insn {} refers to extern #{}", pc, idx));
             const int k = kfunc_index(spec_->kfuncs[idx]);
+            if (const int v = k < 0 ? verify_only_kfunc_index(spec_->kfuncs[idx]) : -1; v >= 0) {
+                in.imm = kVerifyOnlyKfuncBase + v; // verified, never run (kfuncs/verify_only.hpp)
+                continue;
+            }
             if (k < 0) {
                 const int32_t poison = weak_kfunc_poison(*spec_, idx);
                 if (poison < 0)
@@ -179,6 +184,8 @@ Result<uint64_t> ObjectInstance::kfunc_address(const loader::ProgramSpec& prog, 
         return make_error(fmt::format("program '{}': ld_imm64 refers to kfunc #{}", prog.name, idx));
     if (const runtime::KfuncProto* k = find_kfunc(spec_->kfuncs[idx]))
         return reinterpret_cast<uint64_t>(k->fn);
+    if (const int v = verify_only_kfunc_index(spec_->kfuncs[idx]); v >= 0)
+        return verify_only_kfunc_address(v);
     if (weak_kfunc_poison(*spec_, idx) >= 0)
         return uint64_t(0);
     return make_error(missing_kfunc_message(*spec_, idx), -ESRCH);

@@ -80,6 +80,10 @@ bool ctx_pointer(Env& env, const BtfAttach& a, const btf_type* ptr, uint32_t arg
         maybe_null |= (a.null_mask >> (arg * 4)) & 1;
         err_ptr = (a.null_mask >> (arg * 4)) & 2;
     }
+    if (a.iter && ((a.iter_args >> (arg * 4)) & 1)) { // the target's ctx_arg_info sets the register type
+        maybe_null = true;
+        flags = ((a.iter_args >> (arg * 4)) & 2) ? kBtfTrusted : 0;
+    }
     if (target && btf_is_type_tag(target)) {
         const char* tag = name_of(b, target);
         if (!std::strcmp(tag, "user") || !std::strcmp(tag, "percpu"))
@@ -90,8 +94,10 @@ bool ctx_pointer(Env& env, const BtfAttach& a, const btf_type* ptr, uint32_t arg
     if (!is_struct(t)) // 6.12 refuses these, later kernels type them as scalars
         return env.fail(fmt::format("strbpf does not model argument {} of {} (a pointer to {})", arg, a.name,
                                     btf_kind_str(t)));
-    env.log_line(fmt::format("func '{}' arg{} has btf_id {} type {} '{}'", a.name, arg, id, btf_kind_str(t),
-                             name_of(b, t)));
+    const bool from_ctx_arg_info = a.iter && ((a.iter_args >> (arg * 4)) & 1); // typed without this log line
+    if (!from_ctx_arg_info)
+        env.log_line(fmt::format("func '{}' arg{} has btf_id {} type {} '{}'", a.name, arg, id, btf_kind_str(t),
+                                 name_of(b, t)));
     if (err_ptr) {
         env.log_line(fmt::format("marking pointer arg{} as scalar as it may encode error", arg));
         *out = reg_unknown();
@@ -299,7 +305,7 @@ uint8_t walked_flags(const Env& env, const Reg& parent, const WalkOut& w, bool* 
         *maybe_null = true;
         return uint8_t(w.flags | kBtfTrusted) & (kBtfTrusted | kBtfRcu | kBtfUntrusted);
     }
-    const bool in_rcu_cs = !env.prog.sleepable;
+    const bool in_rcu_cs = !env.prog.sleepable || env.cur.active_rcu_lock; // in_rcu_cs
     if (!in_rcu_cs || parent.maybe_null)
         return kBtfUntrusted;
     if (nested_trusted(parent, w.field, w.id, "__safe_rcu"))
@@ -410,6 +416,69 @@ bool btf_ptr_access(Env& env, int regno, int32_t insn_off, int size, bool write,
                                     tnum_str(r.var)));
     if (write)
         return env.fail("only read is supported");
+    return btf_walk_load(env, r, off, size, value_regno);
+}
+
+namespace {
+
+// The struct each map type's ops name as map_btf_id (the kernel's BTF_ID_LIST_SINGLE in each map's file).
+const char* map_btf_struct(uint32_t map_type) {
+    switch (map_type) {
+    case 1: case 5: case 9: case 13: return "bpf_htab";                  // hash, percpu_hash, lru_hash, lru_percpu_hash
+    case 10: return "bpf_htab";                                           // lru_percpu_hash
+    case 2: case 3: case 4: case 6: case 8: case 12: return "bpf_array"; // array, prog_array, perf_event_array,
+                                                                          // percpu_array, cgroup_array, array_of_maps
+    case 7: return "bpf_stack_map";
+    case 11: return "lpm_trie";
+    case 14: case 25: return "bpf_dtab"; // devmap, devmap_hash
+    case 17: return "xsk_map";
+    case 15: return "bpf_stab";
+    case 16: return "bpf_cpu_map";
+    case 18: return "bpf_shtab";
+    case 19: case 21: return "bpf_cgroup_storage_map";
+    case 20: return "reuseport_array";
+    case 22: case 23: return "bpf_queue_stack";
+    case 24: case 28: case 29: case 32: return "bpf_local_storage_map";
+    case 26: return "bpf_struct_ops_map";
+    case 27: case 31: return "bpf_ringbuf_map";
+    case 30: return "bpf_bloom_filter";
+    case 33: return "bpf_arena";
+    default: return nullptr;
+    }
+}
+
+} // namespace
+
+bool btf_map_ptr_access(Env& env, int regno, int32_t insn_off, int size, bool write, int value_regno) {
+    const Reg r = env.cur.cur().regs[regno];
+    const loader::MapSpec* spec = env.map_spec(r.aux);
+    std::string error;
+    bool running = false;
+    const struct btf* b = env.attach ? env.attach->btf : target_btf(&error, &running);
+    if (!b)
+        return env.fail(fmt::format("strbpf reads struct bpf_map fields by kernel BTF: {} (pass --btf FILE)", error));
+    const char* type = spec ? map_btf_struct(spec->type) : nullptr;
+    const int id = type ? btf__find_by_name_kind(b, type, BTF_KIND_STRUCT) : -1;
+    if (id <= 0)
+        return env.fail(fmt::format("map_ptr access not supported for map type {}", spec ? spec->type : 0));
+    const int64_t off = int64_t(r.off) + insn_off;
+    if (off < 0)
+        return env.fail(fmt::format("R{} is {} invalid negative access: off={}", regno, type, off));
+    if (write)
+        return env.fail(fmt::format("only read from {} is supported", type));
+    Reg map_reg = reg_ptr(RegType::btf_id, uint32_t(id)); // check_ptr_to_map_access's simulated PTR_TO_BTF_ID
+    map_reg.btf = b;
+    if (!btf_walk_load(env, map_reg, int32_t(off), size, -1))
+        return false;
+    // The kernel accepts the load; strbpf's maps are not kernel objects, so an engine would read its own memory.
+    (void)value_regno;
+    return env.fail(fmt::format("strbpf does not model loads of struct {} fields through a map pointer (off={} "
+                                "size={}): its maps are not kernel objects",
+                                type, off, size));
+}
+
+bool btf_walk_load(Env& env, const Reg& r, int32_t off, int size, int value_regno) {
+    const std::string tname = btf_reg_type_name(r);
     WalkOut w;
     uint32_t id = r.aux;
     const btf_type* t = btf__type_by_id(r.btf, id);

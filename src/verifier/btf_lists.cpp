@@ -3,6 +3,7 @@
 // name, without the bpf_lsm_ prefix), verifier.c's btf_id_deny and noreturn_deny, and btf.c's raw_tp_null_args
 // (the union of the entries of 6.12 and later kernels: a tracepoint listed here has NULL-able arguments, so listing
 // one too many only rejects more).
+#include <map>
 #include <string_view>
 #include <unordered_map>
 #include <unordered_set>
@@ -206,6 +207,23 @@ const std::unordered_map<std::string_view, uint64_t> kRawTpNullArgs = {
     {"xs_stream_read_data", 0x1},
 };
 
+// bpf_iter_reg.ctx_arg_info of each target whose ctx fields are all kernel objects (task_iter.c, cgroup_iter.c,
+// map_iter.c, prog_iter.c, link_iter.c, tcp_ipv4.c, udp.c, af_unix.c, af_netlink.c, ipv6/route.c).
+const std::map<std::string, uint64_t, std::less<>> kIterTargets = {
+    {"task", 0x30},       // task: OR_NULL | TRUSTED
+    {"task_file", 0x1010}, // task, file: OR_NULL
+    {"task_vma", 0x110},  // task, vma: OR_NULL
+    {"cgroup", 0x30},     // cgroup: OR_NULL | TRUSTED
+    {"bpf_map", 0x30},    // map: OR_NULL | TRUSTED
+    {"bpf_prog", 0x10},   // prog: OR_NULL
+    {"bpf_link", 0x10},   // link: OR_NULL
+    {"tcp", 0x30},        // sk_common: OR_NULL | TRUSTED
+    {"udp", 0x30},        // udp_sk: OR_NULL | TRUSTED
+    {"unix", 0x10},       // unix_sk: OR_NULL
+    {"netlink", 0x10},    // sk: OR_NULL
+    {"ipv6_route", 0x10}, // rt: OR_NULL
+};
+
 std::string_view hook(const std::string& func) {
     std::string_view f = func;
     return f.substr(0, 8) == "bpf_lsm_" ? f.substr(8) : std::string_view();
@@ -227,6 +245,14 @@ bool noreturn_denied(const std::string& func) { return kNoreturnDeny.count(func)
 uint64_t raw_tp_null_mask(const std::string& tracepoint) {
     const auto it = kRawTpNullArgs.find(tracepoint);
     return it == kRawTpNullArgs.end() ? 0 : it->second;
+}
+
+bool iter_target(const std::string& target, uint64_t* ctx_args) {
+    const auto it = kIterTargets.find(target);
+    if (it == kIterTargets.end())
+        return false;
+    *ctx_args = it->second;
+    return true;
 }
 
 } // namespace strbpf::verifier

@@ -16,5 +16,9 @@ bool tracing_denied(const std::string& func);     // btf_id_deny
 bool noreturn_denied(const std::string& func);    // noreturn_deny
 // raw_tp_null_args: per argument i, bit 4*i = may be NULL, bit 4*i+1 = may be an ERR_PTR. 0 when not listed.
 uint64_t raw_tp_null_mask(const std::string& tracepoint);
+// The iterator targets (bpf_iter_reg) strbpf types: per argument i of bpf_iter_<target>'s prototype that the
+// target's ctx_arg_info lists, bit 4*i = PTR_TO_BTF_ID_OR_NULL, bit 4*i+1 = with PTR_TRUSTED. False for a target
+// strbpf does not model (its ctx holds PTR_TO_BUF fields, or it is not registered in Linux 6.18).
+bool iter_target(const std::string& target, uint64_t* ctx_args);
 
 } // namespace strbpf::verifier

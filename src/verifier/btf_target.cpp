@@ -148,6 +148,29 @@ bool resolve_func(Env& env, BtfAttach& a, const std::string& btf_name) {
     return true;
 }
 
+// An iterator program (bpf_check_attach_target's BPF_TRACE_ITER, bpf_iter_prog_supported): the FUNC
+// bpf_iter_<target>, whose prototype types the ctx, and the target's ctx_arg_info.
+bool resolve_iter(Env& env, BtfAttach& a) {
+    const std::string target = a.name;
+    const int id = btf__find_by_name_kind(a.btf, ("bpf_iter_" + target).c_str(), BTF_KIND_FUNC);
+    if (id <= 0)
+        return libbpf_not_found(env, "bpf_iter_" + target);
+    a.btf_id = uint32_t(id);
+    a.name = "bpf_iter_" + target;
+    a.proto = btf__type_by_id(a.btf, btf__type_by_id(a.btf, a.btf_id)->type);
+    if (!a.proto || !btf_is_func_proto(a.proto))
+        return env.fail(fmt::format("attach_btf_id {} is not a function", a.btf_id));
+    if (!distill_func_proto(env, a))
+        return false;
+    if (!iter_target(target, &a.iter_args))
+        return env.fail(fmt::format("program '{}': strbpf does not model the ctx of iterator target '{}' (its fields "
+                                    "are not all kernel objects, or Linux 6.18 registers no such target)",
+                                    env.prog.name, target));
+    a.iter = true;
+    a.args_trusted = true; // prog_args_trusted: BPF_TRACE_ITER
+    return true;
+}
+
 bool check_lsm(Env& env, BtfAttach& a) {
     if (env.prog.sleepable && !lsm_hook_sleepable(a.name))
         return env.fail(fmt::format("{} is not sleepable", a.name));
@@ -170,7 +193,8 @@ bool check_lsm(Env& env, BtfAttach& a) {
 // kernel's error-injection list, which strbpf cannot read: refused naming that (after the running kernel's own
 // refusal of every trampoline program, when it has one).
 std::string error_injection_unmodelled(const loader::ProgramSpec& prog) {
-    if (prog.type != loader::ProgType::tracing || prog.expected_attach_type == AttachType::trace_raw_tp)
+    if (prog.type != loader::ProgType::tracing || prog.expected_attach_type == AttachType::trace_raw_tp ||
+        prog.expected_attach_type == AttachType::trace_iter)
         return {};
     const char* what = nullptr;
     if (prog.sleepable)
@@ -221,16 +245,14 @@ const struct btf* target_btf(std::string* error, bool* running) {
 
 bool btf_typed(const loader::ProgramSpec& prog) { return btf_unmodelled_reason(prog).empty(); }
 
-// The BTF-typed programs strbpf does not model yet: iterators, struct_ops, extensions, lsm_cgroup, fsession (and,
+// The BTF-typed programs strbpf does not model yet: struct_ops, extensions, lsm_cgroup, fsession (and,
 // found when the target is resolved, sleepable tracing programs and fmod_ret outside the security_ functions).
 std::string btf_unmodelled_reason(const loader::ProgramSpec& prog) {
     using loader::ProgType;
     const AttachType at = prog.expected_attach_type;
     const char* what = nullptr;
     if (prog.type == ProgType::tracing) {
-        if (at == AttachType::trace_iter)
-            what = "iterator programs";
-        else if (at != AttachType::trace_raw_tp && at != AttachType::trace_fentry && at != AttachType::trace_fexit &&
+        if (at != AttachType::trace_iter && at != AttachType::trace_raw_tp && at != AttachType::trace_fentry && at != AttachType::trace_fexit &&
                  at != AttachType::modify_return)
             what = "programs of this attach type";
     } else if (prog.type == ProgType::lsm) {
@@ -260,7 +282,8 @@ bool resolve_attach_target(Env& env) {
     if (a.name.empty())
         return env.fail(fmt::format("prog '{}': section '{}' names no attach target", env.prog.name,
                                     env.prog.section));
-    if (env.attach_on_running_kernel && env.prog.expected_attach_type != AttachType::trace_raw_tp) {
+    const AttachType at = env.prog.expected_attach_type;
+    if (env.attach_on_running_kernel && at != AttachType::trace_raw_tp && at != AttachType::trace_iter) {
         if (const int err = trampoline_load_errno(a.btf, env.prog.type == loader::ProgType::lsm); err != 0)
             return env.fail(fmt::format("the running kernel loads no {} programs that attach through a BPF "
                                         "trampoline (fentry/fexit/fmod_ret/lsm): BPF_PROG_LOAD fails with {}",
@@ -269,8 +292,10 @@ bool resolve_attach_target(Env& env) {
     if (const std::string why = error_injection_unmodelled(env.prog); !why.empty())
         return env.fail(why);
     bool ok = false;
-    if (env.prog.expected_attach_type == AttachType::trace_raw_tp) {
+    if (at == AttachType::trace_raw_tp) {
         ok = resolve_tp_btf(env, a);
+    } else if (at == AttachType::trace_iter) {
+        ok = resolve_iter(env, a);
     } else if (env.prog.type == loader::ProgType::lsm) {
         ok = resolve_func(env, a, "bpf_lsm_" + a.name) && check_lsm(env, a);
     } else {

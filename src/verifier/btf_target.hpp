@@ -29,6 +29,8 @@ struct BtfAttach {
     bool trace = false;         // tp_btf: the prototype's first 'void *__data' parameter is not an argument
     bool args_trusted = false;  // prog_args_trusted
     uint64_t null_mask = 0;     // tp_btf: raw_tp_null_args' mask for this tracepoint
+    bool iter = false;          // an iterator program: attached to bpf_iter_<target>
+    uint64_t iter_args = 0;     // its target's ctx_arg_info (btf_lists.hpp iter_target)
     bool void_ret = false;      // the target returns void
     bool has_retval_range = false; // lsm: bpf_lsm_get_retval_range
     int32_t ret_min = 0, ret_max = 0;
@@ -46,10 +48,38 @@ bool resolve_attach_target(Env& env);
 bool btf_ctx_load(Env& env, int32_t off, int size, bool write, int value_regno);
 // check_ptr_to_btf_access: a load or store through the PTR_TO_BTF_ID in REGNO.
 bool btf_ptr_access(Env& env, int regno, int32_t insn_off, int size, bool write, int value_regno);
+// check_ptr_to_map_access: a load or store through the CONST_PTR_TO_MAP in REGNO, read as the kernel struct the map
+// type's ops name (struct bpf_array, struct bpf_htab, ...).
+bool btf_map_ptr_access(Env& env, int regno, int32_t insn_off, int size, bool write, int value_regno);
+// btf_struct_access from the PTR_TO_BTF_ID R at offset OFF into VALUE_REGNO (-1: none).
+bool btf_walk_load(Env& env, const Reg& r, int32_t off, int size, int value_regno);
 // A helper returning a PTR_TO_BTF_ID strbpf models (bpf_get_current_task_btf's RET_PTR_TO_BTF_ID_TRUSTED, of
 // struct task_struct in the target BTF): true and, with OUT, R0's new value; false for the others (or without
 // kernel BTF).
 bool btf_helper_ret(Env& env, int32_t helper_id, Reg* out);
+// A global subprogram's `__arg_trusted` pointer argument (btf_prepare_func_args' ARG_PTR_TO_BTF_ID | PTR_TRUSTED,
+// PTR_MAYBE_NULL with `__arg_nullable`), typed by the kernel struct whose name the program's type has once its
+// ___flavour is dropped (btf_get_ptr_to_btf_id). btf_args.cpp.
+struct TrustedArg {
+    const struct btf* btf = nullptr;
+    uint32_t btf_id = 0;
+    bool nullable = false;
+};
+// Whether argument I of the subprogram with BTF FUNC FUNC_ID is tagged trusted; *why: the kernel's complaint when
+// it cannot be typed (then *out is unset).
+bool global_trusted_arg(const Env& env, uint32_t func_id, int i, TrustedArg* out, std::string* why);
+// The caller's side (check_reg_type, check_func_arg_reg_off for ARG_PTR_TO_BTF_ID): "" or the complaint. GLOBAL:
+// a global subprogram's argument (else a helper's).
+std::string trusted_arg_mismatch(const Env& env, int regno, const TrustedArg& a, bool global);
+// The callee's register at the subprogram's entry.
+Reg trusted_arg_reg(Env& env, const TrustedArg& a);
+
+// The kernel struct an ARG_PTR_TO_BTF_ID argument REGNO of helper HELPER_ID must point to (its proto's argN_btf_id);
+// nullptr for the helpers strbpf does not type.
+const char* helper_btf_arg_struct(int32_t helper_id, int regno);
+// check_reg_type for that argument against the target kernel BTF: false after env.fail.
+bool check_helper_btf_arg(Env& env, int32_t helper_id, int regno);
+
 // btf_type_str: the kind's name ("STRUCT", "UNKNOWN" for void).
 const char* btf_kind_str(const btf_type* t);
 // The name print_reg_state appends to a PTR_TO_BTF_ID ("task_struct").

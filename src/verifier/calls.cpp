@@ -12,6 +12,7 @@
 #include "runtime/helpers/snprintf_helpers.hpp"
 #include "runtime/kfuncs/kfunc_table.hpp"
 #include "verifier/ksym.hpp"
+#include "verifier/kfunc_btf.hpp"
 #include "runtime/maps/map.hpp"
 #include "verifier/domain/scalar.hpp"
 #include "verifier/btf_target.hpp"
@@ -316,6 +317,15 @@ std::string global_call_problem(Env& env, const Subprog& sp) {
         const Reg& r = regs[regno];
         uint32_t pointee_id = 0;
         const btf_type* t = skip_mods(b, params[i].type);
+        TrustedArg trusted;
+        std::string why;
+        if (t && btf_is_ptr(t) && global_trusted_arg(env, sp.btf_type, i, &trusted, &why)) { // btf_args.cpp
+            if (why.empty())
+                why = trusted_arg_mismatch(env, regno, trusted, true);
+            if (!why.empty())
+                return why;
+            continue;
+        }
         if (t && (btf_is_int(t) || btf_is_enum(t) || btf_is_enum64(t))) {
             if (r.type != RegType::scalar)
                 return fmt::format("R{} is not a scalar", regno);
@@ -388,7 +398,7 @@ bool check_global_mem_args(Env& env, const Subprog& sp) {
         uint32_t pointee_id = 0;
         const btf_type* t = skip_mods(b, params[i].type);
         if (!t || !btf_is_ptr(t) || is_ctx_struct(env, b, skip_mods(b, t->type, &pointee_id)) ||
-            has_arg_tag(env, sp, i, "ctx") || pointee_id == 0)
+            has_arg_tag(env, sp, i, "ctx") || has_arg_tag(env, sp, i, "trusted") || pointee_id == 0)
             continue;
         const int64_t size = btf__resolve_size(b, pointee_id);
         if (size <= 0)
@@ -659,6 +669,12 @@ bool check_call_args(Env& env, const runtime::HelperProto& h, CallMeta* meta) {
         const ArgKind kind = h.args[i];
         if (kind == ArgKind::none)
             break;
+        if (kind == ArgKind::ptr_to_btf_id && helper_btf_arg_struct(h.id, i + 1)) { // btf_args.cpp
+            if (!check_reg_init(env, i + 1) || !check_helper_btf_arg(env, h.id, i + 1) ||
+                !note_ref_arg(env, i + 1, kind, &meta->refs))
+                return false;
+            continue;
+        }
         if (!runtime::arg_kind_modelled(kind))
             return not_modelled(env, h, fmt::format("argument {} ({})", i + 1, runtime::arg_kind_name(kind)));
         if (!check_helper_arg(env, i + 1, kind, h.pkt_access, &meta->map_index, &mem_regno, &mem_access) ||
@@ -741,7 +757,11 @@ bool do_helper_call(Env& env, const isa::Insn& insn) {
     if (!proto)
         return fail_unknown_helper(env, insn);
     CallMeta meta;
-    if (!check_call_gate(env, *proto) || !check_call_args(env, *proto, &meta) ||
+    if (!check_call_gate(env, *proto))
+        return false;
+    if (env.cur.active_rcu_lock && (proto->flags & runtime::kMightSleep))
+        return env.fail(fmt::format("sleepable helper {}#{} in rcu_read_lock region", proto->name, proto->id));
+    if (!check_call_args(env, *proto, &meta) ||
         !check_call_map_and_ret(env, *proto, meta))
         return false;
     if (meta.refs.release_regno && !release_reference(env, meta.refs.ref_obj_id))
@@ -768,6 +788,8 @@ bool do_kfunc_call(Env& env, const isa::Insn& insn) {
     if (insn.imm < 0 || size_t(insn.imm) >= names.size())
         return env.fail(fmt::format("kernel btf_id {} is not a function", insn.imm));
     const runtime::KfuncProto* proto = runtime::find_kfunc(names[size_t(insn.imm)]);
+    if (const KfuncBtf* k = proto ? nullptr : find_kfunc_btf(names[size_t(insn.imm)]))
+        return check_kfunc_btf_call(env, *k, insn); // kfunc_btf.cpp
     if (!proto)
         return fail_missing_kfunc(env, uint32_t(insn.imm));
     auto& regs = env.cur.cur().regs;
@@ -871,7 +893,11 @@ void log_main_args(Env& env) {
 bool do_exit(Env& env, bool* path_done) {
     *path_done = false;
     if (env.cur.frames.size() == 1) {
-        if (!check_reference_leak(env, "BPF_EXIT instruction in main prog") || !check_return_code(env))
+        if (!check_reference_leak(env, "BPF_EXIT instruction in main prog"))
+            return false;
+        if (env.cur.active_rcu_lock) // check_resource_leak, after the references
+            return env.fail("BPF_EXIT instruction in main prog cannot be used inside bpf_rcu_read_lock-ed region");
+        if (!check_return_code(env))
             return false;
         *path_done = true;
         return true;
@@ -922,8 +948,14 @@ bool prepare_global_entry(Env& env, const Subprog& sp, State* st) {
         const btf_type* t = skip_mods(b, params[i].type);
         if (t && btf_is_ptr(t)) {
             const btf_type* pointee = skip_mods(b, t->type, &pointee_id);
+            TrustedArg trusted;
+            std::string why;
             if (is_ctx_struct(env, b, pointee) || has_arg_tag(env, sp, i, "ctx")) {
                 f.regs[i + 1] = reg_ptr(RegType::ctx);
+            } else if (global_trusted_arg(env, sp.btf_type, i, &trusted, &why)) {
+                if (!why.empty())
+                    return env.fail(why);
+                f.regs[i + 1] = trusted_arg_reg(env, trusted);
             } else {
                 const int64_t size = btf__resolve_size(b, pointee_id);
                 f.regs[i + 1] = reg_ptr(RegType::mem, uint32_t(size > 0 ? size : 0));

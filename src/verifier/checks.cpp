@@ -409,6 +409,15 @@ bool check_mem_access(Env& env, int regno, int32_t insn_off, int size, Access ac
             return false;
         dst = (dst && dst->type == RegType::scalar) ? dst : nullptr;
         break;
+    case RegType::map_ptr: // check_ptr_to_map_access (btf_access.cpp)
+        if (is_helper(access))
+            break;
+        if (r.maybe_null) // a map-in-map lookup before its null check: a map value to the kernel
+            return env.fail(fmt::format("R{} invalid mem access 'map_value_or_null'", regno));
+        if (!btf_map_ptr_access(env, regno, insn_off, size, is_write(access), is_write(access) ? -1 : value_regno))
+            return false;
+        dst = (dst && dst->type == RegType::scalar) ? dst : nullptr;
+        break;
     case RegType::packet:
     case RegType::packet_meta:
         if (access == Access::write && !packet_writable(env.prog.type))
@@ -423,7 +432,7 @@ bool check_mem_access(Env& env, int regno, int32_t insn_off, int size, Access ac
     if ((r.type == RegType::map_value || r.type == RegType::mem || r.type == RegType::btf_id) && r.maybe_null)
         return env.fail(fmt::format("R{} invalid mem access '{}'", regno, reg_type_str(r)));
     if (r.type != RegType::map_value && r.type != RegType::mem && r.type != RegType::stack &&
-        r.type != RegType::map_key && r.type != RegType::btf_id &&
+        r.type != RegType::map_key && r.type != RegType::btf_id && !(r.type == RegType::map_ptr && !is_helper(access)) &&
         r.type != RegType::ctx && r.type != RegType::packet && r.type != RegType::packet_meta)
         return env.fail(fmt::format("R{} invalid mem access '{}'", regno, reg_type_str(r)));
     if (dst && dst->type == RegType::scalar && size < 8) {

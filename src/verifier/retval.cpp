@@ -49,6 +49,8 @@ bool check_btf_return_code(Env& env) {
         if (!a.has_retval_range)
             return true;
         range = {a.ret_min, a.ret_max};
+    } else if (at == loader::AttachType::trace_iter) {
+        range = {0, 1};
     } else if (at != loader::AttachType::trace_fentry && at != loader::AttachType::trace_fexit) {
         return true;
     }

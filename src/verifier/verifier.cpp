@@ -14,6 +14,7 @@
 #include "verifier/domain/scalar.hpp"
 #include "verifier/btf_target.hpp"
 #include "verifier/env.hpp"
+#include "verifier/kfunc_btf.hpp"
 #include "verifier/rewrite.hpp"
 
 namespace strbpf::verifier {
@@ -323,7 +324,10 @@ class Walker {
                 const runtime::HelperProto* h = s == 0 ? runtime::find_helper(imm) : nullptr;
                 return h ? h->name : "";
             };
-            text = isa::disasm_insn(env_.insns, size_t(env_.pc), names);
+            if (in.opcode == (isa::BPF_JMP | isa::BPF_CALL) && in.src == isa::BPF_PSEUDO_KFUNC_CALL)
+                text = kfunc_btf_call_text(env_, in); // "call bpf_task_acquire#<BTF id>" (kfunc_btf.cpp)
+            if (text.empty())
+                text = isa::disasm_insn(env_.insns, size_t(env_.pc), names);
         }
         const size_t start = env_.log.size();
         env_.log += fmt::format("{}: ({:02x}) {}\n", env_.pc, in.opcode, text);
@@ -544,8 +548,7 @@ Verdict verify(const runtime::ObjectInstance& inst, const loader::ProgramSpec& p
         if (opts.log_level > 0)
             env.log_line(fmt::format("Validating {}() func#{}...", sp.name, i));
         State st;
-        prepare_global_entry(env, sp, &st);
-        ok = walker.run(sp.start, std::move(st));
+        ok = prepare_global_entry(env, sp, &st) && walker.run(sp.start, std::move(st));
         if (ok && opts.log_level > 0)
             env.log_line(fmt::format("Func#{} ('{}') is safe for any args that match its prototype", i, sp.name));
     }

@@ -8,6 +8,7 @@
 #include "exec/interp/machine.hpp"
 #include "exec/runner.hpp"
 #include "runtime/instance.hpp"
+#include "runtime/kfuncs/verify_only.hpp"
 #include "isa/opcodes.hpp"
 
 namespace strbpf::exec::interp {
@@ -49,6 +50,8 @@ std::string stop_message(const Outcome& o, const isa::Insn* code, const runtime:
     case Stop::bad_helper:
         return fmt::format("unknown helper #{} at pc {}: strbpf does not provide it", i.imm, pc);
     case Stop::bad_kfunc:
+        if (std::string why = runtime::verify_only_run_refusal(i.imm, int64_t(pc)); !why.empty())
+            return why;
         return fmt::format("unknown kfunc index {} at pc {}", i.imm, pc);
     case Stop::aborted:
         return ctx.abort_message;

@@ -12,6 +12,7 @@
 #include "exec/jit/x86_64/codegen.hpp"
 #include "exec/runner.hpp"
 #include "isa/opcodes.hpp"
+#include "runtime/kfuncs/verify_only.hpp"
 #include "runtime/helpers/helper_table.hpp"
 
 namespace strbpf::exec::jit {
@@ -143,6 +144,8 @@ std::string CompiledProgram::stop_message(uint32_t status, int32_t pc, const run
     case ExitCode::bad_helper:
         return fmt::format("unknown helper #{} at pc {}: strbpf does not provide it", i ? i->imm : 0, pc);
     case ExitCode::bad_kfunc:
+        if (std::string why = runtime::verify_only_run_refusal(i ? i->imm : 0, int64_t(pc)); !why.empty())
+            return why;
         return fmt::format("unknown kfunc index {} at pc {}", i ? i->imm : 0, pc);
     case ExitCode::legacy_ld:
         return fmt::format("BPF_LD_ABS/BPF_LD_IND at pc {} are not supported", pc);

@@ -108,6 +108,7 @@ struct RefState {
 struct State {
     std::vector<Frame> frames; // frames.back() is the current one
     std::vector<RefState> refs; // references held on this path, in the kernel's order (release swaps in the last)
+    bool active_rcu_lock = false; // between bpf_rcu_read_lock and bpf_rcu_read_unlock (kfunc_btf.cpp)
     Frame& cur() { return frames.back(); }
     const Frame& cur() const { return frames.back(); }
 };

@@ -1,0 +1,405 @@
+// SPDX-License-Identifier: BSD-2-Clause
+// Kfuncs typed by kernel BTF (verifier stage): kfunc_btf.hpp. The kernel's check_kfunc_call and check_kfunc_args for
+// the kfuncs of kfunc_btf_table.cpp: each argument is checked against the kfunc's FUNC_PROTO in the target kernel
+// BTF (scalars, __k constants, pointers to kernel objects with their trust, the ctx), then RCU sections and
+// references, then R0 from the return type.
+#include <bpf/btf.h>
+#include <algorithm>
+#include <cstring>
+#include <fmt/format.h>
+
+#include "verifier/btf_target.hpp"
+#include "verifier/domain/scalar.hpp"
+#include "verifier/env.hpp"
+#include "verifier/kfunc_btf.hpp"
+
+namespace strbpf::verifier {
+namespace {
+
+const btf_type* skip_mods(const struct btf* b, uint32_t id, uint32_t* out = nullptr) {
+    const btf_type* t = btf__type_by_id(b, id);
+    while (t && (btf_is_mod(t) || btf_is_typedef(t))) {
+        id = t->type;
+        t = btf__type_by_id(b, id);
+    }
+    if (out)
+        *out = id;
+    return t;
+}
+
+bool is_struct(const btf_type* t) { return t && (btf_is_struct(t) || btf_is_union(t)); }
+bool is_scalar(const btf_type* t) { return t && (btf_is_int(t) || btf_is_enum(t) || btf_is_enum64(t)); }
+
+const char* name_of(const struct btf* b, const btf_type* t) {
+    const char* n = t ? btf__name_by_offset(b, t->name_off) : nullptr;
+    return n ? n : "";
+}
+
+bool has_suffix(const struct btf* b, const btf_param& p, const char* suffix) {
+    const char* n = btf__name_by_offset(b, p.name_off);
+    const size_t len = n ? std::strlen(n) : 0, slen = std::strlen(suffix);
+    return len > slen && std::strcmp(n + len - slen, suffix) == 0;
+}
+
+// What check_kfunc_args learns for the rest of the call (the kernel's bpf_kfunc_call_arg_meta, in part).
+struct KfuncMeta {
+    const KfuncBtf* k = nullptr;
+    const struct btf* btf = nullptr;
+    const btf_type* proto = nullptr;
+    uint32_t ref_obj_id = 0;
+    int release_regno = 0;
+    bool constant_found = false;
+    uint64_t constant = 0;
+    uint32_t ret_btf_id = 0; // bpf_cast_to_kern_ctx: the program type's kernel ctx struct
+    uint32_t func_id = 0;    // the kfunc's FUNC in the target BTF
+};
+
+bool is_release(const KfuncMeta& m) { return m.k->flags & kKfRelease; }
+bool trusted_args(const KfuncMeta& m) { return (m.k->flags & kKfTrustedArgs) || is_release(m); }
+bool rcu_args(const KfuncMeta& m) { return m.k->flags & kKfRcu; }
+
+// is_trusted_reg: a referenced pointer, or one whose only flag is PTR_TRUSTED.
+bool is_trusted_reg(const Reg& r) {
+    return r.ref_obj_id || ((r.btf_flags & kBtfTrusted) && !(r.btf_flags & (kBtfRcu | kBtfUntrusted)) && !r.maybe_null);
+}
+
+bool is_null_const(const Reg& r) { return r.type == RegType::scalar && r.is_const() && r.var.value == 0; }
+
+// The kernel ctx struct bpf_cast_to_kern_ctx gives each program type (include/linux/bpf_types.h's kern_ctx_type);
+// nullptr for the types whose kernel ctx is no struct.
+const char* kern_ctx_struct(loader::ProgType t) {
+    using P = loader::ProgType;
+    switch (t) {
+    case P::socket_filter:
+    case P::sched_cls:
+    case P::sched_act:
+    case P::cgroup_skb:
+    case P::lwt_in:
+    case P::lwt_out:
+    case P::lwt_xmit:
+    case P::lwt_seg6local:
+    case P::sk_skb: return "sk_buff";
+    case P::xdp: return "xdp_buff";
+    case P::cgroup_sock: return "sock";
+    case P::cgroup_sock_addr: return "bpf_sock_addr_kern";
+    case P::sock_ops: return "bpf_sock_ops_kern";
+    case P::sk_msg: return "sk_msg";
+    case P::flow_dissector: return "bpf_flow_dissector";
+    case P::kprobe: return "pt_regs";
+    case P::perf_event: return "bpf_perf_event_data_kern";
+    case P::cgroup_device: return "bpf_cgroup_dev_ctx";
+    case P::cgroup_sysctl: return "bpf_sysctl_kern";
+    case P::cgroup_sockopt: return "bpf_sockopt_kern";
+    case P::sk_reuseport: return "sk_reuseport_kern";
+    case P::sk_lookup: return "bpf_sk_lookup_kern";
+    case P::netfilter: return "bpf_nf_ctx";
+    default: return nullptr;
+    }
+}
+
+// btf_struct_ids_match: the register's type is the one wanted, or (when not strict) holds it as a first member at
+// the register's offset, however deeply nested.
+bool struct_ids_match(const struct btf* b, uint32_t id, int32_t off, uint32_t want, bool strict) {
+    for (int depth = 0; depth < 32; depth++) {
+        if (id == want && off == 0)
+            return true;
+        if (strict)
+            return false;
+        const btf_type* t = skip_mods(b, id);
+        if (!is_struct(t))
+            return false;
+        const btf_member* m = btf_members(t);
+        bool found = false;
+        for (uint32_t i = 0; i < btf_vlen(t) && !found; i++) {
+            const uint32_t moff = btf_member_bit_offset(t, i) / 8;
+            uint32_t mid = 0;
+            const btf_type* mt = skip_mods(b, m[i].type, &mid);
+            if (!is_struct(mt) || off < int32_t(moff) || off >= int32_t(moff + mt->size))
+                continue;
+            id = mid, off -= int32_t(moff), found = true;
+        }
+        if (!found)
+            return false;
+    }
+    return false;
+}
+
+// check_func_arg_reg_off for a PTR_TO_BTF_ID or ctx argument; RELEASE: OBJ_RELEASE (release and trusted arguments).
+bool check_arg_reg_off(Env& env, const Reg& r, int regno, bool release) {
+    if (release && r.off)
+        return env.fail(fmt::format("R{} must have zero offset when passed to release func or trusted arg to kfunc",
+                                    regno));
+    if (r.type != RegType::btf_id && r.type != RegType::ctx)
+        return true; // stack, packet, map and memory pointers may carry any offset
+    const bool fixed_ok = r.type == RegType::btf_id && !release;
+    if (r.off < 0)
+        return env.fail(fmt::format("negative offset {} ptr R{} off={} disallowed", reg_type_str(r), regno, r.off));
+    if (!fixed_ok && r.off)
+        return env.fail(fmt::format("dereference of modified {} ptr R{} off={} disallowed", reg_type_str(r), regno,
+                                    r.off));
+    if (!r.var.is_const() || r.var.value != 0)
+        return env.fail(fmt::format("variable {} access var_off={} disallowed", reg_type_str(r), tnum_str(r.var)));
+    return true;
+}
+
+bool check_scalar_arg(Env& env, KfuncMeta& m, const btf_param& p, int regno) {
+    const Reg& r = env.cur.cur().regs[regno];
+    if (r.type != RegType::scalar)
+        return env.fail(fmt::format("R{} is not a scalar", regno));
+    if (!has_suffix(m.btf, p, "__k"))
+        return true;
+    if (!r.var.is_const())
+        return env.fail(fmt::format("R{} must be a known constant", regno));
+    mark_reg_precise(env, regno);
+    m.constant_found = true;
+    m.constant = r.var.value;
+    return true;
+}
+
+// KF_ARG_PTR_TO_BTF_ID: trust, offsets, then process_kf_arg_ptr_to_btf_id's type match.
+bool check_btf_id_arg(Env& env, KfuncMeta& m, int i, const btf_type* ref_t, uint32_t ref_id) {
+    const int regno = i + 1;
+    const Reg& r = env.cur.cur().regs[regno];
+    const bool trusted = trusted_args(m), rcu = rcu_args(m);
+    if ((trusted || rcu) && !is_trusted_reg(r)) {
+        if (!rcu)
+            return env.fail(fmt::format("R{} must be referenced or trusted", regno));
+        if (!(r.btf_flags & kBtfRcu))
+            return env.fail(fmt::format("R{} must be a rcu pointer", regno));
+    }
+    if (!check_arg_reg_off(env, r, regno, trusted || rcu || (is_release(m) && r.ref_obj_id)))
+        return false;
+    const bool unsafe = r.maybe_null || (r.btf_flags & (kBtfRcu | kBtfUntrusted));
+    if (unsafe && !(r.btf_flags & kBtfRcu)) {
+        Reg base = r;
+        base.maybe_null = false;
+        base.btf_flags &= kBtfTrusted;
+        return env.fail(fmt::format("arg#{} is {} expected {} or socket", i, reg_type_str(r), reg_type_str(base)));
+    }
+    if (r.btf != m.btf)
+        return env.fail(fmt::format("strbpf does not model kernel objects of another BTF passed to {}", m.k->name));
+    const bool strict = (m.k->flags & kKfAcquire) || (is_release(m) && r.ref_obj_id);
+    uint32_t reg_id = 0;
+    const btf_type* reg_t = skip_mods(r.btf, r.aux, &reg_id);
+    if (!struct_ids_match(r.btf, reg_id, r.off, ref_id, strict))
+        return env.fail(fmt::format("kernel function {} args#{} expected pointer to {} {} but R{} has a pointer to {} {}",
+                                    m.k->name, i, btf_kind_str(ref_t), name_of(m.btf, ref_t), regno,
+                                    btf_kind_str(reg_t), name_of(r.btf, reg_t)));
+    return true;
+}
+
+bool check_ctx_arg(Env& env, KfuncMeta& m, int i) {
+    const int regno = i + 1;
+    const Reg& r = env.cur.cur().regs[regno];
+    if (!check_arg_reg_off(env, r, regno, trusted_args(m) || rcu_args(m)))
+        return false;
+    if (r.type != RegType::ctx)
+        return env.fail(fmt::format("arg#{} expected pointer to ctx, but got {}", i, reg_type_str(r)));
+    if (m.k->special != KfuncSpecial::cast_to_kern_ctx)
+        return true;
+    const char* kctx = kern_ctx_struct(env.prog.type);
+    const int id = kctx ? btf__find_by_name_kind(m.btf, kctx, BTF_KIND_STRUCT) : -1;
+    if (id <= 0)
+        return env.fail(fmt::format("strbpf does not model bpf_cast_to_kern_ctx in {} programs (their kernel ctx is "
+                                    "no struct strbpf knows)",
+                                    loader::prog_type_name(env.prog.type)));
+    m.ret_btf_id = uint32_t(id);
+    return true;
+}
+
+bool check_ptr_arg(Env& env, KfuncMeta& m, const btf_param* args, int i) {
+    const int regno = i + 1;
+    const Reg& r = env.cur.cur().regs[regno];
+    const bool nullable = has_suffix(m.btf, args[i], "__nullable");
+    if ((trusted_args(m) || rcu_args(m)) && (is_null_const(r) || r.maybe_null) && !nullable)
+        return env.fail(fmt::format("Possibly NULL pointer passed to trusted arg{}", i));
+    if (r.ref_obj_id) {
+        if (is_release(m) && m.ref_obj_id)
+            return env.fail(fmt::format("verifier internal error: more than one arg with ref_obj_id R{} {} {}", regno,
+                                        r.ref_obj_id, m.ref_obj_id));
+        m.ref_obj_id = r.ref_obj_id;
+        if (is_release(m))
+            m.release_regno = regno;
+    }
+    uint32_t ref_id = 0;
+    const btf_type* ref_t = skip_mods(m.btf, skip_mods(m.btf, args[i].type)->type, &ref_id);
+    if (m.k->special == KfuncSpecial::cast_to_kern_ctx)
+        return check_ctx_arg(env, m, i);
+    if (nullable && is_null_const(r))
+        return true;
+    if (r.type == RegType::btf_id) {
+        if (!is_struct(ref_t))
+            return env.fail(fmt::format("kernel function {} args#{} pointer type {} {} is not supported", m.k->name, i,
+                                        btf_kind_str(ref_t), name_of(m.btf, ref_t)));
+        return check_btf_id_arg(env, m, i, ref_t, ref_id);
+    }
+    return env.fail(fmt::format("strbpf does not model argument {} of kfunc {} as {} (only kernel objects, "
+                                "PTR_TO_BTF_ID)",
+                                i, m.k->name, reg_type_str(r)));
+}
+
+bool check_args(Env& env, KfuncMeta& m) {
+    const btf_param* args = btf_params(m.proto);
+    const int nargs = int(btf_vlen(m.proto));
+    if (nargs > 5)
+        return env.fail(fmt::format("Function {} has {} > 5 args", m.k->name, nargs));
+    for (int i = 0; i < nargs; i++) {
+        const int regno = i + 1;
+        const btf_type* t = skip_mods(m.btf, args[i].type);
+        if (has_suffix(m.btf, args[i], "__ign"))
+            continue;
+        if (!check_reg_init(env, regno))
+            return false;
+        if (is_scalar(t)) {
+            if (!check_scalar_arg(env, m, args[i], regno))
+                return false;
+            continue;
+        }
+        if (!t || !btf_is_ptr(t))
+            return env.fail(fmt::format("Unrecognized arg#{} type {}", i, btf_kind_str(t)));
+        if (!check_ptr_arg(env, m, args, i))
+            return false;
+    }
+    if (is_release(m) && !m.release_regno)
+        return env.fail(fmt::format("release kernel function {} expects refcounted PTR_TO_BTF_ID", m.k->name));
+    return true;
+}
+
+// bpf_rcu_read_lock / _unlock: the section's state; leaving it makes every MEM_RCU pointer untrusted.
+bool update_rcu_section(Env& env, const KfuncMeta& m) {
+    const bool lock = m.k->special == KfuncSpecial::rcu_read_lock, unlock = m.k->special == KfuncSpecial::rcu_read_unlock;
+    if (env.cur.active_rcu_lock) {
+        if (lock)
+            return env.fail(fmt::format("nested rcu read lock (kernel function {})", m.k->name));
+        if (unlock) {
+            auto demote = [](Reg& r) {
+                if (r.type == RegType::btf_id && (r.btf_flags & kBtfRcu)) {
+                    r.btf_flags = uint8_t((r.btf_flags & ~kBtfRcu) | kBtfUntrusted);
+                    r.maybe_null = false;
+                }
+            };
+            for (Frame& f : env.cur.frames) {
+                for (Reg& r : f.regs)
+                    demote(r);
+                for (StackSlot& s : f.stack)
+                    if (s.bytes[0] == Slot::spill)
+                        demote(s.spilled);
+            }
+            env.cur.active_rcu_lock = false;
+        } else if (m.k->flags & kKfSleepable) {
+            return env.fail(fmt::format("kernel func {} is sleepable within rcu_read_lock region", m.k->name));
+        }
+    } else if (lock) {
+        env.cur.active_rcu_lock = true;
+    } else if (unlock) {
+        return env.fail(fmt::format("unmatched rcu read unlock (kernel function {})", m.k->name));
+    }
+    return true;
+}
+
+bool btf_id_result(Env& env, const KfuncMeta& m, uint32_t id, uint8_t flags) {
+    Reg& r0 = env.cur.cur().regs[0];
+    r0 = reg_ptr(RegType::btf_id, id);
+    r0.btf = m.btf;
+    r0.btf_flags = flags;
+    return true;
+}
+
+// R0 from the FUNC_PROTO's return type (check_kfunc_call after the arguments).
+bool set_result(Env& env, const KfuncMeta& m) {
+    Reg& r0 = env.cur.cur().regs[0];
+    const btf_type* t = m.proto->type ? skip_mods(m.btf, m.proto->type) : nullptr;
+    uint32_t ptr_id = 0;
+    const btf_type* pointee = t && btf_is_ptr(t) ? skip_mods(m.btf, t->type, &ptr_id) : nullptr;
+    if ((m.k->flags & kKfAcquire) && !is_struct(pointee))
+        return env.fail("acquire kernel function does not return PTR_TO_BTF_ID");
+    if (!t) { // void
+        r0 = Reg{};
+        return true;
+    }
+    if (is_scalar(t)) {
+        r0 = reg_unknown();
+        return true;
+    }
+    if (!btf_is_ptr(t))
+        return env.fail(fmt::format("strbpf does not model the return type {} of kfunc {}", btf_kind_str(t), m.k->name));
+    if (m.k->special == KfuncSpecial::cast_to_kern_ctx) {
+        btf_id_result(env, m, m.ret_btf_id, kBtfTrusted);
+    } else if (m.k->special == KfuncSpecial::rdonly_cast) {
+        const btf_type* rt = btf__type_by_id(m.btf, uint32_t(m.constant));
+        if (!m.constant_found || m.constant > UINT32_MAX || !is_struct(rt))
+            return env.fail("kfunc bpf_rdonly_cast type ID argument must be of a struct");
+        btf_id_result(env, m, uint32_t(m.constant), kBtfUntrusted);
+    } else if (ptr_id == 0) { // void *: a scalar
+        r0 = reg_unknown();
+        return true;
+    } else if (!is_struct(pointee)) {
+        return env.fail(fmt::format("strbpf does not model kfunc {}'s result (a pointer to {} {})", m.k->name,
+                                    btf_kind_str(pointee), name_of(m.btf, pointee)));
+    } else {
+        btf_id_result(env, m, ptr_id, 0);
+    }
+    if (m.k->flags & kKfRetNull) {
+        r0.maybe_null = true;
+        r0.id = env.new_id();
+    }
+    if (m.k->flags & kKfAcquire) {
+        const uint32_t id = acquire_reference(env, env.pc);
+        if (m.k->flags & kKfRetNull)
+            r0.id = id;
+        r0.ref_obj_id = id;
+    }
+    return true;
+}
+
+// fetch_kfunc_meta's look-ups: the kfunc's FUNC_PROTO in the target BTF and its registration for the program type.
+bool fetch_meta(Env& env, const KfuncBtf& k, KfuncMeta* m) {
+    m->k = &k;
+    std::string error;
+    bool running = false;
+    m->btf = env.attach ? env.attach->btf : target_btf(&error, &running);
+    if (!m->btf)
+        return env.fail(fmt::format("kfunc {} is verified against kernel BTF: {} (pass --btf FILE with a vmlinux BTF)",
+                                    k.name, error));
+    const int id = btf__find_by_name_kind(m->btf, k.name, BTF_KIND_FUNC);
+    const btf_type* fn = id > 0 ? btf__type_by_id(m->btf, uint32_t(id)) : nullptr;
+    m->func_id = uint32_t(std::max(id, 0));
+    m->proto = fn ? btf__type_by_id(m->btf, fn->type) : nullptr;
+    if (!m->proto || !btf_is_func_proto(m->proto))
+        return env.fail(fmt::format("kfunc '{}' is not in the target kernel BTF", k.name));
+    if (!kfunc_set_allows(k.set, env.prog.type))
+        return env.fail(fmt::format("calling kernel function {} is not allowed", k.name));
+    return true;
+}
+
+} // namespace
+
+bool check_kfunc_btf_call(Env& env, const KfuncBtf& k, const isa::Insn&) {
+    KfuncMeta m;
+    if (!fetch_meta(env, k, &m))
+        return false;
+    if ((k.flags & kKfSleepable) && !env.prog.sleepable)
+        return env.fail(fmt::format("program must be sleepable to call sleepable kfunc {}", k.name));
+    if (!check_args(env, m) || !update_rcu_section(env, m))
+        return false;
+    if (m.release_regno && !release_reference(env, env.cur.cur().regs[m.release_regno].ref_obj_id))
+        return env.fail(fmt::format("kfunc {}#{} reference has not been acquired before", k.name, m.func_id));
+    Frame& f = env.cur.cur();
+    for (int r = 0; r <= 5; r++)
+        f.regs[size_t(r)] = Reg{};
+    env.scratched_regs |= 0x3f;
+    return set_result(env, m);
+}
+
+std::string kfunc_btf_call_text(const Env& env, const isa::Insn& insn) {
+    const auto& names = env.inst.spec().kfuncs;
+    if (insn.imm < 0 || size_t(insn.imm) >= names.size() || !find_kfunc_btf(names[size_t(insn.imm)]))
+        return {};
+    std::string error;
+    bool running = false;
+    const struct btf* b = env.attach ? env.attach->btf : target_btf(&error, &running);
+    const int id = b ? btf__find_by_name_kind(b, names[size_t(insn.imm)].c_str(), BTF_KIND_FUNC) : -1;
+    return id > 0 ? fmt::format("call {}#{}", names[size_t(insn.imm)], id) : std::string();
+}
+
+} // namespace strbpf::verifier

@@ -1,0 +1,54 @@
+// SPDX-License-Identifier: BSD-2-Clause
+// Kfuncs typed by kernel BTF (verifier stage, internal): the verify-side table of the kernel's task, cgroup,
+// cpumask, RCU and cast kfuncs (their KF_* flags and the program types each set is registered for, as Linux 6.18's
+// register_btf_kfunc_id_set calls make them), and check_kfunc_call / check_kfunc_args for them, with the argument
+// and return types read from the kfunc's FUNC_PROTO in the target kernel BTF as the kernel reads them.
+#pragma once
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "isa/insn.hpp"
+#include "loader/object_spec.hpp"
+
+namespace strbpf::verifier {
+
+class Env;
+
+// The kernel's KF_* flags (include/linux/btf.h values).
+inline constexpr uint32_t kKfAcquire = 1u << 0, kKfRelease = 1u << 1, kKfRetNull = 1u << 2,
+                          kKfTrustedArgs = 1u << 4, kKfSleepable = 1u << 5, kKfRcu = 1u << 7;
+
+// Which register_btf_kfunc_id_set calls a kfunc's set was registered with.
+enum class KfuncSet : uint8_t {
+    common,  // helpers.c common_kfunc_set: BPF_PROG_TYPE_UNSPEC, every program type
+    generic, // helpers.c generic_kfunc_set: TRACING, SCHED_CLS, XDP, STRUCT_OPS, SYSCALL, CGROUP_SKB
+    cpumask, // cpumask.c cpumask_kfunc_set: TRACING, STRUCT_OPS, SYSCALL
+};
+
+// The kfuncs check_kfunc_call treats by name (the kernel's special_kfunc_list entries strbpf models).
+enum class KfuncSpecial : uint8_t { none, rcu_read_lock, rcu_read_unlock, rdonly_cast, cast_to_kern_ctx };
+
+struct KfuncBtf {
+    const char* name;
+    uint32_t flags; // kKf*
+    KfuncSet set;
+    KfuncSpecial special;
+};
+
+std::span<const KfuncBtf> kfunc_btf_table();
+const KfuncBtf* find_kfunc_btf(std::string_view name);
+// Whether a program of TYPE may call a kfunc of SET (btf_kfunc_id_set_contains over the kernel's kfunc hooks: the
+// TRACING hook serves tracing, tracepoint, perf_event and lsm programs).
+bool kfunc_set_allows(KfuncSet set, loader::ProgType type);
+
+// check_kfunc_call for a kfunc of the table: program type, sleepability, RCU sections, arguments (check_kfunc_args:
+// scalars, __k constants, trusted / RCU / nullable pointers, ctx, references released), the result (scalar,
+// PTR_TO_BTF_ID typed by kernel BTF, maybe NULL, acquired). False after env.fail.
+bool check_kfunc_btf_call(Env& env, const KfuncBtf& k, const isa::Insn& insn);
+// The log's text of a call of one of these kfuncs as the kernel prints it ("call bpf_task_acquire#<its BTF id>");
+// "" for other calls or without kernel BTF.
+std::string kfunc_btf_call_text(const Env& env, const isa::Insn& insn);
+
+} // namespace strbpf::verifier

@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: BSD-2-Clause
+// The verify-side kfunc table (verifier stage): kfunc_btf.hpp. One row per name of runtime/kfuncs/verify_only.cpp,
+// with the flags of kernel/bpf/helpers.c and kernel/bpf/cpumask.c's BTF_ID_FLAGS lines (Linux 6.18). Argument and
+// return types come from the kfunc's FUNC_PROTO in kernel BTF, as the kernel's check_kfunc_args reads them.
+#include <algorithm>
+#include <array>
+#include <cstring>
+
+#include "loader/object_spec.hpp"
+#include "verifier/kfunc_btf.hpp"
+
+namespace strbpf::verifier {
+namespace {
+
+using S = KfuncSet;
+using X = KfuncSpecial;
+
+constexpr std::array<KfuncBtf, 37> kTable = {{
+    // struct task_struct *(struct task_struct *p) and friends: helpers.c generic_btf_ids
+    {"bpf_task_acquire", kKfAcquire | kKfRcu | kKfRetNull, S::generic, X::none},
+    {"bpf_task_release", kKfRelease, S::generic, X::none},
+    {"bpf_task_from_pid", kKfAcquire | kKfRetNull, S::generic, X::none},
+    {"bpf_task_under_cgroup", kKfRcu, S::generic, X::none},
+    {"bpf_cgroup_acquire", kKfAcquire | kKfRcu | kKfRetNull, S::generic, X::none},
+    {"bpf_cgroup_release", kKfRelease, S::generic, X::none},
+    {"bpf_cgroup_ancestor", kKfAcquire | kKfRcu | kKfRetNull, S::generic, X::none},
+    {"bpf_cgroup_from_id", kKfAcquire | kKfRetNull, S::generic, X::none},
+    // helpers.c common_btf_ids
+    {"bpf_rcu_read_lock", 0, S::common, X::rcu_read_lock},
+    {"bpf_rcu_read_unlock", 0, S::common, X::rcu_read_unlock},
+    {"bpf_rdonly_cast", 0, S::common, X::rdonly_cast},
+    {"bpf_cast_to_kern_ctx", 0, S::common, X::cast_to_kern_ctx},
+    // cpumask.c cpumask_kfunc_btf_ids
+    {"bpf_cpumask_create", kKfAcquire | kKfRetNull, S::cpumask, X::none},
+    {"bpf_cpumask_release", kKfRelease, S::cpumask, X::none},
+    {"bpf_cpumask_acquire", kKfAcquire | kKfTrustedArgs, S::cpumask, X::none},
+    {"bpf_cpumask_first", kKfRcu, S::cpumask, X::none},
+    {"bpf_cpumask_first_zero", kKfRcu, S::cpumask, X::none},
+    {"bpf_cpumask_first_and", kKfRcu, S::cpumask, X::none},
+    {"bpf_cpumask_set_cpu", kKfRcu, S::cpumask, X::none},
+    {"bpf_cpumask_clear_cpu", kKfRcu, S::cpumask, X::none},
+    {"bpf_cpumask_test_cpu", kKfRcu, S::cpumask, X::none},
+    {"bpf_cpumask_test_and_set_cpu", kKfRcu, S::cpumask, X::none},
+    {"bpf_cpumask_test_and_clear_cpu", kKfRcu, S::cpumask, X::none},
+    {"bpf_cpumask_setall", kKfRcu, S::cpumask, X::none},
+    {"bpf_cpumask_clear", kKfRcu, S::cpumask, X::none},
+    {"bpf_cpumask_and", kKfRcu, S::cpumask, X::none},
+    {"bpf_cpumask_or", kKfRcu, S::cpumask, X::none},
+    {"bpf_cpumask_xor", kKfRcu, S::cpumask, X::none},
+    {"bpf_cpumask_equal", kKfRcu, S::cpumask, X::none},
+    {"bpf_cpumask_intersects", kKfRcu, S::cpumask, X::none},
+    {"bpf_cpumask_subset", kKfRcu, S::cpumask, X::none},
+    {"bpf_cpumask_empty", kKfRcu, S::cpumask, X::none},
+    {"bpf_cpumask_full", kKfRcu, S::cpumask, X::none},
+    {"bpf_cpumask_copy", kKfRcu, S::cpumask, X::none},
+    {"bpf_cpumask_any_distribute", kKfRcu, S::cpumask, X::none},
+    {"bpf_cpumask_any_and_distribute", kKfRcu, S::cpumask, X::none},
+    {"bpf_cpumask_weight", kKfRcu, S::cpumask, X::none},
+}};
+
+} // namespace
+
+std::span<const KfuncBtf> kfunc_btf_table() { return kTable; }
+
+const KfuncBtf* find_kfunc_btf(std::string_view name) {
+    const auto it = std::find_if(kTable.begin(), kTable.end(), [&](const KfuncBtf& k) { return name == k.name; });
+    return it == kTable.end() ? nullptr : &*it;
+}
+
+bool kfunc_set_allows(KfuncSet set, loader::ProgType type) {
+    using loader::ProgType;
+    const bool tracing_hook = type == ProgType::tracing || type == ProgType::tracepoint ||
+                              type == ProgType::perf_event || type == ProgType::lsm;
+    switch (set) {
+    case KfuncSet::common: return true;
+    case KfuncSet::generic:
+        return tracing_hook || type == ProgType::sched_cls || type == ProgType::xdp || type == ProgType::struct_ops ||
+               type == ProgType::syscall || type == ProgType::cgroup_skb;
+    case KfuncSet::cpumask: return tracing_hook || type == ProgType::struct_ops || type == ProgType::syscall;
+    }
+    return false;
+}
+
+} // namespace strbpf::verifier
