@@ -10,6 +10,7 @@
 
 #include "runtime/helpers/helper_table.hpp"
 #include "runtime/kfuncs/kfunc_table.hpp"
+#include "verifier/iter.hpp"
 #include "verifier/ksym.hpp"
 #include "runtime/maps/map.hpp"
 #include "verifier/domain/scalar.hpp"
@@ -744,6 +745,8 @@ bool do_kfunc_call(Env& env, const isa::Insn& insn) {
     const runtime::KfuncProto* proto = runtime::find_kfunc(names[size_t(insn.imm)]);
     if (!proto)
         return fail_missing_kfunc(env, uint32_t(insn.imm));
+    if (is_iter_kfunc(proto->name)) // iter.cpp: the iterator's stack slots and its reference
+        return do_iter_kfunc(env, *proto);
     auto& regs = env.cur.cur().regs;
     for (int i = 0; i < proto->nparams; i++) {
         const runtime::KfuncParam& p = proto->params[i];

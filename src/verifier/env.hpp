@@ -108,6 +108,7 @@ class Env {
     std::vector<uint16_t> live_in; // registers read before written on some path from pc (bit i = r_i)
     std::vector<uint64_t> stack_live_in; // stack slots likewise (bit i = fp-8*(i+1)); all bits when unknown
     std::vector<uint8_t> callback_call;  // bpf_loop / bpf_for_each_map_elem calls: forced checkpoints
+    std::vector<uint8_t> loop_point;     // may_goto and iterator next calls: forced checkpoints closing loops
     // Per load/store insn, the pointer type it accessed through on the first path that reached it (the kernel's
     // insn_aux_data.ptr_type): ctx accesses are rewritten per insn, so no other path may use another type there.
     std::vector<RegType> insn_ptr_type;

@@ -14,6 +14,7 @@
 #include "verifier/domain/scalar.hpp"
 #include "verifier/btf_target.hpp"
 #include "verifier/env.hpp"
+#include "verifier/iter.hpp"
 #include "verifier/rewrite.hpp"
 
 namespace strbpf::verifier {
@@ -59,6 +60,7 @@ uint16_t insn_regs(const isa::OpInfo& op, const isa::Insn& insn) {
     case Shape::LD_IND: return 0x7f | src;
     case Shape::JA:
     case Shape::GOTOL:
+    case Shape::MAY_GOTO:
     case Shape::EXIT:
     case Shape::CALL_LOCAL: return 0;
     default: return dst;
@@ -159,19 +161,44 @@ class Walker {
         return 0;
     }
 
+    // A may_goto or an iterator's next call reached again: a checkpoint still being explored there that contains
+    // this state (by the loop's own rule, iter_loop.cpp) closes the loop; as for callbacks, its precision marks are
+    // not final, so every scalar of the current state is marked.
+    int loop_closed() {
+        for (auto& [h, s] : explored_[env_.pc].active)
+            if (s->st.frames.size() == env_.cur.frames.size() && loop_closed_by(env_, s->st, env_.cur, env_.pc)) {
+                s->hit++;
+                mark_precise(env_, all_scalars_of(env_.cur));
+                return 1;
+            }
+        return 0;
+    }
+
+    // An exact repeat of a checkpoint on the current path, except across may_goto levels or iterations of an
+    // active iterator (is_state_visited's infinite-loop test).
+    bool same_iteration(const State& old) const {
+        return old.may_goto_depth == env_.cur.may_goto_depth && !iter_active_depths_differ(old, env_.cur) &&
+               states_equal(env_, old, env_.cur, env_.pc, Cmp::exact);
+    }
+
     // 1: pruned; 0: continue; -1: rejected.
     int visit_state() {
         PcStates& at = explored_[env_.pc];
-        const bool forced = env_.callback_call[env_.pc];
+        const uint8_t loop = env_.loop_point[env_.pc];
+        const bool forced = env_.callback_call[env_.pc] || loop;
         bool add = env_.jmps_processed - env_.prev_jmps >= 2 && env_.insn_processed - env_.prev_insns >= 8;
         const uint64_t h = state_hash(env_.cur);
-        if (forced && callback_loop_closed())
+        if (env_.callback_call[env_.pc] && callback_loop_closed())
+            return 1;
+        if (loop && loop_closed())
             return 1;
         // Checkpoints still on the current path: reaching one again unchanged is an infinite loop. One that keeps
         // missing (only counted when a checkpoint would be added here, as in the kernel) is no longer compared.
+        // Callback calls and iterator next calls skip the test; may_goto keeps it.
+        const bool inf_check = !env_.callback_call[env_.pc] && loop != kLoopIterNext;
         auto [lo, hi] = at.active.equal_range(h);
-        for (auto it = lo; it != hi && !forced;) {
-            if (!states_equal(env_, it->second->st, env_.cur, env_.pc, Cmp::exact)) {
+        for (auto it = lo; it != hi && inf_check;) {
+            if (!same_iteration(it->second->st)) {
                 StoredState* s = it->second;
                 it = add && s->missed_too_often(kMisses) ? at.active.erase(it) : std::next(it);
                 continue;
@@ -326,6 +353,12 @@ class Walker {
             env_.jmps_processed++;
             env_.pc += insn.imm + 1;
             return true;
+        case Shape::MAY_GOTO: // the jump first; the fall-through is pushed one level deeper
+            env_.jmps_processed++;
+            if (!check_may_goto(env_, insn) || !push(may_goto_fallthrough(env_), env_.pc + 1))
+                return false;
+            env_.pc += insn.off + 1;
+            return true;
         case Shape::JMP_K:
         case Shape::JMP_X:
         case Shape::JMP32_K:
@@ -345,6 +378,11 @@ class Walker {
             env_.jmps_processed++;
             if (!do_kfunc_call(env_, insn))
                 return false;
+            if (env_.callback_pending) { // an iterator's next call: its active branch
+                env_.callback_pending = false;
+                if (!push(std::move(env_.callback_state), env_.callback_pc))
+                    return false;
+            }
             env_.pc++;
             return true;
         case Shape::CALL_LOCAL: env_.jmps_processed++; return do_local_call(env_, env_.pc + insn.imm + 1);
