@@ -93,7 +93,7 @@ std::string reserved_fields(const OpInfo& op, const Insn& i) {
     case Shape::JA:
         dst = src = imm = true;
         break;
-    case Shape::MAY_GOTO: // dst and imm must be 0 too: the verifier refuses them ("invalid may_goto off %d imm %d")
+    case Shape::MAY_GOTO: // dst and imm must be 0 too: the verifier refuses them ("invalid may_goto imm %d")
         break;
     case Shape::JMP_K:
     case Shape::JMP32_K:

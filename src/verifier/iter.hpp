@@ -47,7 +47,7 @@ bool is_iter_next_call(const Env& env, const isa::Insn& insn);
 bool iter_arg_active(const State& cur);
 
 // ---- may_goto.cpp ---------------------------------------------------------------------------------------------
-// check_cond_jmp_op's BPF_JCOND rule: "invalid may_goto off %d imm %d".
+// check_cond_jmp_op's BPF_JCOND rule: "invalid may_goto imm %d".
 bool check_may_goto(Env& env, const isa::Insn& insn);
 // The fall-through path of the may_goto at env.pc (pushed by the walker; the jump is taken first): one level
 // deeper, widened against the previous iteration.

@@ -10,8 +10,8 @@
 namespace strbpf::verifier {
 
 bool check_may_goto(Env& env, const isa::Insn& insn) {
-    if (insn.dst != 0 || insn.imm != 0 || insn.off == 0)
-        return env.fail(fmt::format("invalid may_goto off {} imm {}", insn.off, insn.imm));
+    if (insn.dst != 0 || insn.imm != 0) // an offset of 0 is accepted: both ways lead to the next insn
+        return env.fail(fmt::format("invalid may_goto imm {}", insn.imm));
     return true;
 }
 

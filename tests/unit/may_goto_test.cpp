@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "exec/runner.hpp"
+#include "host_facts.hpp"
 #include "isa/assembler.hpp"
 #include "isa/disasm.hpp"
 #include "verifier_raw_prog.hpp"
@@ -69,13 +70,23 @@ TEST(MayGoto, JumpToEntrySkipsTheSetUp) {
     EXPECT_EQ(first.program->insns[3].off, -3); // to insn 1, the may_goto, not to the store at 0
 }
 
-struct Run {
+// A function that uses all 512 bytes of its stack has no room for the counter in strbpf's 512-byte frames: refused
+// in strbpf's words (the kernel's JIT makes the frame larger and accepts it).
+TEST(MayGoto, FullStackIsNotModelled) {
+    std::vector<isa::Insn> p = counting_loop();
+    p.insert(p.begin(), raw_insn(kStDw, 10, 0, -512, 7));
+    const verifier::Verdict v = vtest::strbpf_verdict(kSyscall, p);
+    EXPECT_FALSE(v.ok);
+    EXPECT_NE(v.reason.find("no room for the loop counter (not modelled)"), std::string::npos) << v.reason;
+}
+
+struct EngineRun {
     bool ran = false;
     uint64_t r0 = 0;
     std::string error;
 };
 
-Run run_on(exec::EngineKind e, const std::vector<isa::Insn>& insns) {
+EngineRun run_on(exec::EngineKind e, const std::vector<isa::Insn>& insns) {
     loader::ObjectSpec spec;
     spec.license = "GPL";
     loader::ProgramSpec prog;
@@ -98,29 +109,30 @@ Run run_on(exec::EngineKind e, const std::vector<isa::Insn>& insns) {
 // live kernel's count is not compared).
 TEST(MayGoto, BudgetRunsOutOnInterpAndJit) {
     for (exec::EngineKind e : {exec::EngineKind::interp, exec::EngineKind::jit}) {
-        const Run r = run_on(e, counting_loop());
+        const EngineRun r = run_on(e, counting_loop());
         ASSERT_TRUE(r.ran) << r.error;
         EXPECT_EQ(r.r0, 8u * 1024 * 1024);
     }
 }
 
-// check_cond_jmp_op's refusals, in the kernel's words.
+// check_cond_jmp_op's refusals, in the kernel's words; an offset of 0 is accepted (Linux 6.18).
 TEST(MayGoto, InvalidFormsAsTheKernel) {
     const std::vector<std::vector<isa::Insn>> progs = {
         {raw_insn(kMayGoto, 0, 0, 0, 0), raw_insn(kMov64K, 0, 0, 0, 0), raw_insn(kExit, 0, 0, 0, 0)},
         {raw_insn(kMayGoto, 0, 0, 1, 5), raw_insn(kMov64K, 0, 0, 0, 0), raw_insn(kExit, 0, 0, 0, 0)},
         {raw_insn(kMayGoto, 3, 0, 1, 0), raw_insn(kMov64K, 0, 0, 0, 0), raw_insn(kExit, 0, 0, 0, 0)},
     };
-    const char* expected[] = {"invalid may_goto off 0 imm 0", "invalid may_goto off 1 imm 5",
-                              "invalid may_goto off 1 imm 0"};
+    const char* expected[] = {"", "invalid may_goto imm 5", "invalid may_goto imm 0"};
     for (size_t i = 0; i < progs.size(); i++) {
         const verifier::Verdict v = vtest::strbpf_verdict(kSyscall, progs[i]);
-        EXPECT_FALSE(v.ok);
-        EXPECT_EQ(v.reason, expected[i]);
-        bool loaded = true;
+        EXPECT_EQ(v.ok, expected[i][0] == 0) << i;
+        EXPECT_EQ(v.reason, expected[i]) << i;
+        if (!testing_support::verifier_oracle_unavailable().empty())
+            continue;
+        bool loaded = false;
         const std::string k = vtest::kernel_verdict(kSyscall, progs[i], &loaded);
-        if (!k.empty() || !loaded)
-            EXPECT_EQ(k, expected[i]);
+        EXPECT_EQ(loaded, expected[i][0] == 0) << i;
+        EXPECT_EQ(k, expected[i]) << i;
     }
 }
 
