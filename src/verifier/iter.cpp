@@ -115,6 +115,7 @@ bool iter_new(Env& env, const IterKfunc& k, const IterType& t) {
 // also forks the path where R0 is the next element (handed to the walker as a pending path).
 bool iter_next(Env& env, int spi, uint8_t frameno) {
     Frame& f = env.cur.frames[frameno];
+    env.scratched_slots |= 1ull << spi; // the log shows the iterator after the call
     if (f.stack[size_t(spi)].iter_state == IterState::active) {
         State queued = env.cur;
         StackSlot& qs = queued.frames[frameno].stack[size_t(spi)];
