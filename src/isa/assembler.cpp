@@ -324,6 +324,7 @@ size_t operand_count(Shape s) {
     case Shape::END:
     case Shape::LD_ABS:
     case Shape::JA:
+    case Shape::MAY_GOTO:
     case Shape::GOTOL:
     case Shape::CALL_HELPER:
     case Shape::CALL_LOCAL:
@@ -342,7 +343,9 @@ size_t operand_count(Shape s) {
 }
 
 Status Assembler::encode(const OpInfo& op, const Line& l) {
-    if (l.ops.size() != operand_count(op.shape))
+    // may_goto takes its verified form's counter slot as an optional second operand ("may_goto +2, -8")
+    const bool counter_slot = op.shape == Shape::MAY_GOTO && l.ops.size() == 2;
+    if (l.ops.size() != operand_count(op.shape) && !counter_slot)
         return line_error(l.number, fmt::format("'{}' takes {} operand(s), got {}", op.mnemonic,
                                                 operand_count(op.shape), l.ops.size()));
     Insn i{};
@@ -396,6 +399,10 @@ Status Assembler::encode(const OpInfo& op, const Line& l) {
         STRBPF_ASM_SET(n.src, reg_operand(l.ops[0], ln));
         return imm32_operand(l.ops[1], &n.imm, ln);
     case Shape::JA:
+        return target_operand(l.ops[0], false, ln);
+    case Shape::MAY_GOTO:
+        if (l.ops.size() == 2)
+            STRBPF_TRY(imm32_operand(l.ops[1], &n.imm, ln));
         return target_operand(l.ops[0], false, ln);
     case Shape::GOTOL:
     case Shape::CALL_LOCAL:
@@ -534,6 +541,8 @@ std::string to_asm(std::span<const Insn> prog, size_t pc) {
         return fmt::format("{} %r{}, {}", m, i.src, i.imm);
     case Shape::JA:
         return fmt::format("{} {:+d}", m, i.off);
+    case Shape::MAY_GOTO:
+        return i.imm ? fmt::format("{} {:+d}, {}", m, i.off, i.imm) : fmt::format("{} {:+d}", m, i.off);
     case Shape::GOTOL:
     case Shape::CALL_LOCAL:
         return fmt::format("{} {:+d}", m, i.imm);

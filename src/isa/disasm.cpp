@@ -197,6 +197,8 @@ std::string format(const OpInfo& op, std::span<const Insn> prog, size_t pc, cons
         return fmt::format("goto pc{:+d}", i.off);
     case Shape::GOTOL:
         return fmt::format("gotol pc{:+d}", i.imm);
+    case Shape::MAY_GOTO:
+        return fmt::format("may_goto pc{:+d}", i.off);
     case Shape::JMP_K:
     case Shape::JMP32_K:
         return fmt::format("if {}{} {} 0x{:x} goto pc{:+d}", op.shape == Shape::JMP_K ? 'r' : 'w', i.dst,

@@ -48,6 +48,7 @@ inline constexpr bool is_ld_imm64(const Insn& i) { return i.opcode == (BPF_LD | 
 inline constexpr int kStackSize = 512;    // bytes per frame (MAX_BPF_STACK)
 inline constexpr int kMaxCallDepth = 8;   // MAX_CALL_FRAMES
 inline constexpr int kNumRegs = 11;       // r0..r10
+inline constexpr uint64_t kMaxLoops = 8u * 1024 * 1024; // BPF_MAX_LOOPS: a function's may_goto budget per call
 inline constexpr uint32_t kMaxInsns = 1000000;
 
 } // namespace strbpf::isa

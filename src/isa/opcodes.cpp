@@ -93,6 +93,8 @@ std::string reserved_fields(const OpInfo& op, const Insn& i) {
     case Shape::JA:
         dst = src = imm = true;
         break;
+    case Shape::MAY_GOTO: // dst and imm must be 0 too: the verifier refuses them ("invalid may_goto imm %d")
+        break;
     case Shape::JMP_K:
     case Shape::JMP32_K:
         src = true;
@@ -250,6 +252,7 @@ bool writes_dst(Shape s) {
 std::optional<int64_t> target_pc(const OpInfo& op, const Insn& insn, size_t pc) {
     switch (op.shape) {
     case Shape::JA:
+    case Shape::MAY_GOTO:
     case Shape::JMP_K:
     case Shape::JMP_X:
     case Shape::JMP32_K:
@@ -317,6 +320,9 @@ std::vector<Insn> sample_program(const OpInfo& op) {
         break; // no kfunc index; the engine reports it
     case Shape::LD_IND:
         i.src = 1;
+        break;
+    case Shape::MAY_GOTO:
+        i.imm = -8; // the verified form: the loop counter's stack slot (verified_program.hpp)
         break;
     case Shape::LDDW:
         if (op.value != 0)

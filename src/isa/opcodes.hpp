@@ -50,6 +50,7 @@ enum class Shape : uint8_t {
     JMP32_K,     //                                    jeq32 %r1, 5, +2
     JMP32_X,     //                                    jeq32 %r1, %r2, +2
     GOTOL,       // pc += imm                          ja32 +70000
+    MAY_GOTO,    // pc += off once the loop budget is spent  may_goto +2
     CALL_HELPER, // r0 = helper#imm(r1..r5)            call 182
     CALL_LOCAL,  // call the subprogram at pc+imm+1    call local +5
     CALL_KFUNC,  // r0 = kfunc#imm(r1..r5)             call runtime 3
@@ -64,7 +65,7 @@ enum class Sem : uint8_t {
     u8, u16, u32, u64, s8, s16, s32,
     fetch_add, fetch_or, fetch_and, fetch_xor, xchg, cmpxchg,
     imm, map_fd, map_value, btf_id, func, map_idx, map_idx_value,
-    ja, jeq, jgt, jge, jset, jne, jsgt, jsge, jlt, jle, jslt, jsle,
+    ja, may_goto, jeq, jgt, jge, jset, jne, jsgt, jsge, jlt, jle, jslt, jsle,
     call, call_local, call_kfunc, exit,
 };
 // clang-format on

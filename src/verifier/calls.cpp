@@ -11,6 +11,7 @@
 #include "runtime/helpers/helper_table.hpp"
 #include "runtime/helpers/snprintf_helpers.hpp"
 #include "runtime/kfuncs/kfunc_table.hpp"
+#include "verifier/iter.hpp"
 #include "verifier/ksym.hpp"
 #include "verifier/kfunc_btf.hpp"
 #include "runtime/maps/map.hpp"
@@ -792,6 +793,8 @@ bool do_kfunc_call(Env& env, const isa::Insn& insn) {
         return check_kfunc_btf_call(env, *k, insn); // kfunc_btf.cpp
     if (!proto)
         return fail_missing_kfunc(env, uint32_t(insn.imm));
+    if (is_iter_kfunc(proto->name)) // iter.cpp: the iterator's stack slots and its reference
+        return do_iter_kfunc(env, *proto);
     auto& regs = env.cur.cur().regs;
     for (int i = 0; i < proto->nparams; i++) {
         const runtime::KfuncParam& p = proto->params[i];

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "verifier/env.hpp"
+#include "verifier/iter.hpp"
 
 namespace strbpf::verifier {
 namespace {
@@ -63,6 +64,7 @@ int successors(const Env& env, int32_t pc, int32_t out[2], int32_t* call_target)
     case Shape::JMP_X:
     case Shape::JMP32_K:
     case Shape::JMP32_X:
+    case Shape::MAY_GOTO:
         out[0] = pc + 1;
         out[1] = pc + in.off + 1;
         return 2;
@@ -299,6 +301,7 @@ bool check_cfg(Env& env) {
         if (prune)
             env.prune_point[t] = 1;
     };
+    env.loop_point.assign(n + 1, 0);
     for (int32_t pc = 0; pc < n; pc++) {
         const isa::OpInfo* op = env.ops[pc];
         if (!op)
@@ -314,12 +317,20 @@ bool check_cfg(Env& env) {
             env.prune_point[pc] = 1;
             target(pc + in.off + 1, false);
             break;
+        case Shape::MAY_GOTO:
+            env.prune_point[pc] = 1, env.loop_point[pc] = kLoopMayGoto;
+            target(pc + in.off + 1, false);
+            break;
         case Shape::CALL_LOCAL: env.prune_point[pc] = 1; [[fallthrough]];
         case Shape::CALL_HELPER:
             if (op->shape == Shape::CALL_HELPER && (in.imm == 181 || in.imm == 164))
                 env.prune_point[pc] = env.callback_call[pc] = env.jmp_point[pc] = 1;
             [[fallthrough]];
-        case Shape::CALL_KFUNC: target(pc + 1, true); break;
+        case Shape::CALL_KFUNC:
+            if (op->shape == Shape::CALL_KFUNC && is_iter_next_call(env, in))
+                env.prune_point[pc] = 1, env.loop_point[pc] = kLoopIterNext;
+            target(pc + 1, true);
+            break;
         default: break;
         }
     }

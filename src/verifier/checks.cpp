@@ -108,8 +108,18 @@ bool stack_bounds(Env& env, int regno, int64_t min_off, int64_t max_off, int siz
                                 tnum_str(r.var), r.off, size));
 }
 
+// A write into an iterator's slot scrubs it whole (the kernel's scrub_special_slot): its bytes become STACK_MISC,
+// the iterator is gone (its reference stays held, and leaks).
+void scrub_iter_slot(StackSlot* s) {
+    if (s->bytes[0] != Slot::iter)
+        return;
+    *s = StackSlot{};
+    s->bytes.fill(Slot::misc);
+}
+
 void write_stack_fixed(Frame& f, int64_t off, int size, const Reg* value, bool value_is_zero) {
     StackSlot* s = stack_slot(f, off, true);
+    scrub_iter_slot(s);
     const bool aligned = off % 8 == 0;
     if (aligned && value && (size == 8 || value->type == RegType::scalar)) {
         s->spilled = *value;
@@ -148,6 +158,11 @@ void write_stack_fixed(Frame& f, int64_t off, int size, const Reg* value, bool v
 // byte read is zero (a zeroed byte, or a byte of a spilled constant 0), an unknown scalar otherwise.
 bool read_stack_fixed(Env& env, Frame& f, int64_t off, int size, int dst) {
     StackSlot* s = stack_slot(f, off, false);
+    for (int i = 0; i < size; i++) { // an iterator's bytes are not data
+        const StackSlot* b = stack_slot(f, off + i, false);
+        if (b && b->bytes[byte_index(off + i)] == Slot::iter)
+            return env.fail(fmt::format("invalid read from stack off {}+{} size {}", off, i, size));
+    }
     Reg result = reg_unknown();
     if (s && s->bytes[0] == Slot::spill) {
         int spill_size = 0;
@@ -197,6 +212,7 @@ bool read_stack_fixed(Env& env, Frame& f, int64_t off, int size, int dst) {
 void helper_stack_write(Env& env, Frame& f, int64_t lo, int64_t hi, bool scratch) {
     for (int64_t a = std::max<int64_t>(lo, -isa::kStackSize); a < std::min<int64_t>(hi, 0); a++) {
         StackSlot* s = stack_slot(f, a, true);
+        scrub_iter_slot(s);
         if (std::find(s->bytes.begin(), s->bytes.end(), Slot::spill) != s->bytes.end()) {
             for (Slot& b : s->bytes)
                 if (b != Slot::invalid)

@@ -109,6 +109,7 @@ class Env {
     // The kernel's jmp points: insns a path may reach other than from the insn before (jump targets, the insn
     // after a call, callback calls). The kernel's per-path jump history records them (and stack accesses).
     std::vector<uint8_t> jmp_point;
+    std::vector<uint8_t> loop_point;     // may_goto and iterator next calls: forced checkpoints closing loops
     // Per load/store insn, the pointer type it accessed through on the first path that reached it (the kernel's
     // insn_aux_data.ptr_type): ctx accesses are rewritten per insn, so no other path may use another type there.
     std::vector<RegType> insn_ptr_type;

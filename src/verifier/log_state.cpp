@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "verifier/btf_target.hpp"
+#include "verifier/iter.hpp"
 #include "verifier/env.hpp"
 
 namespace strbpf::verifier {
@@ -151,6 +152,11 @@ std::string kernel_state_str(const Env& env, const State& st, int frameno, bool 
         if (!all && !(env.scratched_slots & (1ull << slot)))
             continue;
         const StackSlot& s = f.stack[slot];
+        if (s.bytes[0] == Slot::iter) { // the iterator's first slot holds its reference; the others print nothing
+            if (s.spilled.ref_obj_id)
+                out += fmt::format(" fp{}={}", -8 * int(slot + 1), iter_slot_str(s));
+            continue;
+        }
         std::string types; // the kernel's slot_type[0..7]: highest address first
         bool valid = false;
         for (int b = 7; b >= 0; b--) {

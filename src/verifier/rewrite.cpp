@@ -54,6 +54,7 @@ bool patch_of(const Env& env, runtime::CtxModel model, int32_t pc, const isa::Op
 int64_t branch_target(const isa::OpInfo& op, const isa::Insn& in, int32_t pc) {
     switch (op.shape) {
     case Shape::JA:
+    case Shape::MAY_GOTO:
     case Shape::JMP_K:
     case Shape::JMP_X:
     case Shape::JMP32_K:
@@ -65,7 +66,9 @@ int64_t branch_target(const isa::OpInfo& op, const isa::Insn& in, int32_t pc) {
     }
 }
 
-Status retarget(VerifiedProgram& vp) {
+// COUNTER_AT: per linked instruction, whether a may_goto counter's set-up precedes it (its function's start):
+// calls and callback references reach the set-up, jumps (a loop back to the first instruction) the insn after it.
+Status retarget(VerifiedProgram& vp, const std::vector<uint8_t>& counter_at) {
     for (size_t k = 0; k < vp.insns.size(); k++) {
         if (vp.facts[k].origin != InsnOrigin::copied)
             continue;
@@ -77,7 +80,8 @@ Status retarget(VerifiedProgram& vp) {
             k += op && op->shape == Shape::LDDW;
             continue;
         }
-        const int64_t rel = int64_t(vp.new_pc[size_t(t)]) - int64_t(k) - 1;
+        const bool call = op->shape == Shape::CALL_LOCAL || op->shape == Shape::LDDW;
+        const int64_t rel = int64_t(vp.new_pc[size_t(t)]) + (counter_at[size_t(t)] && !call) - int64_t(k) - 1;
         if (op->shape == Shape::GOTOL || op->shape == Shape::CALL_LOCAL || op->shape == Shape::LDDW) {
             in.imm = int32_t(rel);
         } else {
@@ -92,7 +96,7 @@ Status retarget(VerifiedProgram& vp) {
     return ok_status();
 }
 
-void build_functions(const Env& env, VerifiedProgram& vp) {
+void build_functions(const Env& env, const std::vector<int32_t>& slots, VerifiedProgram& vp) {
     std::vector<int32_t> callbacks;
     for (size_t k = 0; k < vp.insns.size(); k++)
         if (isa::is_ld_imm64(vp.insns[k]) && vp.insns[k].src == isa::BPF_PSEUDO_FUNC) {
@@ -110,6 +114,7 @@ void build_functions(const Env& env, VerifiedProgram& vp) {
         f.global = sp.global;
         f.callback = std::find(callbacks.begin(), callbacks.end(), f.start) != callbacks.end();
         f.stack_depth = i < env.stack_depth.size() ? uint32_t(env.stack_depth[i]) : 0;
+        f.stack_depth += i < slots.size() && slots[i] ? 8 : 0; // the may_goto counter
         vp.functions.push_back(std::move(f));
     }
     std::sort(vp.functions.begin(), vp.functions.end(),
@@ -130,9 +135,25 @@ Result<std::shared_ptr<const VerifiedProgram>> build_verified_program(const Env&
         return make_error(fmt::format("program '{}': the linked program has {} instructions, the verified one {}",
                                       env.prog.name, src.size(), env.insns.size()));
     vp->new_pc.assign(src.size(), 0);
+    auto slots_or = may_goto_slots(env);
+    if (!slots_or)
+        return slots_or.error();
+    const std::vector<int32_t>& slots = *slots_or;
+    std::vector<uint8_t> counter_at(src.size(), 0);
     for (size_t pc = 0; pc < src.size(); pc++) {
         vp->new_pc[pc] = int32_t(vp->insns.size());
         const isa::OpInfo* op = isa::decode(src[pc]);
+        const int sp = env.subprog_of(int32_t(pc));
+        if (env.subprogs[size_t(sp)].start == int32_t(pc) && slots[size_t(sp)]) {
+            counter_at[pc] = 1;
+            vp->insns.push_back(may_goto_counter_init(slots[size_t(sp)]));
+            vp->facts.push_back(InsnFacts{int32_t(pc), InsnOrigin::may_goto, MemKind::stack, 0, 0});
+        }
+        if (op && op->shape == Shape::MAY_GOTO) {
+            vp->insns.push_back(may_goto_insn(src[pc], slots[size_t(sp)]));
+            vp->facts.push_back(InsnFacts{int32_t(pc), InsnOrigin::copied, MemKind::none, 0, 0});
+            continue;
+        }
         Patch p;
         if (op && !patch_of(env, vp->ctx_model, int32_t(pc), *op, src[pc], &p))
             return make_error(fmt::format("program '{}': no conversion for the ctx access at insn {} (off {})",
@@ -169,8 +190,8 @@ Result<std::shared_ptr<const VerifiedProgram>> build_verified_program(const Env&
             vp->facts.push_back(facts);
         }
     }
-    STRBPF_TRY(retarget(*vp));
-    build_functions(env, *vp);
+    STRBPF_TRY(retarget(*vp, counter_at));
+    build_functions(env, slots, *vp);
     if (Status s = isa::validate(vp->insns); !s)
         return make_error(fmt::format("program '{}': the rewritten program is invalid: {}", env.prog.name,
                                       s.error().message),

@@ -28,6 +28,13 @@ bool convert_ctx_access(runtime::CtxModel model, const isa::Insn& insn, Patch* o
 // ld_abs.cpp: LD_ABS/LD_IND INSN as bpf_gen_ld_abs lowers it (R6 holds the ctx, as the verifier proved).
 void lower_ld_abs(const isa::Insn& insn, Patch* out);
 
+// may_goto_rewrite.cpp: per subprogram, the fp offset of its may_goto counter (0: it has no may_goto), below its
+// stack depth; an error when that slot would not fit the function's 512-byte frame.
+Result<std::vector<int32_t>> may_goto_slots(const Env& env);
+// The verified form of the may_goto INSN in a function whose counter is at fp + SLOT, and the counter's set-up.
+isa::Insn may_goto_insn(const isa::Insn& insn, int32_t slot);
+isa::Insn may_goto_counter_init(int32_t slot);
+
 // The verified program of LP (the linked form of env.prog) from the walk's facts; an error when a rewritten jump
 // no longer fits its offset field (the kernel's -ERANGE) or a pass met something the walk should have refused.
 Result<std::shared_ptr<const VerifiedProgram>> build_verified_program(const Env& env,

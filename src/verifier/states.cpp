@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "verifier/env.hpp"
+#include "verifier/iter.hpp"
 
 namespace strbpf::verifier {
 namespace {
@@ -72,6 +73,11 @@ bool regsafe(const Reg& o, const Reg& c, IdMap& ids, Cmp cmp) {
     }
 }
 
+// An iterator's slot (iter.cpp's rule), its reference ids corresponding.
+bool iter_slot_safe(const StackSlot& o, const StackSlot& c, IdMap& ids) {
+    return iter_slots_equal(o, c) && ids.check(o.spilled.ref_obj_id, c.spilled.ref_obj_id, false);
+}
+
 Slot slot_kind(const Frame& f, size_t i) {
     return i / 8 < f.stack.size() ? f.stack[i / 8].bytes[i % 8] : Slot::invalid;
 }
@@ -88,6 +94,8 @@ bool stacksafe(const Frame& o, const Frame& c, IdMap& ids, Cmp cmp, uint64_t liv
         if (ok != ck)
             return false;
         if (i % 8 == 0 && ok == Slot::spill && !regsafe(o.stack[i / 8].spilled, c.stack[i / 8].spilled, ids, cmp))
+            return false;
+        if (i % 8 == 0 && ok == Slot::iter && !iter_slot_safe(o.stack[i / 8], c.stack[i / 8], ids))
             return false;
     }
     return true;

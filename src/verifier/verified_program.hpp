@@ -3,7 +3,9 @@
 // interpreter and the JIT run. Like the program the kernel's verifier leaves after do_check (convert_ctx_accesses,
 // do_misc_fixups), it is the linked program rewritten: uAPI ctx accesses of xdp and __sk_buff programs become
 // accesses to strbpf's ctx models (runtime/ctx_model.hpp), LD_ABS/LD_IND become a call of an internal load helper
-// and `r0 = 0; exit` when it fails. Later fix-ups (helper inlining, map-lookup inlining) are further passes over
+// and `r0 = 0; exit` when it fails. A may_goto keeps its instruction with imm = the fp offset of its function's loop
+// counter, a slot below the function's stack (stack_depth includes it) that the function's first instruction sets to
+// BPF_MAX_LOOPS; it jumps once the counter is 0 and else counts it down (what the kernel's fix-up emits). Later fix-ups (helper inlining, map-lookup inlining) are further passes over
 // the same structure (rewrite.hpp: a pass hands back patches; the driver splices them and fixes every jump).
 #pragma once
 #include <cstdint>
@@ -34,6 +36,7 @@ enum class InsnOrigin : uint8_t {
     copied,     // the linked instruction itself (jump offsets adjusted)
     ctx_access, // emitted for a converted ctx access (CtxConv of the field, narrow-load shift and mask)
     ld_abs,     // emitted for a lowered LD_ABS/LD_IND
+    may_goto,   // a function's first instruction: its may_goto counter set to BPF_MAX_LOOPS
 };
 
 struct InsnFacts {
@@ -53,7 +56,7 @@ struct Function {
     std::string name;
     bool global = false;
     bool callback = false;    // the target of an ld_imm64 BPF_PSEUDO_FUNC (bpf_loop, for_each_map_elem)
-    uint32_t stack_depth = 0; // deepest stack byte any path reached, in bytes (a multiple of 8)
+    uint32_t stack_depth = 0; // deepest stack byte any path reached, in bytes (a multiple of 8), + 8 with may_goto
 };
 
 struct VerifiedProgram {

@@ -14,6 +14,7 @@
 #include "verifier/domain/scalar.hpp"
 #include "verifier/btf_target.hpp"
 #include "verifier/env.hpp"
+#include "verifier/iter.hpp"
 #include "verifier/kfunc_btf.hpp"
 #include "verifier/rewrite.hpp"
 
@@ -61,6 +62,7 @@ uint16_t insn_regs(const isa::OpInfo& op, const isa::Insn& insn) {
     case Shape::LD_IND: return 0x7f | src;
     case Shape::JA:
     case Shape::GOTOL:
+    case Shape::MAY_GOTO:
     case Shape::EXIT:
     case Shape::CALL_LOCAL: return 0;
     default: return dst;
@@ -211,7 +213,7 @@ class Walker {
 
     // One checkpoint at the current insn against the current state (is_state_visited's loop body). 1: the path
     // is covered; 0: a miss; -1: rejected. *add is cleared inside a loop, where checkpoints are added sparingly.
-    int compare(StoredState* s, uint64_t h, bool forced, bool force_new, bool* add) {
+    int compare(StoredState* s, uint64_t h, bool forced, uint8_t loop, bool force_new, bool* add) {
         if (s->branches == 0) {
             // Inside a loop still being explored the checkpoint's marks are not final: every scalar by range.
             StoredState* loop = open_loop_of(s);
@@ -231,30 +233,60 @@ class Walker {
             add_backedge(s, s);
             return 1;
         }
-        if (s->hash == h && states_equal(env_, s->st, env_.cur, env_.pc, Cmp::exact))
+        // An iterator's next call never repeats an iteration unchanged (the drained branch ends it).
+        if (loop != kLoopIterNext && s->hash == h && same_iteration(s->st))
             return infinite_loop(s);
         if (!force_new && env_.jmps_processed - env_.prev_jmps < 20 && env_.insn_processed - env_.prev_insns < 100)
             *add = false; // inside a loop: checkpoint less often
         return 0;
     }
 
+    // A may_goto or an iterator's next call reached again: a checkpoint there still being explored that contains
+    // this state by the loop's own rule (iter_loop.cpp: every scalar by range, the may_goto depth or the
+    // iterator's state) closes the loop. Its precision marks are not final: the path is kept as a backedge whose
+    // marks are propagated once the checkpoint is explored, as for callback rounds.
+    int loop_closed(std::vector<StoredState*>& list) {
+        for (size_t i = list.size(); i-- > 0;) {
+            StoredState* s = list[i];
+            if (s->branches == 0 || s->st.frames.size() != env_.cur.frames.size() ||
+                !loop_closed_by(env_, s->st, env_.cur, env_.pc))
+                continue;
+            s->hit++;
+            mark_precise(env_, precise_set_of(s->st));
+            add_backedge(s, s);
+            return 1;
+        }
+        return 0;
+    }
+
+    // An exact repeat of a checkpoint on the current path, except across may_goto levels or iterations of an
+    // active iterator (is_state_visited's infinite-loop test).
+    bool same_iteration(const State& old) const {
+        return old.may_goto_depth == env_.cur.may_goto_depth && !iter_active_depths_differ(old, env_.cur) &&
+               states_equal(env_, old, env_.cur, env_.pc, Cmp::exact);
+    }
+
     // The kernel's is_state_visited at a prune point. 1: pruned; 0: continue; -1: rejected.
     int visit_state() {
         std::vector<StoredState*>& list = explored_[env_.pc];
         const bool forced = env_.callback_call[env_.pc];
-        // A checkpoint whatever the heuristics say: at a callback's call, under BPF_F_TEST_STATE_FREQ (so tests
-        // exercise pruning where they would skip it), or when the path's jump history grew long (a loop that never
-        // reaches a checkpoint otherwise would make every backtrack walk all of it).
-        const bool force_new = forced || (env_.opts.prog_flags & kProgFlagTestStateFreq) ||
+        const uint8_t loop = env_.loop_point[env_.pc];
+        // A checkpoint whatever the heuristics say: at a callback's call, at a may_goto or an iterator's next call,
+        // under BPF_F_TEST_STATE_FREQ (so tests exercise pruning where they would skip it), or when the path's jump
+        // history grew long (a loop that never reaches a checkpoint otherwise would make every backtrack walk all
+        // of it).
+        const bool force_new = forced || loop || (env_.opts.prog_flags & kProgFlagTestStateFreq) ||
                                env_.jmp_history > kMaxJmpHistory;
         // Otherwise only after 2 jumps and 8 insns since the last one.
         bool add = force_new ||
                    (env_.jmps_processed - env_.prev_jmps >= 2 && env_.insn_processed - env_.prev_insns >= 8);
         const uint64_t h = state_hash(env_.cur);
         max_states_ = std::max(max_states_, list.size());
+        if (loop && loop_closed(list))
+            return 1;
         for (size_t i = list.size(); i-- > 0;) { // newest first, as the kernel's list
             StoredState* s = list[i];
-            const int r = compare(s, h, forced, force_new, &add);
+            const int r = compare(s, h, forced, loop, force_new, &add);
             if (r != 0) {
                 s->hit += r > 0;
                 return r;
@@ -398,6 +430,12 @@ class Walker {
             env_.jmps_processed++;
             env_.pc += insn.imm + 1;
             return true;
+        case Shape::MAY_GOTO: // the jump first; the fall-through is pushed one level deeper
+            env_.jmps_processed++;
+            if (!check_may_goto(env_, insn) || !push(may_goto_fallthrough(env_), env_.pc + 1))
+                return false;
+            env_.pc += insn.off + 1;
+            return true;
         case Shape::JMP_K:
         case Shape::JMP_X:
         case Shape::JMP32_K:
@@ -417,6 +455,11 @@ class Walker {
             env_.jmps_processed++;
             if (!do_kfunc_call(env_, insn))
                 return false;
+            if (env_.callback_pending) { // an iterator's next call: its active branch
+                env_.callback_pending = false;
+                if (!push(std::move(env_.callback_state), env_.callback_pc))
+                    return false;
+            }
             env_.pc++;
             return true;
         case Shape::CALL_LOCAL: env_.jmps_processed++; return do_local_call(env_, env_.pc + insn.imm + 1);

@@ -120,7 +120,7 @@ INSTANTIATE_TEST_SUITE_P(Backends, KfuncsPerBackend, ::testing::ValuesIn(strings
                          [](const auto& p) { return std::string(strings::backend_name(p.param)); });
 
 TEST(KfuncTable, RowsCarryTheKernelsBtfNames) {
-    EXPECT_EQ(kfunc_table().size(), 15u);
+    EXPECT_EQ(kfunc_table().size(), 21u); // 15 string kfuncs, 6 iterator kfuncs
     const KfuncProto* p = find_kfunc("bpf_strnchr");
     ASSERT_NE(p, nullptr);
     EXPECT_EQ(p->nparams, 3);
@@ -141,12 +141,19 @@ TEST(KfuncTable, RowsCarryTheKernelsBtfNames) {
     EXPECT_STREQ(find_kfunc("bpf_strncasecmp")->since, "7.0");
     EXPECT_EQ(find_kfunc("bpf_strncmp"), nullptr); // the helper, not a kfunc
     EXPECT_EQ(kfunc_index("bpf_strcmp"), 0);
-    for (const KfuncProto& k : kfunc_table())
-        for (int i = 0; i < k.nparams; i++) {
+    for (const KfuncProto& k : kfunc_table()) {
+        const bool iter = std::string(k.name).starts_with("bpf_iter_"); // argument 0 is the iterator itself
+        for (int i = iter ? 1 : 0; i < k.nparams; i++) {
             if (k.params[i].kind == KfuncParamKind::ptr) {
                 EXPECT_TRUE(std::string(k.params[i].name).ends_with("__ign")) << k.name;
             }
         }
+    }
+    const KfuncProto* bits = find_kfunc("bpf_iter_bits_new");
+    ASSERT_NE(bits, nullptr);
+    EXPECT_STREQ(bits->params[1].name, "unsafe_ptr__ign");
+    EXPECT_EQ(bits->params[2].size, 4);
+    EXPECT_FALSE(bits->params[2].is_signed);
 }
 
 using StrncmpHelperTest = Fixture;

@@ -32,10 +32,14 @@ std::string kernel_log(const std::string& path, const std::string& prog, bool* r
     return k.log;
 }
 
-// Drops the statistics line and writes every ld_imm64 value that is an address as "<addr>".
+// Drops the statistics line, writes every ld_imm64 value that is an address as "<addr>" and every kfunc call as
+// "call kfunc" (strbpf prints `call kfunc#<index>`, the kernel the kfunc's name and vmlinux BTF id, whose width
+// also moves the state column).
 std::string normalise(const std::string& log) {
     static const std::regex kAddr(R"(\(18\) (r\d+) = 0x[0-9a-f]{9,16}( +;)?)");
+    static const std::regex kKfunc(R"(\(85\) call (kfunc#\d+|[a-z_0-9]+#\d{4,}) *)");
     std::string out = std::regex_replace(log, kAddr, "(18) $1 = <addr>;");
+    out = std::regex_replace(out, kKfunc, "(85) call kfunc ");
     const size_t stats = out.rfind("processed ");
     return stats == std::string::npos ? out : out.substr(0, stats);
 }

@@ -254,6 +254,17 @@ namespace {
 #define EXEC_JA(sem)                                                                                                   \
     ip += ip->off;                                                                                                     \
     NEXT();
+// may_goto as the kernel's fix-up leaves it: a verified program's counter is the stack slot at r10 + imm (set to
+// BPF_MAX_LOOPS when its function starts); a program run unverified counts one budget per run.
+#define EXEC_MAY_GOTO(sem)                                                                                             \
+    {                                                                                                                  \
+        uint64_t* left = st.checked ? &st.may_goto_left : reinterpret_cast<uint64_t*>(reg[10] + int64_t(ip->imm));     \
+        if (*left == 0)                                                                                                \
+            ip += ip->off;                                                                                             \
+        else                                                                                                           \
+            --*left;                                                                                                   \
+    }                                                                                                                  \
+    NEXT();
 #define EXEC_GOTOL(sem)                                                                                                \
     ip += ip->imm;                                                                                                     \
     NEXT();

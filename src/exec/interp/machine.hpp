@@ -95,6 +95,7 @@ struct EngineState {
     uint64_t nested = 0; // instructions callbacks executed during that call
     const isa::Insn* tail_target = nullptr; // set by bpf_tail_call: the loop continues at this program's start
     size_t tail_size = 0;
+    uint64_t may_goto_left = isa::kMaxLoops; // unverified runs: the may_goto budget of the whole run
 };
 
 // runtime::RunContext::TailCallFn of the interpreter (interpreter.cpp): checks the target loads (the verifier, as

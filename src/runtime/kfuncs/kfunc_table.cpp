@@ -3,6 +3,7 @@
 // __ign/__sz/__k/__str suffix rules apply to our rows as they do to vmlinux BTF.
 #include "runtime/kfuncs/kfunc_table.hpp"
 
+#include "runtime/kfuncs/iter_kfuncs.hpp"
 #include "runtime/kfuncs/string_kfuncs.hpp"
 
 namespace strbpf::runtime {
@@ -14,6 +15,7 @@ constexpr KfuncParam ptr(const char* name) { return {name, K::ptr, 8, false}; }
 constexpr KfuncParam sz(const char* name) { return {name, K::scalar, 8, false}; }  // size_t
 constexpr KfuncParam chr(const char* name) { return {name, K::scalar, 1, false}; } // char (unsigned in the kernel)
 constexpr KfuncParam i32(const char* name) { return {name, K::scalar, 4, true}; }  // int
+constexpr KfuncParam u32arg(const char* name) { return {name, K::scalar, 4, false}; } // u32
 
 // clang-format off
 const KfuncProto kKfuncs[] = {
@@ -32,6 +34,14 @@ const KfuncProto kKfuncs[] = {
     {"bpf_strcasestr",  kfuncs::bpf_strcasestr,  2, {ptr("s1__ign"), ptr("s2__ign"), kNone, kNone, kNone}, 4, "6.19", &kfuncs::bpf_strcasestr_site},
     {"bpf_strnstr",     kfuncs::bpf_strnstr,     3, {ptr("s1__ign"), ptr("s2__ign"), sz("len"), kNone, kNone}, 4, "6.17", &kfuncs::bpf_strnstr_site},
     {"bpf_strncasestr", kfuncs::bpf_strncasestr, 3, {ptr("s1__ign"), ptr("s2__ign"), sz("len"), kNone, kNone}, 4, "6.19", &kfuncs::bpf_strncasestr_site},
+    // Open-coded iterators (KF_ITER_NEW / KF_ITER_NEXT | KF_RET_NULL / KF_ITER_DESTROY; the verifier's iter.cpp
+    // knows each family): next returns an int pointer, destroy nothing.
+    {"bpf_iter_num_new",      kfuncs::bpf_iter_num_new,      3, {ptr("it"), i32("start"), i32("end"), kNone, kNone}, 4, "6.4", nullptr},
+    {"bpf_iter_num_next",     kfuncs::bpf_iter_num_next,     1, {ptr("it"), kNone, kNone, kNone, kNone}, 8, "6.4", nullptr},
+    {"bpf_iter_num_destroy",  kfuncs::bpf_iter_num_destroy,  1, {ptr("it"), kNone, kNone, kNone, kNone}, 0, "6.4", nullptr},
+    {"bpf_iter_bits_new",     kfuncs::bpf_iter_bits_new,     3, {ptr("it"), ptr("unsafe_ptr__ign"), u32arg("nr_words"), kNone, kNone}, 4, "6.11", nullptr},
+    {"bpf_iter_bits_next",    kfuncs::bpf_iter_bits_next,    1, {ptr("it"), kNone, kNone, kNone, kNone}, 8, "6.11", nullptr},
+    {"bpf_iter_bits_destroy", kfuncs::bpf_iter_bits_destroy, 1, {ptr("it"), kNone, kNone, kNone, kNone}, 0, "6.11", nullptr},
 };
 // clang-format on
 } // namespace

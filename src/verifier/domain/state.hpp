@@ -80,11 +80,19 @@ bool reg_bounds_valid(const Reg& r);     // false when min > max somewhere (a pa
 void coerce_to_size(Reg& r, int bytes);  // zero-extended load / truncation of a scalar to BYTES
 void coerce_to_size_sx(Reg& r, int bytes); // sign-extended load of BYTES
 
-enum class Slot : uint8_t { invalid, misc, zero, spill };
+enum class Slot : uint8_t { invalid, misc, zero, spill, iter };
+
+// An open-coded iterator on the stack (the kernel's STACK_ITER): its kfunc family and where it stands.
+enum class IterState : uint8_t { invalid, active, drained };
 
 struct StackSlot {
     std::array<Slot, 8> bytes{}; // per byte, lowest address first
-    Reg spilled;                 // valid when any byte is Slot::spill
+    Reg spilled;                 // valid when any byte is Slot::spill; iter slots: ref_obj_id (first slot)
+    // Slot::iter: the iterator's type (an index in iter.hpp's table), state, and the iterations unrolled so far
+    // (kept only so that loop detection can tell iterations apart; never compared when pruning).
+    uint8_t iter_kind = 0;
+    IterState iter_state = IterState::invalid;
+    uint32_t iter_depth = 0;
     bool operator==(const StackSlot&) const = default;
 };
 
@@ -109,6 +117,7 @@ struct State {
     std::vector<Frame> frames; // frames.back() is the current one
     std::vector<RefState> refs; // references held on this path, in the kernel's order (release swaps in the last)
     bool active_rcu_lock = false; // between bpf_rcu_read_lock and bpf_rcu_read_unlock (kfunc_btf.cpp)
+    uint32_t may_goto_depth = 0; // may_goto fall-throughs taken on this path (tells loop iterations apart)
     Frame& cur() { return frames.back(); }
     const Frame& cur() const { return frames.back(); }
 };

@@ -196,6 +196,7 @@ void Gen::find_targets() {
         const isa::OpInfo& op = *isa::decode(insns_[pc]);
         switch (op.shape) {
         case Shape::JA:
+        case Shape::MAY_GOTO:
         case Shape::GOTOL:
         case Shape::JMP_K:
         case Shape::JMP_X:
@@ -952,6 +953,11 @@ void Gen::emit_insn(size_t pc, const isa::OpInfo& op, const isa::Insn& i) {
     case Shape::GOTOL:
         jmp(body_[target(pc, op)]);
         break;
+    case Shape::MAY_GOTO: // the kernel's fix-up: jump once the counter at r10 + imm is 0, else count it down
+        a_.cmp(x86::qword_ptr(q(10), i.imm), asmjit::imm(0));
+        a_.je(body_[target(pc, op)]);
+        a_.sub(x86::qword_ptr(q(10), i.imm), asmjit::imm(1));
+        break;
     case Shape::JMP_K:
         jump(true, false, op.sem, i, target(pc, op));
         break;
@@ -1022,6 +1028,13 @@ Status emit_program(std::span<const isa::Insn> insns, asmjit::CodeHolder& code, 
                     Emitted* out) {
     if (insns.empty())
         return make_error("empty program");
+    for (size_t pc = 0; pc < insns.size(); pc++) { // only the verified form has its counter slot in the frame
+        const isa::OpInfo* op = isa::decode(insns[pc]);
+        const int32_t imm = insns[pc].imm;
+        if (op && op->shape == isa::Shape::MAY_GOTO && (imm >= 0 || imm < -isa::kStackSize || imm % 8 != 0))
+            return make_error(fmt::format("may_goto at pc {} has no loop counter slot (imm {}): the JIT runs only "
+                                          "verified programs' may_goto", pc, imm));
+    }
     Gen gen(insns, code, opts);
     return gen.run(out);
 }

@@ -1,0 +1,221 @@
+// SPDX-License-Identifier: BSD-2-Clause
+// Open-coded iterators (verifier stage): the kernel's KF_ITER_NEW / KF_ITER_NEXT / KF_ITER_DESTROY kfuncs of the
+// numbers and bits iterators. An iterator lives in stack slots marked Slot::iter (the kernel's STACK_ITER) holding
+// a reference from new() to destroy(); next() forks: the drained path (NULL, checked first) and the active one
+// (a non-NULL int pointer, one iteration deeper, widened against the previous iteration), which a checkpoint at
+// the next call closes (iter_loop.cpp). The kernel's process_iter_arg, mark_stack_slots_iter,
+// is_iter_reg_valid_(un)init and process_iter_next_call, in the same order and words.
+#include <array>
+#include <fmt/format.h>
+#include <string_view>
+
+#include "verifier/domain/scalar.hpp"
+#include "verifier/iter.hpp"
+
+namespace strbpf::verifier {
+namespace {
+
+enum class Role : uint8_t { new_, next, destroy };
+
+struct IterType {
+    const char* name; // iter_<name>, struct bpf_iter_<name>
+    int nr_slots;     // sizeof(struct bpf_iter_<name>) / 8
+};
+constexpr std::array<IterType, 3> kIterTypes{{{"", 0}, {"num", 1}, {"bits", 2}}}; // index 0: none
+
+struct IterKfunc {
+    const char* kfunc;
+    uint8_t type; // index in kIterTypes
+    Role role;
+};
+// clang-format off
+constexpr IterKfunc kIterKfuncs[] = {
+    {"bpf_iter_num_new", 1, Role::new_}, {"bpf_iter_num_next", 1, Role::next}, {"bpf_iter_num_destroy", 1, Role::destroy},
+    {"bpf_iter_bits_new", 2, Role::new_}, {"bpf_iter_bits_next", 2, Role::next}, {"bpf_iter_bits_destroy", 2, Role::destroy},
+};
+// clang-format on
+
+const IterKfunc* iter_kfunc_of(std::string_view name) {
+    for (const IterKfunc& k : kIterKfuncs)
+        if (name == k.kfunc)
+            return &k;
+    return nullptr;
+}
+
+// stack_slot_obj_get_spi: the iterator's first slot, -ERANGE beyond the allocated stack, -EINVAL (logged) else.
+constexpr int kErange = -34, kEinval = -22;
+int iter_get_spi(Env& env, const Reg& r, int nr_slots) {
+    if (!r.var.is_const()) {
+        env.note("iter has to be at a constant offset");
+        return kEinval;
+    }
+    const int64_t off = r.off + int64_t(r.var.value);
+    const int64_t spi = (-off - 1) / 8;
+    if (off % 8 || spi + 1 < nr_slots) {
+        env.note(fmt::format("cannot pass in iter at an offset={}", off));
+        return kEinval;
+    }
+    const Frame& f = env.cur.frames[r.frameno];
+    if (spi - nr_slots + 1 < 0 || spi >= int64_t(f.stack.size()))
+        return kErange;
+    return int(spi);
+}
+
+bool slot_is_iter(const StackSlot& s) {
+    for (Slot b : s.bytes)
+        if (b != Slot::iter)
+            return false;
+    return true;
+}
+
+// is_iter_reg_valid_init: every slot an iterator of TYPE, the reference on the first one only.
+bool valid_init(const Frame& f, int spi, uint8_t type, int nr_slots) {
+    for (int i = 0; i < nr_slots; i++) {
+        const StackSlot& s = f.stack[size_t(spi - i)];
+        if (!slot_is_iter(s) || s.iter_kind != type || (i == 0) != (s.spilled.ref_obj_id != 0))
+            return false;
+    }
+    return true;
+}
+
+bool iter_new(Env& env, const IterKfunc& k, const IterType& t) {
+    const Reg r = env.cur.cur().regs[1];
+    int spi = iter_get_spi(env, r, t.nr_slots);
+    bool uninit = spi == kErange;
+    if (spi >= 0) {
+        uninit = true;
+        for (int i = 0; i < t.nr_slots; i++)
+            for (Slot b : env.cur.frames[r.frameno].stack[size_t(spi - i)].bytes)
+                uninit = uninit && b != Slot::iter;
+    }
+    if (!uninit)
+        return env.fail(fmt::format("expected uninitialized iter_{} as arg #0", t.name));
+    for (int i = 0; i < t.nr_slots * 8; i += 8)
+        if (!check_mem_access(env, 1, i, 8, Access::write, -1))
+            return false;
+    spi = iter_get_spi(env, r, t.nr_slots);
+    if (spi < 0)
+        return env.fail(fmt::format("expected uninitialized iter_{} as arg #0", t.name));
+    const uint32_t id = acquire_reference(env, env.pc);
+    Frame& f = env.cur.frames[r.frameno];
+    for (int i = 0; i < t.nr_slots; i++) {
+        StackSlot& s = f.stack[size_t(spi - i)];
+        s.bytes.fill(Slot::iter);
+        s.spilled = Reg{};
+        s.spilled.ref_obj_id = i == 0 ? id : 0;
+        s.iter_kind = k.type;
+        s.iter_state = IterState::active;
+        s.iter_depth = 0;
+        env.scratched_slots |= 1ull << (spi - i);
+    }
+    return true;
+}
+
+// next: the kernel's process_iter_next_call. The current path continues drained with R0 = 0; an active iterator
+// also forks the path where R0 is the next element (handed to the walker as a pending path).
+bool iter_next(Env& env, int spi, uint8_t frameno) {
+    Frame& f = env.cur.frames[frameno];
+    env.scratched_slots |= 1ull << spi; // the log shows the iterator after the call
+    if (f.stack[size_t(spi)].iter_state == IterState::active) {
+        State queued = env.cur;
+        StackSlot& qs = queued.frames[frameno].stack[size_t(spi)];
+        qs.iter_depth++;
+        StoredState* from = env.cur_parent;
+        if (from && from->pc == env.pc)
+            from = from->parent;
+        if (const StoredState* prev = find_prev_entry(from, env.pc, env.cur))
+            widen_imprecise_scalars(prev->st, queued);
+        queued.cur().regs[0] = reg_ptr(RegType::mem, 4); // int *, not NULL
+        env.callback_pending = true;
+        env.callback_state = std::move(queued);
+        env.callback_pc = env.pc + 1;
+    }
+    f.stack[size_t(spi)].iter_state = IterState::drained;
+    env.cur.cur().regs[0] = reg_const(0);
+    return true;
+}
+
+bool iter_destroy(Env& env, int spi, const Reg& r, int nr_slots) {
+    Frame& f = env.cur.frames[r.frameno];
+    const uint32_t id = f.stack[size_t(spi)].spilled.ref_obj_id;
+    for (int i = 0; i < nr_slots; i++) {
+        StackSlot& s = f.stack[size_t(spi - i)];
+        s = StackSlot{};
+        env.scratched_slots |= 1ull << (spi - i);
+    }
+    release_reference(env, id);
+    return true;
+}
+
+// The scalar arguments after the iterator (check_kfunc_args: "R%d is not a scalar").
+bool scalar_args(Env& env, const runtime::KfuncProto& proto) {
+    for (int i = 1; i < proto.nparams; i++) {
+        const std::string_view name = proto.params[i].name ? proto.params[i].name : "";
+        if (name.size() > 5 && name.substr(name.size() - 5) == "__ign")
+            continue;
+        if (env.cur.cur().regs[i + 1].type != RegType::scalar)
+            return env.fail(fmt::format("R{} is not a scalar", i + 1));
+    }
+    return true;
+}
+
+} // namespace
+
+bool is_iter_kfunc(std::string_view name) { return iter_kfunc_of(name) != nullptr; }
+
+bool is_iter_next_call(const Env& env, const isa::Insn& insn) {
+    const auto& names = env.inst.spec().kfuncs;
+    if (insn.src != isa::BPF_PSEUDO_KFUNC_CALL || insn.imm < 0 || size_t(insn.imm) >= names.size())
+        return false;
+    const IterKfunc* k = iter_kfunc_of(names[size_t(insn.imm)]);
+    return k && k->role == Role::next;
+}
+
+bool iter_arg_active(const State& cur) {
+    const Reg& r = cur.cur().regs[1];
+    if (r.type != RegType::stack || !r.var.is_const() || r.frameno >= cur.frames.size())
+        return false;
+    const int64_t spi = (-(r.off + int64_t(r.var.value)) - 1) / 8;
+    const auto& stack = cur.frames[r.frameno].stack;
+    return spi >= 0 && size_t(spi) < stack.size() && stack[size_t(spi)].bytes[0] == Slot::iter &&
+           stack[size_t(spi)].iter_state == IterState::active;
+}
+
+bool do_iter_kfunc(Env& env, const runtime::KfuncProto& proto) {
+    const IterKfunc& k = *iter_kfunc_of(proto.name);
+    const IterType& t = kIterTypes[k.type];
+    const Reg r = env.cur.cur().regs[1];
+    if (r.type != RegType::stack)
+        return env.fail("arg#0 expected pointer to an iterator on stack");
+    int spi = -1;
+    if (k.role == Role::new_) {
+        if (!iter_new(env, k, t))
+            return false;
+    } else {
+        spi = iter_get_spi(env, r, t.nr_slots);
+        if (spi < 0 || !valid_init(env.cur.frames[r.frameno], spi, k.type, t.nr_slots))
+            return env.fail(fmt::format("expected an initialized iter_{} as arg #0", t.name));
+    }
+    if (!scalar_args(env, proto))
+        return false;
+    if (k.role == Role::destroy)
+        iter_destroy(env, spi, r, t.nr_slots);
+    for (int i = 1; i <= 5; i++)
+        env.cur.cur().regs[i] = Reg{};
+    env.cur.cur().regs[0] = k.role == Role::new_ ? reg_unknown() : Reg{};
+    return k.role == Role::next ? iter_next(env, spi, r.frameno) : true;
+}
+
+std::string iter_slot_str(const StackSlot& s) {
+    const char* state = s.iter_state == IterState::active    ? "active"
+                        : s.iter_state == IterState::drained ? "drained"
+                                                             : "<invalid>";
+    const char* type = s.iter_kind < kIterTypes.size() ? kIterTypes[s.iter_kind].name : "";
+    return fmt::format("iter_{}(ref_id={},state={},depth={})", type, s.spilled.ref_obj_id, state, s.iter_depth);
+}
+
+bool iter_slots_equal(const StackSlot& o, const StackSlot& c) {
+    return o.iter_kind == c.iter_kind && o.iter_state == c.iter_state;
+}
+
+} // namespace strbpf::verifier
