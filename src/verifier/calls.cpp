@@ -144,15 +144,14 @@ bool check_helper_arg(Env& env, int regno, ArgKind kind, bool pkt_access, int* m
     case ArgKind::const_alloc_size_or_zero:
         return check_size_arg(env, regno, *mem_regno, kind != ArgKind::const_size, *mem_access);
     case ArgKind::ptr_to_const_str: return check_const_str(env, regno);
+    case ArgKind::ptr_to_ctx_or_null:
+        if (r.type == RegType::scalar && r.is_const() && r.var.value == 0)
+            return true; // register_is_null: no type check
+        [[fallthrough]];
     case ArgKind::ptr_to_ctx:
         if (r.type != RegType::ctx)
             return type_mismatch(env, regno, "ctx");
-        if (!r.var.is_const()) // check_func_arg_reg_off: the ctx as the program got it
-            return env.fail(fmt::format("variable ctx access var_off={} disallowed", tnum_str(r.var)));
-        if (r.off != 0 || r.var.value != 0)
-            return env.fail(fmt::format("dereference of modified ctx ptr R{} off={} disallowed", regno,
-                                        int64_t(r.off) + int64_t(r.var.value)));
-        return true;
+        return check_ctx_reg_off(env, regno); // check_func_arg_reg_off: the ctx as the program got it
     case ArgKind::ptr_to_func:
         if (r.type != RegType::func)
             return type_mismatch(env, regno, "func");

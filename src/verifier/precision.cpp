@@ -3,6 +3,8 @@
 // verifier relies on a scalar's exact bounds (pointer arithmetic, a helper's size, a decided branch, a
 // callback's return value, ...), the kernel's mark_chain_precision walks back through the instructions of the
 // current path and marks every scalar that value was computed from precise in the checkpoints it passes.
+#include <fmt/format.h>
+
 #include "runtime/helpers/helper_table.hpp"
 #include "verifier/env.hpp"
 
@@ -196,24 +198,102 @@ template <typename Fn> void for_each_scalar(const State& st, Fn&& fn) {
 
 } // namespace
 
+namespace {
+
+// fmt_reg_mask / fmt_stack_mask: "r1,r6" and "-8,-24".
+std::string reg_mask_str(uint16_t mask) {
+    std::string out;
+    for (int i = 0; i < 16; i++)
+        if (mask & bit(i))
+            out += fmt::format("{}r{}", out.empty() ? "" : ",", i);
+    return out;
+}
+
+std::string stack_mask_str(uint64_t mask) {
+    std::string out;
+    for (int i = 0; i < 64; i++)
+        if ((mask >> i) & 1)
+            out += fmt::format("{}{}", out.empty() ? "" : ",", -8 * (i + 1));
+    return out;
+}
+
+// The kernel's __mark_chain_precision log at level 2: a header per state, one line per insn backtracked (what
+// is still needed after it, in the frame backtracking is in), the marks each parent state gets.
+struct PrecisionLog {
+    Env& env;
+    bool on() const { return (env.opts.log_level & 2) != 0; }
+    void header(int frame, int last, int first, int subseq) {
+        if (on())
+            env.log += fmt::format("mark_precise: frame{}: last_idx {} first_idx {} subseq_idx {} \n", frame, last,
+                                   first, subseq);
+    }
+    void before(int frame, const BtSet& bt, int32_t pc) {
+        if (on())
+            env.log += fmt::format("mark_precise: frame{}: regs={} stack={} before {}: ({:02x}) {}\n", frame,
+                                   reg_mask_str(bt.regs[size_t(frame)]), stack_mask_str(bt.slots[size_t(frame)]), pc,
+                                   env.insns[size_t(pc)].opcode, insn_text(env, pc));
+    }
+    void parent(int frame, const BtSet& bt, const State& st) {
+        if (on())
+            env.log += fmt::format("mark_precise: frame{}: parent state regs={} stack={}:{}\n", frame,
+                                   reg_mask_str(bt.regs[size_t(frame)]), stack_mask_str(bt.slots[size_t(frame)]),
+                                   kernel_state_str(env, st, frame, true));
+    }
+};
+
+// The pcs a history segment spans (the kernel's first_insn_idx / last_insn_idx of a state): its first insn is
+// the checkpoint's own pc; an empty one starts and ends at PC.
+int seg_first(const std::vector<HistEntry>& seg, int32_t pc) { return seg.empty() ? pc : seg.front().pc; }
+
+} // namespace
+
 void mark_precise(Env& env, BtSet bt) {
+    if (bt.empty())
+        return;
+    PrecisionLog log{env};
     int next_frame = int(env.cur.frames.size()) - 1;
     const std::vector<HistEntry>* seg = &env.hist;
     StoredState* st = env.cur_parent;
+    int last = env.pc, first = seg_first(env.hist, env.pc), subseq = -1;
     for (;;) {
+        log.header(next_frame, last, first, subseq);
         for (size_t i = seg->size(); i-- > 0;) {
-            if (bt.empty())
-                return;
+            log.before(next_frame, bt, (*seg)[i].pc);
             backtrack_insn(env, (*seg)[i], next_frame, bt);
             next_frame = (*seg)[i].frame;
+            if (bt.empty())
+                return;
         }
-        if (!st || bt.empty())
+        if (!st)
             return;
         mark_in_checkpoint(st->st, bt);
         next_frame = int(st->st.frames.size()) - 1;
+        for (int f = next_frame; f >= 0; f--)
+            log.parent(f, bt, st->st);
+        if (bt.empty())
+            return;
+        subseq = first;
         seg = &st->hist;
+        last = seg->empty() ? -1 : seg->back().pc;
+        first = seg_first(*seg, st->pc);
         st = st->parent;
     }
+}
+
+void propagate_precision(Env& env, const State& old) {
+    const BtSet bt = precise_set_of(old);
+    for (int f = int(old.frames.size()) - 1; f >= 0 && (env.opts.log_level & 2); f--) {
+        std::string names;
+        for (int i = 0; i < 10; i++)
+            if (bt.regs[size_t(f)] & bit(i))
+                names += fmt::format("{}r{}", names.empty() ? "" : ",", i);
+        for (int i = 0; i < 64; i++)
+            if ((bt.slots[size_t(f)] >> i) & 1)
+                names += fmt::format("{}fp{}", names.empty() ? "" : ",", -8 * (i + 1));
+        if (!names.empty())
+            env.log += fmt::format("frame {}: propagating {}\n", f, names);
+    }
+    mark_precise(env, bt);
 }
 
 void mark_reg_precise(Env& env, int regno) {

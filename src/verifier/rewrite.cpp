@@ -133,6 +133,16 @@ Result<std::shared_ptr<const VerifiedProgram>> build_verified_program(const Env&
     for (size_t pc = 0; pc < src.size(); pc++) {
         vp->new_pc[pc] = int32_t(vp->insns.size());
         const isa::OpInfo* op = isa::decode(src[pc]);
+        if (op && !env.seen[pc] && isa::operand_error(*op, src[pc]) != isa::OperandError::none) {
+            // Dead code the engines would refuse: the kernel's dead-code trap (sanitize_dead_code), per slot.
+            for (int k = 0; k < isa::slots(*op) && pc < src.size(); k++, pc++) {
+                vp->new_pc[pc] = int32_t(vp->insns.size());
+                vp->insns.push_back(isa::Insn{isa::BPF_JMP | isa::BPF_JA, 0, 0, -1, 0});
+                vp->facts.push_back(InsnFacts{.orig_pc = int32_t(pc)});
+            }
+            pc--;
+            continue;
+        }
         Patch p;
         if (op && !patch_of(env, vp->ctx_model, int32_t(pc), *op, src[pc], &p))
             return make_error(fmt::format("program '{}': no conversion for the ctx access at insn {} (off {})",

@@ -5,6 +5,7 @@
 #include "verifier/verifier.hpp"
 #include "verifier/map_rules.hpp"
 
+#include <chrono>
 #include <cstdio>
 #include <fmt/format.h>
 #include <unordered_map>
@@ -30,6 +31,18 @@ std::string encoding_reason(const std::string& isa_message) {
 }
 
 using isa::Shape;
+
+constexpr int kLogStats = 4; // BPF_LOG_STATS
+
+// What the kernel refuses before it walks a program (resolve_pseudo_ldimm64: "BPF_LDX uses reserved fields", then
+// the ld_imm64 forms and opcodes; check_subprogs / check_cfg: jumps): isa::validate's load scope. The other operand
+// rules (isa::check_operands) apply only to the insns the walk reaches (check_insn_operands).
+Status upfront_checks(std::span<const isa::Insn> insns) {
+    for (size_t pc = 0; pc < insns.size(); pc++)
+        if ((insns[pc].opcode & 0x07) == isa::BPF_LDX && insns[pc].imm != 0)
+            return make_error("BPF_LDX uses reserved fields", -22, int64_t(pc));
+    return isa::validate(insns, isa::Scope::load);
+}
 
 struct Pending {
     State st;
@@ -84,7 +97,7 @@ class Walker {
                 continue;
             finish_path();
             if (pending_.empty()) {
-                if (env_.opts.log_level == 1)
+                if ((env_.opts.log_level & 3) == 1)
                     env_.log.clear(); // the kernel keeps no log of a successful check at level 1
                 return true;
             }
@@ -95,7 +108,7 @@ class Walker {
             env_.prev_pc = p.from;
             env_.cur_parent = p.parent;
             env_.hist = std::move(p.hist);
-            if (env_.opts.log_level == 1)
+            if ((env_.opts.log_level & 3) == 1)
                 env_.log.resize(p.log_pos); // pop_stack: only the failing path's log remains
             mark_all_scratched(env_);
             from_pop_ = true;
@@ -200,7 +213,7 @@ class Walker {
             if (states_equal(env_, sl->st, env_.cur, env_.pc, Cmp::range)) {
                 sl->hit++;
                 // What the checkpoint's paths relied on, this path relies on too.
-                mark_precise(env_, precise_set_of(sl->st));
+                propagate_precision(env_, sl->st);
                 return 1;
             }
             if (sl->missed_too_often(kMisses)) {
@@ -230,36 +243,17 @@ class Walker {
     // The kernel's do_check prints, per insn: the state the previous one left (if touched), the source line, and
     // "N: (op) insn". An ld_imm64 shows the value as the kernel does, with strbpf's addresses for maps.
     void log_insn() {
-        if (env_.opts.log_level > 1 && from_pop_)
+        if ((env_.opts.log_level & 2) && from_pop_)
             env_.log += fmt::format("\nfrom {} to {}:{}\n", env_.prev_pc, env_.pc,
                                     kernel_state_str(env_, env_.cur, int(env_.cur.frames.size()) - 1, true));
-        if (env_.opts.log_level > 1 && from_pop_)
+        if ((env_.opts.log_level & 2) && from_pop_)
             env_.scratched_regs = 0, env_.scratched_slots = 0;
         else if (env_.scratched_regs || env_.scratched_slots)
             print_insn_state(env_);
         from_pop_ = false;
         print_linfo(env_, env_.pc);
         const isa::Insn& in = env_.insns[size_t(env_.pc)];
-        std::string text;
-        if (in.opcode == (isa::BPF_LD | isa::BPF_IMM | isa::BPF_DW) && size_t(env_.pc) + 1 < env_.insns.size()) {
-            uint64_t v = uint64_t(uint32_t(in.imm)) | uint64_t(uint32_t(env_.insns[size_t(env_.pc) + 1].imm)) << 32;
-            runtime::Map* m = in.src == isa::BPF_PSEUDO_MAP_FD || in.src == isa::BPF_PSEUDO_MAP_VALUE
-                                  ? env_.map(uint32_t(in.imm))
-                                  : nullptr;
-            if (in.src == isa::BPF_PSEUDO_MAP_FD)
-                v = reinterpret_cast<uint64_t>(m);
-            else if (in.src == isa::BPF_PSEUDO_MAP_VALUE)
-                v = m && m->direct_value()
-                        ? reinterpret_cast<uint64_t>(m->direct_value()) + uint32_t(env_.insns[size_t(env_.pc) + 1].imm)
-                        : 0;
-            text = fmt::format("r{} = {:#x}", int(in.dst), v);
-        } else {
-            auto names = [](uint8_t s, int32_t imm) -> std::string {
-                const runtime::HelperProto* h = s == 0 ? runtime::find_helper(imm) : nullptr;
-                return h ? h->name : "";
-            };
-            text = isa::disasm_insn(env_.insns, size_t(env_.pc), names);
-        }
+        const std::string text = insn_text(env_, env_.pc);
         const size_t start = env_.log.size();
         env_.log += fmt::format("{}: ({:02x}) {}\n", env_.pc, in.opcode, text);
         env_.prev_insn_print_pos = env_.log.size() - start;
@@ -289,6 +283,9 @@ class Walker {
         if (env_.opts.log_level > 0)
             log_insn();
         const isa::Insn& insn = env_.insns[env_.pc];
+        if (!check_insn_operands(env_, *op, insn))
+            return false;
+        env_.seen[size_t(env_.pc)] = 1;
         env_.cur_entry = HistEntry{};
         env_.cur_entry.pc = env_.pc;
         env_.cur_entry.frame = uint8_t(env_.cur.frames.size() - 1);
@@ -375,11 +372,13 @@ class Walker {
                 return false;
             print_insn_state(env_); // check_cond_jmp_op prints the fall-through state after the fork
             env_.pc++;
-        } else if (take) {
+        } else if (take) { // a decided jump: check_cond_jmp_op prints the state before following it
+            print_insn_state(env_);
             if (!branch.frames.empty())
                 env_.cur = std::move(branch);
             env_.pc = target;
         } else if (fall) {
+            print_insn_state(env_);
             env_.pc++;
         } else {
             // neither successor is possible: this path cannot happen
@@ -431,6 +430,7 @@ void attach_program(Env& env, const runtime::ObjectInstance& inst, const loader:
 } // namespace
 
 Verdict verify(const runtime::ObjectInstance& inst, const loader::ProgramSpec& prog, const Options& opts) {
+    const auto started = std::chrono::steady_clock::now();
     Verdict v;
     Env env(inst, prog, opts);
     if (const std::string why = unverifiable_reason(prog); !why.empty()) {
@@ -443,7 +443,7 @@ Verdict verify(const runtime::ObjectInstance& inst, const loader::ProgramSpec& p
         v.log = v.reason + "\n";
         return v;
     }
-    if (Status s = isa::validate(prog.insns); !s) {
+    if (Status s = upfront_checks(prog.insns); !s) {
         v.reason = encoding_reason(s.error().message);
         v.pc = s.error().pc;
         v.log = v.reason + "\n";
@@ -490,6 +490,14 @@ Verdict verify(const runtime::ObjectInstance& inst, const loader::ProgramSpec& p
     if (!v.ok) {
         v.reason = env.reason;
         v.pc = env.fail_pc;
+    }
+    if (opts.log_level & kLogStats) { // print_verification_stats
+        std::string depths;
+        for (size_t i = 0; i < env.subprogs.size(); i++)
+            depths += fmt::format("{}{}", i ? "+" : "", i < env.stack_depth.size() ? env.stack_depth[i] : 0);
+        const auto usec = std::chrono::duration_cast<std::chrono::microseconds>(
+            std::chrono::steady_clock::now() - started);
+        env.log += fmt::format("verification time {} usec\nstack depth {}\n", usec.count(), depths);
     }
     env.log += fmt::format("processed {} insns (limit {}) max_states_per_insn {} total_states {} peak_states {} "
                            "mark_read 0\n",
