@@ -443,7 +443,9 @@ bool call_global(Env& env, const Subprog& sp) {
 bool push_callback(Env& env, int32_t helper) {
     Frame& caller = env.cur.cur();
     if (helper == 181) {
-        mark_reg_precise(env, 1); // the iteration count decides when to stop unrolling
+        if (caller.regs[4].is_const() && caller.regs[4].var.value == 0)
+            mark_reg_precise(env, 4); // loop_flag_is_zero: whether the call may be inlined rests on it
+        mark_reg_precise(env, 1);     // the iteration count decides when to stop unrolling
         if (caller.callback_depth >= caller.regs[1].umax) {
             caller.callback_depth = 0;
             return true;

@@ -47,6 +47,9 @@ struct HistEntry {
 };
 inline constexpr uint8_t kHistFullSlot = 1;    // a store that overwrote whole 8-byte slot(s)
 inline constexpr uint8_t kHistCallbackRet = 2; // an exit from a callback frame (back to the helper call)
+// A conditional jump whose dst / src operand is a stack pointer (INSN_F_DST_REG_STACK / INSN_F_SRC_REG_STACK):
+// backtracking does not ask for its precision.
+inline constexpr uint8_t kHistDstStack = 4, kHistSrcStack = 8;
 
 // Registers (per frame) and stack slots (per frame) whose values must be known exactly.
 struct BtSet {

@@ -128,7 +128,8 @@ void backtrack_insn(const Env& env, const HistEntry& e, int next_frame, BtSet& b
             break;
         if (op.sem == Sem::mov || op.sem == Sem::movsx8 || op.sem == Sem::movsx16 || op.sem == Sem::movsx32)
             r &= uint16_t(~d);
-        r |= s;
+        if (in.src != 10) // the frame pointer is never a scalar
+            r |= s;
         break;
     case Shape::LDDW: r &= uint16_t(~d); break;
     case Shape::LD_ABS:
@@ -142,7 +143,8 @@ void backtrack_insn(const Env& env, const HistEntry& e, int next_frame, BtSet& b
     case Shape::JMP32_X: {
         // Either operand (or a scalar refined with them through a shared id) being needed makes all needed.
         BtSet group;
-        group.regs[f] = uint16_t(d | (op.shape == Shape::JMP_X || op.shape == Shape::JMP32_X ? s : 0));
+        const bool is_x = op.shape == Shape::JMP_X || op.shape == Shape::JMP32_X;
+        group.regs[f] = uint16_t(((e.flags & kHistDstStack) ? 0 : d) | (is_x && !(e.flags & kHistSrcStack) ? s : 0));
         if (e.linked >= 0)
             merge(group, env.linked_sets[size_t(e.linked)]);
         if (intersects(bt, group))
@@ -235,7 +237,7 @@ struct PrecisionLog {
     }
     void parent(int frame, const BtSet& bt, const State& st) {
         if (on())
-            env.log += fmt::format("mark_precise: frame{}: parent state regs={} stack={}:{}\n", frame,
+            env.log += fmt::format("mark_precise: frame{}: parent state regs={} stack={}: {}\n", frame,
                                    reg_mask_str(bt.regs[size_t(frame)]), stack_mask_str(bt.slots[size_t(frame)]),
                                    kernel_state_str(env, st, frame, true));
     }

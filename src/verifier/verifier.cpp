@@ -164,7 +164,12 @@ class Walker {
             StoredState* s = it->second;
             if (states_equal(env_, s->st, env_.cur, env_.pc, Cmp::all_precise)) {
                 s->hit++;
+                propagate_precision(env_, s->st); // what the kernel does (and logs) here
+                // ...and, as its marks are not final, every scalar: marks beyond the kernel's, not in its log
+                const int level = env_.opts.log_level;
+                env_.opts.log_level = 0;
                 mark_precise(env_, all_scalars_of(env_.cur));
+                env_.opts.log_level = level;
                 return 1;
             }
             it = s->missed_too_often(kForcedMisses) ? active.erase(it) : std::next(it);
@@ -246,9 +251,7 @@ class Walker {
         if ((env_.opts.log_level & 2) && from_pop_)
             env_.log += fmt::format("\nfrom {} to {}:{}\n", env_.prev_pc, env_.pc,
                                     kernel_state_str(env_, env_.cur, int(env_.cur.frames.size()) - 1, true));
-        if ((env_.opts.log_level & 2) && from_pop_)
-            env_.scratched_regs = 0, env_.scratched_slots = 0;
-        else if (env_.scratched_regs || env_.scratched_slots)
+        if (env_.scratched_regs || env_.scratched_slots) // after a pop everything is: the state again, "N: ..."
             print_insn_state(env_);
         from_pop_ = false;
         print_linfo(env_, env_.pc);
@@ -345,7 +348,17 @@ class Walker {
             env_.pc++;
             return true;
         case Shape::CALL_LOCAL: env_.jmps_processed++; return do_local_call(env_, env_.pc + insn.imm + 1);
-        case Shape::EXIT: env_.jmps_processed++; return do_exit(env_, path_done);
+        case Shape::EXIT: {
+            env_.jmps_processed++;
+            const int32_t at = env_.pc;
+            if (!do_exit(env_, path_done))
+                return false;
+            if (!*path_done) { // back in a caller: the kernel logs the next insn as after a pop ("from 18 to 9")
+                env_.prev_pc = at;
+                from_pop_ = true;
+            }
+            return true;
+        }
         default:
             if (!do_load_store(env_, op, insn))
                 return false;

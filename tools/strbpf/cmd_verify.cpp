@@ -22,6 +22,7 @@ namespace {
 struct VerifyOptions {
     std::string obj, prog, engine = "strbpf";
     int log_level = 0;
+    uint32_t prog_flags = 0; // BPF_F_* of BPF_PROG_LOAD (BPF_F_TEST_STATE_FREQ = 8, ...), as a test's __flag
     bool json = false, log = false;
 };
 
@@ -88,6 +89,7 @@ int verify_kernel(const VerifyOptions& o, const loader::ObjectSpec& spec) {
             continue;
         exec::kernel::LoadOptions lo;
         lo.log_level = effective_level(o);
+        lo.prog_flags = o.prog_flags;
         lo.btf_custom_path = target_options().btf_path;
         const auto t0 = std::chrono::steady_clock::now();
         auto ko = exec::kernel::KernelObject::load(o.obj, prog.name, {}, lo);
@@ -133,7 +135,7 @@ int verify_all(const VerifyOptions& o) {
             continue;
         const auto t0 = std::chrono::steady_clock::now();
         const int level = effective_level(o);
-        verifier::Verdict v = verifier::verify(*inst.value(), prog, verifier::Options{level});
+        verifier::Verdict v = verifier::verify(*inst.value(), prog, verifier::Options{level, o.prog_flags});
         if ((level & 3) == 0 && level) // BPF_LOG_STATS alone: the kernel prints only the statistics
             v.log = stats_only(v.log);
         const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -159,6 +161,7 @@ Runner add_verify_command(CLI::App& app) {
         ->capture_default_str();
     c->add_option("--engine", o->engine, "strbpf (strbpf's verifier) or kernel (the live kernel's, through libbpf)")
         ->capture_default_str();
+    c->add_option("--prog-flags", o->prog_flags, "BPF_F_* load flags, as a test's __flag (8: BPF_F_TEST_STATE_FREQ)");
     c->add_flag("--log", o->log, "print the whole verifier log (at --log-level, at least 1)");
     c->add_flag("--json", o->json, "one JSON object per program and line");
     return [o] { return verify_all(*o); };
