@@ -303,7 +303,7 @@ bool check_cfg(Env& env) {
         case Shape::JMP_K:
         case Shape::JMP_X:
         case Shape::JMP32_K:
-        case Shape::JMP32_X: env.prune_point[pc] = 1; break;
+        case Shape::JMP32_X: env.prune_point[pc] = env.prune_point[pc + in.off + 1] = 1; break; // and the target
         case Shape::CALL_LOCAL: env.prune_point[pc] = 1; [[fallthrough]];
         case Shape::CALL_HELPER:
             if (op->shape == Shape::CALL_HELPER && (in.imm == 181 || in.imm == 164))
