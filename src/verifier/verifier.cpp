@@ -78,6 +78,16 @@ uint16_t insn_regs(const isa::OpInfo& op, const isa::Insn& insn) {
     }
 }
 
+// The kernel's callback_unroll_depth in the infinite-loop check: two rounds of a callback are never one loop.
+bool same_callback_rounds(const State& a, const State& b) {
+    if (a.frames.size() != b.frames.size())
+        return false;
+    for (size_t i = 0; i < a.frames.size(); i++)
+        if (a.frames[i].callback_depth != b.frames[i].callback_depth)
+            return false;
+    return true;
+}
+
 class Walker {
   public:
     explicit Walker(Env& env) : env_(env), explored_(env.insns.size()) {}
@@ -189,7 +199,8 @@ class Walker {
         // missing (only counted when a checkpoint would be added here, as in the kernel) is no longer compared.
         auto [lo, hi] = at.active.equal_range(h);
         for (auto it = lo; it != hi && !forced;) {
-            if (!states_equal(env_, it->second->st, env_.cur, env_.pc, Cmp::exact)) {
+            if (!states_equal(env_, it->second->st, env_.cur, env_.pc, Cmp::exact) ||
+                !same_callback_rounds(it->second->st, env_.cur)) {
                 StoredState* s = it->second;
                 it = add && s->missed_too_often(kMisses) ? at.active.erase(it) : std::next(it);
                 continue;
