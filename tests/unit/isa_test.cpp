@@ -256,9 +256,6 @@ TEST(Assembler, ErrorsNameTheLine) {
     }
 }
 
-} // namespace
-} // namespace strbpf::isa
-
 // The load scope is what must hold before the verifier walks a program: operand rules are left to the walk, the
 // encoding and jump rules are not.
 TEST(Validate, LoadScopeLeavesOperandRulesToTheWalk) {
@@ -273,3 +270,6 @@ TEST(Validate, LoadScopeLeavesOperandRulesToTheWalk) {
     EXPECT_FALSE(validate(std::vector<Insn>{raw(0xff), raw(kExit)}, Scope::load).ok());
     EXPECT_FALSE(validate(std::vector<Insn>{raw(0x0000000000050005), raw(kExit)}, Scope::load).ok());
 }
+
+} // namespace
+} // namespace strbpf::isa
