@@ -56,8 +56,9 @@ TEST(VerifierWalkOrder, OperandRulesApplyWhereTheWalkReaches) {
     for (const Case& c : cases()) {
         const verifier::Verdict v = vtest::strbpf_verdict(kSocket, c.insns);
         EXPECT_EQ(v.ok, c.ok) << c.name << ": " << v.reason;
-        if (!c.ok)
+        if (!c.ok) {
             EXPECT_EQ(v.reason, c.reason) << c.name;
+        }
     }
 }
 
@@ -67,7 +68,7 @@ TEST(VerifierWalkOrder, DeadCodeTheEnginesWouldRefuseIsTheKernelsTrap) {
     ASSERT_TRUE(v.program);
     const auto& insns = v.program->insns;
     ASSERT_EQ(insns.size(), 4u);
-    EXPECT_EQ(insns[2].opcode, isa::BPF_JMP | isa::BPF_JA);
+    EXPECT_EQ(insns[2].opcode, 0x05); // BPF_JMP | BPF_JA
     EXPECT_EQ(insns[2].off, -1);
     EXPECT_TRUE(isa::validate(insns).ok()); // what the interpreter and the JIT accept
     // Dead code the engines can run stays as written.
@@ -83,8 +84,9 @@ TEST(VerifierWalkOrder, KernelAgrees) {
         bool loaded = false;
         const std::string reason = vtest::kernel_verdict(kSocket, c.insns, &loaded);
         EXPECT_EQ(loaded, c.ok) << c.name << ": " << reason;
-        if (!c.ok)
+        if (!c.ok) {
             EXPECT_EQ(reason, c.reason) << c.name;
+        }
     }
 }
 
