@@ -5,13 +5,14 @@
 #include <mutex>
 
 #include "exec/runner.hpp"
+#include "isa/opcodes.hpp"
 #include "verifier/verifier.hpp"
 
 namespace strbpf::exec {
 
 Status load_check(EngineKind engine, const runtime::ObjectInstance& inst, const runtime::LinkedProgram& prog) {
-    if (engine == EngineKind::interp_checked)
-        return prog.linked ? ok_status() : Status(prog.link_error);
+    if (engine == EngineKind::interp_checked) // runs the linked program as written: every insn must be valid
+        return prog.linked ? isa::validate(prog.insns) : Status(prog.link_error);
     return load_check(engine, inst, prog, 0, nullptr);
 }
 
@@ -19,6 +20,8 @@ Status load_check(EngineKind engine, const runtime::ObjectInstance& inst, const 
                   int log_level, std::string* log) {
     if (!prog.linked)
         return prog.link_error;
+    if (engine == EngineKind::interp_checked)
+        STRBPF_TRY(isa::validate(prog.insns));
     runtime::ProgramCache& c = *prog.cache;
     std::lock_guard<std::mutex> lock(c.mu);
     if (!c.verified) {

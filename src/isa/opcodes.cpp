@@ -148,8 +148,40 @@ bool reads_src_reg(Shape s) {
 
 Error at(size_t pc, std::string msg) { return make_error(fmt::format("pc {}: {}", pc, msg), -22, int64_t(pc)); }
 
+} // namespace
+
+OperandError operand_error(const OpInfo& op, const Insn& i) {
+    if (!reserved_fields(op, i).empty())
+        return OperandError::reserved;
+    if (i.src > 10 && (reads_src_reg(op.shape) || op.field != Field::SRC))
+        return OperandError::bad_src;
+    if (i.dst > 10)
+        return OperandError::bad_dst;
+    if (writes_dst(op.shape) && i.dst == 10)
+        return OperandError::writes_r10;
+    const bool atomic = op.shape == Shape::ATOMIC_W || op.shape == Shape::ATOMIC_DW;
+    if (atomic && (op.value & BPF_FETCH) && i.src == 10)
+        return OperandError::fetch_writes_r10;
+    return OperandError::none;
+}
+
+Status check_operands(const OpInfo& op, const Insn& i, size_t pc) {
+    switch (operand_error(op, i)) {
+    case OperandError::none: return ok_status();
+    case OperandError::reserved:
+        return at(pc, fmt::format("{} uses reserved field {} (must be 0)", op.mnemonic, reserved_fields(op, i)));
+    case OperandError::bad_src: return at(pc, fmt::format("invalid src register r{}", i.src));
+    case OperandError::bad_dst: return at(pc, fmt::format("invalid dst register r{}", i.dst));
+    case OperandError::writes_r10: return at(pc, "frame pointer r10 is read only");
+    case OperandError::fetch_writes_r10: return at(pc, "frame pointer r10 is read only (atomic fetch writes src)");
+    }
+    return ok_status();
+}
+
+namespace {
+
 // Everything validate() checks about one instruction except where its jumps land.
-Status check_insn(std::span<const Insn> prog, size_t pc, const OpInfo** out) {
+Status check_insn(std::span<const Insn> prog, size_t pc, Scope scope, const OpInfo** out) {
     const Insn& i = prog[pc];
     const OpInfo* op = decode(i);
     if (!op) {
@@ -161,17 +193,8 @@ Status check_insn(std::span<const Insn> prog, size_t pc, const OpInfo** out) {
                                   i.opcode, forms[0].mnemonic));
     }
     *out = op;
-    if (i.dst > 10)
-        return at(pc, fmt::format("invalid dst register r{}", i.dst));
-    if (i.src > 10 && (reads_src_reg(op->shape) || op->field != Field::SRC))
-        return at(pc, fmt::format("invalid src register r{}", i.src));
-    if (std::string bad = reserved_fields(*op, i); !bad.empty())
-        return at(pc, fmt::format("{} uses reserved field {} (must be 0)", op->mnemonic, bad));
-    if (writes_dst(op->shape) && i.dst == 10)
-        return at(pc, "frame pointer r10 is read only");
-    const bool atomic = op->shape == Shape::ATOMIC_W || op->shape == Shape::ATOMIC_DW;
-    if (atomic && (op->value & BPF_FETCH) && i.src == 10)
-        return at(pc, "frame pointer r10 is read only (atomic fetch writes src)");
+    if (scope == Scope::all)
+        STRBPF_TRY(check_operands(*op, i, pc));
     if (op->shape == Shape::LDDW) {
         if (pc + 1 >= prog.size())
             return at(pc, "ld_imm64 is missing its second slot");
@@ -343,7 +366,7 @@ std::vector<Insn> sample_program(const OpInfo& op) {
 
 // Allocation-free (engines validate on every run): a slot is the second half of an ld_imm64 exactly when the slot
 // before it has opcode 0x18, because check_insn() requires second slots to have opcode 0.
-Status validate(std::span<const Insn> prog) {
+Status validate(std::span<const Insn> prog, Scope scope) {
     if (prog.empty())
         return make_error("empty program");
     if (prog.size() > kMaxInsns)
@@ -351,7 +374,7 @@ Status validate(std::span<const Insn> prog) {
     const OpInfo* last = nullptr;
     size_t last_pc = 0;
     for (size_t pc = 0; pc < prog.size(); pc++) {
-        STRBPF_TRY(check_insn(prog, pc, &last));
+        STRBPF_TRY(check_insn(prog, pc, scope, &last));
         last_pc = pc;
         pc += size_t(slots(*last) - 1);
     }

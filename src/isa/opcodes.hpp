@@ -106,9 +106,20 @@ const char* ld_imm64_pseudo_name(uint8_t src);
 // "every engine handles every opcode" tests: run it with r1 pointing at >= 8 writable bytes.
 std::vector<Insn> sample_program(const OpInfo& op);
 
-// Checks every instruction against RFC 9669: known opcode and form, registers r0..r10 (r10 never written),
-// reserved fields zero, ld_imm64 complete, every jump/call target inside the program and not inside an ld_imm64,
-// last instruction exit or a jump. Errors carry the pc and name it in the message ("pc 3: ...").
-Status validate(std::span<const Insn> prog);
+// One instruction's operands: reserved fields zero, registers r0..r10, r10 never written (not even by an atomic
+// fetch's src), checked in this order. The kernel applies these rules only to instructions its verifier's walk
+// reaches.
+enum class OperandError : uint8_t { none, reserved, bad_src, bad_dst, writes_r10, fetch_writes_r10 };
+OperandError operand_error(const OpInfo& op, const Insn& insn);
+Status check_operands(const OpInfo& op, const Insn& insn, size_t pc);
+
+// Scope::all: everything an engine needs. Scope::load: all but check_operands(), what a program must satisfy
+// before the verifier walks it (dead code is not checked further; the verified program replaces it).
+enum class Scope : uint8_t { all, load };
+
+// Checks every instruction against RFC 9669: known opcode and form, check_operands() (Scope::all), ld_imm64
+// complete, every jump/call target inside the program and not inside an ld_imm64, last instruction exit or a jump.
+// Errors carry the pc and name it in the message ("pc 3: ...").
+Status validate(std::span<const Insn> prog, Scope scope = Scope::all);
 
 } // namespace strbpf::isa

@@ -171,8 +171,10 @@ Status ObjectInstance::link(const loader::ProgramSpec& prog, LinkedProgram* out)
             in.imm = k;
         }
     }
-    // Engines run linked programs without re-validating them.
-    if (auto st = isa::validate(insns); !st)
+    // What the kernel checks before its verifier walks a program; the operand rules of the insns the walk reaches
+    // are the verifier's (the interpreter and the JIT run its verified program), and interp-checked, which runs the
+    // linked program, validates it whole (exec::load_check).
+    if (auto st = isa::validate(insns, isa::Scope::load); !st)
         return fail(size_t(std::max<int64_t>(st.error().pc, 0)), st.error().message);
     return ok_status();
 }

@@ -202,13 +202,34 @@ template <typename Fn> void for_each_reg(State& st, Fn&& fn) {
     }
 }
 
+// The registers of frame F that collect_linked_regs ties to a jump's operands: those live before the frame's
+// current insn (the jump in the current frame, the call in a caller's); dead ones are neither refined nor
+// backtracked through.
+uint16_t linkable_regs(const Env& env, const State& st, size_t f) {
+    const int32_t pc = f + 1 == st.frames.size() ? env.pc : st.frames[f + 1].callsite;
+    return pc >= 0 && size_t(pc) < env.live_in.size() ? uint16_t(env.live_in[size_t(pc)] & 0x3ff) : uint16_t(0x3ff);
+}
+
+// for_each_reg over the linkable registers and every spilled slot.
+template <typename Fn> void for_each_linkable(const Env& env, State& st, Fn&& fn) {
+    for (size_t f = 0; f < st.frames.size(); f++) {
+        const uint16_t live = linkable_regs(env, st, f);
+        for (int i = 0; i < isa::kNumRegs; i++)
+            if (live & (1u << i))
+                fn(st.frames[f].regs[size_t(i)]);
+        for (StackSlot& sl : st.frames[f].stack)
+            if (sl.bytes[0] == Slot::spill || sl.bytes[7] == Slot::spill)
+                fn(sl.spilled);
+    }
+}
+
 // Copies a refined scalar into every register tied to it (same id): the same value, or the value plus the
 // difference of their constant deltas (the kernel's sync_linked_regs). A 32-bit tie wraps and zero-extends;
 // 32- and 64-bit deltas cannot be related, so such pairs are left alone.
-void propagate_equal_scalars(State& st, const Reg& r) {
+void propagate_equal_scalars(const Env& env, State& st, const Reg& r) {
     if (r.type != RegType::scalar || r.id == 0)
         return;
-    for_each_reg(st, [&](Reg& o) {
+    for_each_linkable(env, st, [&](Reg& o) {
         if (o.type != RegType::scalar || o.id != r.id || &o == &r)
             return;
         if (o.link == r.link && o.off == r.off) {
@@ -315,9 +336,10 @@ void note_linked(Env& env, const Reg& d, const Reg& s) {
     bool any = false;
     for (size_t f = 0; f < env.cur.frames.size() && f < set.regs.size(); f++) {
         const Frame& fr = env.cur.frames[f];
+        const uint16_t live = linkable_regs(env, env.cur, f);
         for (int i = 0; i < isa::kNumRegs; i++) {
             const Reg& r = fr.regs[size_t(i)];
-            if (r.type == RegType::scalar && r.id && (r.id == d.id || r.id == s.id))
+            if ((live & (1u << i)) && r.type == RegType::scalar && r.id && (r.id == d.id || r.id == s.id))
                 set.regs[f] |= uint16_t(1u << i), any = true;
         }
         for (size_t i = 0; i < fr.stack.size() && i < 64; i++) {
@@ -345,6 +367,10 @@ bool do_cond_jump(Env& env, const isa::OpInfo& op, const isa::Insn& insn, State*
     Reg d = regs[insn.dst];
     Reg s = is_x ? regs[insn.src] : reg_const(is32 ? uint64_t(uint32_t(insn.imm)) : uint64_t(int64_t(insn.imm)));
     *take_jump = *fall_through = true;
+    if (d.type == RegType::stack) // backtracking never asks for a stack pointer's precision
+        env.cur_entry.flags |= kHistDstStack;
+    if (is_x && s.type == RegType::stack)
+        env.cur_entry.flags |= kHistSrcStack;
 
     if (d.type == RegType::scalar && s.type == RegType::scalar) {
         note_linked(env, d, s);
@@ -361,10 +387,10 @@ bool do_cond_jump(Env& env, const isa::OpInfo& op, const isa::Insn& insn, State*
         *fall_through = refine(fd, fs, op.sem, false, is32);
         auto apply = [&](State& st, const Reg& nd, const Reg& ns) {
             st.cur().regs[insn.dst] = nd;
-            propagate_equal_scalars(st, nd);
+            propagate_equal_scalars(env, st, nd);
             if (is_x) {
                 st.cur().regs[insn.src] = ns;
-                propagate_equal_scalars(st, ns);
+                propagate_equal_scalars(env, st, ns);
             }
         };
         if (*take_jump)

@@ -149,15 +149,14 @@ bool check_helper_arg(Env& env, int regno, ArgKind kind, bool pkt_access, int* m
     case ArgKind::const_alloc_size_or_zero:
         return check_size_arg(env, regno, *mem_regno, kind != ArgKind::const_size, *mem_access);
     case ArgKind::ptr_to_const_str: return check_const_str(env, regno);
+    case ArgKind::ptr_to_ctx_or_null:
+        if (r.type == RegType::scalar && r.is_const() && r.var.value == 0)
+            return true; // register_is_null: no type check
+        [[fallthrough]];
     case ArgKind::ptr_to_ctx:
         if (r.type != RegType::ctx)
             return type_mismatch(env, regno, "ctx");
-        if (!r.var.is_const()) // check_func_arg_reg_off: the ctx as the program got it
-            return env.fail(fmt::format("variable ctx access var_off={} disallowed", tnum_str(r.var)));
-        if (r.off != 0 || r.var.value != 0)
-            return env.fail(fmt::format("dereference of modified ctx ptr R{} off={} disallowed", regno,
-                                        int64_t(r.off) + int64_t(r.var.value)));
-        return true;
+        return check_ctx_reg_off(env, regno); // check_func_arg_reg_off: the ctx as the program got it
     case ArgKind::ptr_to_func:
         if (r.type != RegType::func)
             return type_mismatch(env, regno, "func");
@@ -458,7 +457,9 @@ bool call_global(Env& env, const Subprog& sp) {
 bool push_callback(Env& env, int32_t helper) {
     Frame& caller = env.cur.cur();
     if (helper == 181) {
-        mark_reg_precise(env, 1); // the iteration count decides when to stop unrolling
+        if (caller.regs[4].is_const() && caller.regs[4].var.value == 0)
+            mark_reg_precise(env, 4); // loop_flag_is_zero: whether the call may be inlined rests on it
+        mark_reg_precise(env, 1);     // the iteration count decides when to stop unrolling
         if (caller.callback_depth >= caller.regs[1].umax) {
             caller.callback_depth = 0;
             return true;

@@ -315,11 +315,11 @@ bool check_cfg(Env& env) {
         case Shape::JMP32_K:
         case Shape::JMP32_X:
             env.prune_point[pc] = 1;
-            target(pc + in.off + 1, false);
+            target(pc + in.off + 1, true); // and the target
             break;
         case Shape::MAY_GOTO:
             env.prune_point[pc] = 1, env.loop_point[pc] = kLoopMayGoto;
-            target(pc + in.off + 1, false);
+            target(pc + in.off + 1, true); // and the target
             break;
         case Shape::CALL_LOCAL: env.prune_point[pc] = 1; [[fallthrough]];
         case Shape::CALL_HELPER:

@@ -313,12 +313,24 @@ bool check_strict_alignment(Env& env, int regno, int32_t insn_off, int size, boo
     return env.fail(fmt::format("misaligned {}access off {}+{}+{} size {}", desc, var, r.off, insn_off, size));
 }
 
-bool ctx_access(Env& env, int regno, int32_t off, int size, Access access, int value_regno, bool sign_extend) {
+} // namespace
+
+bool check_ctx_reg_off(Env& env, int regno) {
     const Reg& r = env.cur.cur().regs[regno];
+    if (r.off < 0)
+        return env.fail(fmt::format("negative offset ctx ptr R{} off={} disallowed", regno, r.off));
     if (r.off != 0)
         return env.fail(fmt::format("dereference of modified ctx ptr R{} off={} disallowed", regno, r.off));
     if (!r.var.is_const() || r.var.value != 0)
         return env.fail(fmt::format("variable ctx access var_off={} disallowed", tnum_str(r.var)));
+    return true;
+}
+
+namespace {
+
+bool ctx_access(Env& env, int regno, int32_t off, int size, Access access, int value_regno, bool sign_extend) {
+    if (!check_ctx_reg_off(env, regno))
+        return false;
     if (env.attach)
         return btf_ctx_load(env, off, size, is_write(access), is_write(access) ? -1 : value_regno);
     RegType field = RegType::scalar;
@@ -547,6 +559,59 @@ bool stack_const(Env& env, int regno, int size, uint64_t* out) {
     BtSet bt; // the decision rests on this spilled value
     bt.slots[r.frameno] = 1ull << slot;
     mark_precise(env, bt);
+    return true;
+}
+
+} // namespace strbpf::verifier
+
+namespace strbpf::verifier {
+namespace {
+
+// The class a "BPF_... uses reserved fields" message names (check_alu_op, do_check_insn, check_ld_abs).
+const char* reserved_fields_class(const isa::OpInfo& op) {
+    using isa::Shape;
+    switch (op.shape) {
+    case Shape::NEG64:
+    case Shape::NEG32: return "BPF_NEG";
+    case Shape::END: return "BPF_END";
+    case Shape::ST: return "BPF_ST";
+    case Shape::STX:
+    case Shape::ATOMIC_W:
+    case Shape::ATOMIC_DW: return "BPF_STX";
+    case Shape::LDX:
+    case Shape::LDSX: return "BPF_LDX";
+    case Shape::LD_ABS:
+    case Shape::LD_IND: return "BPF_LD_[ABS|IND]";
+    case Shape::JA:
+    case Shape::GOTOL: return "BPF_JA";
+    case Shape::CALL_HELPER:
+    case Shape::CALL_LOCAL:
+    case Shape::CALL_KFUNC: return "BPF_CALL";
+    case Shape::EXIT: return "BPF_EXIT";
+    case Shape::JMP_K:
+    case Shape::JMP_X:
+    case Shape::JMP32_K:
+    case Shape::JMP32_X: return "BPF_JMP/JMP32";
+    case Shape::LDDW: return "BPF_LD_IMM64";
+    default:
+        return op.sem == isa::Sem::mov || op.sem == isa::Sem::movsx8 || op.sem == isa::Sem::movsx16 ||
+                       op.sem == isa::Sem::movsx32
+                   ? "BPF_MOV"
+                   : "BPF_ALU";
+    }
+}
+
+} // namespace
+
+bool check_insn_operands(Env& env, const isa::OpInfo& op, const isa::Insn& insn) {
+    switch (isa::operand_error(op, insn)) {
+    case isa::OperandError::none: return true;
+    case isa::OperandError::reserved: return env.fail(fmt::format("{} uses reserved fields", reserved_fields_class(op)));
+    case isa::OperandError::bad_src: return env.fail(fmt::format("R{} is invalid", insn.src));
+    case isa::OperandError::bad_dst: return env.fail(fmt::format("R{} is invalid", insn.dst));
+    case isa::OperandError::writes_r10:
+    case isa::OperandError::fetch_writes_r10: return env.fail("frame pointer is read only");
+    }
     return true;
 }
 

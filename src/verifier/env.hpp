@@ -48,6 +48,9 @@ struct HistEntry {
 };
 inline constexpr uint8_t kHistFullSlot = 1;    // a store that overwrote whole 8-byte slot(s)
 inline constexpr uint8_t kHistCallbackRet = 2; // an exit from a callback frame (back to the helper call)
+// A conditional jump whose dst / src operand is a stack pointer (INSN_F_DST_REG_STACK / INSN_F_SRC_REG_STACK):
+// backtracking does not ask for its precision.
+inline constexpr uint8_t kHistDstStack = 4, kHistSrcStack = 8;
 
 // Registers (per frame) and stack slots (per frame) whose values must be known exactly.
 struct BtSet {
@@ -110,6 +113,9 @@ class Env {
     // after a call, callback calls). The kernel's per-path jump history records them (and stack accesses).
     std::vector<uint8_t> jmp_point;
     std::vector<uint8_t> loop_point;     // may_goto and iterator next calls: forced checkpoints closing loops
+    // Insns some path executed (the kernel's insn_aux_data.seen): the verified program replaces unseen ones whose
+    // operands an engine would refuse (isa::check_operands) with the kernel's dead-code trap, `ja -1`.
+    std::vector<uint8_t> seen;
     // Per load/store insn, the pointer type it accessed through on the first path that reached it (the kernel's
     // insn_aux_data.ptr_type): ctx accesses are rewritten per insn, so no other path may use another type there.
     std::vector<RegType> insn_ptr_type;
@@ -167,6 +173,7 @@ std::string kernel_state_str(const Env& env, const State& st, int frameno, bool 
 void mark_all_scratched(Env& env);
 void print_insn_state(Env& env);
 void print_linfo(Env& env, int32_t pc);
+std::string insn_text(const Env& env, int32_t pc); // log.cpp: an insn as the kernel's print_bpf_insn prints it
 void log_main_args(Env& env); // calls.cpp: btf_prepare_func_args' complaint about the main function's arguments
 
 // retval.cpp: enum bpf_attach_type values (the kernel's UAPI numbers) that change a verification rule.
@@ -223,6 +230,12 @@ enum class Access : uint8_t { read, write, helper_read, helper_write };
 bool check_mem_access(Env& env, int regno, int32_t insn_off, int size, Access access, int value_regno,
                       bool sign_extend = false, bool strict_once = false);
 bool check_reg_init(Env& env, int regno);
+// __check_ptr_off_reg for the ctx in REGNO: only as the program got it ("negative offset ctx ptr R1 off=-8
+// disallowed", "dereference of modified ctx ptr ...", "variable ctx access var_off=... disallowed").
+bool check_ctx_reg_off(Env& env, int regno);
+// The operand rules of the insn being walked (isa::operand_error) in the kernel's words: "BPF_ALU uses reserved
+// fields" and its kin, "R%d is invalid", "frame pointer is read only".
+bool check_insn_operands(Env& env, const isa::OpInfo& op, const isa::Insn& insn);
 // ctx_access.cpp: whether the program type lets a load (or store) of SIZE bytes at ctx offset OFF through; *field:
 // what a load gives (a scalar, or pkt / pkt_end / pkt_meta).
 bool ctx_access_valid(const Env& env, int32_t off, int size, bool write, bool sign_extend, RegType* field);
@@ -262,6 +275,10 @@ uint64_t state_hash(const State& st);
 bool mark_precise(Env& env, BtSet set);
 void mark_reg_precise(Env& env, int regno);             // a register of the current frame, if a scalar
 BtSet precise_set_of(const State& st);                  // what a checkpoint has marked precise
+// What the checkpoint OLD a path was pruned against marked precise, marked in the current path too (logged at
+// level 2 as "frame %d: propagating r1,fp-8").
+void propagate_precision(Env& env, const State& old);
+BtSet all_scalars_of(const State& st); // every scalar register and spilled slot
 void clear_precise(State& st);                          // a new checkpoint starts with no precise marks
 void note_stack_access(Env& env, int frameno, int64_t off, int size, bool full_slot);
 

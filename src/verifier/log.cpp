@@ -5,7 +5,10 @@
 #include <fmt/format.h>
 #include <limits>
 
+#include "isa/disasm.hpp"
+#include "runtime/helpers/helper_table.hpp"
 #include "verifier/env.hpp"
+#include "verifier/kfunc_btf.hpp"
 
 namespace strbpf::verifier {
 
@@ -41,6 +44,7 @@ Env::Env(const runtime::ObjectInstance& inst_, const loader::ProgramSpec& prog_,
     gpl_compatible = license_is_gpl_compatible(inst_.spec().license);
     ops.resize(insns.size(), nullptr);
     insn_ptr_type.resize(insns.size(), RegType::not_init);
+    seen.resize(insns.size(), 0);
     for (size_t pc = 0; pc < insns.size(); pc++) {
         ops[pc] = isa::decode(insns[pc]);
         if (ops[pc] && ops[pc]->shape == isa::Shape::LDDW)
@@ -62,6 +66,33 @@ bool Env::fail(std::string line) {
         note(line);
     }
     return false;
+}
+
+// print_bpf_insn: an ld_imm64 shows the value as the kernel does, with strbpf's addresses for maps.
+std::string insn_text(const Env& env, int32_t pc) {
+    const isa::Insn& in = env.insns[size_t(pc)];
+    if (in.opcode == (isa::BPF_LD | isa::BPF_IMM | isa::BPF_DW) && size_t(pc) + 1 < env.insns.size()) {
+        const uint32_t hi = uint32_t(env.insns[size_t(pc) + 1].imm);
+        uint64_t v = uint64_t(uint32_t(in.imm)) | uint64_t(hi) << 32;
+        runtime::Map* m = in.src == isa::BPF_PSEUDO_MAP_FD || in.src == isa::BPF_PSEUDO_MAP_VALUE
+                              ? env.map(uint32_t(in.imm))
+                              : nullptr;
+        if (in.src == isa::BPF_PSEUDO_MAP_FD)
+            v = reinterpret_cast<uint64_t>(m);
+        else if (in.src == isa::BPF_PSEUDO_MAP_VALUE)
+            v = m && m->direct_value() ? reinterpret_cast<uint64_t>(m->direct_value()) + hi : 0;
+        return fmt::format("r{} = {:#x}", int(in.dst), v);
+    }
+    if (in.opcode == (isa::BPF_JMP | isa::BPF_CALL) && in.src == isa::BPF_PSEUDO_KFUNC_CALL) {
+        std::string text = kfunc_btf_call_text(env, in); // "call bpf_task_acquire#<BTF id>" (kfunc_btf.cpp)
+        if (!text.empty())
+            return text;
+    }
+    auto names = [](uint8_t s, int32_t imm) -> std::string {
+        const runtime::HelperProto* h = s == 0 ? runtime::find_helper(imm) : nullptr;
+        return h ? h->name : "";
+    };
+    return isa::disasm_insn(env.insns, size_t(pc), names);
 }
 
 const loader::MapSpec* Env::map_spec(uint32_t index) const {

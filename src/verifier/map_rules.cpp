@@ -9,6 +9,7 @@
 #include <span>
 #include <string_view>
 
+#include <bpf/btf.h>
 #include <fmt/format.h>
 
 #include "isa/opcodes.hpp"
@@ -140,11 +141,90 @@ bool sleepable(const ProgramSpec& prog) {
     return head.size() > 2 && head.substr(head.size() - 2) == ".s";
 }
 
+// The special fields of a map's value (the kernel's btf_record, parsed from the value's BTF when the map is
+// created): bit 0 bpf_spin_lock, 1 bpf_timer, 2 bpf_wq, 3 bpf_list_head / bpf_rb_root, among the members of a
+// `__type(value, struct ...)` value or the variables of a global-data section.
+enum : unsigned { kFieldSpinLock = 1, kFieldTimer = 2, kFieldWq = 4, kFieldGraphRoot = 8 };
+
+unsigned special_field_of(const btf* b, uint32_t type_id) {
+    const int id = btf__resolve_type(b, type_id); // through typedefs and modifiers
+    const btf_type* t = id < 0 ? nullptr : btf__type_by_id(b, uint32_t(id));
+    if (!t || !btf_is_struct(t))
+        return 0;
+    static constexpr std::pair<std::string_view, unsigned> kNames[] = {
+        {"bpf_spin_lock", kFieldSpinLock}, {"bpf_timer", kFieldTimer}, {"bpf_wq", kFieldWq},
+        {"bpf_list_head", kFieldGraphRoot}, {"bpf_rb_root", kFieldGraphRoot}};
+    const std::string_view name = btf__name_by_offset(b, t->name_off);
+    for (const auto& [n, bitv] : kNames)
+        if (name == n)
+            return bitv;
+    return 0;
+}
+
+unsigned special_fields(const loader::ObjectSpec& obj, const loader::MapSpec& map) {
+    const btf* b = obj.btf.get();
+    if (!b)
+        return 0;
+    const std::string_view sec = map.global_data ? std::string_view(map.section) : ".maps";
+    const int sec_id = btf__find_by_name_kind(b, std::string(sec).c_str(), BTF_KIND_DATASEC);
+    if (sec_id < 0)
+        return 0;
+    const btf_type* ds = btf__type_by_id(b, uint32_t(sec_id));
+    unsigned fields = 0;
+    const btf_var_secinfo* vs = btf_var_secinfos(ds);
+    for (uint16_t i = 0; i < btf_vlen(ds); i++) {
+        const btf_type* var = btf__type_by_id(b, vs[i].type);
+        if (map.global_data) { // the section's variables are the value's fields
+            fields |= var ? special_field_of(b, var->type) : 0;
+            continue;
+        }
+        if (!var || map.name != btf__name_by_offset(b, var->name_off))
+            continue;
+        const btf_type* def = btf__type_by_id(b, uint32_t(btf__resolve_type(b, var->type)));
+        if (!def || !btf_is_struct(def))
+            return 0;
+        const btf_member* mem = btf_members(def);
+        for (uint16_t k = 0; k < btf_vlen(def); k++) {
+            const btf_type* ptr = btf__type_by_id(b, mem[k].type);
+            if (std::string_view(btf__name_by_offset(b, mem[k].name_off)) != "value" || !ptr || !btf_is_ptr(ptr))
+                continue;
+            const btf_type* val = btf__type_by_id(b, uint32_t(btf__resolve_type(b, ptr->type)));
+            if (!val || !btf_is_struct(val))
+                return 0;
+            const btf_member* vm = btf_members(val);
+            for (uint16_t j = 0; j < btf_vlen(val); j++)
+                fields |= special_field_of(b, vm[j].type);
+        }
+        return fields;
+    }
+    return fields;
+}
+
+// is_tracing_prog_type
+bool tracing_type(ProgType t) {
+    return t == ProgType::kprobe || t == ProgType::tracepoint || t == ProgType::perf_event ||
+           t == ProgType::raw_tracepoint || t == ProgType::raw_tracepoint_writable;
+}
+
+// check_map_prog_compatibility's rules on a value's special fields, in its order.
+std::string special_field_incompatibility(const loader::ObjectSpec& obj, const loader::MapSpec& map, ProgType t) {
+    const unsigned f = special_fields(obj, map);
+    if ((f & kFieldGraphRoot) && tracing_type(t))
+        return "tracing progs cannot use bpf_{list_head,rb_root} yet";
+    if ((f & kFieldSpinLock) && t == ProgType::socket_filter)
+        return "socket filter progs cannot use bpf_spin_lock yet";
+    if ((f & kFieldSpinLock) && tracing_type(t))
+        return "tracing progs cannot use bpf_spin_lock yet";
+    if ((f & kFieldTimer) && tracing_type(t))
+        return "tracing progs cannot use bpf_timer yet";
+    if ((f & kFieldWq) && tracing_type(t))
+        return "tracing progs cannot use bpf_wq yet";
+    return {};
+}
+
 } // namespace
 
 std::string map_prog_incompatibility(const runtime::ObjectInstance& inst, const loader::ProgramSpec& prog) {
-    if (!sleepable(prog))
-        return {};
     for (size_t pc = 0; pc + 1 < prog.insns.size(); pc++) {
         const isa::Insn& in = prog.insns[pc];
         if (!isa::is_ld_imm64(in))
@@ -153,8 +233,12 @@ std::string map_prog_incompatibility(const runtime::ObjectInstance& inst, const 
         if (in.src != isa::BPF_PSEUDO_MAP_FD && in.src != isa::BPF_PSEUDO_MAP_VALUE)
             continue;
         const runtime::Map* m = inst.map(uint32_t(in.imm));
-        if (m && std::find(std::begin(kSleepableTypes), std::end(kSleepableTypes), m->spec().type) ==
-                     std::end(kSleepableTypes))
+        if (!m)
+            continue;
+        if (std::string why = special_field_incompatibility(inst.spec(), m->spec(), prog.type); !why.empty())
+            return why;
+        if (sleepable(prog) && std::find(std::begin(kSleepableTypes), std::end(kSleepableTypes), m->spec().type) ==
+                                   std::end(kSleepableTypes))
             return "Sleepable programs can only use array, hash, ringbuf and local storage maps";
     }
     return {};

@@ -3,6 +3,8 @@
 // verifier relies on a scalar's exact bounds (pointer arithmetic, a helper's size, a decided branch, a
 // callback's return value, ...), the kernel's mark_chain_precision walks back through the instructions of the
 // current path and marks every scalar that value was computed from precise in the checkpoints it passes.
+#include <fmt/format.h>
+
 #include "runtime/helpers/helper_table.hpp"
 #include "verifier/env.hpp"
 
@@ -126,7 +128,8 @@ void backtrack_insn(const Env& env, const HistEntry& e, int next_frame, BtSet& b
             break;
         if (op.sem == Sem::mov || op.sem == Sem::movsx8 || op.sem == Sem::movsx16 || op.sem == Sem::movsx32)
             r &= uint16_t(~d);
-        r |= s;
+        if (in.src != 10) // the frame pointer is never a scalar
+            r |= s;
         break;
     case Shape::LDDW: r &= uint16_t(~d); break;
     case Shape::LD_ABS:
@@ -140,7 +143,8 @@ void backtrack_insn(const Env& env, const HistEntry& e, int next_frame, BtSet& b
     case Shape::JMP32_X: {
         // Either operand (or a scalar refined with them through a shared id) being needed makes all needed.
         BtSet group;
-        group.regs[f] = uint16_t(d | (op.shape == Shape::JMP_X || op.shape == Shape::JMP32_X ? s : 0));
+        const bool is_x = op.shape == Shape::JMP_X || op.shape == Shape::JMP32_X;
+        group.regs[f] = uint16_t(((e.flags & kHistDstStack) ? 0 : d) | (is_x && !(e.flags & kHistSrcStack) ? s : 0));
         if (e.linked >= 0)
             merge(group, env.linked_sets[size_t(e.linked)]);
         if (intersects(bt, group))
@@ -196,26 +200,115 @@ template <typename Fn> void for_each_scalar(const State& st, Fn&& fn) {
 
 } // namespace
 
+namespace {
+
+// fmt_reg_mask / fmt_stack_mask: "r1,r6" and "-8,-24".
+std::string reg_mask_str(uint16_t mask) {
+    std::string out;
+    for (int i = 0; i < 16; i++)
+        if (mask & bit(i))
+            out += fmt::format("{}r{}", out.empty() ? "" : ",", i);
+    return out;
+}
+
+std::string stack_mask_str(uint64_t mask) {
+    std::string out;
+    for (int i = 0; i < 64; i++)
+        if ((mask >> i) & 1)
+            out += fmt::format("{}{}", out.empty() ? "" : ",", -8 * (i + 1));
+    return out;
+}
+
+// The kernel's __mark_chain_precision log at level 2: a header per state, one line per insn backtracked (what
+// is still needed after it, in the frame backtracking is in), the marks each parent state gets.
+struct PrecisionLog {
+    Env& env;
+    bool on() const { return (env.opts.log_level & 2) != 0; }
+    void header(int frame, int last, int first, int subseq) {
+        if (on())
+            env.log += fmt::format("mark_precise: frame{}: last_idx {} first_idx {} subseq_idx {} \n", frame, last,
+                                   first, subseq);
+    }
+    void before(int frame, const BtSet& bt, int32_t pc) {
+        if (on())
+            env.log += fmt::format("mark_precise: frame{}: regs={} stack={} before {}: ({:02x}) {}\n", frame,
+                                   reg_mask_str(bt.regs[size_t(frame)]), stack_mask_str(bt.slots[size_t(frame)]), pc,
+                                   env.insns[size_t(pc)].opcode, insn_text(env, pc));
+    }
+    void parent(int frame, const BtSet& bt, const State& st) {
+        if (on())
+            env.log += fmt::format("mark_precise: frame{}: parent state regs={} stack={}: {}\n", frame,
+                                   reg_mask_str(bt.regs[size_t(frame)]), stack_mask_str(bt.slots[size_t(frame)]),
+                                   kernel_state_str(env, st, frame, true));
+    }
+};
+
+// The pcs a history segment spans (the kernel's first_insn_idx / last_insn_idx of a state): its first insn is
+// the checkpoint's own pc; an empty one starts and ends at PC.
+int seg_first(const std::vector<HistEntry>& seg, int32_t pc) { return seg.empty() ? pc : seg.front().pc; }
+
+} // namespace
+
 bool mark_precise(Env& env, BtSet bt) {
     bool marked = false;
+    if (bt.empty())
+        return marked;
+    PrecisionLog log{env};
     int next_frame = int(env.cur.frames.size()) - 1;
     const std::vector<HistEntry>* seg = &env.hist;
     StoredState* st = env.cur_parent;
+    int last = env.pc, first = seg_first(env.hist, env.pc), subseq = -1;
     for (;;) {
+        log.header(next_frame, last, first, subseq);
         for (size_t i = seg->size(); i-- > 0;) {
-            if (bt.empty())
-                return marked;
+            log.before(next_frame, bt, (*seg)[i].pc);
             backtrack_insn(env, (*seg)[i], next_frame, bt);
             next_frame = (*seg)[i].frame;
+            if (bt.empty())
+                return marked;
         }
-        if (!st || bt.empty())
+        if (!st)
             return marked;
         mark_in_checkpoint(st->st, bt);
         marked = marked || !bt.empty();
         next_frame = int(st->st.frames.size()) - 1;
+        for (int f = next_frame; f >= 0; f--)
+            log.parent(f, bt, st->st);
+        if (bt.empty())
+            return marked;
+        subseq = first;
         seg = &st->hist;
+        last = seg->empty() ? -1 : seg->back().pc;
+        first = seg_first(*seg, st->pc);
         st = st->parent;
     }
+}
+
+BtSet all_scalars_of(const State& st) {
+    BtSet bt;
+    for_each_scalar(st, [&](size_t f, int reg, int slot, const Reg&) {
+        if (reg >= 0)
+            bt.regs[f] |= bit(reg);
+        else
+            bt.slots[f] |= 1ull << slot;
+    });
+    return bt;
+}
+
+void propagate_precision(Env& env, const State& old) {
+    const BtSet bt = precise_set_of(old);
+    for (int f = int(old.frames.size()) - 1; f >= 0 && (env.opts.log_level & 2); f--) {
+        std::string names;
+        for (int i = 0; i < 10; i++)
+            if (bt.regs[size_t(f)] & bit(i))
+                names += fmt::format("{}r{}", names.empty() ? "" : ",", i);
+        for (int i = 0; i < 64; i++)
+            if ((bt.slots[size_t(f)] >> i) & 1)
+                names += fmt::format("{}fp{}", names.empty() ? "" : ",", -8 * (i + 1));
+        if (!names.empty())
+            env.log += fmt::format("frame {}: propagating {}\n", f, names);
+    }
+    mark_precise(env, bt);
 }
 
 void mark_reg_precise(Env& env, int regno) {

@@ -149,6 +149,16 @@ Result<std::shared_ptr<const VerifiedProgram>> build_verified_program(const Env&
             vp->insns.push_back(may_goto_counter_init(slots[size_t(sp)]));
             vp->facts.push_back(InsnFacts{int32_t(pc), InsnOrigin::may_goto, MemKind::stack, 0, 0});
         }
+        if (op && !env.seen[pc] && isa::operand_error(*op, src[pc]) != isa::OperandError::none) {
+            // Dead code the engines would refuse: the kernel's dead-code trap (sanitize_dead_code), per slot.
+            for (int k = 0; k < isa::slots(*op) && pc < src.size(); k++, pc++) {
+                vp->new_pc[pc] = int32_t(vp->insns.size());
+                vp->insns.push_back(isa::Insn{isa::BPF_JMP | isa::BPF_JA, 0, 0, -1, 0});
+                vp->facts.push_back(InsnFacts{.orig_pc = int32_t(pc)});
+            }
+            pc--;
+            continue;
+        }
         if (op && op->shape == Shape::MAY_GOTO) {
             vp->insns.push_back(may_goto_insn(src[pc], slots[size_t(sp)]));
             vp->facts.push_back(InsnFacts{int32_t(pc), InsnOrigin::copied, MemKind::none, 0, 0});

@@ -204,16 +204,17 @@ bool do_alu(Env& env, const isa::OpInfo& op, const isa::Insn& insn) {
     if (!check_reg_init(env, insn.dst))
         return false;
     Reg& dst = regs[insn.dst];
+    if ((op.shape == Shape::END || op.shape == Shape::NEG64 || op.shape == Shape::NEG32) &&
+        dst.type != RegType::scalar) {
+        dst = reg_unknown(); // check_alu_op: a privileged program's pointer becomes an unknown scalar (DST_OP)
+        return true;
+    }
     if (op.shape == Shape::END) {
-        if (dst.type != RegType::scalar)
-            return env.fail(fmt::format("R{} pointer arithmetic prohibited", insn.dst));
         scalar_bswap(dst, op.sem);
         clear_scalar_id(dst);
         return true;
     }
     if (op.shape == Shape::NEG64 || op.shape == Shape::NEG32) {
-        if (dst.type != RegType::scalar)
-            return env.fail(fmt::format("R{} pointer arithmetic prohibited", insn.dst));
         if (is64)
             scalar_alu64(dst, dst, Sem::neg);
         else

@@ -5,6 +5,7 @@
 #include "verifier/verifier.hpp"
 #include "verifier/map_rules.hpp"
 
+#include <chrono>
 #include <cstdio>
 #include <fmt/format.h>
 #include <unordered_map>
@@ -32,6 +33,18 @@ std::string encoding_reason(const std::string& isa_message) {
 }
 
 using isa::Shape;
+
+constexpr int kLogStats = 4; // BPF_LOG_STATS
+
+// What the kernel refuses before it walks a program (resolve_pseudo_ldimm64: "BPF_LDX uses reserved fields", then
+// the ld_imm64 forms and opcodes; check_subprogs / check_cfg: jumps): isa::validate's load scope. The other operand
+// rules (isa::check_operands) apply only to the insns the walk reaches (check_insn_operands).
+Status upfront_checks(std::span<const isa::Insn> insns) {
+    for (size_t pc = 0; pc < insns.size(); pc++)
+        if ((insns[pc].opcode & 0x07) == isa::BPF_LDX && insns[pc].imm != 0)
+            return make_error("BPF_LDX uses reserved fields", -22, int64_t(pc));
+    return isa::validate(insns, isa::Scope::load);
+}
 
 struct Pending {
     State st;
@@ -69,6 +82,16 @@ uint16_t insn_regs(const isa::OpInfo& op, const isa::Insn& insn) {
     }
 }
 
+// The kernel's callback_unroll_depth in the infinite-loop check: two rounds of a callback are never one loop.
+bool same_callback_rounds(const State& a, const State& b) {
+    if (a.frames.size() != b.frames.size())
+        return false;
+    for (size_t i = 0; i < a.frames.size(); i++)
+        if (a.frames[i].callback_depth != b.frames[i].callback_depth)
+            return false;
+    return true;
+}
+
 class Walker {
   public:
     explicit Walker(Env& env) : env_(env), explored_(env.insns.size()), seen_(env.insns.size() + 1) {}
@@ -89,7 +112,7 @@ class Walker {
                 continue;
             finish_path();
             if (pending_.empty()) {
-                if (env_.opts.log_level == 1)
+                if ((env_.opts.log_level & 3) == 1)
                     env_.log.clear(); // the kernel keeps no log of a successful check at level 1
                 return true;
             }
@@ -101,7 +124,7 @@ class Walker {
             env_.cur_parent = p.parent;
             env_.hist = std::move(p.hist);
             env_.jmp_history = p.jmp_history;
-            if (env_.opts.log_level == 1)
+            if ((env_.opts.log_level & 3) == 1)
                 env_.log.resize(p.log_pos); // pop_stack: only the failing path's log remains
             mark_all_scratched(env_);
             from_pop_ = true;
@@ -219,7 +242,7 @@ class Walker {
             StoredState* loop = open_loop_of(s);
             if (!states_equal(env_, s->st, env_.cur, env_.pc, loop ? Cmp::all_precise : Cmp::range))
                 return 0;
-            mark_precise(env_, precise_set_of(s->st)); // what its paths relied on, this path relies on too
+            propagate_precision(env_, s->st); // what its paths relied on, this path relies on too
             if (loop)
                 add_backedge(loop, s);
             return 1;
@@ -229,12 +252,13 @@ class Walker {
             // this state (every scalar by range, its precision marks not being final) covers it.
             if (!states_equal(env_, s->st, env_.cur, env_.pc, Cmp::all_precise))
                 return 0;
-            mark_precise(env_, precise_set_of(s->st));
+            propagate_precision(env_, s->st);
             add_backedge(s, s);
             return 1;
         }
         // An iterator's next call never repeats an iteration unchanged (the drained branch ends it).
-        if (loop != kLoopIterNext && s->hash == h && same_iteration(s->st))
+        if (loop != kLoopIterNext && s->hash == h && same_iteration(s->st) &&
+            same_callback_rounds(s->st, env_.cur))
             return infinite_loop(s);
         if (!force_new && env_.jmps_processed - env_.prev_jmps < 20 && env_.insn_processed - env_.prev_insns < 100)
             *add = false; // inside a loop: checkpoint less often
@@ -243,8 +267,8 @@ class Walker {
 
     // A may_goto or an iterator's next call reached again: a checkpoint there still being explored that contains
     // this state by the loop's own rule (iter_loop.cpp: every scalar by range, the may_goto depth or the
-    // iterator's state) closes the loop. Its precision marks are not final: the path is kept as a backedge whose
-    // marks are propagated once the checkpoint is explored, as for callback rounds.
+    // iterator's state) closes the loop. Its precision marks are not final, so every scalar of the current state
+    // is marked (more marks than the kernel's, never fewer).
     int loop_closed(std::vector<StoredState*>& list) {
         for (size_t i = list.size(); i-- > 0;) {
             StoredState* s = list[i];
@@ -252,8 +276,11 @@ class Walker {
                 !loop_closed_by(env_, s->st, env_.cur, env_.pc))
                 continue;
             s->hit++;
-            mark_precise(env_, precise_set_of(s->st));
-            add_backedge(s, s);
+            propagate_precision(env_, s->st);
+            const int level = env_.opts.log_level; // marks beyond the kernel's, not in its log
+            env_.opts.log_level = 0;
+            mark_precise(env_, all_scalars_of(env_.cur));
+            env_.opts.log_level = level;
             return 1;
         }
         return 0;
@@ -328,39 +355,15 @@ class Walker {
     // The kernel's do_check prints, per insn: the state the previous one left (if touched), the source line, and
     // "N: (op) insn". An ld_imm64 shows the value as the kernel does, with strbpf's addresses for maps.
     void log_insn() {
-        if (env_.opts.log_level > 1 && from_pop_)
+        if ((env_.opts.log_level & 2) && from_pop_)
             env_.log += fmt::format("\nfrom {} to {}:{}\n", env_.prev_pc, env_.pc,
                                     kernel_state_str(env_, env_.cur, int(env_.cur.frames.size()) - 1, true));
-        if (env_.opts.log_level > 1 && from_pop_)
-            env_.scratched_regs = 0, env_.scratched_slots = 0;
-        else if (env_.scratched_regs || env_.scratched_slots)
+        if (env_.scratched_regs || env_.scratched_slots) // after a pop everything is: the state again, "N: ..."
             print_insn_state(env_);
         from_pop_ = false;
         print_linfo(env_, env_.pc);
         const isa::Insn& in = env_.insns[size_t(env_.pc)];
-        std::string text;
-        if (in.opcode == (isa::BPF_LD | isa::BPF_IMM | isa::BPF_DW) && size_t(env_.pc) + 1 < env_.insns.size()) {
-            uint64_t v = uint64_t(uint32_t(in.imm)) | uint64_t(uint32_t(env_.insns[size_t(env_.pc) + 1].imm)) << 32;
-            runtime::Map* m = in.src == isa::BPF_PSEUDO_MAP_FD || in.src == isa::BPF_PSEUDO_MAP_VALUE
-                                  ? env_.map(uint32_t(in.imm))
-                                  : nullptr;
-            if (in.src == isa::BPF_PSEUDO_MAP_FD)
-                v = reinterpret_cast<uint64_t>(m);
-            else if (in.src == isa::BPF_PSEUDO_MAP_VALUE)
-                v = m && m->direct_value()
-                        ? reinterpret_cast<uint64_t>(m->direct_value()) + uint32_t(env_.insns[size_t(env_.pc) + 1].imm)
-                        : 0;
-            text = fmt::format("r{} = {:#x}", int(in.dst), v);
-        } else {
-            auto names = [](uint8_t s, int32_t imm) -> std::string {
-                const runtime::HelperProto* h = s == 0 ? runtime::find_helper(imm) : nullptr;
-                return h ? h->name : "";
-            };
-            if (in.opcode == (isa::BPF_JMP | isa::BPF_CALL) && in.src == isa::BPF_PSEUDO_KFUNC_CALL)
-                text = kfunc_btf_call_text(env_, in); // "call bpf_task_acquire#<BTF id>" (kfunc_btf.cpp)
-            if (text.empty())
-                text = isa::disasm_insn(env_.insns, size_t(env_.pc), names);
-        }
+        const std::string text = insn_text(env_, env_.pc);
         const size_t start = env_.log.size();
         env_.log += fmt::format("{}: ({:02x}) {}\n", env_.pc, in.opcode, text);
         env_.prev_insn_print_pos = env_.log.size() - start;
@@ -393,6 +396,9 @@ class Walker {
         if (op->shape == Shape::LDDW)
             seen_[size_t(env_.pc) + 1] = 1;
         const isa::Insn& insn = env_.insns[env_.pc];
+        if (!check_insn_operands(env_, *op, insn))
+            return false;
+        env_.seen[size_t(env_.pc)] = 1;
         env_.cur_entry = HistEntry{};
         env_.cur_entry.pc = env_.pc;
         env_.cur_entry.frame = uint8_t(env_.cur.frames.size() - 1);
@@ -463,7 +469,17 @@ class Walker {
             env_.pc++;
             return true;
         case Shape::CALL_LOCAL: env_.jmps_processed++; return do_local_call(env_, env_.pc + insn.imm + 1);
-        case Shape::EXIT: env_.jmps_processed++; return do_exit(env_, path_done);
+        case Shape::EXIT: {
+            env_.jmps_processed++;
+            const int32_t at = env_.pc;
+            if (!do_exit(env_, path_done))
+                return false;
+            if (!*path_done) { // back in a caller: the kernel logs the next insn as after a pop ("from 18 to 9")
+                env_.prev_pc = at;
+                from_pop_ = true;
+            }
+            return true;
+        }
         default:
             if (!do_load_store(env_, op, insn))
                 return false;
@@ -490,11 +506,13 @@ class Walker {
                 return false;
             print_insn_state(env_); // check_cond_jmp_op prints the fall-through state after the fork
             env_.pc++;
-        } else if (take) {
+        } else if (take) { // a decided jump: check_cond_jmp_op prints the state before following it
+            print_insn_state(env_);
             if (!branch.frames.empty())
                 env_.cur = std::move(branch);
             env_.pc = target;
         } else if (fall) {
+            print_insn_state(env_);
             env_.pc++;
         } else {
             // neither successor is possible: this path cannot happen
@@ -548,6 +566,7 @@ void attach_program(Env& env, const runtime::ObjectInstance& inst, const loader:
 } // namespace
 
 Verdict verify(const runtime::ObjectInstance& inst, const loader::ProgramSpec& prog, const Options& opts) {
+    const auto started = std::chrono::steady_clock::now();
     Verdict v;
     Env env(inst, prog, opts);
     if (const std::string why = unverifiable_reason(prog); !why.empty()) {
@@ -560,7 +579,7 @@ Verdict verify(const runtime::ObjectInstance& inst, const loader::ProgramSpec& p
         v.log = v.reason + "\n";
         return v;
     }
-    if (Status s = isa::validate(prog.insns); !s) {
+    if (Status s = upfront_checks(prog.insns); !s) {
         v.reason = encoding_reason(s.error().message);
         v.pc = s.error().pc;
         v.log = v.reason + "\n";
@@ -608,6 +627,14 @@ Verdict verify(const runtime::ObjectInstance& inst, const loader::ProgramSpec& p
     if (!v.ok) {
         v.reason = env.reason;
         v.pc = env.fail_pc;
+    }
+    if (opts.log_level & kLogStats) { // print_verification_stats
+        std::string depths;
+        for (size_t i = 0; i < env.subprogs.size(); i++)
+            depths += fmt::format("{}{}", i ? "+" : "", i < env.stack_depth.size() ? env.stack_depth[i] : 0);
+        const auto usec = std::chrono::duration_cast<std::chrono::microseconds>(
+            std::chrono::steady_clock::now() - started);
+        env.log += fmt::format("verification time {} usec\nstack depth {}\n", usec.count(), depths);
     }
     env.log += fmt::format("processed {} insns (limit {}) max_states_per_insn {} total_states {} peak_states {} "
                            "mark_read 0\n",

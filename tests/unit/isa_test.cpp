@@ -256,5 +256,20 @@ TEST(Assembler, ErrorsNameTheLine) {
     }
 }
 
+// The load scope is what must hold before the verifier walks a program: operand rules are left to the walk, the
+// encoding and jump rules are not.
+TEST(Validate, LoadScopeLeavesOperandRulesToTheWalk) {
+    for (uint64_t bad : {0x0000000100000ab7ull, 0x0000000100000bb7ull, 0x00000001000010b7ull}) {
+        const std::vector<Insn> prog{raw(bad), raw(kExit)};
+        EXPECT_FALSE(validate(prog).ok());
+        EXPECT_TRUE(validate(prog, Scope::load).ok()) << validate(prog, Scope::load).error().message;
+        EXPECT_NE(operand_error(*decode(prog[0]), prog[0]), OperandError::none);
+    }
+    EXPECT_EQ(operand_error(*decode(raw(0x0000000100000ab7)), raw(0x0000000100000ab7)), OperandError::writes_r10);
+    EXPECT_EQ(operand_error(*decode(raw(0x00000001000010b7)), raw(0x00000001000010b7)), OperandError::reserved);
+    EXPECT_FALSE(validate(std::vector<Insn>{raw(0xff), raw(kExit)}, Scope::load).ok());
+    EXPECT_FALSE(validate(std::vector<Insn>{raw(0x0000000000050005), raw(kExit)}, Scope::load).ok());
+}
+
 } // namespace
 } // namespace strbpf::isa

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <string_view>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -21,6 +22,7 @@ namespace {
 struct VerifyOptions {
     std::string obj, prog, engine = "strbpf";
     int log_level = 0;
+    uint32_t prog_flags = 0; // BPF_F_* of BPF_PROG_LOAD (BPF_F_TEST_STATE_FREQ = 8, ...), as a test's __flag
     bool json = false, log = false;
 };
 
@@ -61,6 +63,20 @@ void print_verdict(const std::string& name, const verifier::Verdict& v, double s
         std::printf("%s: rejected: %s\n", name.c_str(), v.reason.c_str());
 }
 
+// The statistics lines of a log (print_verification_stats), all the kernel prints at log level 4 alone.
+std::string stats_only(const std::string& log) {
+    std::string out;
+    for (size_t at = 0; at < log.size();) {
+        size_t end = log.find('\n', at);
+        end = end == std::string::npos ? log.size() : end + 1;
+        const std::string_view line(log.data() + at, end - at);
+        if (line.starts_with("verification time") || line.starts_with("stack depth") || line.starts_with("processed "))
+            out += line;
+        at = end;
+    }
+    return out;
+}
+
 // The live kernel's verdict through libbpf (which retries a failed load at level 1, so a rejection has a log).
 int verify_kernel(const VerifyOptions& o, const loader::ObjectSpec& spec) {
     if (auto st = exec::kernel::available(); !st) {
@@ -73,6 +89,7 @@ int verify_kernel(const VerifyOptions& o, const loader::ObjectSpec& spec) {
             continue;
         exec::kernel::LoadOptions lo;
         lo.log_level = effective_level(o);
+        lo.prog_flags = o.prog_flags;
         lo.btf_custom_path = target_options().btf_path;
         const auto t0 = std::chrono::steady_clock::now();
         auto ko = exec::kernel::KernelObject::load(o.obj, prog.name, {}, lo);
@@ -117,7 +134,10 @@ int verify_all(const VerifyOptions& o) {
         if (!o.prog.empty() && prog.name != o.prog)
             continue;
         const auto t0 = std::chrono::steady_clock::now();
-        const verifier::Verdict v = verifier::verify(*inst.value(), prog, verifier::Options{effective_level(o)});
+        const int level = effective_level(o);
+        verifier::Verdict v = verifier::verify(*inst.value(), prog, verifier::Options{level, o.prog_flags});
+        if ((level & 3) == 0 && level) // BPF_LOG_STATS alone: the kernel prints only the statistics
+            v.log = stats_only(v.log);
         const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         print_verdict(prog.name, v, secs, o);
         if (!v.ok)
@@ -134,11 +154,14 @@ Runner add_verify_command(CLI::App& app) {
                                                "would (every program in ELF order unless --prog)");
     c->add_option("OBJ", o->obj, "BPF ELF object (clang -target bpf)")->required()->check(CLI::ExistingFile);
     c->add_option("--prog", o->prog, "verify only this program");
-    c->add_option("--log-level", o->log_level, "0: reason only; 1: the kernel's log level 1; 2: states per insn")
-        ->check(CLI::Range(0, 2))
+    c->add_option("--log-level", o->log_level,
+                  "the kernel's log_level bits: 0: reason only; 1: the log; 2: states per insn and precision "
+                  "backtracking; 4: statistics (verification time, stack depth)")
+        ->check(CLI::Range(0, 7))
         ->capture_default_str();
     c->add_option("--engine", o->engine, "strbpf (strbpf's verifier) or kernel (the live kernel's, through libbpf)")
         ->capture_default_str();
+    c->add_option("--prog-flags", o->prog_flags, "BPF_F_* load flags, as a test's __flag (8: BPF_F_TEST_STATE_FREQ)");
     c->add_flag("--log", o->log, "print the whole verifier log (at --log-level, at least 1)");
     c->add_flag("--json", o->json, "one JSON object per program and line");
     return [o] { return verify_all(*o); };

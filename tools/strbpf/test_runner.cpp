@@ -186,7 +186,7 @@ void run_strbpf(const TestObject& obj, const exec::TestSpec& spec, const exec::S
         // Verified at level 1 at least: at level 0 the kernel keeps no log on success, and on failure libbpf
         // retries at level 1, whose log test_loader matches.
         const int level = r->log_level & 3;
-        verifier::Options vo{level == 0 ? 1 : level, r->flags};
+        verifier::Options vo{(level == 0 ? 1 : level) | (r->log_level & 4), r->flags}; // 4: the statistics
         verifier::Verdict v = verifier::verify(*inst.value(), *ps, vo);
         for (const std::string& aux : auxiliaries(obj, spec, r->unpriv)) {
             const loader::ProgramSpec* aps = ospec->find_program(aux);

@@ -73,12 +73,11 @@ bool interp_tail_call(runtime::RunContext* ctx, const void* target) {
         ctx->abort(fmt::format("bpf_tail_call: program '{}' cannot run: {}", prog.spec->name, prog.link_error.message));
         return false;
     }
-    // A verified run may enter only verified programs; interp-checked runs check every access anyway.
-    if (!st.checked) {
-        if (Status s = load_check(EngineKind::interp, *ctx->instance, prog); !s) {
-            ctx->abort(fmt::format("bpf_tail_call: program '{}' cannot load: {}", prog.spec->name, s.error().message));
-            return false;
-        }
+    // A verified run may enter only verified programs; interp-checked runs check every access, of valid insns.
+    if (Status s = load_check(st.checked ? EngineKind::interp_checked : EngineKind::interp, *ctx->instance, prog);
+        !s) {
+        ctx->abort(fmt::format("bpf_tail_call: program '{}' cannot load: {}", prog.spec->name, s.error().message));
+        return false;
     }
     const std::span<const isa::Insn> code = engine_insns(st.checked ? EngineKind::interp_checked : EngineKind::interp,
                                                         prog);

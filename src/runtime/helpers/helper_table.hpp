@@ -83,7 +83,8 @@ enum class RetKind : uint8_t {
 const char* arg_kind_name(ArgKind k); // the kernel's spelling, e.g. "ARG_PTR_TO_BTF_ID"
 const char* ret_kind_name(RetKind k);
 constexpr bool arg_kind_modelled(ArgKind k) {
-    return k <= ArgKind::scalar || k == ArgKind::ptr_to_uninit_map_value || k == ArgKind::ptr_to_mem_or_null;
+    return k <= ArgKind::scalar || k == ArgKind::ptr_to_uninit_map_value || k == ArgKind::ptr_to_mem_or_null ||
+           k == ArgKind::ptr_to_ctx_or_null;
 }
 constexpr bool ret_kind_modelled(RetKind k) { return k <= RetKind::ringbuf_mem_or_null; }
 

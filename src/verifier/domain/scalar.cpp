@@ -224,24 +224,62 @@ void coerce_to_size(Reg& r, int bytes) {
     reg_sync(r); // the id stays: callers drop it where truncation changed the value (a narrowing fill)
 }
 
+// Sign extension of the low BYTES (the kernel's coerce_reg_to_size_sx): a constant exactly; a range whose two
+// ends agree above the low BYTES and extend to values of one sign keeps the extended range (in every view, the
+// tnum spanning it); anything else is the width's signed range, unsigned unknown.
 void coerce_to_size_sx(Reg& r, int bytes) {
     if (bytes >= 8)
         return;
+    const int bits = bytes * 8;
+    auto sext = [bits](uint64_t v) { return int64_t(v << (64 - bits)) >> (64 - bits); };
     if (r.var.is_const()) {
-        const int shift = 64 - bytes * 8;
-        mark_known(r, uint64_t(int64_t(r.var.value << shift) >> shift));
+        mark_known(r, uint64_t(sext(r.var.value)));
         return;
     }
-    const int64_t lo = -(int64_t(1) << (bytes * 8 - 1)), hi = (int64_t(1) << (bytes * 8 - 1)) - 1;
-    const uint64_t m = (1ull << (bytes * 8)) - 1;
-    const bool fits = (r.umax & ~m) == 0 && int64_t(r.umax) <= hi; // sign bit known clear
-    mark_unbounded(r);
-    if (fits) {
-        r.smin = 0, r.smax = hi;
-    } else {
+    const int64_t a = sext(uint64_t(r.smin)), b = sext(uint64_t(r.smax));
+    const int64_t lo = std::min(a, b), hi = std::max(a, b);
+    const bool one_window = (uint64_t(r.smin) >> bits) == (uint64_t(r.smax) >> bits);
+    clear_scalar_id(r);
+    if (one_window && (lo >= 0) == (hi >= 0)) {
         r.smin = lo, r.smax = hi;
+        r.umin = uint64_t(lo), r.umax = uint64_t(hi);
+        r.s32min = int32_t(lo), r.s32max = int32_t(hi);
+        r.u32min = uint32_t(lo), r.u32max = uint32_t(hi);
+        r.var = Tnum::range(uint64_t(lo), uint64_t(hi));
+        reg_sync(r);
+        return;
     }
+    const int64_t wmax = (int64_t(1) << (bits - 1)) - 1;
+    r.smin = r.s32min = int32_t(-wmax - 1), r.smax = r.s32max = int32_t(wmax);
+    r.umin = 0, r.umax = ~0ull;
+    r.u32min = 0, r.u32max = 0xffffffffu;
+    r.var = Tnum::unknown();
     reg_sync(r);
+}
+
+// The same on the low 32 bits only (coerce_subreg_to_size_sx, BPF_ALU's MOVSX of 1 or 2 bytes): the upper half
+// is left for the caller's zero-extension.
+static void coerce_subreg_to_size_sx(Reg& r, int bytes) {
+    const int bits = bytes * 8;
+    auto sext = [bits](uint32_t v) { return int32_t(v << (32 - bits)) >> (32 - bits); };
+    clear_scalar_id(r);
+    if (r.var.is_const()) {
+        mark_known(r, uint32_t(sext(uint32_t(r.var.value))));
+        return;
+    }
+    const int32_t a = sext(uint32_t(r.s32min)), b = sext(uint32_t(r.s32max));
+    const int32_t lo = std::min(a, b), hi = std::max(a, b);
+    const bool one_window = (uint32_t(r.s32min) >> bits) == (uint32_t(r.s32max) >> bits);
+    if (one_window && (lo >= 0) == (hi >= 0)) {
+        r.s32min = lo, r.s32max = hi;
+        r.u32min = uint32_t(lo), r.u32max = uint32_t(hi);
+        r.var = tnum_subreg(Tnum::range(uint64_t(int64_t(lo)), uint64_t(int64_t(hi))));
+        return;
+    }
+    const int32_t wmax = (int32_t(1) << (bits - 1)) - 1;
+    r.s32min = -wmax - 1, r.s32max = wmax;
+    r.u32min = 0, r.u32max = 0xffffffffu;
+    r.var = tnum_subreg(Tnum::unknown());
 }
 
 // ---- ALU on scalars ---------------------------------------------------------------------------------------
@@ -508,9 +546,13 @@ void scalar_alu32(Reg& d, const Reg& s, isa::Sem sem) { scalar_alu(d, s, sem, tr
 void scalar_movsx(Reg& d, const Reg& s, int bytes, bool is64) {
     d = s;
     clear_scalar_id(d);
-    coerce_to_size_sx(d, bytes);
-    if (!is64)
-        reg_zext32(d);
+    if (is64) {
+        coerce_to_size_sx(d, bytes);
+        return;
+    }
+    if (bytes < 4)
+        coerce_subreg_to_size_sx(d, bytes);
+    reg_zext32(d);
 }
 
 void scalar_bswap(Reg& d, isa::Sem sem) {
