@@ -186,6 +186,26 @@ bool check_spin_lock_access(Env& env, const Reg& r, int64_t off, int size, bool 
     return true;
 }
 
+std::string spin_lock_map_incompatibility(const Env& env) {
+    using loader::ProgType;
+    const ProgType t = env.prog.type;
+    const bool tracing = t == ProgType::kprobe || t == ProgType::tracepoint || t == ProgType::perf_event ||
+                         t == ProgType::raw_tracepoint || t == ProgType::raw_tracepoint_writable;
+    if (t != ProgType::socket_filter && !tracing)
+        return {};
+    for (size_t pc = 0; pc + 1 < env.insns.size(); pc++) {
+        const isa::Insn& in = env.insns[pc];
+        if (!isa::is_ld_imm64(in))
+            continue;
+        pc++;
+        if ((in.src == isa::BPF_PSEUDO_MAP_FD || in.src == isa::BPF_PSEUDO_MAP_VALUE) && in.imm >= 0 &&
+            spin_lock_offset(env, uint32_t(in.imm)) >= 0)
+            return tracing ? "tracing progs cannot use bpf_spin_lock yet"
+                           : "socket filter progs cannot use bpf_spin_lock yet";
+    }
+    return {};
+}
+
 bool check_lock_leak(Env& env, const char* prefix, bool main_only) {
     if ((main_only && env.cur.frames.size() > 1) || !env.cur.lock.held())
         return true;

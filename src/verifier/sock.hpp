@@ -4,6 +4,7 @@
 // arguments and returns that carry them, and what a null check turns a sockmap / xskmap lookup into.
 #pragma once
 #include <cstdint>
+#include <string>
 
 #include "runtime/helpers/helper_table.hpp"
 #include "verifier/env.hpp"
@@ -55,6 +56,9 @@ bool process_spin_lock(Env& env, int regno, bool unlock);
 // A load or store (or, HELPER, a helper's access) through the map value pointer R at fixed offset OFF must not
 // touch the value's bpf_spin_lock.
 bool check_spin_lock_access(Env& env, const Reg& r, int64_t off, int size, bool helper);
+// check_map_prog_compatibility's spin-lock rule for the maps the program references: socket filters and tracing
+// programs may not use a map whose value holds a bpf_spin_lock; "" when the program may.
+std::string spin_lock_map_incompatibility(const Env& env);
 // check_resource_leak's lock part, before its references: "%s cannot be used inside bpf_spin_lock-ed region" for
 // PREFIX (the main program's exit: MAIN_ONLY, only in frame 0; LD_ABS/IND in any frame).
 bool check_lock_leak(Env& env, const char* prefix, bool main_only);
