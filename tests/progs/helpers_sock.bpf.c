@@ -184,7 +184,7 @@ int sk_write_field(struct __sk_buff *skb)
 	sk = bpf_sk_lookup_tcp(skb, &tuple, sizeof(tuple.ipv4), BPF_F_CURRENT_NETNS, 0);
 	if (!sk)
 		return 0;
-	asm volatile("*(u32 *)(%[sk] + 16) = 1;" : : [sk] "r"(sk) : "memory");
+	asm volatile("*(u64 *)(%[sk] + 16) = %[v];" : : [sk] "r"(sk), [v] "r"(1UL) : "memory");
 	bpf_sk_release(sk);
 	return 0;
 }
