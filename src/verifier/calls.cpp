@@ -97,6 +97,14 @@ bool check_helper_arg(Env& env, const runtime::HelperProto& h, int regno, ArgKin
     const loader::MapSpec* map = *map_index >= 0 ? env.map_spec(uint32_t(*map_index)) : nullptr;
     if (sock_arg_kind(kind))
         return check_sock_arg(env, h, regno, kind);
+    const bool value_kind = kind == ArgKind::ptr_to_map_value || kind == ArgKind::ptr_to_uninit_map_value ||
+                            kind == ArgKind::ptr_to_map_value_or_null;
+    if (value_kind && map && (map->type == loader::kMapSockmap || map->type == loader::kMapSockhash)) {
+        // resolve_map_arg_type: a sockmap's or sockhash's value is a socket
+        if (kind != ArgKind::ptr_to_map_value)
+            return env.fail("invalid arg_type for sockmap/sockhash");
+        return check_sock_arg(env, h, regno, ArgKind::ptr_to_btf_id_sock_common);
+    }
     switch (kind) {
     case ArgKind::none:
     case ArgKind::anything: return true;

@@ -252,3 +252,49 @@ int sk_fullsock_after_release(struct __sk_buff *skb)
 		return 0;
 	return full->type;
 }
+
+struct {
+	__uint(type, BPF_MAP_TYPE_SOCKMAP);
+	__uint(max_entries, 1);
+	__type(key, int);
+	__type(value, int);
+} sock_map SEC(".maps");
+
+/* A sockmap's value is a socket (resolve_map_arg_type); a lookup in it acquires the socket. Neither path runs in a
+ * test run, where the lookups find nothing. */
+SEC("tc")
+__success __retval(0)
+int sockmap_update_from_lookup(struct __sk_buff *skb)
+{
+	struct bpf_sock_tuple tuple = {};
+	struct bpf_sock *sk;
+	int key = 0;
+
+	sk = bpf_sk_lookup_tcp(skb, &tuple, sizeof(tuple.ipv4), BPF_F_CURRENT_NETNS, 0);
+	if (!sk)
+		return 0;
+	bpf_map_update_elem(&sock_map, &key, sk, BPF_ANY);
+	bpf_sk_release(sk);
+	return 1;
+}
+
+SEC("tc")
+__failure __msg("Unreleased reference id=2 alloc_insn=")
+int sockmap_lookup_leak(struct __sk_buff *skb)
+{
+	int key = 0;
+	struct bpf_sock *sk = bpf_map_lookup_elem(&sock_map, &key);
+
+	return sk ? sk->family : 0;
+}
+
+SEC("tc")
+__failure __msg("R3 type=scalar expected=sock_common, sock, tcp_sock, xdp_sock, ptr_, trusted_ptr_")
+int sockmap_update_with_int(struct __sk_buff *skb)
+{
+	int key = 0;
+	long v = 7;
+
+	asm volatile("" : "+r"(v));
+	return bpf_map_update_elem(&sock_map, &key, (void *)v, BPF_ANY);
+}

@@ -3,6 +3,8 @@
 // answered from the socket's fields, and bpf_spin_lock as a test-and-set lock on the map value's word.
 #include "runtime/helpers/sock_helpers.hpp"
 
+#include "runtime/helpers/helper_checks.hpp"
+
 #include <cstring>
 #include <emmintrin.h>
 
@@ -17,7 +19,13 @@ constexpr uint16_t kEthPIpBe = 0x0008;    // htons(ETH_P_IP)
 constexpr uint16_t kEthPIpv6Be = 0xdd86;  // htons(ETH_P_IPV6)
 constexpr uint32_t kIpv4HdrLen = 20, kIpv6HdrLen = 40;
 
-const SockModel* sock_of(uint64_t sk) { return reinterpret_cast<const SockModel*>(sk); }
+// The socket argument (ARG_PTR_TO_SOCK_COMMON: the verifier proved it is one; interp-checked, which runs without
+// the verifier, gets the check), or nullptr after aborting the run.
+const SockModel* sock_of(uint64_t sk, RunContext* ctx, const char* helper) {
+    if (!checked_mem(sk, sizeof(SockModel), kPermRead, ctx, "the socket", helper))
+        return nullptr;
+    return reinterpret_cast<const SockModel*>(sk);
+}
 
 } // namespace
 
@@ -44,24 +52,29 @@ uint64_t bpf_sk_lookup_helper(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, 
 
 uint64_t bpf_sk_release_helper(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, RunContext*) { return 0; }
 
-uint64_t bpf_sk_fullsock_helper(uint64_t sk, uint64_t, uint64_t, uint64_t, uint64_t, RunContext*) { return sk; }
+uint64_t bpf_sk_fullsock_helper(uint64_t sk, uint64_t, uint64_t, uint64_t, uint64_t, RunContext* ctx) {
+    return sock_of(sk, ctx, "bpf_sk_fullsock") ? sk : 0;
+}
 
 uint64_t bpf_tcp_sock_helper(uint64_t sk, uint64_t, uint64_t, uint64_t, uint64_t, RunContext* ctx) {
-    const SockModel* s = sock_of(sk);
-    if (s->protocol != kIpprotoTcp || s->type != kSockStream)
+    const SockModel* s = sock_of(sk, ctx, "bpf_tcp_sock");
+    if (!s || s->protocol != kIpprotoTcp || s->type != kSockStream)
         return 0;
     // Unreachable with the test-run socket; a TCP socket would need a struct bpf_tcp_sock strbpf does not model.
     ctx->abort("bpf_tcp_sock of a TCP socket is not modelled by strbpf");
     return 0;
 }
 
-uint64_t bpf_get_listener_sock_helper(uint64_t sk, uint64_t, uint64_t, uint64_t, uint64_t, RunContext*) {
-    return sock_of(sk)->state == kTcpListen ? sk : 0;
+uint64_t bpf_get_listener_sock_helper(uint64_t sk, uint64_t, uint64_t, uint64_t, uint64_t, RunContext* ctx) {
+    const SockModel* s = sock_of(sk, ctx, "bpf_get_listener_sock");
+    return s && s->state == kTcpListen ? sk : 0;
 }
 
 uint64_t bpf_skc_to_helper(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, RunContext*) { return 0; }
 
-uint64_t bpf_spin_lock_helper(uint64_t lock, uint64_t, uint64_t, uint64_t, uint64_t, RunContext*) {
+uint64_t bpf_spin_lock_helper(uint64_t lock, uint64_t, uint64_t, uint64_t, uint64_t, RunContext* ctx) {
+    if (!checked_mem(lock, 4, kPermRW, ctx, "the bpf_spin_lock", "bpf_spin_lock"))
+        return 0;
     auto* word = reinterpret_cast<uint32_t*>(lock);
     while (__atomic_exchange_n(word, 1u, __ATOMIC_ACQUIRE) != 0)
         while (__atomic_load_n(word, __ATOMIC_RELAXED) != 0)
@@ -69,7 +82,9 @@ uint64_t bpf_spin_lock_helper(uint64_t lock, uint64_t, uint64_t, uint64_t, uint6
     return 0;
 }
 
-uint64_t bpf_spin_unlock_helper(uint64_t lock, uint64_t, uint64_t, uint64_t, uint64_t, RunContext*) {
+uint64_t bpf_spin_unlock_helper(uint64_t lock, uint64_t, uint64_t, uint64_t, uint64_t, RunContext* ctx) {
+    if (!checked_mem(lock, 4, kPermRW, ctx, "the bpf_spin_lock", "bpf_spin_unlock"))
+        return 0;
     __atomic_store_n(reinterpret_cast<uint32_t*>(lock), 0u, __ATOMIC_RELEASE);
     return 0;
 }
