@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "runtime/ctx_model.hpp"
+#include "runtime/helpers/sock_helpers.hpp"
 #include "runtime/memory/nofault.hpp"
 
 namespace strbpf::exec {
@@ -299,12 +300,17 @@ Status TestRunContext::build_skb(loader::ProgType type, const std::vector<uint8_
     }
     const uint8_t* start = l2 ? data_ : data_ + kEthHlen;
     hh_zero_ = l2 ? 0 : kEthHlen;
-    const runtime::SkbModel m = skb_model(s, hard, data_, start, len);
+    runtime::SkbModel m = skb_model(s, hard, data_, start, len);
+    // The socket bpf_prog_test_run_skb attaches (skb->sk), read-only to programs through socket pointers.
+    static_assert(sizeof(runtime::SockModel) == sizeof sock_);
+    runtime::test_run_sock(data_ + kEthHlen, size - kEthHlen, m.protocol, reinterpret_cast<runtime::SockModel*>(sock_));
+    m.sk = reinterpret_cast<uint64_t>(sock_);
     static_assert(sizeof m <= sizeof ctx_struct_);
     std::memcpy(ctx_struct_, &m, sizeof m);
     *r1 = reinterpret_cast<uint64_t>(ctx_struct_);
     if (!runtime::add_ctx_model_region(ctx, runtime::CtxModel::skb, *r1, runtime::kPermRW, "sk_buff") ||
-        !add_skb_regions(ctx, hard, bucket, start, len, writable))
+        !add_skb_regions(ctx, hard, bucket, start, len, writable) ||
+        !ctx.mem.add_local(Region{m.sk, sizeof sock_, runtime::kPermRead, RegionKind::other, "test-run socket"}))
         return make_error("too many memory regions for an skb test run");
     return ok_status();
 }

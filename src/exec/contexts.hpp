@@ -53,6 +53,7 @@ class TestRunContext {
     loader::ProgType type_ = loader::ProgType::unspec;
     std::vector<uint8_t> ctx_buf_;
     alignas(8) uint8_t ctx_struct_[256] = {}; // skb: the SkbModel
+    alignas(8) uint8_t sock_[80] = {};        // skb: the socket skb->sk points at (runtime::SockModel)
     uint8_t* data_ = nullptr;  // what data_out starts with
     uint32_t data_len_ = 0;
     bool skb_ctx_out_ = false; // skb programs given a ctx_in report the __sk_buff back

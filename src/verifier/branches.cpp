@@ -7,6 +7,7 @@
 
 #include "verifier/domain/scalar.hpp"
 #include "verifier/env.hpp"
+#include "verifier/sock.hpp"
 
 namespace strbpf::verifier {
 namespace {
@@ -252,7 +253,7 @@ void propagate_equal_scalars(const Env& env, State& st, const Reg& r) {
 }
 
 // mark_ptr_or_null_regs: on the NULL side a reference the checked pointer acquired was never handed out.
-void mark_ptr_or_null(State& st, const Reg& checked, bool is_null) {
+void mark_ptr_or_null(const Env& env, State& st, const Reg& checked, bool is_null) {
     const uint32_t id = checked.id;
     if (id == 0)
         return;
@@ -262,9 +263,8 @@ void mark_ptr_or_null(State& st, const Reg& checked, bool is_null) {
         if (o.maybe_null && o.id == id) {
             if (is_null) {
                 o = reg_const(0);
-            } else { // the id has done its work (the kernel keeps it only for bpf_spin_lock, not in the helper table)
-                o.maybe_null = false;
-                o.id = 0;
+            } else { // the id has done its work, except as a bpf_spin_lock's identity (sock.cpp)
+                mark_not_null(env, o);
             }
         }
     });
@@ -319,7 +319,7 @@ bool try_pkt_compare(Env& env, const isa::Insn& insn, Sem sem, State* taken) {
 // or functions: for those both successors are walked (so `if r1 == 0 goto back` with R1=ctx can loop).
 bool reg_not_null(const Reg& r) {
     return !r.maybe_null && (r.type == RegType::map_value || r.type == RegType::map_key || r.type == RegType::mem ||
-                             r.type == RegType::map_ptr);
+                             r.type == RegType::map_ptr || is_sock_type(r.type));
 }
 
 void mark_operands_precise(Env& env, const isa::Insn& insn, bool is_x) {
@@ -407,8 +407,8 @@ bool do_cond_jump(Env& env, const isa::OpInfo& op, const isa::Insn& insn, State*
         if (d.maybe_null) {
             *branch = env.cur;
             const bool taken_is_null = op.sem == Sem::jeq;
-            mark_ptr_or_null(*branch, d, taken_is_null);
-            mark_ptr_or_null(env.cur, d, !taken_is_null);
+            mark_ptr_or_null(env, *branch, d, taken_is_null);
+            mark_ptr_or_null(env, env.cur, d, !taken_is_null);
             return true;
         }
         if (reg_not_null(d)) {

@@ -20,6 +20,7 @@
 #include "verifier/env.hpp"
 #include "verifier/ext_protos.hpp"
 #include "verifier/map_rules.hpp"
+#include "verifier/sock.hpp"
 
 namespace strbpf::verifier {
 
@@ -88,8 +89,9 @@ bool check_size_arg(Env& env, int regno, int mem_regno, bool zero_ok, Access acc
     return check_helper_mem(env, mem_regno, r.umax, zero_ok, access);
 }
 
-bool check_helper_arg(Env& env, int regno, ArgKind kind, bool pkt_access, int* map_index, int* mem_regno,
-                      Access* mem_access) {
+bool check_helper_arg(Env& env, const runtime::HelperProto& h, int regno, ArgKind kind, int* map_index,
+                      int* mem_regno, Access* mem_access) {
+    const bool pkt_access = h.pkt_access;
     const Reg& r = env.cur.cur().regs[regno];
     if (kind != ArgKind::none && !check_reg_init(env, regno))
         return false;
@@ -97,6 +99,16 @@ bool check_helper_arg(Env& env, int regno, ArgKind kind, bool pkt_access, int* m
     if (kind != ArgKind::none && kind != ArgKind::anything && r.is_pkt() && !pkt_access)
         return env.fail("helper access to the packet is not allowed");
     const loader::MapSpec* map = *map_index >= 0 ? env.map_spec(uint32_t(*map_index)) : nullptr;
+    if (sock_arg_kind(kind))
+        return check_sock_arg(env, h, regno, kind);
+    const bool value_kind = kind == ArgKind::ptr_to_map_value || kind == ArgKind::ptr_to_uninit_map_value ||
+                            kind == ArgKind::ptr_to_map_value_or_null;
+    if (value_kind && map && (map->type == loader::kMapSockmap || map->type == loader::kMapSockhash)) {
+        // resolve_map_arg_type: a sockmap's or sockhash's value is a socket
+        if (kind != ArgKind::ptr_to_map_value)
+            return env.fail("invalid arg_type for sockmap/sockhash");
+        return check_sock_arg(env, h, regno, ArgKind::ptr_to_btf_id_sock_common);
+    }
     switch (kind) {
     case ArgKind::none:
     case ArgKind::anything: return true;
@@ -111,6 +123,14 @@ bool check_helper_arg(Env& env, int regno, ArgKind kind, bool pkt_access, int* m
             return type_mismatch(env, regno, "map_ptr");
         *map_index = int(r.aux);
         return true;
+    case ArgKind::ptr_to_map_value_or_null: // bpf_sk_storage_get's initial value: NULL, or value_size bytes
+        if (r.type == RegType::scalar && r.is_const() && r.var.value == 0)
+            return true;
+        if (!is_mem_type(r))
+            return type_mismatch(env, regno, kMemTypes);
+        if (!map)
+            return env.fail("invalid map_ptr to access map->value");
+        return check_helper_mem(env, regno, map->value_size, false, Access::helper_read);
     case ArgKind::ptr_to_map_key:
     case ArgKind::ptr_to_map_value:
         if (!is_mem_type(r))
@@ -426,6 +446,10 @@ bool check_global_mem_args(Env& env, const Subprog& sp) {
 }
 
 bool call_global(Env& env, const Subprog& sp) {
+    if (env.cur.lock.held()) {
+        env.note("global function calls are not allowed while holding a lock,");
+        return env.fail("use static function instead");
+    }
     if (const std::string why = global_call_problem(env, sp); !why.empty()) {
         env.note(why);
         return env.fail(fmt::format("Caller passes invalid args into func#{} ('{}')", &sp - env.subprogs.data(),
@@ -590,7 +614,8 @@ bool check_map_rules(Env& env, int32_t func_id, const char* func_name, int map_i
     }
     if (func_id == 164 && !map_has_for_each(m->type))
         return env.fail("callback function not allowed for map");
-    if (func_id == 1 && map_lookup_result(m->type) == LookupResult::socket)
+    if (func_id == 1 && map_lookup_result(m->type) == LookupResult::socket && m->type != loader::kMapSockmap &&
+        m->type != loader::kMapSockhash && m->type != loader::kMapXskmap)
         return env.fail(fmt::format("strbpf does not model the socket a lookup in a {} map returns",
                                     loader::map_type_name(m->type)));
     return true;
@@ -617,7 +642,7 @@ bool note_ref_arg(Env& env, int regno, ArgKind kind, RefArgs* refs) {
     if (kind == ArgKind::none || kind == ArgKind::anything)
         return true;
     const Reg& r = env.cur.cur().regs[regno];
-    if (kind == ArgKind::ptr_to_ringbuf_mem) { // OBJ_RELEASE
+    if (kind == ArgKind::ptr_to_ringbuf_mem || is_sock_release_arg(kind)) { // OBJ_RELEASE
         if (!r.ref_obj_id)
             return env.fail(fmt::format("R{} must be referenced when passed to release function", regno));
         refs->release_regno = regno;
@@ -679,7 +704,7 @@ bool check_call_args(Env& env, const runtime::HelperProto& h, CallMeta* meta) {
         }
         if (!runtime::arg_kind_modelled(kind))
             return not_modelled(env, h, fmt::format("argument {} ({})", i + 1, runtime::arg_kind_name(kind)));
-        if (!check_helper_arg(env, i + 1, kind, h.pkt_access, &meta->map_index, &mem_regno, &mem_access) ||
+        if (!check_helper_arg(env, h, i + 1, kind, &meta->map_index, &mem_regno, &mem_access) ||
             !note_ref_arg(env, i + 1, kind, &meta->refs))
             return false;
         const Reg& r = env.cur.cur().regs[i + 1];
@@ -718,7 +743,7 @@ bool check_snprintf_call(Env& env) {
 bool check_call_map_and_ret(Env& env, const runtime::HelperProto& h, const CallMeta& meta) {
     if (meta.map_index >= 0 && !check_map_rules(env, h.id, h.name, meta.map_index))
         return false;
-    if (!runtime::ret_kind_modelled(h.ret) && !btf_helper_ret(env, h.id, nullptr))
+    if (!runtime::ret_kind_modelled(h.ret) && !sock_ret_kind(env, h) && !btf_helper_ret(env, h.id, nullptr))
         return not_modelled(env, h, fmt::format("the return value ({})", runtime::ret_kind_name(h.ret)));
     return true;
 }
@@ -735,7 +760,11 @@ void set_call_result(Env& env, const runtime::HelperProto& h, const CallMeta& me
     case runtime::RetKind::map_value_or_null:
         f.regs[0] = map_lookup_reg(env, h.id, meta.map_index);
         f.regs[0].maybe_null = !meta.never_null;
-        f.regs[0].id = meta.never_null ? 0 : env.new_id();
+        // A value that is never NULL takes an id only when it holds a bpf_spin_lock (the lock's identity).
+        if (!meta.never_null || (meta.map_index >= 0 && spin_lock_offset(env, uint32_t(meta.map_index)) >= 0))
+            f.regs[0].id = env.new_id();
+        if (h.id == 1 && map_lookup_acquires(env, meta.map_index)) // a sockmap / sockhash lookup: the socket
+            f.regs[0].id = f.regs[0].ref_obj_id = acquire_reference(env, env.pc);
         break;
     case runtime::RetKind::ringbuf_mem_or_null:
         f.regs[0] = reg_ptr(RegType::mem, uint32_t(std::min<uint64_t>(meta.alloc_size, kMaxVarSiz)));
@@ -746,7 +775,12 @@ void set_call_result(Env& env, const runtime::HelperProto& h, const CallMeta& me
         env.new_id();
         f.regs[0].id = f.regs[0].ref_obj_id = acquire_reference(env, env.pc);
         break;
-    default: btf_helper_ret(env, h.id, &f.regs[0]); break; // else refused by check_call_map_and_ret
+    default:
+        if (sock_ret_kind(env, h))
+            set_sock_ret(env, h, meta.map_index, meta.refs.ref_obj_id, &f.regs[0]);
+        else
+            btf_helper_ret(env, h.id, &f.regs[0]); // else refused by check_call_map_and_ret
+        break;
     }
 }
 
@@ -758,13 +792,17 @@ bool do_helper_call(Env& env, const isa::Insn& insn) {
     const runtime::HelperProto* proto = helper_proto(env, insn.imm); // built-in, else the embedder's
     if (!proto)
         return fail_unknown_helper(env, insn);
+    if (env.cur.lock.held() && insn.imm != 94) // bpf_spin_unlock is the one call allowed under the lock
+        return env.fail("function calls are not allowed while holding a lock");
     CallMeta meta;
     if (!check_call_gate(env, *proto))
         return false;
     if (env.cur.active_rcu_lock && (proto->flags & runtime::kMightSleep))
         return env.fail(fmt::format("sleepable helper {}#{} in rcu_read_lock region", proto->name, proto->id));
-    if (!check_call_args(env, *proto, &meta) ||
-        !check_call_map_and_ret(env, *proto, meta))
+    if (!check_call_args(env, *proto, &meta) || !check_call_map_and_ret(env, *proto, meta) ||
+        !check_sock_call(env, *proto))
+        return false;
+    if (insn.imm == 12 && !check_reference_leak(env, "tail_call")) // bpf_tail_call leaves the program
         return false;
     if (meta.refs.release_regno && !release_reference(env, meta.refs.ref_obj_id))
         return env.fail(fmt::format("func {}#{} reference has not been acquired before", proto->name, insn.imm));
@@ -786,6 +824,8 @@ bool do_helper_call(Env& env, const isa::Insn& insn) {
 }
 
 bool do_kfunc_call(Env& env, const isa::Insn& insn) {
+    if (env.cur.lock.held())
+        return env.fail("function calls are not allowed while holding a lock");
     const auto& names = env.inst.spec().kfuncs;
     if (insn.imm < 0 || size_t(insn.imm) >= names.size())
         return env.fail(fmt::format("kernel btf_id {} is not a function", insn.imm));
@@ -897,9 +937,10 @@ void log_main_args(Env& env) {
 bool do_exit(Env& env, bool* path_done) {
     *path_done = false;
     if (env.cur.frames.size() == 1) {
-        if (!check_reference_leak(env, "BPF_EXIT instruction in main prog"))
+        if (!check_lock_leak(env, "BPF_EXIT instruction in main prog", true) ||
+            !check_reference_leak(env, "BPF_EXIT instruction in main prog"))
             return false;
-        if (env.cur.active_rcu_lock) // check_resource_leak, after the references
+        if (env.cur.active_rcu_lock) // check_resource_leak, after the lock and the references
             return env.fail("BPF_EXIT instruction in main prog cannot be used inside bpf_rcu_read_lock-ed region");
         if (!check_return_code(env))
             return false;

@@ -9,6 +9,7 @@
 #include "verifier/domain/scalar.hpp"
 #include "verifier/btf_target.hpp"
 #include "verifier/env.hpp"
+#include "verifier/sock.hpp"
 
 namespace strbpf::verifier {
 namespace {
@@ -298,10 +299,14 @@ bool check_strict_alignment(Env& env, int regno, int32_t insn_off, int size, boo
         return true;
     const Reg& r = env.cur.cur().regs[regno];
     const bool packet = r.type == RegType::packet || r.type == RegType::packet_meta;
-    const char* desc = r.type == RegType::map_value ? "value "
-                       : r.type == RegType::map_key ? "key "
-                       : r.type == RegType::ctx     ? "context "
-                                                    : "";
+    const char* desc = r.type == RegType::map_value     ? "value "
+                       : r.type == RegType::map_key     ? "key "
+                       : r.type == RegType::ctx         ? "context "
+                       : r.type == RegType::sock        ? "sock "
+                       : r.type == RegType::sock_common ? "sock_common "
+                       : r.type == RegType::tcp_sock    ? "tcp_sock "
+                       : r.type == RegType::xdp_sock    ? "xdp_sock "
+                                                        : "";
     const int64_t ip_align = packet ? 2 : 0;
     const uint64_t bits = r.var.value + uint64_t(ip_align + int64_t(r.off) + insn_off);
     if (((bits | r.var.mask) & uint64_t(size - 1)) == 0)
@@ -343,6 +348,10 @@ bool ctx_access(Env& env, int regno, int32_t off, int size, Access access, int v
         Reg v = field == RegType::scalar ? reg_unknown() : reg_ptr(field);
         if (field == RegType::packet || field == RegType::packet_meta)
             v.aux = 0; // range
+        if (is_sock_type(field) && ctx_sock_maybe_null(env.prog.type, field)) {
+            v.maybe_null = true;
+            v.id = env.new_id();
+        }
         env.cur.cur().regs[value_regno] = v;
     }
     return true;
@@ -387,7 +396,8 @@ bool check_mem_access(Env& env, int regno, int32_t insn_off, int size, Access ac
         const int64_t off = int64_t(insn_off) + r.off;
         if (!check_map_access_type(env, spec, off, size, access))
             return false;
-        if (!check_region(env, regno, off, size, vs, Region::map_value))
+        if (!check_region(env, regno, off, size, vs, Region::map_value) ||
+            !check_spin_lock_access(env, r, off, size, is_helper(access)))
             return false;
         if (dst) {
             Reg v;
@@ -446,6 +456,17 @@ bool check_mem_access(Env& env, int regno, int32_t insn_off, int size, Access ac
             return false;
         dst = (dst && dst->type == RegType::scalar) ? dst : nullptr;
         break;
+    case RegType::sock:
+    case RegType::sock_common:
+    case RegType::tcp_sock:
+    case RegType::xdp_sock:
+        if (r.maybe_null)
+            break;
+        if (is_helper(access))
+            return env.fail(fmt::format("R{} invalid mem access '{}'", regno, reg_type_str(r)));
+        if (!sock_access(env, regno, insn_off, size, is_write(access), is_write(access) ? -1 : value_regno))
+            return false;
+        break;
     case RegType::packet:
     case RegType::packet_meta:
         if (access == Access::write && !packet_writable(env.prog.type))
@@ -460,7 +481,8 @@ bool check_mem_access(Env& env, int regno, int32_t insn_off, int size, Access ac
     if ((r.type == RegType::map_value || r.type == RegType::mem || r.type == RegType::btf_id) && r.maybe_null)
         return env.fail(fmt::format("R{} invalid mem access '{}'", regno, reg_type_str(r)));
     if (r.type != RegType::map_value && r.type != RegType::mem && r.type != RegType::stack &&
-        r.type != RegType::map_key && r.type != RegType::btf_id && !(r.type == RegType::map_ptr && !is_helper(access)) &&
+        r.type != RegType::map_key && r.type != RegType::btf_id &&
+        !(r.type == RegType::map_ptr && !is_helper(access)) && !(is_sock_type(r.type) && !r.maybe_null) &&
         r.type != RegType::ctx && r.type != RegType::packet && r.type != RegType::packet_meta)
         return env.fail(fmt::format("R{} invalid mem access '{}'", regno, reg_type_str(r)));
     if (dst && dst->type == RegType::scalar && size < 8) {
@@ -508,7 +530,8 @@ bool check_helper_mem(Env& env, int regno, uint64_t size, bool zero_size_allowed
         const uint32_t vs = spec ? spec->value_size : 0;
         if (!check_map_access_type(env, spec, r.off, sz, access))
             return false;
-        return check_region(env, regno, r.off, sz, vs, Region::map_value);
+        return check_region(env, regno, r.off, sz, vs, Region::map_value) &&
+               check_spin_lock_access(env, r, r.off, sz, true);
     }
     case RegType::mem: return check_region(env, regno, r.off, sz, r.aux, Region::mem);
     case RegType::map_key: {

@@ -75,7 +75,7 @@ bool skb_common(const CtxAccess& a, RegType* field) {
     if (in(off, kSkbTstamp, 8))
         return a.size == 8;
     if (in(off, kSkbSk, 8)) {
-        *field = RegType::scalar; // PTR_TO_SOCK_COMMON_OR_NULL, which strbpf does not model
+        *field = RegType::sock_common; // PTR_TO_SOCK_COMMON_OR_NULL
         return !a.write && a.size == 8;
     }
     if (off >= kSkbTstampType && off < kSkbHwtstamp) // tstamp_type and the padding after it
@@ -152,11 +152,8 @@ bool raw_tp_ctx(const CtxAccess& a) { // u64 args[MAX_BPF_FUNC_ARGS]
 }
 bool syscall_ctx(const CtxAccess& a) { return a.off >= 0 && a.off < 65535 && a.off % a.size == 0; }
 
-// The __sk_buff types below refuse the sk field (PTR_TO_SOCK_COMMON_OR_NULL, not modeled) and pass the rest to
-// bpf_skb_is_valid_access.
+// The __sk_buff types below pass data and data_end as packet pointers and the rest to bpf_skb_is_valid_access.
 bool skb_with_packet(const CtxAccess& a, RegType* field) {
-    if (in(a.off, kSkbSk, 8))
-        return false;
     if (in(a.off, kSkbData, 4))
         *field = RegType::packet;
     else if (in(a.off, kSkbDataEnd, 4))
@@ -293,9 +290,9 @@ bool sock_addr_ctx(AttachType attach, const CtxAccess& a) {
     return false;
 }
 
-// struct bpf_sock_ops (224 bytes): sock_ops_is_valid_access. sk, skb_data and skb_data_end are pointers strbpf
-// does not model for this type (the kernel gives no helper packet access here).
-bool sock_ops_ctx(const CtxAccess& a) {
+// struct bpf_sock_ops (224 bytes): sock_ops_is_valid_access. sk loads as PTR_TO_SOCKET_OR_NULL; skb_data and
+// skb_data_end are pointers strbpf does not model for this type (the kernel gives no helper packet access here).
+bool sock_ops_ctx(const CtxAccess& a, RegType* field) {
     const int32_t off = a.off;
     if (off < 0 || off >= 224 || off % a.size != 0)
         return false;
@@ -303,7 +300,11 @@ bool sock_ops_ctx(const CtxAccess& a) {
         return (off == 4 || off == 164) && a.size == 4; // reply, sk_txhash
     if (in(off, 168, 16) || in(off, 216, 8)) // bytes_received, bytes_acked; skb_hwtstamp
         return a.size == 8;
-    if (in(off, 184, 24)) // sk, skb_data, skb_data_end
+    if (off == 184 && a.size == 8) { // sk
+        *field = RegType::sock;
+        return true;
+    }
+    if (in(off, 184, 24)) // sk's other sizes, skb_data, skb_data_end
         return false;
     if (off == 212) // skb_tcp_flags
         return narrow_ok(a.size, 4);
@@ -455,7 +456,7 @@ bool ctx_access_valid(const Env& env, int32_t off, int size, bool write, bool si
     case ProgType::cgroup_sock_addr:
         return sock_addr_ctx(env.prog.expected_attach_type, a);
     case ProgType::sock_ops:
-        return sock_ops_ctx(a);
+        return sock_ops_ctx(a, field);
     case ProgType::sk_msg:
         return sk_msg_ctx(a, field);
     case ProgType::sk_lookup:

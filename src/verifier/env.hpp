@@ -127,6 +127,8 @@ class Env {
     // BTF-typed programs (tracing, lsm): the attach target in kernel BTF (btf_target.cpp); null for other types.
     std::shared_ptr<const BtfAttach> attach;
     bool attach_on_running_kernel = false; // the target BTF is the running kernel's: its symbols can be asked
+    // Per map, where its value holds a struct bpf_spin_lock (refs.cpp: spin_lock_offset), found on first use.
+    mutable std::vector<int32_t> spin_lock_offs;
 
     // ---- path exploration ----------------------------------------------------------------------------
     State cur;

@@ -27,6 +27,10 @@ const char* reg_type_name(RegType t, bool maybe_null) {
     case RegType::func: return "func";
     case RegType::map_key: return "map_key";
     case RegType::btf_id: return maybe_null ? "ptr_or_null_" : "ptr_";
+    case RegType::sock: return maybe_null ? "sock_or_null" : "sock";
+    case RegType::sock_common: return maybe_null ? "sock_common_or_null" : "sock_common";
+    case RegType::tcp_sock: return maybe_null ? "tcp_sock_or_null" : "tcp_sock";
+    case RegType::xdp_sock: return maybe_null ? "xdp_sock_or_null" : "xdp_sock";
     }
     return "?";
 }

@@ -174,6 +174,10 @@ std::string kernel_state_str(const Env& env, const State& st, int frameno, bool 
     }
     for (size_t i = 0; i < st.refs.size(); i++)
         out += fmt::format("{}{}", i ? "," : " refs=", st.refs[i].id);
+    // 6.18 keeps a held bpf_spin_lock among the references, under the id of the pointer it was taken through: the
+    // last one, as no call can acquire anything while it is held; an id of 0 is not printed.
+    if (st.lock.held() && st.lock.id)
+        out += fmt::format("{}{}", st.refs.empty() ? " refs=" : ",", st.lock.id);
     if (f.in_callback)
         out += " cb";
     return out;

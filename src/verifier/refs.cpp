@@ -1,14 +1,19 @@
 // SPDX-License-Identifier: BSD-2-Clause
 // Reference tracking (verifier stage), the kernel's acquire_reference / release_reference /
-// check_reference_leak: a helper that hands out an object the program must give back (bpf_ringbuf_reserve)
-// acquires a reference; the pointer and every copy of it carry its id as `ref_obj_id`. Releasing it (bpf_ringbuf_
-// submit / _discard) drops the reference and turns every register and spilled slot carrying the id, in every
-// frame, into an unknown scalar (the privileged mark_reg_invalid), so no copy can be used or released again. A
-// reference still held where the program may end (the exit of the main frame, LD_ABS/IND) is a leak.
+// check_reference_leak: a helper that hands out an object the program must give back (bpf_ringbuf_reserve, the
+// socket lookups) acquires a reference; the pointer and every copy of it carry its id as `ref_obj_id`. Releasing
+// it (bpf_ringbuf_submit / _discard, bpf_sk_release) drops the reference and turns every register and spilled slot
+// carrying the id, in every frame, into an unknown scalar (the privileged mark_reg_invalid), so no copy can be
+// used or released again. A reference still held where the program may end (the exit of the main frame, LD_ABS/IND,
+// a tail call) is a leak. The bpf_spin_lock a path holds is a resource of the same kind (6.18 keeps it among the
+// references): one at a time, given back by bpf_spin_unlock through a pointer of the same identity.
+#include <bpf/btf.h>
+#include <cstring>
 #include <fmt/format.h>
 
 #include "verifier/domain/scalar.hpp"
 #include "verifier/env.hpp"
+#include "verifier/sock.hpp"
 
 namespace strbpf::verifier {
 
@@ -52,6 +57,159 @@ bool check_reference_leak(Env& env, const char* prefix) {
     for (const RefState& ref : env.cur.refs)
         env.note(fmt::format("Unreleased reference id={} alloc_insn={}", ref.id, ref.insn));
     return env.fail(fmt::format("{} would lead to reference leak", prefix));
+}
+
+namespace {
+
+// Where TYPE_ID (a struct or union, or a DATASEC of global variables) holds a struct bpf_spin_lock, searching
+// nested structs; -1 when it holds none.
+int32_t find_spin_lock(const btf* b, uint32_t type_id, int depth = 0) {
+    const btf_type* t = btf__type_by_id(b, type_id);
+    while (t && (btf_is_mod(t) || btf_is_typedef(t)))
+        t = btf__type_by_id(b, type_id = t->type);
+    if (!t || depth > 8)
+        return -1;
+    if (btf_is_datasec(t)) {
+        const btf_var_secinfo* v = btf_var_secinfos(t);
+        for (uint16_t i = 0; i < btf_vlen(t); i++) {
+            const btf_type* var = btf__type_by_id(b, v[i].type);
+            const int32_t at = var ? find_spin_lock(b, var->type, depth + 1) : -1;
+            if (at >= 0)
+                return int32_t(v[i].offset) + at;
+        }
+        return -1;
+    }
+    if (!btf_is_composite(t))
+        return -1;
+    const char* name = btf__name_by_offset(b, t->name_off);
+    if (name && std::strcmp(name, "bpf_spin_lock") == 0)
+        return 0;
+    const btf_member* m = btf_members(t);
+    for (uint16_t i = 0; i < btf_vlen(t); i++) {
+        const int32_t at = find_spin_lock(b, m[i].type, depth + 1);
+        if (at >= 0)
+            return int32_t(btf_member_bit_offset(t, i) / 8) + at;
+    }
+    return -1;
+}
+
+// The value type of a BTF-defined map: the pointee of the `value` member of its `.maps` variable's struct.
+int32_t map_value_type(const btf* b, const std::string& map_name) {
+    const int sec = btf__find_by_name_kind(b, ".maps", BTF_KIND_DATASEC);
+    const btf_type* ds = sec > 0 ? btf__type_by_id(b, uint32_t(sec)) : nullptr;
+    if (!ds)
+        return -1;
+    const btf_var_secinfo* v = btf_var_secinfos(ds);
+    for (uint16_t i = 0; i < btf_vlen(ds); i++) {
+        const btf_type* var = btf__type_by_id(b, v[i].type);
+        const char* name = var ? btf__name_by_offset(b, var->name_off) : nullptr;
+        if (!name || map_name != name)
+            continue;
+        const btf_type* def = btf__type_by_id(b, var->type);
+        while (def && (btf_is_mod(def) || btf_is_typedef(def)))
+            def = btf__type_by_id(b, def->type);
+        if (!def || !btf_is_struct(def))
+            return -1;
+        for (uint16_t j = 0; j < btf_vlen(def); j++) {
+            const char* mname = btf__name_by_offset(b, btf_members(def)[j].name_off);
+            const btf_type* ptr = btf__type_by_id(b, btf_members(def)[j].type);
+            if (mname && std::strcmp(mname, "value") == 0 && ptr && btf_is_ptr(ptr))
+                return int32_t(ptr->type);
+        }
+        return -1;
+    }
+    return -1;
+}
+
+int32_t compute_spin_lock_offset(const Env& env, uint32_t map_index) {
+    const loader::MapSpec* m = env.map_spec(map_index);
+    const btf* b = env.inst.spec().btf.get();
+    if (!m || !b || (m->section != ".maps" && !m->global_data))
+        return -2; // a legacy map definition carries no BTF
+    if (m->global_data) {
+        const int sec = btf__find_by_name_kind(b, m->section.c_str(), BTF_KIND_DATASEC);
+        return sec > 0 ? find_spin_lock(b, uint32_t(sec)) : -2;
+    }
+    const int32_t value = map_value_type(b, m->name);
+    return value > 0 ? find_spin_lock(b, uint32_t(value)) : -2;
+}
+
+} // namespace
+
+int32_t spin_lock_offset(const Env& env, uint32_t map_index) {
+    if (env.spin_lock_offs.size() <= map_index)
+        env.spin_lock_offs.resize(map_index + 1, -3);
+    int32_t& off = env.spin_lock_offs[map_index];
+    if (off == -3)
+        off = compute_spin_lock_offset(env, map_index);
+    return off;
+}
+
+bool process_spin_lock(Env& env, int regno, bool unlock) {
+    const Reg& r = env.cur.cur().regs[regno];
+    if (!r.var.is_const())
+        return env.fail(fmt::format(
+            "R{} doesn't have constant offset. bpf_spin_lock has to be at the constant offset", regno));
+    const loader::MapSpec* m = env.map_spec(r.aux);
+    const int32_t lock_off = spin_lock_offset(env, r.aux);
+    if (lock_off == -2)
+        return env.fail(fmt::format("map '{}' has to have BTF in order to use bpf_spin_lock", m ? m->name : ""));
+    if (lock_off < 0)
+        return env.fail(fmt::format("map '{}' has no valid bpf_spin_lock", m ? m->name : ""));
+    const int64_t at = int64_t(r.var.value) + r.off;
+    if (at != lock_off)
+        return env.fail(
+            fmt::format("off {} doesn't point to 'struct bpf_spin_lock' that is at {}", at, lock_off));
+    LockState& lock = env.cur.lock;
+    if (!unlock) {
+        if (lock.held())
+            return env.fail("Locking two bpf_spin_locks are not allowed");
+        lock = LockState{int32_t(r.aux), r.id};
+        return true;
+    }
+    if (!lock.held())
+        return env.fail("bpf_spin_unlock without taking a lock");
+    if (lock.map != int32_t(r.aux) || lock.id != r.id)
+        return env.fail("bpf_spin_unlock of different lock");
+    lock = LockState{};
+    return true;
+}
+
+bool check_spin_lock_access(Env& env, const Reg& r, int64_t off, int size, bool helper) {
+    const int32_t p = spin_lock_offset(env, r.aux);
+    if (p < 0)
+        return true;
+    constexpr int64_t kLockSize = 4; // sizeof(struct bpf_spin_lock)
+    if (r.smin + off < p + kLockSize && p < int64_t(r.umax) + off + size)
+        return env.fail(helper ? "bpf_spin_lock cannot be accessed indirectly by helper"
+                               : "bpf_spin_lock cannot be accessed directly by load/store");
+    return true;
+}
+
+std::string spin_lock_map_incompatibility(const Env& env) {
+    using loader::ProgType;
+    const ProgType t = env.prog.type;
+    const bool tracing = t == ProgType::kprobe || t == ProgType::tracepoint || t == ProgType::perf_event ||
+                         t == ProgType::raw_tracepoint || t == ProgType::raw_tracepoint_writable;
+    if (t != ProgType::socket_filter && !tracing)
+        return {};
+    for (size_t pc = 0; pc + 1 < env.insns.size(); pc++) {
+        const isa::Insn& in = env.insns[pc];
+        if (!isa::is_ld_imm64(in))
+            continue;
+        pc++;
+        if ((in.src == isa::BPF_PSEUDO_MAP_FD || in.src == isa::BPF_PSEUDO_MAP_VALUE) && in.imm >= 0 &&
+            spin_lock_offset(env, uint32_t(in.imm)) >= 0)
+            return tracing ? "tracing progs cannot use bpf_spin_lock yet"
+                           : "socket filter progs cannot use bpf_spin_lock yet";
+    }
+    return {};
+}
+
+bool check_lock_leak(Env& env, const char* prefix, bool main_only) {
+    if ((main_only && env.cur.frames.size() > 1) || !env.cur.lock.held())
+        return true;
+    return env.fail(fmt::format("{} cannot be used inside bpf_spin_lock-ed region", prefix));
 }
 
 } // namespace strbpf::verifier

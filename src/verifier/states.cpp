@@ -64,6 +64,10 @@ bool regsafe(const Reg& o, const Reg& c, IdMap& ids, Cmp cmp) {
     case RegType::ctx:
     case RegType::btf_id:
     case RegType::packet_end:
+    case RegType::sock:
+    case RegType::sock_common:
+    case RegType::tcp_sock:
+    case RegType::xdp_sock:
     case RegType::func: return regs_exact(o, c, ids);
     case RegType::map_value: // ids must correspond, set or not alike, null-checked or not (as the kernel's)
         return o.off == c.off && o.aux == c.aux && range_within(o, c) && ids.check(o.id, c.id, false);
@@ -114,6 +118,9 @@ bool states_equal(const Env& env, const State& old, const State& cur, int32_t pc
     for (size_t i = 0; i < old.refs.size(); i++)
         if (!ids.check(old.refs[i].id, cur.refs[i].id, false))
             return false;
+    // The bpf_spin_lock held: the same map, the ids of the pointers it was taken through corresponding.
+    if (old.lock.map != cur.lock.map || !ids.check(old.lock.id, cur.lock.id, false))
+        return false;
     for (size_t i = 0; i < old.frames.size(); i++) {
         const Frame& o = old.frames[i];
         const Frame& c = cur.frames[i];

@@ -5,6 +5,7 @@
 
 #include "verifier/domain/scalar.hpp"
 #include "verifier/env.hpp"
+#include "verifier/sock.hpp"
 #include "verifier/ksym.hpp"
 
 namespace strbpf::verifier {
@@ -265,12 +266,12 @@ bool do_alu(Env& env, const isa::OpInfo& op, const isa::Insn& insn) {
 }
 
 // The kernel's save_aux_ptr_type: one insn may access memory through different pointer types on different paths,
-// unless one of them is ctx (whose accesses the kernel rewrites per insn, for one type).
+// unless one of them is ctx or a socket (whose accesses the kernel rewrites per insn, for one type).
 static bool save_aux_ptr_type(Env& env, RegType type) {
     RegType& prev = env.insn_ptr_type[size_t(env.pc)];
     if (prev == RegType::not_init)
         prev = type;
-    else if (prev != type && (prev == RegType::ctx || type == RegType::ctx))
+    else if (prev != type && (prev == RegType::ctx || type == RegType::ctx || is_sock_type(prev) || is_sock_type(type)))
         return env.fail("same insn cannot be used with different pointers");
     return true;
 }
@@ -303,7 +304,7 @@ bool do_load_store(Env& env, const isa::OpInfo& op, const isa::Insn& insn) {
         if (insn.imm == isa::BPF_CMPXCHG && !check_reg_init(env, 0))
             return false;
         const Reg& d = env.cur.cur().regs[insn.dst];
-        if (d.type == RegType::ctx || d.is_pkt())
+        if (d.type == RegType::ctx || d.is_pkt() || is_sock_type(d.type))
             return env.fail(fmt::format("BPF_ATOMIC stores into R{} {} is not allowed", insn.dst,
                                         reg_type_str(d)));
         // check_atomic_rmw: a read, then for a fetch a second read into the loading register (a stack slot
@@ -330,7 +331,7 @@ bool do_load_store(Env& env, const isa::OpInfo& op, const isa::Insn& insn) {
         if (!check_reg_init(env, 6))
             return false;
         // The load may end the program at run time: no reference may be held (check_resource_leak).
-        if (!check_reference_leak(env, "BPF_LD_[ABS|IND]"))
+        if (!check_lock_leak(env, "BPF_LD_[ABS|IND]", false) || !check_reference_leak(env, "BPF_LD_[ABS|IND]"))
             return false;
         if (regs[6].type != RegType::ctx)
             return env.fail("at the time of BPF_LD_ABS|IND R6 != pointer to skb");

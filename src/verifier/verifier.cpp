@@ -17,6 +17,7 @@
 #include "verifier/env.hpp"
 #include "verifier/iter.hpp"
 #include "verifier/kfunc_btf.hpp"
+#include "verifier/sock.hpp"
 #include "verifier/rewrite.hpp"
 
 namespace strbpf::verifier {
@@ -583,6 +584,11 @@ Verdict verify(const runtime::ObjectInstance& inst, const loader::ProgramSpec& p
         v.reason = encoding_reason(s.error().message);
         v.pc = s.error().pc;
         v.log = v.reason + "\n";
+        return v;
+    }
+    if (std::string why = spin_lock_map_incompatibility(env); !why.empty()) { // resolve_pseudo_ldimm64's checks
+        v.reason = why;
+        v.log = why + "\n";
         return v;
     }
     if (std::string why = map_prog_incompatibility(inst, prog); !why.empty()) {

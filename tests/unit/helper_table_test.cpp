@@ -67,8 +67,8 @@ TEST(HelperTable, VerifierNamesKindsItDoesNotModel) {
     // bpf_get_current_task_btf's RET_PTR_TO_BTF_ID_TRUSTED is modelled against kernel BTF (a trusted task_struct).
     verifier::Verdict v = vtest::strbpf_verdict(xdp, call_only(158));
     EXPECT_TRUE(v.ok || v.reason.find("kernel BTF") != std::string::npos) << v.reason;
-    v = vtest::strbpf_verdict(xdp, call_only(93)); // bpf_spin_lock
-    EXPECT_EQ(v.reason, "strbpf does not model argument 1 (ARG_PTR_TO_SPIN_LOCK) of bpf_spin_lock#93");
+    v = vtest::strbpf_verdict(xdp, call_only(169)); // bpf_timer_init
+    EXPECT_EQ(v.reason, "strbpf does not model argument 1 (ARG_PTR_TO_TIMER) of bpf_timer_init#169");
     v = vtest::strbpf_verdict(xdp, call_only(212));
     EXPECT_EQ(v.reason, "invalid func unknown#212");
 }

@@ -37,18 +37,18 @@ constexpr CtxCase kCases[] = {
     {{"syscall", 31, 0, 1u << 4}, 32752, 32768},             // the largest offset an insn can hold
     {{"tp/syscalls/sys_enter_nanosleep", 5, 0}, 8176, 8200}, // PERF_MAX_TRACE_SIZE
     {{"tp/syscalls/sys_enter_nanosleep", 5, 0}, -32768, -32760},
-    {{"cgroup_skb/ingress", 8, 0}, -8, 200, 168, 176},
+    {{"cgroup_skb/ingress", 8, 0}, -8, 200},
     {{"cgroup_skb/egress", 8, 1}, 72, 100, 0, 0},
     {{"cgroup/sock_create", 9, 2}, -8, 88},
     {{"cgroup/sock_release", 9, 34}, -4, 24},
     {{"cgroup/post_bind4", 9, 12}, -4, 88},
     {{"cgroup/post_bind6", 9, 13}, -4, 88},
-    {{"lwt_in", 10, 0}, -8, 200, 168, 176},
+    {{"lwt_in", 10, 0}, -8, 200},
     {{"lwt_out", 11, 0}, 0, 100, 0, 0},
     {{"lwt_xmit", 12, 0}, 0, 100, 0, 0},
     {{"lwt_seg6local", 19, 0}, 0, 100, 0, 0},
-    {{"sockops", 13, 3}, -8, 232, 184, 208},
-    {{"sk_skb", 14, 0}, -8, 200, 168, 176},
+    {{"sockops", 13, 3}, -8, 232, 185, 208}, // sk (184) loads as sock_or_null
+    {{"sk_skb", 14, 0}, -8, 200},
     {{"cgroup/dev", 15, 6}, -8, 20},
     {{"sk_msg", 16, 7}, -8, 88, 72, 80},
     {{"cgroup/bind4", 18, 8}, -8, 80, 64, 72},

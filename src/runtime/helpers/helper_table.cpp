@@ -21,6 +21,7 @@
 #include "runtime/helpers/ringbuf_helpers.hpp"
 #include "runtime/helpers/skb_helpers.hpp"
 #include "runtime/helpers/snprintf_helpers.hpp"
+#include "runtime/helpers/sock_helpers.hpp"
 #include "runtime/helpers/xdp_helpers.hpp"
 #include "runtime/helpers/string_helpers.hpp"
 #include "runtime/helpers/task_helpers.hpp"
@@ -192,31 +193,31 @@ constexpr HelperProto kHelpers[] = {
     {81, "bpf_get_local_storage", nullptr, R::map_value, {A::const_map_ptr, A::anything, _, _, _}, false, T("cgroup_skb cgroup_sock sock_ops cgroup_device cgroup_sock_addr cgroup_sysctl cgroup_sockopt lsm"), false, 0},
     {82, "bpf_sk_select_reuseport", nullptr, R::integer, {A::ptr_to_ctx, A::const_map_ptr, A::ptr_to_map_key, A::anything, _}, false, T("sk_reuseport"), false, 0}, // sk_select_reuseport_proto
     {83, "bpf_skb_ancestor_cgroup_id", nullptr, R::integer, {A::ptr_to_ctx, A::anything, _, _, _}, false, T("sched_cls sched_act cgroup_skb"), false, 0},
-    {84, "bpf_sk_lookup_tcp", nullptr, R::socket_or_null, {A::ptr_to_ctx, A::ptr_to_mem_rdonly, A::const_size_or_zero, A::anything, A::anything}, false, T("sched_cls sched_act"), true, 0}, // bpf_tc_sk_lookup_tcp_proto
-    {84, "bpf_sk_lookup_tcp", nullptr, R::socket_or_null, {A::ptr_to_ctx, A::ptr_to_mem_rdonly, A::const_size_or_zero, A::anything, A::anything}, false, T("xdp"), true, 0}, // bpf_xdp_sk_lookup_tcp_proto
-    {84, "bpf_sk_lookup_tcp", nullptr, R::socket_or_null, {A::ptr_to_ctx, A::ptr_to_mem_rdonly, A::const_size_or_zero, A::anything, A::anything}, false, T("cgroup_skb sk_skb"), true, 0},
-    {84, "bpf_sk_lookup_tcp", nullptr, R::socket_or_null, {A::ptr_to_ctx, A::ptr_to_mem_rdonly, A::const_size_or_zero, A::anything, A::anything}, false, T("cgroup_sock_addr"), false, 0}, // bpf_sock_addr_sk_lookup_tcp_proto
-    {85, "bpf_sk_lookup_udp", nullptr, R::socket_or_null, {A::ptr_to_ctx, A::ptr_to_mem_rdonly, A::const_size_or_zero, A::anything, A::anything}, false, T("sched_cls sched_act"), true, 0}, // bpf_tc_sk_lookup_udp_proto
-    {85, "bpf_sk_lookup_udp", nullptr, R::socket_or_null, {A::ptr_to_ctx, A::ptr_to_mem_rdonly, A::const_size_or_zero, A::anything, A::anything}, false, T("xdp"), true, 0}, // bpf_xdp_sk_lookup_udp_proto
-    {85, "bpf_sk_lookup_udp", nullptr, R::socket_or_null, {A::ptr_to_ctx, A::ptr_to_mem_rdonly, A::const_size_or_zero, A::anything, A::anything}, false, T("cgroup_skb sk_skb"), true, 0},
-    {85, "bpf_sk_lookup_udp", nullptr, R::socket_or_null, {A::ptr_to_ctx, A::ptr_to_mem_rdonly, A::const_size_or_zero, A::anything, A::anything}, false, T("cgroup_sock_addr"), false, 0}, // bpf_sock_addr_sk_lookup_udp_proto
-    {86, "bpf_sk_release", nullptr, R::integer, {A::ptr_to_btf_id_sock_common_release, _, _, _, _}, false, T("sched_cls sched_act xdp cgroup_skb sk_skb cgroup_sock_addr sk_lookup"), false, 0},
+    {84, "bpf_sk_lookup_tcp", bpf_sk_lookup_helper, R::socket_or_null, {A::ptr_to_ctx, A::ptr_to_mem_rdonly, A::const_size_or_zero, A::anything, A::anything}, false, T("sched_cls sched_act"), true, 0}, // bpf_tc_sk_lookup_tcp_proto
+    {84, "bpf_sk_lookup_tcp", bpf_sk_lookup_helper, R::socket_or_null, {A::ptr_to_ctx, A::ptr_to_mem_rdonly, A::const_size_or_zero, A::anything, A::anything}, false, T("xdp"), true, 0}, // bpf_xdp_sk_lookup_tcp_proto
+    {84, "bpf_sk_lookup_tcp", bpf_sk_lookup_helper, R::socket_or_null, {A::ptr_to_ctx, A::ptr_to_mem_rdonly, A::const_size_or_zero, A::anything, A::anything}, false, T("cgroup_skb sk_skb"), true, 0},
+    {84, "bpf_sk_lookup_tcp", bpf_sk_lookup_helper, R::socket_or_null, {A::ptr_to_ctx, A::ptr_to_mem_rdonly, A::const_size_or_zero, A::anything, A::anything}, false, T("cgroup_sock_addr"), false, 0}, // bpf_sock_addr_sk_lookup_tcp_proto
+    {85, "bpf_sk_lookup_udp", bpf_sk_lookup_helper, R::socket_or_null, {A::ptr_to_ctx, A::ptr_to_mem_rdonly, A::const_size_or_zero, A::anything, A::anything}, false, T("sched_cls sched_act"), true, 0}, // bpf_tc_sk_lookup_udp_proto
+    {85, "bpf_sk_lookup_udp", bpf_sk_lookup_helper, R::socket_or_null, {A::ptr_to_ctx, A::ptr_to_mem_rdonly, A::const_size_or_zero, A::anything, A::anything}, false, T("xdp"), true, 0}, // bpf_xdp_sk_lookup_udp_proto
+    {85, "bpf_sk_lookup_udp", bpf_sk_lookup_helper, R::socket_or_null, {A::ptr_to_ctx, A::ptr_to_mem_rdonly, A::const_size_or_zero, A::anything, A::anything}, false, T("cgroup_skb sk_skb"), true, 0},
+    {85, "bpf_sk_lookup_udp", bpf_sk_lookup_helper, R::socket_or_null, {A::ptr_to_ctx, A::ptr_to_mem_rdonly, A::const_size_or_zero, A::anything, A::anything}, false, T("cgroup_sock_addr"), false, 0}, // bpf_sock_addr_sk_lookup_udp_proto
+    {86, "bpf_sk_release", bpf_sk_release_helper, R::integer, {A::ptr_to_btf_id_sock_common_release, _, _, _, _}, false, T("sched_cls sched_act xdp cgroup_skb sk_skb cgroup_sock_addr sk_lookup"), false, 0},
     {87, "bpf_map_push_elem", bpf_map_push_elem_helper, R::integer, {A::const_map_ptr, A::ptr_to_map_value, A::anything, _, _}, false, kAll, true, 0},
     {88, "bpf_map_pop_elem", bpf_map_pop_elem_helper, R::integer, {A::const_map_ptr, A::ptr_to_uninit_map_value, _, _, _}, false, kAll, false, 0},
     {89, "bpf_map_peek_elem", bpf_map_peek_elem_helper, R::integer, {A::const_map_ptr, A::ptr_to_uninit_map_value, _, _, _}, false, kAll, false, 0},
     {90, "bpf_msg_push_data", nullptr, R::integer, {A::ptr_to_ctx, A::anything, A::anything, A::anything, _}, false, T("sk_msg"), false, kChangesPktData},
     {91, "bpf_msg_pop_data", nullptr, R::integer, {A::ptr_to_ctx, A::anything, A::anything, A::anything, _}, false, T("sk_msg"), false, kChangesPktData},
     {92, "bpf_rc_pointer_rel", nullptr, R::integer, {A::ptr_to_ctx, A::anything, A::anything, _, _}, true, T("lirc_mode2"), false, 0}, // rc_pointer_rel_proto
-    {93, "bpf_spin_lock", nullptr, R::void_, {A::ptr_to_spin_lock, _, _, _, _}, false, kAll, false, 0},
-    {94, "bpf_spin_unlock", nullptr, R::void_, {A::ptr_to_spin_lock, _, _, _, _}, false, kAll, false, 0},
-    {95, "bpf_sk_fullsock", nullptr, R::socket_or_null, {A::ptr_to_sock_common, _, _, _, _}, false, T("sched_cls sched_act cgroup_skb"), false, 0},
-    {96, "bpf_tcp_sock", nullptr, R::tcp_sock_or_null, {A::ptr_to_sock_common, _, _, _, _}, false, T("sched_cls sched_act cgroup_skb sock_ops cgroup_sockopt"), false, 0},
+    {93, "bpf_spin_lock", bpf_spin_lock_helper, R::void_, {A::ptr_to_spin_lock, _, _, _, _}, false, kAll, false, 0},
+    {94, "bpf_spin_unlock", bpf_spin_unlock_helper, R::void_, {A::ptr_to_spin_lock, _, _, _, _}, false, kAll, false, 0},
+    {95, "bpf_sk_fullsock", bpf_sk_fullsock_helper, R::socket_or_null, {A::ptr_to_sock_common, _, _, _, _}, false, T("sched_cls sched_act cgroup_skb"), false, 0},
+    {96, "bpf_tcp_sock", bpf_tcp_sock_helper, R::tcp_sock_or_null, {A::ptr_to_sock_common, _, _, _, _}, false, T("sched_cls sched_act cgroup_skb sock_ops cgroup_sockopt"), false, 0},
     {97, "bpf_skb_ecn_set_ce", nullptr, R::integer, {A::ptr_to_ctx, _, _, _, _}, false, T("sched_cls sched_act cgroup_skb"), false, 0},
-    {98, "bpf_get_listener_sock", nullptr, R::socket_or_null, {A::ptr_to_sock_common, _, _, _, _}, false, T("sched_cls sched_act cgroup_skb"), false, 0},
-    {99, "bpf_skc_lookup_tcp", nullptr, R::sock_common_or_null, {A::ptr_to_ctx, A::ptr_to_mem_rdonly, A::const_size_or_zero, A::anything, A::anything}, false, T("sched_cls sched_act"), true, 0}, // bpf_tc_skc_lookup_tcp_proto
-    {99, "bpf_skc_lookup_tcp", nullptr, R::sock_common_or_null, {A::ptr_to_ctx, A::ptr_to_mem_rdonly, A::const_size_or_zero, A::anything, A::anything}, false, T("xdp"), true, 0}, // bpf_xdp_skc_lookup_tcp_proto
-    {99, "bpf_skc_lookup_tcp", nullptr, R::sock_common_or_null, {A::ptr_to_ctx, A::ptr_to_mem_rdonly, A::const_size_or_zero, A::anything, A::anything}, false, T("cgroup_skb sk_skb"), true, 0},
-    {99, "bpf_skc_lookup_tcp", nullptr, R::sock_common_or_null, {A::ptr_to_ctx, A::ptr_to_mem_rdonly, A::const_size_or_zero, A::anything, A::anything}, false, T("cgroup_sock_addr"), false, 0}, // bpf_sock_addr_skc_lookup_tcp_proto
+    {98, "bpf_get_listener_sock", bpf_get_listener_sock_helper, R::socket_or_null, {A::ptr_to_sock_common, _, _, _, _}, false, T("sched_cls sched_act cgroup_skb"), false, 0},
+    {99, "bpf_skc_lookup_tcp", bpf_sk_lookup_helper, R::sock_common_or_null, {A::ptr_to_ctx, A::ptr_to_mem_rdonly, A::const_size_or_zero, A::anything, A::anything}, false, T("sched_cls sched_act"), true, 0}, // bpf_tc_skc_lookup_tcp_proto
+    {99, "bpf_skc_lookup_tcp", bpf_sk_lookup_helper, R::sock_common_or_null, {A::ptr_to_ctx, A::ptr_to_mem_rdonly, A::const_size_or_zero, A::anything, A::anything}, false, T("xdp"), true, 0}, // bpf_xdp_skc_lookup_tcp_proto
+    {99, "bpf_skc_lookup_tcp", bpf_sk_lookup_helper, R::sock_common_or_null, {A::ptr_to_ctx, A::ptr_to_mem_rdonly, A::const_size_or_zero, A::anything, A::anything}, false, T("cgroup_skb sk_skb"), true, 0},
+    {99, "bpf_skc_lookup_tcp", bpf_sk_lookup_helper, R::sock_common_or_null, {A::ptr_to_ctx, A::ptr_to_mem_rdonly, A::const_size_or_zero, A::anything, A::anything}, false, T("cgroup_sock_addr"), false, 0}, // bpf_sock_addr_skc_lookup_tcp_proto
     {100, "bpf_tcp_check_syncookie", nullptr, R::integer, {A::ptr_to_btf_id_sock_common, A::ptr_to_mem_rdonly, A::const_size, A::ptr_to_mem_rdonly, A::const_size}, true, T("sched_cls sched_act xdp"), true, 0},
     {101, "bpf_sysctl_get_name", nullptr, R::integer, {A::ptr_to_ctx, A::ptr_to_mem, A::const_size, A::anything, _}, false, T("cgroup_sysctl"), false, 0},
     {102, "bpf_sysctl_get_current_value", nullptr, R::integer, {A::ptr_to_ctx, A::ptr_to_uninit_mem, A::const_size, _, _}, false, T("cgroup_sysctl"), false, 0},
@@ -261,11 +262,11 @@ constexpr HelperProto kHelpers[] = {
     {133, "bpf_ringbuf_discard", bpf_ringbuf_discard_helper, R::void_, {A::ptr_to_ringbuf_mem, A::anything, _, _, _}, false, kAll, false, 0},
     {134, "bpf_ringbuf_query", bpf_ringbuf_query_helper, R::integer, {A::const_map_ptr, A::anything, _, _, _}, false, kAll, false, 0},
     {135, "bpf_csum_level", nullptr, R::integer, {A::ptr_to_ctx, A::anything, _, _, _}, false, T("sched_cls sched_act lwt_xmit"), false, 0},
-    {136, "bpf_skc_to_tcp6_sock", nullptr, R::ptr_to_btf_id_or_null, {A::ptr_to_btf_id_sock_common, _, _, _, _}, false, T("socket_filter sched_cls sched_act xdp cgroup_skb lwt_in lwt_out lwt_xmit sock_ops sk_skb sk_msg cgroup_sock_addr lwt_seg6local flow_dissector tracing lsm sk_lookup syscall"), false, 0},
-    {137, "bpf_skc_to_tcp_sock", nullptr, R::ptr_to_btf_id_or_null, {A::ptr_to_btf_id_sock_common, _, _, _, _}, false, T("socket_filter sched_cls sched_act xdp cgroup_skb lwt_in lwt_out lwt_xmit sock_ops sk_skb sk_msg cgroup_sock_addr lwt_seg6local flow_dissector tracing lsm sk_lookup syscall"), false, 0},
-    {138, "bpf_skc_to_tcp_timewait_sock", nullptr, R::ptr_to_btf_id_or_null, {A::ptr_to_btf_id_sock_common, _, _, _, _}, false, T("socket_filter sched_cls sched_act xdp cgroup_skb lwt_in lwt_out lwt_xmit sock_ops sk_skb sk_msg cgroup_sock_addr lwt_seg6local flow_dissector tracing lsm sk_lookup syscall"), false, 0},
-    {139, "bpf_skc_to_tcp_request_sock", nullptr, R::ptr_to_btf_id_or_null, {A::ptr_to_btf_id_sock_common, _, _, _, _}, false, T("socket_filter sched_cls sched_act xdp cgroup_skb lwt_in lwt_out lwt_xmit sock_ops sk_skb sk_msg cgroup_sock_addr lwt_seg6local flow_dissector tracing lsm sk_lookup syscall"), false, 0},
-    {140, "bpf_skc_to_udp6_sock", nullptr, R::ptr_to_btf_id_or_null, {A::ptr_to_btf_id_sock_common, _, _, _, _}, false, T("socket_filter sched_cls sched_act xdp cgroup_skb lwt_in lwt_out lwt_xmit sock_ops sk_skb sk_msg cgroup_sock_addr lwt_seg6local flow_dissector tracing lsm sk_lookup syscall"), false, 0},
+    {136, "bpf_skc_to_tcp6_sock", bpf_skc_to_helper, R::ptr_to_btf_id_or_null, {A::ptr_to_btf_id_sock_common, _, _, _, _}, false, T("socket_filter sched_cls sched_act xdp cgroup_skb lwt_in lwt_out lwt_xmit sock_ops sk_skb sk_msg cgroup_sock_addr lwt_seg6local flow_dissector tracing lsm sk_lookup syscall"), false, 0},
+    {137, "bpf_skc_to_tcp_sock", bpf_skc_to_helper, R::ptr_to_btf_id_or_null, {A::ptr_to_btf_id_sock_common, _, _, _, _}, false, T("socket_filter sched_cls sched_act xdp cgroup_skb lwt_in lwt_out lwt_xmit sock_ops sk_skb sk_msg cgroup_sock_addr lwt_seg6local flow_dissector tracing lsm sk_lookup syscall"), false, 0},
+    {138, "bpf_skc_to_tcp_timewait_sock", bpf_skc_to_helper, R::ptr_to_btf_id_or_null, {A::ptr_to_btf_id_sock_common, _, _, _, _}, false, T("socket_filter sched_cls sched_act xdp cgroup_skb lwt_in lwt_out lwt_xmit sock_ops sk_skb sk_msg cgroup_sock_addr lwt_seg6local flow_dissector tracing lsm sk_lookup syscall"), false, 0},
+    {139, "bpf_skc_to_tcp_request_sock", bpf_skc_to_helper, R::ptr_to_btf_id_or_null, {A::ptr_to_btf_id_sock_common, _, _, _, _}, false, T("socket_filter sched_cls sched_act xdp cgroup_skb lwt_in lwt_out lwt_xmit sock_ops sk_skb sk_msg cgroup_sock_addr lwt_seg6local flow_dissector tracing lsm sk_lookup syscall"), false, 0},
+    {140, "bpf_skc_to_udp6_sock", bpf_skc_to_helper, R::ptr_to_btf_id_or_null, {A::ptr_to_btf_id_sock_common, _, _, _, _}, false, T("socket_filter sched_cls sched_act xdp cgroup_skb lwt_in lwt_out lwt_xmit sock_ops sk_skb sk_msg cgroup_sock_addr lwt_seg6local flow_dissector tracing lsm sk_lookup syscall"), false, 0},
     {141, "bpf_get_task_stack", nullptr, R::integer, {A::ptr_to_btf_id, A::ptr_to_uninit_mem, A::const_size_or_zero, A::anything, _}, false, kAll, false, 0},
     {142, "bpf_load_hdr_opt", nullptr, R::integer, {A::ptr_to_ctx, A::ptr_to_mem_write, A::const_size, A::anything, _}, false, T("sock_ops"), false, 0}, // bpf_sock_ops_load_hdr_opt_proto
     {143, "bpf_store_hdr_opt", nullptr, R::integer, {A::ptr_to_ctx, A::ptr_to_mem_rdonly, A::const_size, A::anything, _}, false, T("sock_ops"), false, kChangesPktData}, // bpf_sock_ops_store_hdr_opt_proto
@@ -309,7 +310,7 @@ constexpr HelperProto kHelpers[] = {
     {175, "bpf_task_pt_regs", nullptr, R::ptr_to_btf_id, {A::ptr_to_btf_id, _, _, _, _}, true, kAll, false, 0},
     {176, "bpf_get_branch_snapshot", nullptr, R::integer, {A::ptr_to_uninit_mem, A::const_size_or_zero, _, _, _}, true, kAll, false, 0},
     {177, "bpf_trace_vprintk", bpf_trace_vprintk_helper, R::integer, {A::ptr_to_mem_rdonly, A::const_size, A::ptr_to_mem_rdonly_or_null, A::const_size_or_zero, _}, true, kAll, false, 0},
-    {178, "bpf_skc_to_unix_sock", nullptr, R::ptr_to_btf_id_or_null, {A::ptr_to_btf_id_sock_common, _, _, _, _}, false, T("socket_filter sched_cls sched_act xdp cgroup_skb lwt_in lwt_out lwt_xmit sock_ops sk_skb sk_msg cgroup_sock_addr lwt_seg6local flow_dissector tracing lsm sk_lookup syscall"), false, 0},
+    {178, "bpf_skc_to_unix_sock", bpf_skc_to_helper, R::ptr_to_btf_id_or_null, {A::ptr_to_btf_id_sock_common, _, _, _, _}, false, T("socket_filter sched_cls sched_act xdp cgroup_skb lwt_in lwt_out lwt_xmit sock_ops sk_skb sk_msg cgroup_sock_addr lwt_seg6local flow_dissector tracing lsm sk_lookup syscall"), false, 0},
     {179, "bpf_kallsyms_lookup_name", nullptr, R::integer, {A::ptr_to_mem, A::const_size_or_zero, A::anything, A::ptr_to_long, _}, false, T("syscall"), false, 0},
     {180, "bpf_find_vma", nullptr, R::integer, {A::ptr_to_btf_id, A::anything, A::ptr_to_func, A::ptr_to_stack_or_null, A::anything}, false, kAll, false, 0},
     {181, "bpf_loop", bpf_loop_helper, R::integer, {A::scalar, A::ptr_to_func, A::ptr_to_stack_or_null, A::anything, _}, false, kAll, false, 0},
@@ -328,7 +329,7 @@ constexpr HelperProto kHelpers[] = {
     {193, "bpf_ima_file_hash", nullptr, R::integer, {A::ptr_to_btf_id, A::ptr_to_uninit_mem, A::const_size, _, _}, false, T("lsm"), false, kMightSleep | kAllowedCallback},
     {194, "bpf_kptr_xchg", nullptr, R::ptr_to_btf_id_or_null, {A::kptr_xchg_dest, A::ptr_to_btf_id_or_null_release, _, _, _}, false, kAll, false, 0},
     {195, "bpf_map_lookup_percpu_elem", nullptr, R::map_value_or_null, {A::const_map_ptr, A::ptr_to_map_key, A::anything, _, _}, false, kAll, true, 0},
-    {196, "bpf_skc_to_mptcp_sock", nullptr, R::ptr_to_btf_id_or_null, {A::ptr_to_sock_common, _, _, _, _}, false, T("socket_filter sched_cls sched_act xdp cgroup_skb lwt_in lwt_out lwt_xmit sock_ops sk_skb sk_msg cgroup_sock_addr lwt_seg6local flow_dissector tracing lsm sk_lookup syscall"), false, 0},
+    {196, "bpf_skc_to_mptcp_sock", bpf_skc_to_helper, R::ptr_to_btf_id_or_null, {A::ptr_to_sock_common, _, _, _, _}, false, T("socket_filter sched_cls sched_act xdp cgroup_skb lwt_in lwt_out lwt_xmit sock_ops sk_skb sk_msg cgroup_sock_addr lwt_seg6local flow_dissector tracing lsm sk_lookup syscall"), false, 0},
     {197, "bpf_dynptr_from_mem", nullptr, R::integer, {A::ptr_to_uninit_mem, A::const_size_or_zero, A::anything, A::ptr_to_dynptr_local_uninit, _}, false, kAll, false, 0},
     {198, "bpf_ringbuf_reserve_dynptr", nullptr, R::integer, {A::const_map_ptr, A::anything, A::anything, A::ptr_to_dynptr_ringbuf_uninit, _}, false, kAll, false, 0},
     {199, "bpf_ringbuf_submit_dynptr", nullptr, R::void_, {A::ptr_to_dynptr_ringbuf_release, A::anything, _, _, _}, false, kAll, false, 0},

@@ -83,10 +83,26 @@ enum class RetKind : uint8_t {
 const char* arg_kind_name(ArgKind k); // the kernel's spelling, e.g. "ARG_PTR_TO_BTF_ID"
 const char* ret_kind_name(RetKind k);
 constexpr bool arg_kind_modelled(ArgKind k) {
-    return k <= ArgKind::scalar || k == ArgKind::ptr_to_uninit_map_value || k == ArgKind::ptr_to_mem_or_null ||
-           k == ArgKind::ptr_to_ctx_or_null;
+    switch (k) {
+    case ArgKind::ptr_to_uninit_map_value:
+    case ArgKind::ptr_to_map_value_or_null:
+    case ArgKind::ptr_to_ctx_or_null:
+    case ArgKind::ptr_to_mem_or_null:
+    case ArgKind::ptr_to_sock_common:
+    case ArgKind::ptr_to_socket_or_null:
+    case ArgKind::ptr_to_btf_id_sock_common:
+    case ArgKind::ptr_to_btf_id_sock_common_or_null:
+    case ArgKind::ptr_to_btf_id_sock_common_release:
+    case ArgKind::ptr_to_spin_lock: return true;
+    default: return k <= ArgKind::scalar;
+    }
 }
-constexpr bool ret_kind_modelled(RetKind k) { return k <= RetKind::ringbuf_mem_or_null; }
+// The socket returns and RET_PTR_TO_MAP_VALUE are modelled too; RET_PTR_TO_BTF_ID_OR_NULL only for the helpers
+// whose BTF type the verifier knows (the bpf_skc_to_* casts).
+constexpr bool ret_kind_modelled(RetKind k) {
+    return k <= RetKind::ringbuf_mem_or_null || k == RetKind::map_value || k == RetKind::socket_or_null ||
+           k == RetKind::sock_common_or_null || k == RetKind::tcp_sock_or_null;
+}
 
 // Proto facts beyond the argument kinds (HelperProto::flags).
 enum HelperFlag : uint8_t {

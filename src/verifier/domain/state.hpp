@@ -29,6 +29,10 @@ enum class RegType : uint8_t {
     func,        // PTR_TO_FUNC (subprogram start in `aux`)
     map_key,     // PTR_TO_MAP_KEY (map index in `aux`): a for_each_map_elem callback's key, read-only
     btf_id,      // PTR_TO_BTF_ID: a kernel object of BTF type `aux` in `btf` (trust in `btf_flags`)
+    sock,        // PTR_TO_SOCKET: struct bpf_sock (sock.cpp has the access rules of these four)
+    sock_common, // PTR_TO_SOCK_COMMON: struct bpf_sock, the fields before `type` and from `dst_port` on
+    tcp_sock,    // PTR_TO_TCP_SOCK: struct bpf_tcp_sock
+    xdp_sock,    // PTR_TO_XDP_SOCK: struct bpf_xdp_sock
 };
 
 // PTR_TO_BTF_ID's type flags (the kernel's PTR_TRUSTED, MEM_RCU, PTR_UNTRUSTED); maybe_null is PTR_MAYBE_NULL.
@@ -113,11 +117,21 @@ struct RefState {
     bool operator==(const RefState&) const = default;
 };
 
+// The bpf_spin_lock a path holds (the kernel's active lock): the map whose value holds it and the id of the
+// map value pointer it was taken through; map -1 when no lock is held.
+struct LockState {
+    int32_t map = -1;
+    uint32_t id = 0;
+    bool held() const { return map >= 0; }
+    bool operator==(const LockState&) const = default;
+};
+
 struct State {
     std::vector<Frame> frames; // frames.back() is the current one
     std::vector<RefState> refs; // references held on this path, in the kernel's order (release swaps in the last)
     bool active_rcu_lock = false; // between bpf_rcu_read_lock and bpf_rcu_read_unlock (kfunc_btf.cpp)
     uint32_t may_goto_depth = 0; // may_goto fall-throughs taken on this path (tells loop iterations apart)
+    LockState lock;
     Frame& cur() { return frames.back(); }
     const Frame& cur() const { return frames.back(); }
 };
