@@ -83,6 +83,16 @@ uint16_t insn_regs(const isa::OpInfo& op, const isa::Insn& insn) {
     }
 }
 
+// Both states are in the same call of the same functions (the kernel's same_callsites).
+bool same_callsites(const State& a, const State& b) {
+    if (a.frames.size() != b.frames.size())
+        return false;
+    for (size_t i = 0; i < a.frames.size(); i++)
+        if (a.frames[i].callsite != b.frames[i].callsite)
+            return false;
+    return true;
+}
+
 // The kernel's callback_unroll_depth in the infinite-loop check: two rounds of a callback are never one loop.
 bool same_callback_rounds(const State& a, const State& b) {
     if (a.frames.size() != b.frames.size())
@@ -314,6 +324,10 @@ class Walker {
             return 1;
         for (size_t i = list.size(); i-- > 0;) { // newest first, as the kernel's list
             StoredState* s = list[i];
+            // The kernel's lists are per insn and callsite (explored_state): a checkpoint of another call of the
+            // same function is neither compared nor charged a miss.
+            if (!same_callsites(s->st, env_.cur))
+                continue;
             const int r = compare(s, h, forced, loop, force_new, &add);
             if (r != 0) {
                 s->hit += r > 0;
@@ -321,7 +335,7 @@ class Walker {
             }
             if (add)
                 s->miss++; // only counted when a checkpoint is added here, so a loop keeps some early ones
-            const uint32_t n = forced && s->branches > 0 ? kForcedMisses : kMisses;
+            const uint32_t n = (forced || loop) && s->branches > 0 ? kForcedMisses : kMisses; // force checkpoints: 64
             if (s->miss > s->hit * n + n) { // unlikely to be useful: no longer compared
                 s->evicted = true;
                 env_.cur_states -= s->branches == 0;

@@ -66,7 +66,8 @@ TEST(KernelDiffReplay, FixedFindingsGiveTheKernelsAnswer) {
 
 TEST(KernelDiffReplay, OpenFindingsStillGiveTheRecordedAnswer) {
     const std::vector<fs::path> open = findings(kDir / "open");
-    ASSERT_FALSE(open.empty()) << "no open findings in " << kDir / "open";
+    if (open.empty())
+        GTEST_SKIP() << "no open kernel-differential findings in " << kDir / "open";
     for (const fs::path& p : open) {
         const Finding f = read_finding(p);
         if (f.insns.empty())
