@@ -24,6 +24,9 @@ StoredState* find_prev_entry(StoredState* from, int32_t pc, const State& cur);
 // widen_imprecise_scalars: every scalar register and spilled scalar of CUR that OLD holds too, imprecise there and
 // not equal, becomes unknown (so that the next iteration's state can be contained in this one).
 void widen_imprecise_scalars(const State& old, State& cur);
+// same_callsites: both states are in the same call of the same functions (the kernel's same_callsites; its
+// checkpoint lists are per insn and callsite).
+bool same_callsites(const State& a, const State& b);
 // Whether a checkpoint OLD still being explored at loop point PC closes the loop CUR went round (is_state_visited's
 // may_goto and iterator rules: a different may_goto depth, or an active iterator at R1, and every scalar within).
 bool loop_closed_by(const Env& env, const State& old, const State& cur, int32_t pc);

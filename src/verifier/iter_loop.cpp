@@ -8,8 +8,6 @@
 #include <vector>
 
 namespace strbpf::verifier {
-namespace {
-
 bool same_callsites(const State& a, const State& b) {
     if (a.frames.size() != b.frames.size())
         return false;
@@ -18,6 +16,8 @@ bool same_callsites(const State& a, const State& b) {
             return false;
     return true;
 }
+
+namespace {
 
 // Ids of OLD correspond one to one with ids of CUR (the kernel's check_ids over one widening pass).
 struct IdPairs {

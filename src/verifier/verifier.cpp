@@ -83,16 +83,6 @@ uint16_t insn_regs(const isa::OpInfo& op, const isa::Insn& insn) {
     }
 }
 
-// Both states are in the same call of the same functions (the kernel's same_callsites).
-bool same_callsites(const State& a, const State& b) {
-    if (a.frames.size() != b.frames.size())
-        return false;
-    for (size_t i = 0; i < a.frames.size(); i++)
-        if (a.frames[i].callsite != b.frames[i].callsite)
-            return false;
-    return true;
-}
-
 // The kernel's callback_unroll_depth in the infinite-loop check: two rounds of a callback are never one loop.
 bool same_callback_rounds(const State& a, const State& b) {
     if (a.frames.size() != b.frames.size())
