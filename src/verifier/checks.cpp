@@ -246,6 +246,9 @@ bool stack_access(Env& env, int regno, int64_t off, int size, Access access, int
             if (value_regno == -2)
                 v = &imm;
             const bool zero = v && v->is_const() && v->var.value == 0;
+            // check_stack_write_fixed_off: a pointer (is_spillable_regtype: every pointer type) is spilled whole.
+            if (value_regno >= 0 && v->type != RegType::scalar && size != 8)
+                return env.fail("invalid size of register spill");
             // check_stack_write_fixed_off: an aligned spill of a scalar that fits the store ties it to the slot.
             if (value_regno >= 0 && at % 8 == 0 && v->type == RegType::scalar &&
                 64 - std::countl_zero(v->umax) <= size * 8)
