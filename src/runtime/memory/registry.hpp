@@ -54,7 +54,8 @@ class MemoryRegistry {
 // bpf_for_each_map_elem hands its callbacks.
 class RunMemory {
   public:
-    // What an engine registers before a run: the stack, the ctx and a packet (exec/contexts.cpp), one spare.
+    // What an engine registers before a run: the stack, the ctx, a packet and the packet room around it
+    // (exec/contexts.cpp, runtime/helpers/xdp_helpers.cpp).
     static constexpr int kMaxRunRegions = 4;
     // bpf_for_each_map_elem adds at most one region (an array's key) per callback it runs, and a callback runs
     // one frame below its caller, so a run never holds more than one per frame (MAX_CALL_FRAMES).
