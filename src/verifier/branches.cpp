@@ -285,6 +285,18 @@ void mark_pkt_range(State& st, const Reg& p, bool right_open) {
     });
 }
 
+// check_cond_jmp_op: a maybe-NULL pointer found equal to a pointer that is not NULL is not NULL in the equal
+// successor EQ (JEQ's jump, JNE's fall-through); that register only, and never for kernel-typed pointers, which may
+// be NULL unmarked.
+void lift_maybe_null(const Env& env, const isa::Insn& insn, State* eq) {
+    const Reg& d = env.cur.cur().regs[insn.dst];
+    const Reg& s = env.cur.cur().regs[insn.src];
+    auto ptr = [](const Reg& r) { return r.type != RegType::scalar && r.type != RegType::not_init; };
+    if (!ptr(d) || !ptr(s) || d.maybe_null == s.maybe_null || d.type == RegType::btf_id || s.type == RegType::btf_id)
+        return;
+    mark_not_null(env, eq->cur().regs[d.maybe_null ? insn.dst : insn.src]);
+}
+
 // Packet pointer comparisons: which register gets a range in which successor.
 bool try_pkt_compare(Env& env, const isa::Insn& insn, Sem sem, State* taken) {
     const Reg& d = env.cur.cur().regs[insn.dst];
@@ -418,6 +430,8 @@ bool do_cond_jump(Env& env, const isa::OpInfo& op, const isa::Insn& insn, State*
         }
     }
     *branch = env.cur;
+    if (is_x && !is32 && (op.sem == Sem::jeq || op.sem == Sem::jne))
+        lift_maybe_null(env, insn, op.sem == Sem::jeq ? branch : &env.cur);
     if (is_x && !is32)
         try_pkt_compare(env, insn, op.sem, branch);
     return true;
