@@ -50,22 +50,6 @@ bool patch_of(const Env& env, runtime::CtxModel model, int32_t pc, const isa::Op
     return true;
 }
 
-// Where a copied jump, call or callback reference at linked PC goes (linked numbering), or -1 if it is none.
-int64_t branch_target(const isa::OpInfo& op, const isa::Insn& in, int32_t pc) {
-    switch (op.shape) {
-    case Shape::JA:
-    case Shape::MAY_GOTO:
-    case Shape::JMP_K:
-    case Shape::JMP_X:
-    case Shape::JMP32_K:
-    case Shape::JMP32_X: return int64_t(pc) + 1 + in.off;
-    case Shape::GOTOL:
-    case Shape::CALL_LOCAL: return int64_t(pc) + 1 + in.imm;
-    case Shape::LDDW: return in.src == isa::BPF_PSEUDO_FUNC ? int64_t(pc) + 1 + in.imm : -1;
-    default: return -1;
-    }
-}
-
 // COUNTER_AT: per linked instruction, whether a may_goto counter's set-up precedes it (its function's start):
 // calls and callback references reach the set-up, jumps (a loop back to the first instruction) the insn after it.
 Status retarget(VerifiedProgram& vp, const std::vector<uint8_t>& counter_at) {
@@ -75,7 +59,7 @@ Status retarget(VerifiedProgram& vp, const std::vector<uint8_t>& counter_at) {
         isa::Insn& in = vp.insns[k];
         const isa::OpInfo* op = isa::decode(in);
         const int32_t pc = vp.facts[k].orig_pc;
-        const int64_t t = op ? branch_target(*op, in, pc) : -1;
+        const int64_t t = op ? isa::target_pc(*op, in, size_t(pc)).value_or(-1) : -1;
         if (t < 0 || size_t(t) >= vp.new_pc.size()) {
             k += op && op->shape == Shape::LDDW;
             continue;
