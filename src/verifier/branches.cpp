@@ -38,8 +38,6 @@ void store(Reg& r, const View& v, bool is32) {
     }
 }
 
-bool valid(const View& v) { return v.umin <= v.umax && v.smin <= v.smax && (v.var.value & v.var.mask) == 0; }
-
 // 1: always taken, 0: never, -1: unknown.
 // is_scalar_branch_taken. A 64-bit (in)equality also consults the 32-bit bounds (lo32: the subregister views).
 int branch_taken(const View& a, const View& b, Sem sem, const View* a32 = nullptr, const View* b32 = nullptr) {
@@ -167,8 +165,10 @@ void learn(View& a, View& b, Sem sem, bool jset_false, bool is32) {
     }
 }
 
-// Applies "dst SEM src" (truth value `truth`) to registers; false when that cannot happen.
-bool refine(Reg& d, Reg& s, Sem sem, bool truth, bool is32) {
+// Applies "dst SEM src" (truth value `truth`) to registers (regs_refine_cond_op, then reg_bounds_sync on each).
+// An impossible outcome can leave bounds that contradict each other: the kernel finds those afterwards
+// (check_reg_invariants), it never decides the branch from them.
+void refine(Reg& d, Reg& s, Sem sem, bool truth, bool is32) {
     if (sem == Sem::jset && !truth) {
         // regs_refine_cond_op forgets every bound of the non-constant operand before clearing its bits.
         const bool s_const = view(s, is32).var.is_const();
@@ -184,13 +184,43 @@ bool refine(Reg& d, Reg& s, Sem sem, bool truth, bool is32) {
         learn(a, b, sem, !truth, is32);
     else
         learn(a, b, truth ? sem : negate(sem), false, is32);
-    if (!valid(a) || !valid(b))
-        return false;
     store(d, a, is32);
     store(s, b, is32);
     reg_sync(d);
     reg_sync(s);
-    return reg_bounds_valid(d) && reg_bounds_valid(s);
+}
+
+// reg_bounds_sanity_check: bounds that contradict each other (an empty range, or a constant tnum the ranges do
+// not hold) are a verifier bug to the kernel. Under BPF_F_TEST_REG_INVARIANTS that rejects the program; otherwise
+// the register forgets its ranges (the tnum stays) and the path goes on.
+bool check_reg_invariants(Env& env, Reg& r, const char* ctx) {
+    const char* msg = nullptr;
+    const Tnum sub = tnum_subreg(r.var);
+    if (r.umin > r.umax || r.smin > r.smax || r.u32min > r.u32max || r.s32min > r.s32max)
+        msg = "range bounds violation";
+    else if (r.var.is_const() && (r.umin != r.var.value || r.umax != r.var.value ||
+                                  r.smin != int64_t(r.var.value) || r.smax != int64_t(r.var.value)))
+        msg = "const tnum out of sync with range bounds";
+    else if (sub.is_const() && (r.u32min != uint32_t(sub.value) || r.u32max != uint32_t(sub.value) ||
+                                r.s32min != int32_t(uint32_t(sub.value)) || r.s32max != int32_t(uint32_t(sub.value))))
+        msg = "const subreg tnum out of sync with range bounds";
+    if (!msg)
+        return true;
+    const std::string line = fmt::format(
+        "verifier bug: REG INVARIANTS VIOLATION ({}): {} u64=[{:#x}, {:#x}] s64=[{:#x}, {:#x}] u32=[{:#x}, {:#x}] "
+        "s32=[{:#x}, {:#x}] var_off=({:#x}, {:#x})(1)",
+        ctx, msg, r.umin, r.umax, uint64_t(r.smin), uint64_t(r.smax), r.u32min, r.u32max, uint32_t(r.s32min),
+        uint32_t(r.s32max), r.var.value, r.var.mask);
+    if (env.opts.prog_flags & kProgFlagTestRegInvariants)
+        return env.fail(line);
+    env.log_line(line);
+    const Tnum keep = r.var;
+    const uint32_t id = r.id;
+    const Link link = r.link;
+    const int32_t off = r.off;
+    mark_unbounded(r);
+    r.var = keep, r.id = id, r.link = link, r.off = off;
+    return true;
 }
 
 template <typename Fn> void for_each_reg(State& st, Fn&& fn) {
@@ -395,8 +425,11 @@ bool do_cond_jump(Env& env, const isa::OpInfo& op, const isa::Insn& insn, State*
         }
         *branch = env.cur;
         Reg td = d, ts = s, fd = d, fs = s;
-        *take_jump = refine(td, ts, op.sem, true, is32);
-        *fall_through = refine(fd, fs, op.sem, false, is32);
+        refine(fd, fs, op.sem, false, is32);
+        refine(td, ts, op.sem, true, is32);
+        if (!check_reg_invariants(env, td, "true_reg1") || !check_reg_invariants(env, ts, "true_reg2") ||
+            !check_reg_invariants(env, fd, "false_reg1") || !check_reg_invariants(env, fs, "false_reg2"))
+            return false;
         auto apply = [&](State& st, const Reg& nd, const Reg& ns) {
             st.cur().regs[insn.dst] = nd;
             propagate_equal_scalars(env, st, nd);
@@ -405,12 +438,8 @@ bool do_cond_jump(Env& env, const isa::OpInfo& op, const isa::Insn& insn, State*
                 propagate_equal_scalars(env, st, ns);
             }
         };
-        if (*take_jump)
-            apply(*branch, td, ts);
-        if (*fall_through)
-            apply(env.cur, fd, fs);
-        if (!*take_jump || !*fall_through)
-            mark_operands_precise(env, insn, is_x);
+        apply(*branch, td, ts);
+        apply(env.cur, fd, fs);
         return true;
     }
     // Null checks: ptr_or_null ==/!= 0.

@@ -148,7 +148,8 @@ class Env {
     HistEntry cur_entry;           // the insn being executed (stack access and links filled in as it runs)
     std::vector<BtSet> linked_sets;
     // A callback body to verify, set by do_helper_call (or the successful load of an LD_ABS/IND in a subprogram,
-    // set by do_load_store); the walker pushes it as a pending path.
+    // set by do_load_store, or the zero half of a 0-or-minus-1 mask, set by do_alu); the walker pushes it as a
+    // pending path.
     bool callback_pending = false;
     State callback_state;
     int32_t callback_pc = 0;

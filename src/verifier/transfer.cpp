@@ -191,6 +191,35 @@ void assign_id_before_mov(Env& env, Reg& src) {
         src.id = env.new_id();
 }
 
+// maybe_fork_scalars: a scalar known to be 0 or -1 (in 64 bits, else in its low 32), ANDed or ORed with a
+// constant, is the compiler's branchless select (`x s>> 63` then a mask). The kernel walks both values: a path
+// that executes this insn again with the register 0 is pushed, and this one goes on with it all ones.
+static void fork_sign_mask(Env& env, const isa::Insn& insn, Reg& dst) {
+    bool low32;
+    if (dst.smin == -1 && dst.smax == 0)
+        low32 = false;
+    else if (dst.s32min == -1 && dst.s32max == 0)
+        low32 = true;
+    else
+        return;
+    env.callback_state = env.cur;
+    env.callback_pc = env.pc;
+    env.callback_pending = true;
+    Reg& zero = env.callback_state.cur().regs[insn.dst];
+    auto low_known = [](Reg& r, uint32_t v) {
+        r.var = tnum_with_subreg(r.var, Tnum::constant(v));
+        r.u32min = r.u32max = v;
+        r.s32min = r.s32max = int32_t(v);
+    };
+    if (low32) {
+        low_known(zero, 0);
+        low_known(dst, 0xffffffffu);
+    } else {
+        mark_known(zero, 0);
+        mark_known(dst, ~0ull);
+    }
+}
+
 bool do_alu(Env& env, const isa::OpInfo& op, const isa::Insn& insn) {
     auto& regs = env.cur.cur().regs;
     const bool is_x = op.shape == Shape::ALU64_X || op.shape == Shape::ALU32_X;
@@ -256,6 +285,8 @@ bool do_alu(Env& env, const isa::OpInfo& op, const isa::Insn& insn) {
         mark_reg_precise(env, insn.dst);
         return ptr_arith(env, insn.dst, src, dst, op.sem, true);
     }
+    if ((op.sem == Sem::and_ || op.sem == Sem::or_) && src.var.is_const())
+        fork_sign_mask(env, insn, dst);
     const Reg before = dst;
     if (is64)
         scalar_alu64(dst, src, op.sem);

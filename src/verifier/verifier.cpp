@@ -199,12 +199,15 @@ class Walker {
         std::swap(saved_.hist, env_.hist);
     }
 
-    bool push(State st, int32_t target) {
+    // A path to explore later from TARGET; WITH_CURRENT: the insn being executed is in its history (not when the
+    // path executes that insn again).
+    bool push(State st, int32_t target, bool with_current = true) {
         if (pending_.size() + 1 > size_t(kComplexityLimitJmpSeq))
             return env_.fail(fmt::format("The sequence of {} jumps is too complex.", pending_.size() + 1));
         if (env_.cur_parent)
             env_.cur_parent->branches++;
-        commit_entry();
+        if (with_current)
+            commit_entry();
         pending_.push_back(
             Pending{std::move(st), target, env_.pc, env_.cur_parent, env_.hist, env_.jmp_history, env_.log.size()});
         return true;
@@ -426,6 +429,11 @@ class Walker {
         case Shape::END:
             if (!do_alu(env_, op, insn))
                 return false;
+            if (env_.callback_pending) { // a 0-or-minus-1 mask: the insn again with the register 0 (maybe_fork_scalars)
+                env_.callback_pending = false;
+                if (!push(std::move(env_.callback_state), env_.pc, false))
+                    return false;
+            }
             env_.pc++;
             return true;
         case Shape::LDDW:

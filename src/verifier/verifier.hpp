@@ -16,11 +16,13 @@ namespace strbpf::verifier {
 inline constexpr uint32_t kProgFlagStrictAlignment = 1u << 0; // BPF_F_STRICT_ALIGNMENT
 inline constexpr uint32_t kProgFlagAnyAlignment = 1u << 1;    // BPF_F_ANY_ALIGNMENT
 inline constexpr uint32_t kProgFlagTestStateFreq = 1u << 3;   // BPF_F_TEST_STATE_FREQ
-// The flags verify() implements: strict alignment (cleared by any-alignment, as the kernel does), and a checkpoint
-// at every prune point (test-state frequency). Callers that are asked for other flags must say the verdict may
-// differ from the kernel's.
+inline constexpr uint32_t kProgFlagTestRegInvariants = 1u << 7; // BPF_F_TEST_REG_INVARIANTS
+// The flags verify() implements: strict alignment (cleared by any-alignment, as the kernel does), a checkpoint at
+// every prune point (test-state frequency), and bounds that contradict each other rejected as the kernel's
+// verifier bug instead of forgotten (test-reg-invariants). Callers that are asked for other flags must say the
+// verdict may differ from the kernel's.
 inline constexpr uint32_t kProgFlagsImplemented =
-    kProgFlagStrictAlignment | kProgFlagAnyAlignment | kProgFlagTestStateFreq;
+    kProgFlagStrictAlignment | kProgFlagAnyAlignment | kProgFlagTestStateFreq | kProgFlagTestRegInvariants;
 
 struct Options {
     int log_level = 0; // 0: reason only; 1: the kernel's log level 1; 2: register states after every insn

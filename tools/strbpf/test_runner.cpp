@@ -21,9 +21,8 @@ namespace {
 constexpr size_t kTestDataLen = 64; // test_loader's TEST_DATA_LEN zero bytes for packet programs
 
 // Flags strbpf's engines take without a difference in verdict or result: BPF_F_TEST_RND_HI32 poisons only upper
-// halves the kernel's verifier proved unread, BPF_F_TEST_REG_INVARIANTS turns the kernel's own bounds-invariant
-// violations into rejections (strbpf's verifier has no such self-check to turn).
-constexpr uint32_t kNoVerdictFlags = exec::kBpfFTestRndHi32 | exec::kBpfFTestRegInvariants;
+// halves the kernel's verifier proved unread.
+constexpr uint32_t kNoVerdictFlags = exec::kBpfFTestRndHi32;
 
 // strbpf's own decl tags (comment:strbpf_data_hex=..., ...): test_spec keeps every tag it does not interpret.
 const std::string* strbpf_tag(const exec::TestSpec& spec, const std::string& name) {

@@ -22,7 +22,31 @@ void unbound32(Reg& r) {
     r.s32min = kS32Min, r.s32max = kS32Max, r.u32min = 0, r.u32max = kU32Max;
 }
 
-// Bounds implied by the tnum.
+// The register's value when the unsigned range and the tnum have one member in common: the range's minimum with
+// no other member up to the maximum, the tnum's largest member as the first one past a minimum outside the tnum,
+// or a member inside the range whose successor is past its end. Every view becomes that constant (an empty
+// intersection ends here too: a path that cannot happen may hold any value).
+void single_member(Reg& r) {
+    const Tnum v = r.var;
+    const uint64_t next = tnum_step(v, r.umin);
+    const bool umin_member = (r.umin & ~v.mask) == v.value;
+    uint64_t only;
+    if (umin_member && next > r.umax)
+        only = r.umin;
+    else if (!umin_member && next == v.max())
+        only = v.max();
+    else if (!umin_member && next <= r.umax && tnum_step(v, next) > r.umax)
+        only = next;
+    else
+        return;
+    r.var = Tnum::constant(only);
+    r.smin = r.smax = int64_t(only);
+    r.umin = r.umax = only;
+    r.s32min = r.s32max = int32_t(uint32_t(only));
+    r.u32min = r.u32max = uint32_t(only);
+}
+
+// Bounds implied by the tnum (the 32-bit views first, then the 64-bit ones and their single common member).
 void bounds_from_tnum(Reg& r) {
     const Tnum v = r.var, s = tnum_subreg(v);
     r.s32min = std::max(r.s32min, int32_t(uint32_t(s.value | (s.mask & 0x80000000u))));
@@ -33,6 +57,7 @@ void bounds_from_tnum(Reg& r) {
     r.smax = std::min(r.smax, int64_t(v.value | (v.mask & ~(1ull << 63))));
     r.umin = std::max(r.umin, v.value);
     r.umax = std::min(r.umax, v.value | v.mask);
+    single_member(r);
 }
 
 template <class T> void tighten(T& lo, T& hi, T lo2, T hi2) {

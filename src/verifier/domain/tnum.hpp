@@ -131,6 +131,21 @@ constexpr Tnum tnum_with_subreg(Tnum high, Tnum low) {
     return {h.value | l.value, h.mask | l.mask};
 }
 
+// The smallest member of `t` above `z`; `t`'s smallest member when z is below it, its largest when none is
+// above z. The members are value + s for the submasks s of mask (value and mask share no bit), so this counts d =
+// z - value up by one within the mask: every bit outside the mask, and every bit below d's highest bit outside
+// the mask (a member above z cannot keep those), is set so the carry runs through them, and the mask keeps the
+// bits that remain.
+constexpr uint64_t tnum_step(Tnum t, uint64_t z) {
+    if (z >= t.max())
+        return t.max();
+    if (z < t.value)
+        return t.value;
+    const uint64_t d = z - t.value;
+    const uint64_t below_outside = tnum_detail::fill_down(d & ~t.mask);
+    return t.value | (((d | below_outside | ~t.mask) + 1) & t.mask);
+}
+
 std::string tnum_str(Tnum t); // "(0x0; 0xff)" as the kernel prints var_off (defined in scalar.cpp)
 
 } // namespace strbpf::verifier
