@@ -220,6 +220,25 @@ TEST_P(ShortStringsTest, StrlenSiteHasTheInlinePath) {
     EXPECT_FALSE(has_pcmpeqb((*without)->code()));
 }
 
+// strcmp and strcasecmp sites first compare the first bytes in scalar code (movzx r9d, byte [rsi]: 44 0F B6 0E)
+// before any vector load; a strlen site, with one string, has no such load.
+TEST_P(ShortStringsTest, CompareSitesTryTheFirstBytesInScalarCode) {
+    auto has_first_byte = [](std::span<const uint8_t> code) {
+        for (size_t i = 0; i + 3 < code.size(); i++)
+            if (code[i] == 0x44 && code[i + 1] == 0x0F && code[i + 2] == 0xB6 && code[i + 3] == 0x0E)
+                return true;
+        return false;
+    };
+    for (const char* name : {"bpf_strcmp", "bpf_strcasecmp"}) {
+        auto p = compile(false, kfunc_index(name));
+        ASSERT_NE(p, nullptr);
+        EXPECT_TRUE(has_first_byte(p->code())) << name;
+    }
+    auto strlen_site = compile(false, kfunc_index("bpf_strlen"));
+    ASSERT_NE(strlen_site, nullptr);
+    EXPECT_FALSE(has_first_byte(strlen_site->code()));
+}
+
 // The set and substring paths use SSE4.2's pcmpistrm (66 0F 3A 62) where the host has it, and only then.
 TEST_P(ShortStringsTest, SubstringSiteUsesPcmpistrmOnlyWithSse42) {
     auto has_pcmpistrm = [](std::span<const uint8_t> code) {

@@ -152,6 +152,31 @@ class ShortPathGen {
         a_.sbb(x86::eax, 0);
     }
     void to_done_far() { a_.long_().jmp(done_); }
+    // strcmp's first step in scalar code (most unequal strings differ at their first byte): bytes that differ
+    // answer the sign (of the folded bytes when fold_case), an equal NUL answers 0, anything else goes on to the
+    // vector path. Each first byte is readable: its pointer lies inside its region.
+    void first_byte(bool fold_case) {
+        if (fold_case) {
+            a_.mov(x86::r11, imm(reinterpret_cast<uint64_t>(runtime::strings::kLatin1Lower.data())));
+            a_.movzx(x86::r9d, x86::byte_ptr(x86::rsi));
+            a_.movzx(x86::r9d, x86::byte_ptr(x86::r11, x86::r9));
+            a_.movzx(x86::r10d, x86::byte_ptr(x86::rdi));
+            a_.movzx(x86::r10d, x86::byte_ptr(x86::r11, x86::r10));
+        } else {
+            a_.movzx(x86::r9d, x86::byte_ptr(x86::rsi));
+            a_.movzx(x86::r10d, x86::byte_ptr(x86::rdi));
+        }
+        const Label same = a_.newLabel();
+        a_.xor_(x86::eax, x86::eax);
+        a_.cmp(x86::r10d, x86::r9d);
+        a_.seta(x86::al);
+        a_.short_().je(same);
+        a_.sbb(x86::eax, 0); // CF still from the cmp: -1 below, +1 above
+        to_done_far();
+        a_.bind(same);
+        a_.test(x86::r10d, x86::r10d);
+        a_.long_().jz(done_); // both NUL: 0
+    }
 
     x86::Assembler& a_;
     const Label& call_;
@@ -245,8 +270,10 @@ void ShortPathGen::strrchr() {
     to_done();
 }
 
-// bpf_strcmp(s1, s2): the sign at the first lane where the bytes differ or s1's is NUL.
+// bpf_strcmp(s1, s2): the first bytes in scalar code, then the sign at the first lane where the bytes differ or
+// s1's is NUL.
 void ShortPathGen::strcmp() {
+    first_byte(false);
     need_span(x86::rcx);
     need_span(x86::r8);
     cmp_stop_lanes(x86::rsi);
@@ -285,9 +312,12 @@ void ShortPathGen::strncmp(int32_t verified_off) {
     to_done();
 }
 
-// bpf_strcasecmp(s1, s2) / bpf_strncasecmp(s1, s2, len = r3): strcmp's stop lanes over the folded bytes; with a
-// limit, a first stop lane at or past len (len <= 16) answers 0, no stop lane and len > 16 the resolved entry.
+// bpf_strcasecmp(s1, s2) / bpf_strncasecmp(s1, s2, len = r3): strcmp's stop lanes over the folded bytes (the
+// unbounded one first tries the first bytes in scalar code); with a limit, a first stop lane at or past len
+// (len <= 16) answers 0, no stop lane and len > 16 the resolved entry.
 void ShortPathGen::casecmp(bool bounded) {
+    if (!bounded)
+        first_byte(true);
     need_span(x86::rcx);
     need_span(x86::r8);
     a_.movdqu(x86::xmm1, x86::ptr(x86::rdi));
