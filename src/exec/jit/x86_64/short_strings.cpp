@@ -6,8 +6,8 @@
 // and substring paths test lanes with SSE4.2's pcmpistrm) and decides the kernel's answer from the first "stop"
 // lane exactly as the serial loops do (runtime/strings/serial.cpp): those loops read only bytes up to that lane,
 // all of them inside the span, so -EFAULT cannot arise. No stop lane in the 16 bytes (a longer string), or a limit
-// past them, falls through to the resolved entry. strlen, strchr, strchrnul, strrchr and strcmp go on block by
-// block (16 bytes each, every block wholly inside its span) up to kInlineBytes.
+// past them, falls through to the resolved entry. strlen, strchr, strchrnul, strrchr, strcmp, strspn and strcspn go
+// on block by block (16 bytes each, every block wholly inside its span) up to kInlineBytes.
 #include "exec/jit/x86_64/short_strings.hpp"
 
 #include "runtime/strings/serial.hpp"
@@ -23,8 +23,8 @@ using runtime::ShortPath;
 constexpr int32_t kLanes = 16;
 constexpr uint32_t kNoEnt = uint32_t(-runtime::strings::kENOENT); // the kfuncs' int as (u64)(u32)
 constexpr int32_t kPage = 4096;
-// The scans and compares that loop (strlen, strchr, strchrnul, strrchr, strcmp) decide strings of up to this many
-// bytes inline, one 16-byte block at a time while each whole block lies inside its span.
+// The scans and compares that loop (strlen, strchr, strchrnul, strrchr, strcmp, strspn, strcspn) decide strings of
+// up to this many bytes inline, one 16-byte block at a time while each whole block lies inside its span.
 constexpr int32_t kInlineBytes = 128;
 
 // The constant pool of the folding paths (emit_short_constants): six vectors of one byte each.
@@ -429,13 +429,16 @@ void ShortPathGen::casecmp(bool bounded) {
 }
 
 // bpf_strspn(s, accept) / bpf_strcspn(s, reject): when the set string ends within its 16 bytes and its span,
-// pcmpistrm tests each of s's lanes against it (lanes at and past s's NUL count as "not in the set"); the first
-// lane outside the set (strspn) or in it or at the NUL (strcspn) is the answer: the kernel's loops read only s's
-// bytes up to that lane and the set's up to its NUL, all inside the spans.
+// pcmpistrm tests each of s's lanes against it, block by block (lanes at and past s's NUL count as "not in the
+// set"); the first lane outside the set (strspn) or in it or at the NUL (strcspn) is the answer: the kernel's
+// loops read only s's bytes up to that lane and the set's up to its NUL, all inside the spans.
 void ShortPathGen::span(bool accept) {
     need_span(x86::rcx);
     load_terminated_s2();
-    a_.movdqu(x86::xmm1, x86::ptr(x86::rdi));
+    const Label loop = a_.newLabel(), found = a_.newLabel();
+    a_.xor_(x86::r9d, x86::r9d);
+    a_.bind(loop);
+    a_.movdqu(x86::xmm1, x86::ptr(x86::rdi, x86::r9));
     a_.pcmpistrm(x86::xmm2, x86::xmm1, imm(accept ? kEqualAnyNegated : kEqualAny), x86::xmm0);
     a_.movd(x86::eax, x86::xmm0);
     if (!accept) {
@@ -443,8 +446,11 @@ void ShortPathGen::span(bool accept) {
         a_.or_(x86::eax, x86::r11d);
     } else
         a_.test(x86::eax, x86::eax);
-    to_call(x86::CondCode::kZ);
+    a_.short_().jnz(found);
+    next_block(loop, x86::rcx);
+    a_.bind(found);
     a_.bsf(x86::eax, x86::eax);
+    a_.add(x86::eax, x86::r9d);
     to_done_far();
 }
 
