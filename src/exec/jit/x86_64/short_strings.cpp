@@ -6,8 +6,8 @@
 // and substring paths test lanes with SSE4.2's pcmpistrm) and decides the kernel's answer from the first "stop"
 // lane exactly as the serial loops do (runtime/strings/serial.cpp): those loops read only bytes up to that lane,
 // all of them inside the span, so -EFAULT cannot arise. No stop lane in the 16 bytes (a longer string), or a limit
-// past them, falls through to the resolved entry. strlen, strchr, strchrnul, strrchr, strcmp, strcasecmp, strspn
-// and strcspn go on block by block (16 bytes each, every block wholly inside its span) up to kInlineBytes.
+// past them, falls through to the resolved entry. strlen, strchr, strchrnul, strrchr, strcmp, strspn and strcspn go
+// on block by block (16 bytes each, every block wholly inside its span) up to kInlineBytes.
 #include "exec/jit/x86_64/short_strings.hpp"
 
 #include "runtime/strings/serial.hpp"
@@ -23,8 +23,8 @@ using runtime::ShortPath;
 constexpr int32_t kLanes = 16;
 constexpr uint32_t kNoEnt = uint32_t(-runtime::strings::kENOENT); // the kfuncs' int as (u64)(u32)
 constexpr int32_t kPage = 4096;
-// The scans and compares that loop (strlen, strchr, strchrnul, strrchr, strcmp, strcasecmp, strspn, strcspn)
-// decide strings of up to this many bytes inline, one 16-byte block at a time while each whole block lies inside its span.
+// The scans and compares that loop (strlen, strchr, strchrnul, strrchr, strcmp, strspn, strcspn) decide strings of
+// up to this many bytes inline, one 16-byte block at a time while each whole block lies inside its span.
 constexpr int32_t kInlineBytes = 128;
 
 // The constant pool of the folding paths (emit_short_constants): six vectors of one byte each.
@@ -391,18 +391,15 @@ void ShortPathGen::strncmp(int32_t verified_off) {
 }
 
 // bpf_strcasecmp(s1, s2) / bpf_strncasecmp(s1, s2, len = r3): strcmp's stop lanes over the folded bytes (the
-// unbounded one first tries the first bytes in scalar code, then goes block by block); with a limit, a first stop
-// lane at or past len (len <= 16) answers 0, no stop lane and len > 16 the resolved entry.
+// unbounded one first tries the first bytes in scalar code); with a limit, a first stop lane at or past len
+// (len <= 16) answers 0, no stop lane and len > 16 the resolved entry.
 void ShortPathGen::casecmp(bool bounded) {
     if (!bounded)
         first_byte(true);
     need_span(x86::rcx);
     need_span(x86::r8);
-    const Label loop = a_.newLabel(), found = a_.newLabel();
-    a_.xor_(x86::r9d, x86::r9d); // the block's offset (the bounded form has one block)
-    a_.bind(loop);
-    a_.movdqu(x86::xmm1, x86::ptr(x86::rdi, x86::r9));
-    a_.movdqu(x86::xmm2, x86::ptr(x86::rsi, x86::r9));
+    a_.movdqu(x86::xmm1, x86::ptr(x86::rdi));
+    a_.movdqu(x86::xmm2, x86::ptr(x86::rsi));
     fold(x86::xmm1);
     fold(x86::xmm2);
     a_.pcmpeqb(x86::xmm2, x86::xmm1);
@@ -411,11 +408,8 @@ void ShortPathGen::casecmp(bool bounded) {
     nul_lanes(x86::r11d, x86::xmm1);
     a_.or_(x86::r10d, x86::r11d);
     if (!bounded) {
-        a_.short_().jnz(found);
-        next_block(loop, x86::rcx, &x86::r8);
-        a_.bind(found);
+        to_call(x86::CondCode::kZ);
         a_.bsf(x86::r10d, x86::r10d);
-        a_.add(x86::r10, x86::r9);
         folded_sign_at();
         to_done_far();
         return;
