@@ -83,6 +83,25 @@ namespace {
         res = follow_tail_calls(first, r1, ctx, stack, std::move(res));
     return res;
 }
+
+// Up to *left runs of a lean program, stopping after the first that does not end with status 0; *left is what
+// remains. Out of line with nothing else live, so the entry, its arguments and the count stay in callee-saved
+// registers across the calls. The tail-call count needs no reset between runs that end with status 0: the
+// helper counts only a tail call it takes, and taking one ends the run.
+[[gnu::noinline]] x86_64::LeanResult lean_runs(x86_64::LeanFn fn, uint64_t r1, runtime::RunContext* ctx,
+                                               uint64_t top, uint32_t* left) {
+    x86_64::LeanResult lr{0, 0};
+    for (uint32_t n = *left; n != 0;) {
+        lr = fn(r1, 0, ctx, top);
+        n--;
+        if (lr.status != 0) [[unlikely]] {
+            *left = n;
+            return lr;
+        }
+    }
+    *left = 0;
+    return lr;
+}
 } // namespace
 
 JitResult run_repeated(const CompiledProgram& first, uint64_t r1, runtime::RunContext& ctx, runtime::StackArea& stack,
@@ -96,12 +115,14 @@ JitResult run_repeated(const CompiledProgram& first, uint64_t r1, runtime::RunCo
     const auto saved = ctx.tail_call;
     ctx.tail_call = jit_tail_call;
     t_pending = nullptr; // from here on, every tail call the helper names is consumed below before the next run
+    const uint64_t top = reinterpret_cast<uint64_t>(stack.bytes) + sizeof stack.bytes;
     uint64_t r0 = 0;
-    for (uint32_t i = 0; i < repeat; i++) {
+    uint32_t left = repeat;
+    while (left != 0) {
         ctx.tail_call_cnt = 0;
-        const x86_64::LeanResult lr = first.run_lean(r1, 0, ctx, stack);
+        const x86_64::LeanResult lr = lean_runs(first.lean_entry(), r1, &ctx, top, &left);
         r0 = lr.r0;
-        if (lr.status == 0) [[likely]]
+        if (lr.status == 0)
             continue;
         res = lean_stopped(first, r1, ctx, stack, lr.r0, lr.status);
         r0 = res.r0;

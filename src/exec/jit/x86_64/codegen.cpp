@@ -801,12 +801,11 @@ void Gen::call_site(const runtime::CallSiteEntries& e, bool check_abort) {
         const x86::Gp S = span_reg[k];
         a_.mov(x86::r11, imm(reinterpret_cast<uint64_t>(&slots[k])));
         a_.mov(x86::r11, x86::qword_ptr(x86::r11)); // const Region*
-        a_.mov(S, q(e.ptr_regs[k]));
-        a_.sub(S, x86::qword_ptr(x86::r11, int32_t(offsetof(runtime::Region, base))));
-        a_.cmp(S, x86::qword_ptr(x86::r11, int32_t(offsetof(runtime::Region, size))));
-        jcc(CC::kAE, ms.miss); // unsigned: below base or at/after the end
-        a_.neg(S);
-        a_.add(S, x86::qword_ptr(x86::r11, int32_t(offsetof(runtime::Region, size))));
+        a_.mov(x86::r9, q(e.ptr_regs[k]));
+        a_.sub(x86::r9, x86::qword_ptr(x86::r11, int32_t(offsetof(runtime::Region, base)))); // off = ptr - base
+        a_.mov(S, x86::qword_ptr(x86::r11, int32_t(offsetof(runtime::Region, size))));
+        a_.sub(S, x86::r9); // span = size - off
+        jcc(CC::kBE, ms.miss); // unsigned off >= size: below base or at/after the end
     }
     const Label call = a_.newLabel();
     // answers short strings inline

@@ -6,7 +6,8 @@
 // and substring paths test lanes with SSE4.2's pcmpistrm) and decides the kernel's answer from the first "stop"
 // lane exactly as the serial loops do (runtime/strings/serial.cpp): those loops read only bytes up to that lane,
 // all of them inside the span, so -EFAULT cannot arise. No stop lane in the 16 bytes (a longer string), or a limit
-// past them, falls through to the resolved entry.
+// past them, falls through to the resolved entry. strlen, strchr, strchrnul, strrchr, strcmp, strspn and strcspn go
+// on block by block (16 bytes each, every block wholly inside its span) up to kInlineBytes.
 #include "exec/jit/x86_64/short_strings.hpp"
 
 #include "runtime/strings/serial.hpp"
@@ -22,6 +23,9 @@ using runtime::ShortPath;
 constexpr int32_t kLanes = 16;
 constexpr uint32_t kNoEnt = uint32_t(-runtime::strings::kENOENT); // the kfuncs' int as (u64)(u32)
 constexpr int32_t kPage = 4096;
+// The scans and compares that loop (strlen, strchr, strchrnul, strrchr, strcmp, strspn, strcspn) decide strings of
+// up to this many bytes inline, one 16-byte block at a time while each whole block lies inside its span.
+constexpr int32_t kInlineBytes = 128;
 
 // The constant pool of the folding paths (emit_short_constants): six vectors of one byte each.
 enum PoolVec : int32_t { kUpperA, kUpperSpan, kLatin1Lo, kLatin1Span, kTimes, kCaseBit, kPoolVecs };
@@ -52,6 +56,41 @@ class ShortPathGen {
     void need_span(const x86::Gp& span) { // fewer than 16 readable bytes: the resolved entry decides
         a_.cmp(span, kLanes);
         to_call(x86::CondCode::kB);
+    }
+    // The block loop's step (r9 = the block's offset): the next block, when it lies below kInlineBytes and
+    // wholly inside every span; else the resolved entry decides. r10 scratch.
+    void next_block(const Label& loop, const x86::Gp& span, const x86::Gp* span2 = nullptr) {
+        a_.add(x86::r9, kLanes);
+        a_.cmp(x86::r9, kInlineBytes);
+        to_call(x86::CondCode::kAE);
+        a_.lea(x86::r10, x86::ptr(x86::r9, kLanes));
+        a_.cmp(x86::r10, span);
+        to_call(x86::CondCode::kA);
+        if (span2) {
+            a_.cmp(x86::r10, *span2);
+            to_call(x86::CondCode::kA);
+        }
+        a_.jmp(loop);
+    }
+    // xmm0 = the 16 bytes at rdi + r9; r11d = their NUL lanes.
+    void load_block_nul_lanes() {
+        a_.movdqu(x86::xmm0, x86::ptr(x86::rdi, x86::r9));
+        a_.pxor(x86::xmm1, x86::xmm1);
+        a_.pcmpeqb(x86::xmm1, x86::xmm0);
+        a_.pmovmskb(x86::r11d, x86::xmm1);
+    }
+    // xmm5 = the low byte of `c` in every lane.
+    void broadcast(const x86::Gp& c) {
+        a_.movd(x86::xmm5, c.r32());
+        a_.punpcklbw(x86::xmm5, x86::xmm5);
+        a_.punpcklwd(x86::xmm5, x86::xmm5);
+        a_.pshufd(x86::xmm5, x86::xmm5, imm(0));
+    }
+    // r10d = the lanes of xmm0 equal to xmm5's byte.
+    void broadcast_lanes() {
+        a_.movdqa(x86::xmm2, x86::xmm5);
+        a_.pcmpeqb(x86::xmm2, x86::xmm0);
+        a_.pmovmskb(x86::r10d, x86::xmm2);
     }
     // xmm0 = the 16 bytes at rdi; r11d = their NUL lanes.
     void load_nul_lanes() {
@@ -152,6 +191,31 @@ class ShortPathGen {
         a_.sbb(x86::eax, 0);
     }
     void to_done_far() { a_.long_().jmp(done_); }
+    // strcmp's first step in scalar code (most unequal strings differ at their first byte): bytes that differ
+    // answer the sign (of the folded bytes when fold_case), an equal NUL answers 0, anything else goes on to the
+    // vector path. Each first byte is readable: its pointer lies inside its region.
+    void first_byte(bool fold_case) {
+        if (fold_case) {
+            a_.mov(x86::r11, imm(reinterpret_cast<uint64_t>(runtime::strings::kLatin1Lower.data())));
+            a_.movzx(x86::r9d, x86::byte_ptr(x86::rsi));
+            a_.movzx(x86::r9d, x86::byte_ptr(x86::r11, x86::r9));
+            a_.movzx(x86::r10d, x86::byte_ptr(x86::rdi));
+            a_.movzx(x86::r10d, x86::byte_ptr(x86::r11, x86::r10));
+        } else {
+            a_.movzx(x86::r9d, x86::byte_ptr(x86::rsi));
+            a_.movzx(x86::r10d, x86::byte_ptr(x86::rdi));
+        }
+        const Label same = a_.newLabel();
+        a_.xor_(x86::eax, x86::eax);
+        a_.cmp(x86::r10d, x86::r9d);
+        a_.seta(x86::al);
+        a_.short_().je(same);
+        a_.sbb(x86::eax, 0); // CF still from the cmp: -1 below, +1 above
+        to_done_far();
+        a_.bind(same);
+        a_.test(x86::r10d, x86::r10d);
+        a_.long_().jz(done_); // both NUL: 0
+    }
 
     x86::Assembler& a_;
     const Label& call_;
@@ -159,13 +223,19 @@ class ShortPathGen {
     const Label& pool_;
 };
 
-// bpf_strlen(s): the first NUL lane.
+// bpf_strlen(s): the first NUL lane, block by block.
 void ShortPathGen::strlen() {
     need_span(x86::rcx);
-    load_nul_lanes();
+    const Label loop = a_.newLabel(), found = a_.newLabel();
+    a_.xor_(x86::r9d, x86::r9d);
+    a_.bind(loop);
+    load_block_nul_lanes();
     a_.test(x86::r11d, x86::r11d);
-    to_call(x86::CondCode::kZ);
+    a_.short_().jnz(found);
+    next_block(loop, x86::rcx);
+    a_.bind(found);
     a_.bsf(x86::eax, x86::r11d);
+    a_.add(x86::eax, x86::r9d);
     to_done();
 }
 
@@ -187,21 +257,31 @@ void ShortPathGen::strnlen() {
     to_done();
 }
 
-// bpf_strchr(s, c = r2) / bpf_strchrnul (nul_is_answer): the first lane holding c or NUL; c is tested first, so
-// c == 0 finds the terminator. strchr answers -ENOENT when that lane holds NUL and not c; strchrnul its index.
+// bpf_strchr(s, c = r2) / bpf_strchrnul (nul_is_answer), block by block: the first lane holding c or NUL; c is
+// tested first, so c == 0 finds the terminator. strchr answers -ENOENT when that lane holds NUL and not c;
+// strchrnul its index.
 void ShortPathGen::chr(bool nul_is_answer) {
     need_span(x86::rcx);
-    load_nul_lanes();
-    char_lanes(x86::rsi);
+    broadcast(x86::rsi);
+    const Label loop = a_.newLabel(), found = a_.newLabel(), at_c = a_.newLabel();
+    a_.xor_(x86::r9d, x86::r9d);
+    a_.bind(loop);
+    load_block_nul_lanes();
+    broadcast_lanes();
     a_.mov(x86::eax, x86::r10d);
     a_.or_(x86::eax, x86::r11d);
-    to_call(x86::CondCode::kZ);
+    a_.short_().jnz(found);
+    next_block(loop, x86::rcx);
+    a_.bind(found);
     a_.bsf(x86::eax, x86::eax);
     if (!nul_is_answer) {
         a_.bt(x86::r10d, x86::eax);
-        a_.short_().jc(done_);
+        a_.short_().jc(at_c);
         a_.mov(x86::eax, imm(kNoEnt));
+        to_done();
     }
+    a_.bind(at_c);
+    a_.add(x86::eax, x86::r9d);
     to_done();
 }
 
@@ -226,34 +306,59 @@ void ShortPathGen::strnchr() {
     to_done();
 }
 
-// bpf_strrchr(s, int c = r2): the last lane holding c up to and including the first NUL (c == 0 is that NUL);
-// c outside 0..255 never matches a byte: the resolved entry answers it.
+// bpf_strrchr(s, int c = r2), block by block: the last lane holding c up to and including the first NUL (c == 0
+// is that NUL), remembered across blocks; c outside 0..255 never matches a byte: the resolved entry answers it.
 void ShortPathGen::strrchr() {
     need_span(x86::rcx);
     a_.cmp(x86::esi, 255);
     to_call(x86::CondCode::kA);
-    load_nul_lanes();
+    broadcast(x86::rsi);
+    const Label loop = a_.newLabel(), nul_block = a_.newLabel(), none = a_.newLabel();
+    a_.mov(x86::eax, imm(kNoEnt)); // the last c so far
+    a_.xor_(x86::r9d, x86::r9d);
+    a_.bind(loop);
+    load_block_nul_lanes();
+    broadcast_lanes();
     a_.test(x86::r11d, x86::r11d);
-    to_call(x86::CondCode::kZ);
-    char_lanes(x86::rsi);
-    a_.lea(x86::r9d, x86::ptr(x86::r11, -1)); // x ^ (x - 1): the lanes up to the lowest NUL lane
-    a_.xor_(x86::r9d, x86::r11d);
-    a_.and_(x86::r10d, x86::r9d);
-    a_.mov(x86::eax, imm(kNoEnt));
-    a_.short_().jz(done_);
-    a_.bsr(x86::eax, x86::r10d);
+    a_.short_().jnz(nul_block);
+    a_.test(x86::r10d, x86::r10d);
+    a_.short_().jz(none);
+    a_.bsr(x86::r10d, x86::r10d);
+    a_.lea(x86::eax, x86::ptr(x86::r10, x86::r9));
+    a_.bind(none);
+    next_block(loop, x86::rcx);
+    a_.bind(nul_block);
+    a_.lea(x86::ecx, x86::ptr(x86::r11, -1)); // x ^ (x - 1): the lanes up to the lowest NUL lane
+    a_.xor_(x86::ecx, x86::r11d);
+    a_.and_(x86::r10d, x86::ecx);
+    a_.short_().jz(done_); // no c in this block: the last one before it (or -ENOENT)
+    a_.bsr(x86::r10d, x86::r10d);
+    a_.lea(x86::eax, x86::ptr(x86::r10, x86::r9));
     to_done();
 }
 
-// bpf_strcmp(s1, s2): the sign at the first lane where the bytes differ or s1's is NUL.
+// bpf_strcmp(s1, s2): the first bytes in scalar code, then block by block the sign at the first lane where the
+// bytes differ or s1's is NUL.
 void ShortPathGen::strcmp() {
+    first_byte(false);
     need_span(x86::rcx);
     need_span(x86::r8);
-    cmp_stop_lanes(x86::rsi);
-    to_call(x86::CondCode::kZ);
+    const Label loop = a_.newLabel(), found = a_.newLabel();
+    a_.xor_(x86::r9d, x86::r9d);
+    a_.bind(loop);
+    load_block_nul_lanes();
+    a_.movdqu(x86::xmm2, x86::ptr(x86::rsi, x86::r9));
+    a_.pcmpeqb(x86::xmm2, x86::xmm0);
+    a_.pmovmskb(x86::r10d, x86::xmm2);
+    a_.xor_(x86::r10d, 0xFFFF);
+    a_.or_(x86::r10d, x86::r11d);
+    a_.short_().jnz(found);
+    next_block(loop, x86::rcx, &x86::r8);
+    a_.bind(found);
     a_.bsf(x86::r10d, x86::r10d);
+    a_.add(x86::r10, x86::r9);
     sign_at(x86::rsi, false);
-    to_done();
+    to_done_far();
 }
 
 // bpf_strncmp(s1, n = r2, s2 = r3; rcx = s2's span): strncmp over n bytes. s1's 16 bytes are loaded when n covers
@@ -285,9 +390,12 @@ void ShortPathGen::strncmp(int32_t verified_off) {
     to_done();
 }
 
-// bpf_strcasecmp(s1, s2) / bpf_strncasecmp(s1, s2, len = r3): strcmp's stop lanes over the folded bytes; with a
-// limit, a first stop lane at or past len (len <= 16) answers 0, no stop lane and len > 16 the resolved entry.
+// bpf_strcasecmp(s1, s2) / bpf_strncasecmp(s1, s2, len = r3): strcmp's stop lanes over the folded bytes (the
+// unbounded one first tries the first bytes in scalar code); with a limit, a first stop lane at or past len
+// (len <= 16) answers 0, no stop lane and len > 16 the resolved entry.
 void ShortPathGen::casecmp(bool bounded) {
+    if (!bounded)
+        first_byte(true);
     need_span(x86::rcx);
     need_span(x86::r8);
     a_.movdqu(x86::xmm1, x86::ptr(x86::rdi));
@@ -321,13 +429,16 @@ void ShortPathGen::casecmp(bool bounded) {
 }
 
 // bpf_strspn(s, accept) / bpf_strcspn(s, reject): when the set string ends within its 16 bytes and its span,
-// pcmpistrm tests each of s's lanes against it (lanes at and past s's NUL count as "not in the set"); the first
-// lane outside the set (strspn) or in it or at the NUL (strcspn) is the answer: the kernel's loops read only s's
-// bytes up to that lane and the set's up to its NUL, all inside the spans.
+// pcmpistrm tests each of s's lanes against it, block by block (lanes at and past s's NUL count as "not in the
+// set"); the first lane outside the set (strspn) or in it or at the NUL (strcspn) is the answer: the kernel's
+// loops read only s's bytes up to that lane and the set's up to its NUL, all inside the spans.
 void ShortPathGen::span(bool accept) {
     need_span(x86::rcx);
     load_terminated_s2();
-    a_.movdqu(x86::xmm1, x86::ptr(x86::rdi));
+    const Label loop = a_.newLabel(), found = a_.newLabel();
+    a_.xor_(x86::r9d, x86::r9d);
+    a_.bind(loop);
+    a_.movdqu(x86::xmm1, x86::ptr(x86::rdi, x86::r9));
     a_.pcmpistrm(x86::xmm2, x86::xmm1, imm(accept ? kEqualAnyNegated : kEqualAny), x86::xmm0);
     a_.movd(x86::eax, x86::xmm0);
     if (!accept) {
@@ -335,8 +446,11 @@ void ShortPathGen::span(bool accept) {
         a_.or_(x86::eax, x86::r11d);
     } else
         a_.test(x86::eax, x86::eax);
-    to_call(x86::CondCode::kZ);
+    a_.short_().jnz(found);
+    next_block(loop, x86::rcx);
+    a_.bind(found);
     a_.bsf(x86::eax, x86::eax);
+    a_.add(x86::eax, x86::r9d);
     to_done_far();
 }
 
