@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 // Test-run contexts side by side with the live kernel (tests): XDP buffers of every size (linear part, frags,
-// ctx_in's rules, data_out and ctx_out), bpf_xdp_adjust_tail on frags, and every string kfunc on strings that
+// ctx_in's rules, data_out and ctx_out), bpf_xdp_adjust_tail on frags, sk_lookup's ctx_in rules and ctx_out,
+// and every string kfunc on strings that
 // start around data_end, on interp, jit and the kernel engine. Without bpf() the kernel column is skipped and
 // only the values written here are checked.
 #include <gtest/gtest.h>
@@ -46,7 +47,8 @@ int run_errno(const std::string& error) {
         const char *name, *text;
     } kNames[] = {{22, "-EINVAL", "Invalid argument"},      {7, "-E2BIG", "Argument list too long"},
                   {12, "-ENOMEM", "Cannot allocate memory"}, {19, "-ENODEV", "No such device"},
-                  {28, "-ENOSPC", "No space left on device"}};
+                  {28, "-ENOSPC", "No space left on device"}, {34, "-ERANGE", "Numerical result out of range"},
+                  {97, "-EAFNOSUPPORT", "Address family not supported by protocol"}};
     for (const auto& n : kNames)
         if (error.find(n.name) != std::string::npos || error.find(n.text) != std::string::npos)
             return -n.err;
@@ -245,6 +247,76 @@ TEST(SkbTestRun, SizeRulesAsTheKernel) {
             if (kernel.ok()) {
                 EXPECT_TRUE(same_outcome(reports[0], kernel.run(req))) << what << " (strbpf vs the kernel)";
             }
+        }
+    }
+}
+
+// bpf_prog_test_run_sk_lookup: a struct bpf_sk_lookup ctx_in (bpf_ctx_init: a page at most, zero past the
+// struct), no sk, nothing past local_port, a 16-bit local_port, AF_INET or AF_INET6 (as a u16), no data_in;
+// ctx_out is ctx_in with cookie 0. sk_is_null returns SK_PASS when sk reads NULL.
+TEST(SkLookupTestRun, CtxRulesAsTheKernel) {
+    auto spec = spec_of("sk_lookup_testrun");
+    ASSERT_TRUE(spec);
+    Kernel kernel("sk_lookup_testrun", "sk_is_null");
+    if (!kernel.ok())
+        std::cout << "note: no kernel column: " << kernel.why() << "\n";
+    auto ctx = [](uint32_t family, std::initializer_list<std::pair<size_t, uint32_t>> words = {}, size_t size = 72) {
+        Bytes b(std::max<size_t>(size, 72), 0);
+        std::memcpy(b.data() + 8, &family, 4);
+        b[12] = 6;                               // IPPROTO_TCP
+        b[36] = 0x1f, b[37] = 0x90, b[38] = 0xff; // remote_port 8080, padding the kernel does not check
+        for (auto [off, v] : words)
+            std::memcpy(b.data() + off, &v, 4);
+        b.resize(size);
+        return b;
+    };
+    Bytes long_nonzero = ctx(2, {}, 80);
+    long_nonzero[79] = 1;
+    struct SkCase {
+        const char* what;
+        Bytes ctx_in;
+        Bytes data_in;
+        int err; // 0: runs, SK_PASS
+    };
+    const std::vector<SkCase> cases = {
+        {"no ctx_in", {}, {}, -22},
+        {"IPv4", ctx(2, {{16, 0x0100a8c0}, {60, 80}}), {}, 0},
+        {"IPv6", ctx(10, {{20, 0xb80d0120}, {44, 1}}), {}, 0},
+        {"16 bytes", ctx(2, {}, 16), {}, 0},
+        {"zero tail", ctx(2, {}, 80), {}, 0},
+        {"non-zero tail", long_nonzero, {}, -7},
+        {"over a page", ctx(2, {}, 4097), {}, -7},
+        {"cookie", ctx(2, {{0, 1}}), {}, -22},
+        {"ingress_ifindex", ctx(2, {{64, 1}}), {}, -22},
+        {"padding", ctx(2, {{68, 1}}), {}, -22},
+        {"local_port 65535", ctx(2, {{60, 65535}}), {}, 0},
+        {"local_port 65536", ctx(2, {{60, 65536}}), {}, -34},
+        {"AF_UNSPEC", ctx(0), {}, -97},
+        {"AF_UNIX", ctx(1), {}, -97},
+        {"family 0x10002", ctx(0x10002), {}, 0},
+        {"data_in", ctx(2), Bytes(64, 0), -22},
+    };
+    for (const SkCase& c : cases) {
+        exec::RunRequest req;
+        req.ctx_in = c.ctx_in;
+        req.data_in = c.data_in;
+        std::vector<exec::RunReport> reports;
+        for (exec::EngineKind e : kUserEngines) {
+            reports.push_back(exec::run_fresh(e, spec, "sk_is_null", req));
+            const exec::RunReport& r = reports.back();
+            EXPECT_EQ(r.ran, c.err == 0) << c.what << ": " << describe(r);
+            if (r.ran) {
+                Bytes want = c.ctx_in;
+                want.resize(72);
+                EXPECT_EQ(r.retval, 1u) << c.what;
+                EXPECT_EQ(r.ctx_out, want) << c.what;
+            } else {
+                EXPECT_EQ(run_errno(r.error), c.err) << c.what << ": " << r.error;
+            }
+            EXPECT_TRUE(same_outcome(r, reports[0])) << c.what;
+        }
+        if (kernel.ok()) {
+            EXPECT_TRUE(same_outcome(reports[0], kernel.run(req))) << c.what << " (strbpf vs the kernel)";
         }
     }
 }
