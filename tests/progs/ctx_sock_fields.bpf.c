@@ -55,7 +55,8 @@ __naked int sk_lookup_sk_write(void)
 	asm volatile ("r2 = *(u64 *)(r1 + 0);"
 		      "r0 = 1;"
 		      "if r2 == 0 goto 1f;"
-		      "*(u32 *)(r2 + 16) = 0;"
+		      "r3 = 0;"
+		      "*(u32 *)(r2 + 16) = r3;"
 		      "1: exit;" ::: __clobber_all);
 }
 
@@ -146,7 +147,8 @@ __naked int reuseport_packet_write(void)
 		      "r4 = r2;"
 		      "r4 += 4;"
 		      "if r4 > r3 goto 1f;"
-		      "*(u32 *)(r2 + 0) = 0;"
+		      "r5 = 0;"
+		      "*(u32 *)(r2 + 0) = r5;"
 		      "1: exit;" ::: __clobber_all);
 }
 
@@ -185,7 +187,7 @@ __description("sk_reuseport: the ctx is read-only")
 __failure __msg("invalid bpf_context access off=16 size=4")
 __naked int reuseport_write(void)
 {
-	asm volatile ("*(u32 *)(r1 + 16) = 0; r0 = 1; exit;" ::: __clobber_all);
+	asm volatile ("r2 = 0; *(u32 *)(r1 + 16) = r2; r0 = 1; exit;" ::: __clobber_all);
 }
 
 /* ---- sk_msg, cgroup/sock_addr, cgroup/sockopt: sk is PTR_TO_SOCKET */

@@ -114,7 +114,7 @@ __success __retval(1) __ctx_hex(CTX_V4)
 __naked int remote_port_sign_extended(void)
 {
 	asm volatile ("r0 = 0;"
-		      "r2 = *(s16 *)(r1 + 36);"
+		      ".8byte 0x0000000000241289;" /* r2 = *(s16 *)(r1 + 36), spelled out for older clang */
 		      "r3 = 0xffffffffffff901f ll;"
 		      "if r2 != r3 goto 1f;"
 		      PASS ::: __clobber_all);
