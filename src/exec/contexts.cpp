@@ -106,12 +106,11 @@ void eth_type_trans(const uint8_t* eth, uint32_t len, SkBuff* s) {
         s->protocol = 0x0400; // htons(ETH_P_802_2)
 }
 
-// The types 6.18's BPF_PROG_TEST_RUN has a test_run for beyond the ones built here: flow_dissector, netfilter,
-// tracing (fentry/fexit/fmod_ret) and struct_ops.
+// The types 6.18's BPF_PROG_TEST_RUN has a test_run for beyond the ones built here: flow_dissector, tracing
+// (fentry/fexit/fmod_ret) and struct_ops.
 bool kernel_test_runs(ProgType type) {
     switch (type) {
     case ProgType::flow_dissector:
-    case ProgType::netfilter:
     case ProgType::tracing:
     case ProgType::struct_ops:
         return true;
@@ -218,6 +217,8 @@ Status TestRunContext::build(loader::ProgType type, const RunRequest& req, runti
         return build_xdp(data_in, ctx, r1);
     case ProgType::sk_lookup:
         return build_sk_lookup(req, ctx, r1);
+    case ProgType::netfilter:
+        return build_netfilter(req, ctx, r1);
     default:
         if (skb_test_run(type))
             return build_skb(type, data_in, ctx, r1);

@@ -8,7 +8,8 @@
 //   onto it; see contexts.cpp);
 //   xdp: the xdp_buff model (xdp_md accesses rewritten onto it) inside bpf_prog_test_run_xdp's buffer (headroom,
 //   linear data, skb_shared_info, frags; contexts_xdp.cpp); syscall: ctx_in read-write, copied back;
-//   sk_lookup: a struct bpf_sk_lookup ctx_in, the program's ctx the bpf_sk_lookup_kern model (contexts_sk_lookup.cpp).
+//   sk_lookup: a struct bpf_sk_lookup ctx_in, the program's ctx the bpf_sk_lookup_kern model (contexts_sk_lookup.cpp);
+//   netfilter: bpf_prog_test_run_nf's data and nf_hook_state rules, an opaque ctx (contexts_netfilter.cpp).
 // Packet programs given no data_in get kDefaultPacketLen zero bytes (the kernel test_loader's TEST_DATA_LEN), on
 // every engine: the kernel engine passes the same.
 #pragma once
@@ -52,6 +53,7 @@ class TestRunContext {
                      uint64_t* r1);
     Status build_sk_lookup(const RunRequest& req, runtime::RunContext& ctx, uint64_t* r1);
     void finish_sk_lookup(RunReport* report) const;
+    Status build_netfilter(const RunRequest& req, runtime::RunContext& ctx, uint64_t* r1);
 
     loader::ProgType type_ = loader::ProgType::unspec;
     std::vector<uint8_t> ctx_buf_;

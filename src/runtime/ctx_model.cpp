@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
-// The uAPI-to-model field tables of xdp_md, __sk_buff and bpf_sk_lookup (runtime stage), their emulation for the checked
-// interpreter, and the load helper LD_ABS/LD_IND are lowered to (net/core/filter.c's bpf_skb_load_helper_*).
+// The uAPI-to-model field tables of xdp_md, __sk_buff and bpf_sk_lookup (runtime stage), their emulation for the
+// checked interpreter, and the load helper LD_ABS/LD_IND are lowered to (net/core/filter.c's bpf_skb_load_helper_*).
 #include "runtime/ctx_model.hpp"
 
 #include <cerrno>

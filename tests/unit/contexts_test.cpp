@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 // Test-run contexts side by side with the live kernel (tests): XDP buffers of every size (linear part, frags,
 // ctx_in's rules, data_out and ctx_out), bpf_xdp_adjust_tail on frags, sk_lookup's ctx_in rules and ctx_out,
-// and every string kfunc on strings that
+// netfilter's data and ctx_in rules, and every string kfunc on strings that
 // start around data_end, on interp, jit and the kernel engine. Without bpf() the kernel column is skipped and
 // only the values written here are checked.
 #include <gtest/gtest.h>
@@ -48,7 +48,8 @@ int run_errno(const std::string& error) {
     } kNames[] = {{22, "-EINVAL", "Invalid argument"},      {7, "-E2BIG", "Argument list too long"},
                   {12, "-ENOMEM", "Cannot allocate memory"}, {19, "-ENODEV", "No such device"},
                   {28, "-ENOSPC", "No space left on device"}, {34, "-ERANGE", "Numerical result out of range"},
-                  {97, "-EAFNOSUPPORT", "Address family not supported by protocol"}};
+                  {97, "-EAFNOSUPPORT", "Address family not supported by protocol"},
+                  {71, "-EPROTO", "Protocol error"}};
     for (const auto& n : kNames)
         if (error.find(n.name) != std::string::npos || error.find(n.text) != std::string::npos)
             return -n.err;
@@ -319,6 +320,87 @@ TEST(SkLookupTestRun, CtxRulesAsTheKernel) {
             EXPECT_TRUE(same_outcome(reports[0], kernel.run(req))) << c.what << " (strbpf vs the kernel)";
         }
     }
+}
+
+// bpf_prog_test_run_nf: 20..3712 bytes of data, an nf_hook_state ctx_in (hook and pf only; pf IPv4 or IPv6) and,
+// for hooks other than LOCAL_OUT, an Ethernet frame whose protocol is pf's. The installed libbpf may not know the
+// netfilter section, so the kernel runs the same answer (r0 = 1) as a raw program.
+TEST(NetfilterTestRun, RulesAsTheKernel) {
+    auto spec = spec_of("netfilter_testrun");
+    ASSERT_TRUE(spec);
+    int kfd = -1;
+    if (Status st = exec::kernel::available(); st) {
+        const struct bpf_insn ret1[] = {{0xb7, 0, 0, 0, 1}, {0x95, 0, 0, 0, 0}}; // r0 = 1; exit
+        LIBBPF_OPTS(bpf_prog_load_opts, load, .expected_attach_type = static_cast<enum bpf_attach_type>(45));
+        kfd = bpf_prog_load(static_cast<enum bpf_prog_type>(32), "nf", "GPL", ret1, 2, &load); // NETFILTER
+    }
+    if (kfd < 0)
+        std::cout << "note: no kernel column: the kernel does not load a netfilter program here\n";
+    auto frame = [](uint16_t proto, size_t size) {
+        Bytes b(size, 0x45);
+        b[12] = uint8_t(proto >> 8), b[13] = uint8_t(proto);
+        return b;
+    };
+    auto hook_state = [](uint8_t hook, uint8_t pf, size_t size = 48) {
+        Bytes b(std::max<size_t>(size, 48), 0);
+        b[0] = hook, b[1] = pf;
+        b.resize(size);
+        return b;
+    };
+    Bytes with_dev = hook_state(0, 2);
+    with_dev[8] = 1;
+    Bytes long_nonzero = hook_state(0, 2, 56);
+    long_nonzero[55] = 1;
+    struct NfCase {
+        const char* what;
+        Bytes data, ctx;
+        int err;
+    };
+    const std::vector<NfCase> cases = {
+        {"no data", {}, {}, -22},
+        {"19 bytes", Bytes(19, 0x45), {}, -22},
+        {"20 bytes", Bytes(20, 0x45), {}, 0},
+        {"3712 bytes", Bytes(3712, 0x45), {}, 0},
+        {"3713 bytes", Bytes(3713, 0x45), {}, -22},
+        {"LOCAL_OUT, IPv6", Bytes(20, 0x45), hook_state(3, 10), 0},
+        {"pf 7", Bytes(20, 0x45), hook_state(3, 7), -22},
+        {"a device", Bytes(20, 0x45), with_dev, -22},
+        {"non-zero tail", Bytes(20, 0x45), long_nonzero, -7},
+        {"2 bytes of ctx_in", Bytes(20, 0x45), hook_state(3, 2, 2), 0},
+        {"PRE_ROUTING IPv4", frame(0x0800, 34), hook_state(0, 2), 0},
+        {"PRE_ROUTING, 33 bytes", frame(0x0800, 33), hook_state(0, 2), -22},
+        {"PRE_ROUTING IPv4, pf IPv6", frame(0x0800, 34), hook_state(0, 10), -22},
+        {"LOCAL_IN IPv6", frame(0x86dd, 54), hook_state(1, 10), 0},
+        {"LOCAL_IN IPv6, 53 bytes", frame(0x86dd, 53), hook_state(1, 10), -22},
+        {"FORWARD ARP", frame(0x0806, 60), hook_state(2, 2), -71},
+        {"hook 9, 802.3", frame(0x0040, 60), hook_state(9, 2), -71},
+    };
+    for (const NfCase& c : cases) {
+        exec::RunRequest req;
+        req.data_in = c.data;
+        req.ctx_in = c.ctx;
+        for (exec::EngineKind e : kUserEngines) {
+            const exec::RunReport r = exec::run_fresh(e, spec, "nf_accept", req);
+            EXPECT_EQ(r.ran, c.err == 0) << c.what << ": " << describe(r);
+            if (r.ran) {
+                EXPECT_EQ(r.retval, 1u) << c.what;
+            } else {
+                EXPECT_EQ(run_errno(r.error), c.err) << c.what << ": " << r.error;
+            }
+        }
+        if (kfd < 0)
+            continue;
+        LIBBPF_OPTS(bpf_test_run_opts, run, .data_in = c.data.empty() ? nullptr : c.data.data(),
+                    .data_size_in = uint32_t(c.data.size()), .ctx_in = c.ctx.empty() ? nullptr : c.ctx.data(),
+                    .ctx_size_in = uint32_t(c.ctx.size()));
+        const int rc = bpf_prog_test_run_opts(kfd, &run) == 0 ? 0 : -errno;
+        EXPECT_EQ(rc, c.err) << c.what << " (the kernel)";
+        if (rc == 0) {
+            EXPECT_EQ(run.retval, 1u) << c.what << " (the kernel)";
+        }
+    }
+    if (kfd >= 0)
+        close(kfd);
 }
 
 // ---- the string kfuncs around data_end ------------------------------------------------------------------------

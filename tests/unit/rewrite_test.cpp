@@ -206,22 +206,23 @@ TEST(CtxRewrite, EverySkLookupLoadReadsTheKernelsValue) {
     for (int size : {1, 2, 4})
         for (bool sx : {false, true})
             for (int off = 8; off < 72; off++) {
-                if (!make_live(prog, {raw_insn(BPF_LDX | (sx ? 0x80 : BPF_MEM) | size_bits(size), 0, 1, int16_t(off), 0),
-                                      raw_insn(BPF_ALU64 | BPF_MOV | BPF_K, 0, 0, 0, 0),
-                                      raw_insn(BPF_JMP | BPF_EXIT, 0, 0, 0, 0)})
-                         .accepted)
+                const uint8_t mode = sx ? 0x80 : BPF_MEM; // BPF_MEMSX
+                const isa::Insn load = raw_insn(BPF_LDX | mode | size_bits(size), 0, 1, int16_t(off), 0);
+                const isa::Insn ret0 = raw_insn(BPF_ALU64 | BPF_MOV | BPF_K, 0, 0, 0, 0);
+                if (!make_live(prog, {load, ret0, raw_insn(BPF_JMP | BPF_EXIT, 0, 0, 0, 0)}).accepted)
                     continue;
                 accepted++;
                 uint64_t vi = 0, vj = 0, vc = 0, vk = 0;
                 for (int bit = 0; bit < 64; bit++) {
                     const std::vector<isa::Insn> insns = {
-                        raw_insn(BPF_LDX | (sx ? 0x80 : BPF_MEM) | size_bits(size), 0, 1, int16_t(off), 0),
+                        load,
                         raw_insn(BPF_ALU64 | BPF_RSH | BPF_K, 0, 0, 0, bit),
                         raw_insn(BPF_ALU64 | BPF_AND | BPF_K, 0, 0, 0, 1),
                         raw_insn(BPF_JMP | BPF_EXIT, 0, 0, 0, 0),
                     };
                     const Live l = make_live(prog, insns);
-                    const std::string what = fmt::format("sk_lookup off={} size={}{} bit {}", off, size, sx ? " sx" : "", bit);
+                    const std::string what =
+                        fmt::format("sk_lookup off={} size={}{} bit {}", off, size, sx ? " sx" : "", bit);
                     ASSERT_TRUE(l.accepted) << what << ": " << l.reason;
                     uint32_t b = 0;
                     ASSERT_EQ(run_user(exec::EngineKind::interp, l, req, &b), "") << what;
