@@ -106,13 +106,11 @@ void eth_type_trans(const uint8_t* eth, uint32_t len, SkBuff* s) {
         s->protocol = 0x0400; // htons(ETH_P_802_2)
 }
 
-// The types 6.18's BPF_PROG_TEST_RUN has a test_run for beyond the ones built here: flow_dissector, sk_lookup,
-// netfilter, tracing (fentry/fexit/fmod_ret) and struct_ops.
+// The types 6.18's BPF_PROG_TEST_RUN has a test_run for beyond the ones built here: flow_dissector, tracing
+// (fentry/fexit/fmod_ret) and struct_ops.
 bool kernel_test_runs(ProgType type) {
     switch (type) {
     case ProgType::flow_dissector:
-    case ProgType::sk_lookup:
-    case ProgType::netfilter:
     case ProgType::tracing:
     case ProgType::struct_ops:
         return true;
@@ -217,6 +215,10 @@ Status TestRunContext::build(loader::ProgType type, const RunRequest& req, runti
         return build_args(type, req, ctx, r1);
     case ProgType::xdp:
         return build_xdp(data_in, ctx, r1);
+    case ProgType::sk_lookup:
+        return build_sk_lookup(req, ctx, r1);
+    case ProgType::netfilter:
+        return build_netfilter(req, ctx, r1);
     default:
         if (skb_test_run(type))
             return build_skb(type, data_in, ctx, r1);
@@ -318,6 +320,8 @@ Status TestRunContext::build_skb(loader::ProgType type, const std::vector<uint8_
 void TestRunContext::finish(RunReport* report) const {
     if (type_ == ProgType::xdp)
         return finish_xdp(report);
+    if (type_ == ProgType::sk_lookup)
+        return finish_sk_lookup(report);
     if (data_) {
         report->data_out.assign(data_, data_ + data_len_);
         std::memset(report->data_out.data(), 0, hh_zero_);

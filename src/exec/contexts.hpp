@@ -7,7 +7,9 @@
 //   the program's ctx strbpf's sk_buff model (runtime/ctx_model.hpp: the verifier rewrites __sk_buff accesses
 //   onto it; see contexts.cpp);
 //   xdp: the xdp_buff model (xdp_md accesses rewritten onto it) inside bpf_prog_test_run_xdp's buffer (headroom,
-//   linear data, skb_shared_info, frags; contexts_xdp.cpp); syscall: ctx_in read-write, copied back.
+//   linear data, skb_shared_info, frags; contexts_xdp.cpp); syscall: ctx_in read-write, copied back;
+//   sk_lookup: a struct bpf_sk_lookup ctx_in, the program's ctx the bpf_sk_lookup_kern model (contexts_sk_lookup.cpp);
+//   netfilter: bpf_prog_test_run_nf's data and nf_hook_state rules, an opaque ctx (contexts_netfilter.cpp).
 // Packet programs given no data_in get kDefaultPacketLen zero bytes (the kernel test_loader's TEST_DATA_LEN), on
 // every engine: the kernel engine passes the same.
 #pragma once
@@ -49,10 +51,13 @@ class TestRunContext {
     void finish_xdp(RunReport* report) const;
     Status build_skb(loader::ProgType type, const std::vector<uint8_t>& data_in, runtime::RunContext& ctx,
                      uint64_t* r1);
+    Status build_sk_lookup(const RunRequest& req, runtime::RunContext& ctx, uint64_t* r1);
+    void finish_sk_lookup(RunReport* report) const;
+    Status build_netfilter(const RunRequest& req, runtime::RunContext& ctx, uint64_t* r1);
 
     loader::ProgType type_ = loader::ProgType::unspec;
     std::vector<uint8_t> ctx_buf_;
-    alignas(8) uint8_t ctx_struct_[256] = {}; // skb: the SkbModel
+    alignas(8) uint8_t ctx_struct_[256] = {}; // skb: the SkbModel; sk_lookup: the SkLookupModel
     alignas(8) uint8_t sock_[80] = {};        // skb: the socket skb->sk points at (runtime::SockModel)
     uint8_t* data_ = nullptr;  // what data_out starts with
     uint32_t data_len_ = 0;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
-// The uAPI-to-model field tables of xdp_md and __sk_buff (runtime stage), their emulation for the checked
-// interpreter, and the load helper LD_ABS/LD_IND are lowered to (net/core/filter.c's bpf_skb_load_helper_*).
+// The uAPI-to-model field tables of xdp_md, __sk_buff and bpf_sk_lookup (runtime stage), their emulation for the
+// checked interpreter, and the load helper LD_ABS/LD_IND are lowered to (net/core/filter.c's bpf_skb_load_helper_*).
 #include "runtime/ctx_model.hpp"
 
 #include <cerrno>
@@ -61,12 +61,30 @@ constexpr CtxField kSkbFields[] = {
     {184, 8, 0, SKB(hwtstamp), 8, CtxConv::plain},
 };
 
+// struct bpf_sk_lookup (sk_lookup_convert_ctx_access). narrow is what sk_lookup_is_valid_access records: 4 for
+// the u32 fields, 2 for remote_port and its padding; a 4-byte remote_port load records nothing (CtxConv::port).
+#define SKL(f) uint16_t(offsetof(SkLookupModel, f))
+constexpr CtxField kSkLookupFields[] = {
+    {0, 8, 0, SKL(selected_sk), 8, CtxConv::plain},
+    {8, 4, 4, SKL(family), 2, CtxConv::plain},
+    {12, 4, 4, SKL(protocol), 2, CtxConv::plain},
+    {16, 4, 4, SKL(remote_ip4), 4, CtxConv::plain},
+    {20, 16, 0, SKL(remote_ip6), 0, CtxConv::array},
+    {36, 2, 2, SKL(sport), 2, CtxConv::port},
+    {38, 2, 2, 0, 2, CtxConv::zero},
+    {40, 4, 4, SKL(local_ip4), 4, CtxConv::plain},
+    {44, 16, 0, SKL(local_ip6), 0, CtxConv::array},
+    {60, 4, 4, SKL(dport), 2, CtxConv::plain},
+    {64, 4, 4, SKL(ingress_ifindex), 4, CtxConv::plain},
+};
+#undef SKL
+
 #undef XDP
 #undef SKB
 
 // The checked interpreter finds a uAPI access by its offset inside the model's region: the models are at least
 // as large as the uAPI structs (xdp_md 24 bytes, __sk_buff 192).
-static_assert(sizeof(XdpModel) >= 24 && sizeof(SkbModel) >= 192);
+static_assert(sizeof(XdpModel) >= 24 && sizeof(SkbModel) >= 192 && sizeof(SkLookupModel) >= 72);
 
 constexpr uint16_t kNoQueueMapping = 0xffff; // NO_QUEUE_MAPPING
 constexpr int32_t kSkfNetOff = -0x100000, kSkfLlOff = -0x200000; // SKF_NET_OFF, SKF_LL_OFF
@@ -89,6 +107,7 @@ std::span<const CtxField> ctx_fields(CtxModel model) {
     switch (model) {
     case CtxModel::xdp: return kXdpFields;
     case CtxModel::skb: return kSkbFields;
+    case CtxModel::sk_lookup: return kSkLookupFields;
     case CtxModel::none: break;
     }
     return {};
@@ -101,8 +120,25 @@ const CtxField* find_ctx_field(CtxModel model, int32_t off) {
     return nullptr;
 }
 
+bool ctx_load_fits(const CtxField& f, int32_t off, int size) {
+    if (f.conv == CtxConv::port && off == f.uapi_off && size == 4)
+        return true;
+    if (off < f.uapi_off || off + size > f.uapi_off + f.uapi_size)
+        return false;
+    if (f.conv == CtxConv::array)
+        return true;
+    const bool narrow = f.narrow && size < f.narrow;
+    return narrow ? (off & ~(f.narrow - 1)) == f.uapi_off : off == f.uapi_off && size == f.uapi_size;
+}
+
 size_t ctx_model_size(CtxModel model) {
-    return model == CtxModel::xdp ? sizeof(XdpModel) : model == CtxModel::skb ? sizeof(SkbModel) : 0;
+    switch (model) {
+    case CtxModel::xdp: return sizeof(XdpModel);
+    case CtxModel::skb: return sizeof(SkbModel);
+    case CtxModel::sk_lookup: return sizeof(SkLookupModel);
+    case CtxModel::none: break;
+    }
+    return 0;
 }
 
 bool add_ctx_model_region(RunContext& ctx, CtxModel model, uint64_t base, uint8_t perms, const char* name) {
@@ -113,7 +149,7 @@ bool add_ctx_model_region(RunContext& ctx, CtxModel model, uint64_t base, uint8_
 
 bool ctx_model_load(CtxModel model, uint8_t* base, int32_t off, int size, bool sx, uint64_t* value) {
     const CtxField* f = find_ctx_field(model, off);
-    if (!f || off + size > f->uapi_off + f->uapi_size)
+    if (!f || !ctx_load_fits(*f, off, size))
         return false;
     if (f->conv == CtxConv::array) {
         const uint64_t v = read_le(base + f->model_off + (off - f->uapi_off), size);
@@ -121,9 +157,7 @@ bool ctx_model_load(CtxModel model, uint8_t* base, int32_t off, int size, bool s
         return true;
     }
     const bool narrow = f->narrow && size < f->narrow;
-    if ((narrow ? off & ~(f->narrow - 1) : off) != f->uapi_off || (!narrow && size != f->uapi_size))
-        return false;
-    uint64_t v = read_le(base + f->model_off, f->target_size);
+    uint64_t v = f->conv == CtxConv::zero ? 0 : read_le(base + f->model_off, f->target_size);
     if (f->conv == CtxConv::vlan_present)
         v = v != 0;
     else if (f->conv == CtxConv::lsh16)

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: BSD-2-Clause
-// strbpf's own ctx structures (runtime stage): what an xdp or __sk_buff program's R1 points at during a run, in
-// place of the kernel's struct xdp_buff and struct sk_buff. Programs never see these layouts: the verifier rewrites
-// every uAPI ctx access (struct xdp_md, struct __sk_buff) into loads and stores on them (verifier/rewrite_ctx.cpp),
+// strbpf's own ctx structures (runtime stage): what an xdp, __sk_buff or sk_lookup program's R1 points at during a
+// run, in place of the kernel's struct xdp_buff, struct sk_buff and struct bpf_sk_lookup_kern. Programs never see
+// these layouts: the verifier rewrites every uAPI ctx access (struct xdp_md, struct __sk_buff, struct
+// bpf_sk_lookup) into loads and stores on them (verifier/rewrite_ctx.cpp),
 // as the kernel's convert_ctx_accesses does, so packet pointers are plain 64-bit addresses. The field table below
 // is the one description of that mapping: the rewriter emits instructions from it, the checked interpreter
 // (which runs unverified programs) emulates the same accesses with it, helpers read the models directly.
@@ -14,7 +15,7 @@
 
 namespace strbpf::runtime {
 
-enum class CtxModel : uint8_t { none, xdp, skb };
+enum class CtxModel : uint8_t { none, xdp, skb, sk_lookup };
 
 // struct xdp_buff. The kernel reaches the interface index and queue through xdp->rxq->dev and xdp->txq->dev;
 // strbpf keeps the values themselves.
@@ -72,6 +73,22 @@ struct SkbModel {
     uint8_t cb[20] = {}; // qdisc_skb_cb->data: __sk_buff.cb[5]
 };
 
+// struct bpf_sk_lookup_kern, the addresses held here rather than behind the kernel's v6.saddr / v6.daddr pointers:
+// the IPv6 ones are zero unless family is AF_INET6 (the kernel's pointers are NULL then, and its loads give 0),
+// the IPv4 ones unless AF_INET. Widths are the kernel's (family, protocol and the ports are 16 bits).
+struct SkLookupModel {
+    uint64_t selected_sk = 0; // bpf_sk_lookup.sk: what bpf_sk_assign selected
+    uint16_t family = 0;
+    uint16_t protocol = 0;
+    uint16_t sport = 0; // remote_port, network order
+    uint16_t dport = 0; // local_port, host order
+    uint32_t remote_ip4 = 0, local_ip4 = 0;
+    uint32_t remote_ip6[4] = {}, local_ip6[4] = {};
+    uint32_t ingress_ifindex = 0;
+    uint8_t no_reuseport = 0;
+    uint8_t pad[11] = {}; // up to sizeof(struct bpf_sk_lookup), for the checked interpreter's offsets
+};
+
 // How one uAPI field becomes a model access (the cases of xdp_convert_ctx_access / bpf_convert_ctx_access).
 enum class CtxConv : uint8_t {
     plain,         // load (or store) target_size bytes at model_off
@@ -79,6 +96,8 @@ enum class CtxConv : uint8_t {
     vlan_present,  // vlan_all != 0
     lsh16,         // remote_port: the 16-bit port shifted into the upper half
     queue_mapping, // a store of 0xffff (NO_QUEUE_MAPPING) or more is dropped
+    port,          // bpf_sk_lookup.remote_port: also a 4-byte load of the 2-byte field, which loads the field
+    zero,          // bpf_sk_lookup's padding after remote_port: loads 0
 };
 
 struct CtxField {
@@ -94,6 +113,9 @@ struct CtxField {
 std::span<const CtxField> ctx_fields(CtxModel model);
 // The field holding uAPI offset OFF, or nullptr.
 const CtxField* find_ctx_field(CtxModel model, int32_t off);
+// Whether a SIZE-byte load at uAPI offset OFF is one F's conversion handles: the whole field, a narrower load the
+// kernel's narrow-load rule widens to it, any part of an array field, the 4-byte load of a port.
+bool ctx_load_fits(const CtxField& f, int32_t off, int size);
 size_t ctx_model_size(CtxModel model);
 
 // Registers the MODEL struct at BASE as the run's ctx region (named NAME) and records MODEL in ctx.ctx_model.

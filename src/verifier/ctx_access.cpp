@@ -3,8 +3,9 @@
 // or store, and which fields load as packet pointers — the kernel's is_valid_access callbacks of Linux 6.18
 // (sk_filter_, tc_cls_act_, xdp_, kprobe_prog_, tp_prog_, pe_prog_, raw_tp_prog_, syscall_, cg_skb_, lwt_,
 // sk_skb_, flow_dissector_, sock_filter_, sock_addr_, sock_ops_, sk_msg_, sk_lookup_, cgroup_dev_, sysctl_,
-// cg_sockopt_, nf_ and raw_tp_writable_prog_is_valid_access). Fields the kernel types
-// as pointers strbpf does not model (sockets, flow keys, BTF objects, tracepoint buffers) are refused: a rejection
+// sk_reuseport_, cg_sockopt_, nf_ and raw_tp_writable_prog_is_valid_access). Socket fields load as the kernel types
+// them (PTR_TO_SOCKET, PTR_TO_SOCKET_OR_NULL, PTR_TO_SOCK_COMMON_OR_NULL; verifier/sock.cpp). Fields the kernel
+// types as pointers strbpf does not model (flow keys, BTF objects, tracepoint buffers) are refused: a rejection
 // where the kernel accepts, never an acceptance of what it would reject.
 #include <fmt/format.h>
 #include <initializer_list>
@@ -261,7 +262,7 @@ bool attach_in(AttachType t, std::initializer_list<AttachType> set) {
 
 // struct bpf_sock_addr { user_family, user_ip4, user_ip6[4], user_port, family, type, protocol, msg_src_ip4,
 // msg_src_ip6[4], sk }: sock_addr_is_valid_access, the address fields per attach type's family.
-bool sock_addr_ctx(AttachType attach, const CtxAccess& a) {
+bool sock_addr_ctx(AttachType attach, const CtxAccess& a, RegType* field) {
     using AT = AttachType;
     const int32_t off = a.off;
     if (off < 0 || off >= 72 || off % a.size != 0)
@@ -283,8 +284,10 @@ bool sock_addr_ctx(AttachType attach, const CtxAccess& a) {
         const bool wide = a.size == 8 && off % 8 == 0 && ((off >= 8 && off + 8 <= 24) || (off >= 44 && off + 8 <= 60));
         return wide || (a.write ? a.size == 4 : narrow_ok(a.size, 4));
     }
-    if (in(off, 64, 8)) // sk: PTR_TO_SOCKET, not modeled
-        return false;
+    if (in(off, 64, 8)) { // sk: PTR_TO_SOCKET
+        *field = RegType::sock;
+        return !a.write && a.size == 8;
+    }
     if (in(off, 0, 4) || in(off, 28, 12)) // user_family, family, type, protocol
         return !a.write && a.size == 4;
     return false;
@@ -322,17 +325,23 @@ bool sk_msg_ctx(const CtxAccess& a, RegType* field) {
     }
     if (in(a.off, 16, 56))
         return a.size == 4;
-    return false; // sk (PTR_TO_SOCKET, not modeled) and everything outside the struct
+    if (in(a.off, 72, 8)) { // sk: PTR_TO_SOCKET
+        *field = RegType::sock;
+        return a.size == 8;
+    }
+    return false; // everything outside the struct
 }
 
 // struct bpf_sk_lookup { sk/cookie, family, protocol, remote_ip4, remote_ip6[4], remote_port (be16), pad,
 // local_ip4, local_ip6[4], local_port, ingress_ifindex }: sk_lookup_is_valid_access, read-only.
-bool sk_lookup_ctx(const CtxAccess& a) {
+bool sk_lookup_ctx(const CtxAccess& a, RegType* field) {
     const int32_t off = a.off;
     if (off < 0 || off >= 68 || off % a.size != 0 || a.write)
         return false;
-    if (in(off, 0, 8)) // sk: PTR_TO_SOCKET_OR_NULL, not modeled
-        return false;
+    if (in(off, 0, 8)) { // sk: PTR_TO_SOCKET_OR_NULL (ctx_sock_maybe_null)
+        *field = RegType::sock;
+        return a.size == 8;
+    }
     if (in(off, 36, 2))
         return a.size == 4 || narrow_ok(a.size, 2);
     if (in(off, 38, 2))
@@ -369,8 +378,10 @@ bool cgroup_sockopt_ctx(AttachType attach, const CtxAccess& a, RegType* field) {
             return a.size == 4 && attach == AttachType::cgroup_setsockopt;
         return off == 32 && a.size == 4;
     }
-    if (in(off, 0, 8)) // sk: PTR_TO_SOCKET, not modeled
-        return false;
+    if (in(off, 0, 8)) { // sk: PTR_TO_SOCKET
+        *field = RegType::sock;
+        return a.size == 8;
+    }
     if (in(off, 8, 16)) {
         *field = in(off, 8, 8) ? RegType::packet : RegType::packet_end;
         return a.size == 8;
@@ -378,6 +389,26 @@ bool cgroup_sockopt_ctx(AttachType attach, const CtxAccess& a, RegType* field) {
     if (in(off, 36, 4))
         return a.size == 4 && get;
     return a.size == 4;
+}
+
+// struct sk_reuseport_md { data, data_end, len, eth_protocol, ip_protocol, bind_inany, hash, (hole), sk,
+// migrating_sk }: sk_reuseport_is_valid_access, read-only. The pointers are labels of their first byte only;
+// eth_protocol (skb->protocol, 16 bits) admits no byte load.
+bool sk_reuseport_ctx(const CtxAccess& a, RegType* field) {
+    const int32_t off = a.off;
+    if (off < 0 || off >= 56 || off % a.size != 0 || a.write)
+        return false;
+    switch (off) {
+    case 0: *field = RegType::packet; return a.size == 8;
+    case 8: *field = RegType::packet_end; return a.size == 8;
+    case 32: return a.size == 4;                                // hash
+    case 40: *field = RegType::sock; return a.size == 8;        // sk: PTR_TO_SOCKET
+    case 48: *field = RegType::sock_common; return a.size == 8; // migrating_sk: PTR_TO_SOCK_COMMON_OR_NULL
+    default: break;
+    }
+    if (in(off, 20, 4) && a.size < 2)
+        return false;
+    return in(off, 16, 16) && narrow_ok(a.size, 4); // len, eth_protocol, ip_protocol, bind_inany
 }
 
 // raw_tp_writable_prog_is_valid_access: args[0] is the writable buffer (PTR_TO_TP_BUFFER, not modeled).
@@ -454,19 +485,21 @@ bool ctx_access_valid(const Env& env, int32_t off, int size, bool write, bool si
     case ProgType::cgroup_sock:
         return cgroup_sock_ctx(env.prog.expected_attach_type, a);
     case ProgType::cgroup_sock_addr:
-        return sock_addr_ctx(env.prog.expected_attach_type, a);
+        return sock_addr_ctx(env.prog.expected_attach_type, a, field);
     case ProgType::sock_ops:
         return sock_ops_ctx(a, field);
     case ProgType::sk_msg:
         return sk_msg_ctx(a, field);
     case ProgType::sk_lookup:
-        return sk_lookup_ctx(a);
+        return sk_lookup_ctx(a, field);
     case ProgType::cgroup_device:
         return cgroup_device_ctx(a);
     case ProgType::cgroup_sysctl:
         return cgroup_sysctl_ctx(a);
     case ProgType::cgroup_sockopt:
         return cgroup_sockopt_ctx(env.prog.expected_attach_type, a, field);
+    case ProgType::sk_reuseport:
+        return sk_reuseport_ctx(a, field);
     case ProgType::raw_tracepoint_writable:
         return raw_tp_writable_ctx(a);
     case ProgType::netfilter: // skb and state are PTR_TO_BTF_ID, which strbpf does not model

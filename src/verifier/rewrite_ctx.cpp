@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
-// Context access conversion (verifier stage): each xdp_md / __sk_buff load or store the walk accepted becomes
+// Context access conversion (verifier stage): each xdp_md / __sk_buff / bpf_sk_lookup load or store the walk
+// accepted becomes
 // loads and stores on strbpf's ctx models, from the field table of runtime/ctx_model.hpp, with the kernel's
 // convert_ctx_accesses rules: a load narrower than a field whose size the type records loads the whole field and
 // shifts and masks only when the access is narrower than what the conversion loads (so every byte of pkt_type's
@@ -35,7 +36,10 @@ void convert_load(const CtxField& f, const Insn& in, int size, bool sx, std::vec
         out->push_back(make(BPF_LDX | BPF_MEM | size_code(size), dst, src, f.model_off + (off - f.uapi_off), 0));
     } else {
         const bool narrow = f.narrow && size < f.narrow;
-        out->push_back(make(BPF_LDX | BPF_MEM | size_code(f.target_size), dst, src, f.model_off, 0));
+        if (f.conv == CtxConv::zero)
+            out->push_back(make(BPF_ALU | BPF_MOV | BPF_K, dst, 0, 0, 0));
+        else
+            out->push_back(make(BPF_LDX | BPF_MEM | size_code(f.target_size), dst, src, f.model_off, 0));
         if (f.conv == CtxConv::vlan_present) {
             out->push_back(make(BPF_JMP | BPF_JEQ | BPF_K, dst, 0, 1, 0));
             out->push_back(make(BPF_ALU | BPF_MOV | BPF_K, dst, 0, 0, 1));
@@ -90,6 +94,7 @@ runtime::CtxModel ctx_model_of(loader::ProgType type) {
     case ProgType::sk_skb:
     case ProgType::flow_dissector: // its data/data_end: the kernel's bpf_flow_dissector, here the skb model
         return runtime::CtxModel::skb;
+    case ProgType::sk_lookup: return runtime::CtxModel::sk_lookup;
     default: return runtime::CtxModel::none;
     }
 }
@@ -98,18 +103,17 @@ bool convert_ctx_access(runtime::CtxModel model, const isa::Insn& in, Patch* out
     const CtxField* f = runtime::find_ctx_field(model, in.off);
     const uint8_t cls = insn_class(in.opcode);
     const int size = size_bytes(in.opcode);
-    if (!f || in.off + size > f->uapi_off + f->uapi_size)
+    if (!f)
         return false;
     out->origin = InsnOrigin::ctx_access;
     if (cls == BPF_LDX) {
-        const bool narrow = f->narrow && size < f->narrow;
-        if (f->conv != CtxConv::array && (narrow ? in.off & ~(f->narrow - 1) : in.off) != f->uapi_off)
-            return false;
-        if (f->conv != CtxConv::array && !narrow && size != f->uapi_size)
+        if (!runtime::ctx_load_fits(*f, in.off, size))
             return false;
         convert_load(*f, in, size, (in.opcode & 0xe0) == BPF_MEMSX, &out->insns);
         return true;
     }
+    if (in.off + size > f->uapi_off + f->uapi_size)
+        return false;
     return convert_store(*f, in, size, &out->insns);
 }
 

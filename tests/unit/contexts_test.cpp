@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 // Test-run contexts side by side with the live kernel (tests): XDP buffers of every size (linear part, frags,
-// ctx_in's rules, data_out and ctx_out), bpf_xdp_adjust_tail on frags, and every string kfunc on strings that
+// ctx_in's rules, data_out and ctx_out), bpf_xdp_adjust_tail on frags, sk_lookup's ctx_in rules and ctx_out,
+// netfilter's data and ctx_in rules, and every string kfunc on strings that
 // start around data_end, on interp, jit and the kernel engine. Without bpf() the kernel column is skipped and
 // only the values written here are checked.
 #include <gtest/gtest.h>
@@ -46,7 +47,9 @@ int run_errno(const std::string& error) {
         const char *name, *text;
     } kNames[] = {{22, "-EINVAL", "Invalid argument"},      {7, "-E2BIG", "Argument list too long"},
                   {12, "-ENOMEM", "Cannot allocate memory"}, {19, "-ENODEV", "No such device"},
-                  {28, "-ENOSPC", "No space left on device"}};
+                  {28, "-ENOSPC", "No space left on device"}, {34, "-ERANGE", "Numerical result out of range"},
+                  {97, "-EAFNOSUPPORT", "Address family not supported by protocol"},
+                  {71, "-EPROTO", "Protocol error"}};
     for (const auto& n : kNames)
         if (error.find(n.name) != std::string::npos || error.find(n.text) != std::string::npos)
             return -n.err;
@@ -247,6 +250,157 @@ TEST(SkbTestRun, SizeRulesAsTheKernel) {
             }
         }
     }
+}
+
+// bpf_prog_test_run_sk_lookup: a struct bpf_sk_lookup ctx_in (bpf_ctx_init: a page at most, zero past the
+// struct), no sk, nothing past local_port, a 16-bit local_port, AF_INET or AF_INET6 (as a u16), no data_in;
+// ctx_out is ctx_in with cookie 0. sk_is_null returns SK_PASS when sk reads NULL.
+TEST(SkLookupTestRun, CtxRulesAsTheKernel) {
+    auto spec = spec_of("sk_lookup_testrun");
+    ASSERT_TRUE(spec);
+    Kernel kernel("sk_lookup_testrun", "sk_is_null");
+    if (!kernel.ok())
+        std::cout << "note: no kernel column: " << kernel.why() << "\n";
+    auto ctx = [](uint32_t family, std::initializer_list<std::pair<size_t, uint32_t>> words = {}, size_t size = 72) {
+        Bytes b(std::max<size_t>(size, 72), 0);
+        std::memcpy(b.data() + 8, &family, 4);
+        b[12] = 6;                               // IPPROTO_TCP
+        b[36] = 0x1f, b[37] = 0x90, b[38] = 0xff; // remote_port 8080, padding the kernel does not check
+        for (auto [off, v] : words)
+            std::memcpy(b.data() + off, &v, 4);
+        b.resize(size);
+        return b;
+    };
+    Bytes long_nonzero = ctx(2, {}, 80);
+    long_nonzero[79] = 1;
+    struct SkCase {
+        const char* what;
+        Bytes ctx_in;
+        Bytes data_in;
+        int err; // 0: runs, SK_PASS
+    };
+    const std::vector<SkCase> cases = {
+        {"no ctx_in", {}, {}, -22},
+        {"IPv4", ctx(2, {{16, 0x0100a8c0}, {60, 80}}), {}, 0},
+        {"IPv6", ctx(10, {{20, 0xb80d0120}, {44, 1}}), {}, 0},
+        {"16 bytes", ctx(2, {}, 16), {}, 0},
+        {"zero tail", ctx(2, {}, 80), {}, 0},
+        {"non-zero tail", long_nonzero, {}, -7},
+        {"over a page", ctx(2, {}, 4097), {}, -7},
+        {"cookie", ctx(2, {{0, 1}}), {}, -22},
+        {"ingress_ifindex", ctx(2, {{64, 1}}), {}, -22},
+        {"padding", ctx(2, {{68, 1}}), {}, -22},
+        {"local_port 65535", ctx(2, {{60, 65535}}), {}, 0},
+        {"local_port 65536", ctx(2, {{60, 65536}}), {}, -34},
+        {"AF_UNSPEC", ctx(0), {}, -97},
+        {"AF_UNIX", ctx(1), {}, -97},
+        {"family 0x10002", ctx(0x10002), {}, 0},
+        {"data_in", ctx(2), Bytes(64, 0), -22},
+    };
+    for (const SkCase& c : cases) {
+        exec::RunRequest req;
+        req.ctx_in = c.ctx_in;
+        req.data_in = c.data_in;
+        std::vector<exec::RunReport> reports;
+        for (exec::EngineKind e : kUserEngines) {
+            reports.push_back(exec::run_fresh(e, spec, "sk_is_null", req));
+            const exec::RunReport& r = reports.back();
+            EXPECT_EQ(r.ran, c.err == 0) << c.what << ": " << describe(r);
+            if (r.ran) {
+                Bytes want = c.ctx_in;
+                want.resize(72);
+                EXPECT_EQ(r.retval, 1u) << c.what;
+                EXPECT_EQ(r.ctx_out, want) << c.what;
+            } else {
+                EXPECT_EQ(run_errno(r.error), c.err) << c.what << ": " << r.error;
+            }
+            EXPECT_TRUE(same_outcome(r, reports[0])) << c.what;
+        }
+        if (kernel.ok()) {
+            EXPECT_TRUE(same_outcome(reports[0], kernel.run(req))) << c.what << " (strbpf vs the kernel)";
+        }
+    }
+}
+
+// bpf_prog_test_run_nf: 20..3712 bytes of data, an nf_hook_state ctx_in (hook and pf only; pf IPv4 or IPv6) and,
+// for hooks other than LOCAL_OUT, an Ethernet frame whose protocol is pf's. The installed libbpf may not know the
+// netfilter section, so the kernel runs the same answer (r0 = 1) as a raw program.
+TEST(NetfilterTestRun, RulesAsTheKernel) {
+    auto spec = spec_of("netfilter_testrun");
+    ASSERT_TRUE(spec);
+    int kfd = -1;
+    if (Status st = exec::kernel::available(); st) {
+        const struct bpf_insn ret1[] = {{0xb7, 0, 0, 0, 1}, {0x95, 0, 0, 0, 0}}; // r0 = 1; exit
+        LIBBPF_OPTS(bpf_prog_load_opts, load, .expected_attach_type = static_cast<enum bpf_attach_type>(45));
+        kfd = bpf_prog_load(static_cast<enum bpf_prog_type>(32), "nf", "GPL", ret1, 2, &load); // NETFILTER
+    }
+    if (kfd < 0)
+        std::cout << "note: no kernel column: the kernel does not load a netfilter program here\n";
+    auto frame = [](uint16_t proto, size_t size) {
+        Bytes b(size, 0x45);
+        b[12] = uint8_t(proto >> 8), b[13] = uint8_t(proto);
+        return b;
+    };
+    auto hook_state = [](uint8_t hook, uint8_t pf, size_t size = 48) {
+        Bytes b(std::max<size_t>(size, 48), 0);
+        b[0] = hook, b[1] = pf;
+        b.resize(size);
+        return b;
+    };
+    Bytes with_dev = hook_state(0, 2);
+    with_dev[8] = 1;
+    Bytes long_nonzero = hook_state(0, 2, 56);
+    long_nonzero[55] = 1;
+    struct NfCase {
+        const char* what;
+        Bytes data, ctx;
+        int err;
+    };
+    const std::vector<NfCase> cases = {
+        {"no data", {}, {}, -22},
+        {"19 bytes", Bytes(19, 0x45), {}, -22},
+        {"20 bytes", Bytes(20, 0x45), {}, 0},
+        {"3712 bytes", Bytes(3712, 0x45), {}, 0},
+        {"3713 bytes", Bytes(3713, 0x45), {}, -22},
+        {"LOCAL_OUT, IPv6", Bytes(20, 0x45), hook_state(3, 10), 0},
+        {"pf 7", Bytes(20, 0x45), hook_state(3, 7), -22},
+        {"a device", Bytes(20, 0x45), with_dev, -22},
+        {"non-zero tail", Bytes(20, 0x45), long_nonzero, -7},
+        {"2 bytes of ctx_in", Bytes(20, 0x45), hook_state(3, 2, 2), 0},
+        {"PRE_ROUTING IPv4", frame(0x0800, 34), hook_state(0, 2), 0},
+        {"PRE_ROUTING, 33 bytes", frame(0x0800, 33), hook_state(0, 2), -22},
+        {"PRE_ROUTING IPv4, pf IPv6", frame(0x0800, 34), hook_state(0, 10), -22},
+        {"LOCAL_IN IPv6", frame(0x86dd, 54), hook_state(1, 10), 0},
+        {"LOCAL_IN IPv6, 53 bytes", frame(0x86dd, 53), hook_state(1, 10), -22},
+        {"FORWARD ARP", frame(0x0806, 60), hook_state(2, 2), -71},
+        {"hook 9, 802.3", frame(0x0040, 60), hook_state(9, 2), -71},
+    };
+    for (const NfCase& c : cases) {
+        exec::RunRequest req;
+        req.data_in = c.data;
+        req.ctx_in = c.ctx;
+        for (exec::EngineKind e : kUserEngines) {
+            const exec::RunReport r = exec::run_fresh(e, spec, "nf_accept", req);
+            EXPECT_EQ(r.ran, c.err == 0) << c.what << ": " << describe(r);
+            if (r.ran) {
+                EXPECT_EQ(r.retval, 1u) << c.what;
+            } else {
+                EXPECT_EQ(run_errno(r.error), c.err) << c.what << ": " << r.error;
+            }
+        }
+        if (kfd < 0)
+            continue;
+        LIBBPF_OPTS(bpf_test_run_opts, run, .data_in = c.data.empty() ? nullptr : c.data.data(),
+                    .data_size_in = uint32_t(c.data.size()), .ctx_in = c.ctx.empty() ? nullptr : c.ctx.data(),
+                    .ctx_size_in = uint32_t(c.ctx.size()));
+        const int rc = bpf_prog_test_run_opts(kfd, &run) == 0 ? 0 : -errno;
+        EXPECT_EQ(rc, c.err) << c.what << " (the kernel)";
+        if (rc == 0) {
+            EXPECT_EQ(run.retval, 1u) << c.what << " (the kernel)";
+        }
+    }
+    if (kfd >= 0)
+        close(kfd);
 }
 
 // ---- the string kfuncs around data_end ------------------------------------------------------------------------

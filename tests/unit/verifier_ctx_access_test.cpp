@@ -18,8 +18,8 @@ using vtest::raw_insn;
 struct CtxCase {
     vtest::RawProg prog;
     int lo, hi; // offsets lo .. hi-1 are tried
-    // Offsets of fields the kernel types as pointers strbpf does not model (sockets, flow keys, BTF objects, the
-    // writable tracepoint buffer): strbpf refuses every access there; it must never accept what the kernel rejects.
+    // Offsets of fields the kernel types as pointers strbpf does not model (flow keys, BTF objects, the writable
+    // tracepoint buffer): strbpf refuses every access there; it must never accept what the kernel rejects.
     int unmodeled_lo = 0, unmodeled_hi = 0;
 };
 
@@ -50,18 +50,22 @@ constexpr CtxCase kCases[] = {
     {{"sockops", 13, 3}, -8, 232, 185, 208}, // sk (184) loads as sock_or_null
     {{"sk_skb", 14, 0}, -8, 200},
     {{"cgroup/dev", 15, 6}, -8, 20},
-    {{"sk_msg", 16, 7}, -8, 88, 72, 80},
-    {{"cgroup/bind4", 18, 8}, -8, 80, 64, 72},
-    {{"cgroup/connect6", 18, 11}, -8, 80, 64, 72},
-    {{"cgroup/sendmsg4", 18, 14}, -8, 80, 64, 72},
-    {{"cgroup/sendmsg6", 18, 15}, -8, 80, 64, 72},
-    {{"cgroup/connect_unix", 18, 49}, -8, 80, 64, 72},
+    {{"sk_msg", 16, 7}, -8, 88},                // sk (72) loads as sock
+    {{"cgroup/bind4", 18, 8}, -8, 80},          // sk (64) loads as sock
+    {{"cgroup/connect6", 18, 11}, -8, 80},
+    {{"cgroup/sendmsg4", 18, 14}, -8, 80},
+    {{"cgroup/sendmsg6", 18, 15}, -8, 80},
+    {{"cgroup/recvmsg4", 18, 19}, -8, 80},
+    {{"cgroup/getpeername6", 18, 30}, -8, 80},
+    {{"cgroup/connect_unix", 18, 49}, -8, 80},
     {{"flow_dissector", 22, 17}, -8, 200, 144, 152},
     {{"cgroup/sysctl", 23, 18}, -8, 16},
     {{"raw_tp.w/sys_enter", 24, 0}, -8, 104, 0, 1},
-    {{"cgroup/getsockopt", 25, 21}, -8, 48, 0, 8},
-    {{"cgroup/setsockopt", 25, 22}, -8, 48, 0, 8},
-    {{"sk_lookup", 30, 36}, -8, 76, 0, 8},
+    {{"cgroup/getsockopt", 25, 21}, -8, 48}, // sk (0) loads as sock
+    {{"cgroup/setsockopt", 25, 22}, -8, 48},
+    {{"sk_lookup", 30, 36}, -8, 80},         // sk (0) loads as sock_or_null
+    {{"sk_reuseport", 21, 39}, -8, 64},      // sk as sock, migrating_sk as sock_common_or_null
+    {{"sk_reuseport/migrate", 21, 40}, -8, 64},
     {{"netfilter", 32, 45}, -8, 24, 0, 16},
 };
 

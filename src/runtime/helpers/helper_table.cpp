@@ -249,8 +249,8 @@ constexpr HelperProto kHelpers[] = {
     {122, "bpf_get_netns_cookie", nullptr, R::integer, {A::ptr_to_ctx_or_null, _, _, _, _}, false, T("cgroup_sock_addr"), false, 0}, // bpf_get_netns_cookie_sock_addr_proto
     {122, "bpf_get_netns_cookie", nullptr, R::integer, {A::ptr_to_ctx_or_null, _, _, _, _}, false, T("cgroup_sockopt"), false, 0}, // bpf_get_netns_cookie_sockopt_proto
     {123, "bpf_get_current_ancestor_cgroup_id", nullptr, R::integer, {A::anything, _, _, _, _}, false, kAll, false, 0},
-    {124, "bpf_sk_assign", nullptr, R::integer, {A::ptr_to_ctx, A::ptr_to_btf_id_sock_common, A::anything, _, _}, false, T("sched_cls sched_act"), false, 0},
-    {124, "bpf_sk_assign", nullptr, R::integer, {A::ptr_to_ctx, A::ptr_to_socket_or_null, A::anything, _, _}, false, T("sk_lookup"), false, 0}, // bpf_sk_lookup_assign_proto
+    {124, "bpf_sk_assign", bpf_sk_assign_helper, R::integer, {A::ptr_to_ctx, A::ptr_to_btf_id_sock_common, A::anything, _, _}, false, T("sched_cls sched_act"), false, 0},
+    {124, "bpf_sk_assign", bpf_sk_assign_helper, R::integer, {A::ptr_to_ctx, A::ptr_to_socket_or_null, A::anything, _, _}, false, T("sk_lookup"), false, 0}, // bpf_sk_lookup_assign_proto
     {125, "bpf_ktime_get_boot_ns", bpf_ktime_get_boot_ns_helper, R::integer, {_, _, _, _, _}, false, kAll, false, 0},
     {126, "bpf_seq_printf", nullptr, R::integer, {A::ptr_to_btf_id, A::ptr_to_mem_rdonly, A::const_size, A::ptr_to_mem_rdonly_or_null, A::const_size_or_zero}, true, T("tracing lsm"), false, 0},
     {127, "bpf_seq_write", nullptr, R::integer, {A::ptr_to_btf_id, A::ptr_to_mem_rdonly, A::const_size_or_zero, _, _}, true, T("tracing lsm"), false, 0},

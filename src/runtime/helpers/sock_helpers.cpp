@@ -3,6 +3,7 @@
 // answered from the socket's fields, and bpf_spin_lock as a test-and-set lock on the map value's word.
 #include "runtime/helpers/sock_helpers.hpp"
 
+#include "runtime/ctx_model.hpp"
 #include "runtime/helpers/helper_checks.hpp"
 
 #include <cstring>
@@ -71,6 +72,32 @@ uint64_t bpf_get_listener_sock_helper(uint64_t sk, uint64_t, uint64_t, uint64_t,
 }
 
 uint64_t bpf_skc_to_helper(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, RunContext*) { return 0; }
+
+uint64_t bpf_sk_assign_helper(uint64_t ctx_ptr, uint64_t sk, uint64_t flags, uint64_t, uint64_t, RunContext* ctx) {
+    constexpr uint64_t kReplace = 1, kNoReuseport = 2; // BPF_SK_LOOKUP_F_REPLACE, BPF_SK_LOOKUP_F_NO_REUSEPORT
+    constexpr int64_t kEinval = -22, kEexist = -17;
+    const Region* r = ctx->mem.find(ctx_ptr);
+    if (!r || r->kind != RegionKind::ctx || r->base != ctx_ptr) {
+        ctx->abort("R1 type=scalar expected=ctx (in bpf_sk_assign)");
+        return 0;
+    }
+    if (CtxModel(ctx->ctx_model) != CtxModel::sk_lookup) {
+        ctx->abort("helper bpf_sk_assign#124 is not implemented by strbpf"); // tc's bpf_tc_sk_assign
+        return 0;
+    }
+    auto* m = reinterpret_cast<SkLookupModel*>(ctx_ptr);
+    if (flags & ~(kReplace | kNoReuseport))
+        return uint64_t(kEinval);
+    if (sk != 0) { // the run's sockets (none) cannot reach an sk_lookup program
+        ctx->abort("bpf_sk_assign of a socket in an sk_lookup program is not modelled by strbpf");
+        return 0;
+    }
+    if (m->selected_sk && !(flags & kReplace))
+        return uint64_t(kEexist);
+    m->selected_sk = 0;
+    m->no_reuseport = (flags & kNoReuseport) != 0;
+    return 0;
+}
 
 uint64_t bpf_spin_lock_helper(uint64_t lock, uint64_t, uint64_t, uint64_t, uint64_t, RunContext* ctx) {
     if (!checked_mem(lock, 4, kPermRW, ctx, "the bpf_spin_lock", "bpf_spin_lock"))
