@@ -11,6 +11,7 @@
 #include "runtime/helpers/helper_table.hpp"
 #include "runtime/helpers/snprintf_helpers.hpp"
 #include "runtime/kfuncs/kfunc_table.hpp"
+#include "verifier/btf_target.hpp"
 #include "verifier/iter.hpp"
 #include "verifier/ksym.hpp"
 #include "verifier/kfunc_btf.hpp"
@@ -401,6 +402,7 @@ bool ctx_checked_as_memory(loader::ProgType t) {
     case ProgType::raw_tracepoint_writable:
     case ProgType::tracing:
     case ProgType::lsm:
+    case ProgType::struct_ops:
     case ProgType::syscall: return true;
     default: return false;
     }
@@ -671,7 +673,7 @@ struct CallMeta {
 // check_helper_call before the arguments: the program type's get_func_proto, the GPL check, the proto's
 // allowed() and might_sleep.
 bool check_call_gate(Env& env, const runtime::HelperProto& h) {
-    if (!runtime::helper_allowed(h, env.prog.type))
+    if (!runtime::helper_allowed(h, env.prog.type) || (env.attach && env.attach->struct_ops_no_helpers))
         return env.fail(fmt::format("program of this type cannot use helper {}#{}", h.name, h.id));
     if (h.gpl_only && !env.gpl_compatible)
         return env.fail("cannot call GPL-restricted function from non-GPL compatible program");
