@@ -46,7 +46,17 @@ bool is_struct_ops_section(const std::string& name, bool* link) {
 }
 
 // libbpf's init_struct_ops_maps for one section: every variable of its DATASEC, each a named struct.
-Result<std::vector<StructOpsVar>> section_vars(const struct btf* btf, const ElfSection& s, bool link) {
+// The variable's offset in its section: its ELF symbol's value (libbpf's btf_fixup_datasec sets the DATASEC's
+// offsets from the symbols; clang may leave them 0).
+uint64_t var_offset(const ElfFile& elf, const ElfSection& s, const char* name, uint64_t btf_offset) {
+    for (const ElfSymbol& sym : elf.symbols())
+        if (sym.shndx == s.index && sym.type == STT_OBJECT && sym.name == name)
+            return sym.value;
+    return btf_offset;
+}
+
+Result<std::vector<StructOpsVar>> section_vars(const ElfFile& elf, const struct btf* btf, const ElfSection& s,
+                                               bool link) {
     if (!btf)
         return make_error(fmt::format("struct_ops init: DATASEC {} not found", s.name), -EINVAL);
     const int32_t sec_id = btf__find_by_name_kind(btf, s.name.c_str(), BTF_KIND_DATASEC);
@@ -69,11 +79,12 @@ Result<std::vector<StructOpsVar>> section_vars(const struct btf* btf, const ElfS
         if (!btf_is_struct(t))
             return make_error(fmt::format("struct_ops init: {} is not a struct", tname), -EINVAL);
         const char* vname = btf__name_by_offset(btf, var->name_off);
-        if (uint64_t(vsi->offset) + t->size > s.size)
+        const uint64_t offset = var_offset(elf, s, vname ? vname : "", vsi->offset);
+        if (offset + t->size > s.size)
             return make_error(fmt::format("struct_ops init: var {} is beyond the end of DATASEC {}",
                                           vname ? vname : "", s.name),
                               -EINVAL);
-        out.push_back({vname ? vname : "", uint32_t(type_id), vsi->offset, t->size, link});
+        out.push_back({vname ? vname : "", uint32_t(type_id), uint32_t(offset), t->size, link});
     }
     return out;
 }
@@ -151,7 +162,7 @@ Status bind_struct_ops(const ElfFile& elf, const struct btf* btf, ObjectSpec& ob
         bool link = false;
         if (!is_struct_ops_section(s.name, &link))
             continue;
-        auto vars = section_vars(btf, s, link);
+        auto vars = section_vars(elf, btf, s, link);
         STRBPF_TRY(vars);
         for (const ElfSection& rel : elf.sections()) {
             if (rel.type != SHT_REL || rel.info != s.index)
