@@ -5,6 +5,7 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "loader/object_spec.hpp"
 
@@ -33,6 +34,7 @@ struct BtfAttach {
     uint64_t iter_args = 0;     // its target's ctx_arg_info (btf_lists.hpp iter_target), or a struct_ops member's
     bool struct_ops = false;    // a struct_ops program: name is the member, proto its function pointer's
     bool struct_ops_no_helpers = false; // its struct's verifier_ops have no get_func_proto
+    std::vector<int32_t> struct_ops_helpers; // helpers its get_func_proto adds to the program type's
     uint32_t promote_from = 0, promote_to = 0; // its is_valid_access retypes a trusted ctx argument (sock: tcp_sock)
     bool void_ret = false;      // the target returns void
     bool has_retval_range = false; // lsm: bpf_lsm_get_retval_range

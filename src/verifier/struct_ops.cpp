@@ -27,14 +27,17 @@ struct StructOpsRules {
     // is_valid_access retypes a ctx argument pointing to struct promote_from as promote_to (nullptr: none).
     const char* promote_from;
     const char* promote_to;
+    // Helpers get_func_proto adds to the struct_ops type's base set whose arguments strbpf models.
+    std::initializer_list<int32_t> extra_helpers;
 };
 
 // bpf_dummy_ops (net/bpf/bpf_dummy_struct_ops.c: no get_func_proto, only test_sleepable may sleep) and
 // tcp_congestion_ops (net/ipv4/bpf_tcp_ca.c: no check_member, get_info has no stub, a struct sock argument is the
-// tcp_sock it always is).
+// tcp_sock it always is, bpf_ktime_get_coarse_ns#160 beside the base helpers; its socket and storage helpers,
+// whose arguments are kernel sockets, are not modelled and stay refused).
 const StructOpsRules kRules[] = {
-    {"bpf_dummy_ops", {"test_sleepable"}, false, {}, true, nullptr, nullptr},
-    {"tcp_congestion_ops", {}, true, {"get_info"}, false, "sock", "tcp_sock"},
+    {"bpf_dummy_ops", {"test_sleepable"}, false, {}, true, nullptr, nullptr, {}},
+    {"tcp_congestion_ops", {}, true, {"get_info"}, false, "sock", "tcp_sock", {160}},
 };
 
 const StructOpsRules* rules_of(const std::string& name) {
@@ -162,6 +165,7 @@ bool resolve_struct_ops(Env& env, BtfAttach& a) {
     a.name = use.member; // attach_func_name
     a.struct_ops = true;
     a.struct_ops_no_helpers = rules->no_helpers;
+    a.struct_ops_helpers.assign(rules->extra_helpers.begin(), rules->extra_helpers.end());
     a.args_trusted = true; // prog_args_trusted: every struct_ops program
     if (rules->promote_from) {
         const int from = btf__find_by_name_kind(a.btf, rules->promote_from, BTF_KIND_STRUCT);

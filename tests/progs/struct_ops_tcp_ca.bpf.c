@@ -23,8 +23,17 @@ __naked void set_state_prog(void)
 	asm volatile("exit;" ::: __clobber_all);
 }
 
+/* bpf_tcp_ca's get_func_proto adds bpf_ktime_get_coarse_ns to the base helpers */
+SEC("struct_ops/cong_avoid")
+__success
+__naked void coarse_clock(void)
+{
+	asm volatile("call %[bpf_ktime_get_coarse_ns]; exit;" :: __imm(bpf_ktime_get_coarse_ns) : __clobber_all);
+}
+
 SEC(".struct_ops")
 struct tcp_congestion_ops ca_a = {
 	.ssthresh = (void *)ssthresh_prog,
 	.set_state = (void *)set_state_prog,
+	.cong_avoid = (void *)coarse_clock,
 };
