@@ -25,7 +25,8 @@ std::string name_source_pc(std::string message, const verifier::VerifiedProgram*
         if (size_t(pc) >= source->facts.size())
             return message;
         const int32_t orig = source->orig_pc(pc);
-        const std::string named = orig == pc ? fmt::format("pc {}", pc) : fmt::format("pc {} (rewritten pc {})", orig, pc);
+        const std::string named =
+            orig == pc ? fmt::format("pc {}", pc) : fmt::format("pc {} (rewritten pc {})", orig, pc);
         return message.replace(at, end - at, named);
     }
     return message;

@@ -9,7 +9,8 @@
 char _license[] SEC("license") = "GPL";
 
 extern long bpf_strlen(const unsigned char *str) __ksym; /* Linux 6.18: int bpf_strlen(const char *s__ign) */
-extern short bpf_strnchr(const char *s, unsigned long long count, unsigned char c) __ksym; /* int (const char *, size_t, char) */
+/* Linux 6.18: int bpf_strnchr(const char *s__ign, size_t count, char c) */
+extern short bpf_strnchr(const char *s, unsigned long long count, unsigned char c) __ksym;
 
 const char hello[] = "hello";
 

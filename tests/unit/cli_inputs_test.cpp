@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: BSD-2-Clause
 // What the CLI puts into an object before a run: `--set VAR=VALUE` (globals of every section by name through BTF,
 // .rodata before load so the verifier sees the constant) and `--map-in MAP=FILE` (maps filled from `map dump
-// --json` output) in `run` and before each run of `test`, on every engine including the kernel; `map dump` of queues and stacks and of global data with
-// several variables; bench's line for the interp-checked engine.
+// --json` output) in `run` and before each run of `test`, on every engine including the kernel; `map dump` of queues
+// and stacks and of global data with several variables; bench's line for the interp-checked engine.
 #include <fstream>
 #include <regex>
 #include <sstream>
@@ -136,7 +136,7 @@ TEST(CliInputs, MapInTakesBpftoolEntryLists) {
 
 TEST(CliInputs, TestFillsMapsBeforeEachRunOnEveryEngine) {
     const std::string f = write_file("cli_inputs_test_map.json", R"([{"key": "01000000", "value": "0500000000000000"},
-                                                                     {"key": "02000000", "value": "0700000000000000"}])");
+                                     {"key": "02000000", "value": "0700000000000000"}])");
     std::string list;
     for (const std::string& e : engines())
         list += (list.empty() ? "" : ",") + e;
