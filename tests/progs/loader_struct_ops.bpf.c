@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* struct_ops objects the kernel engine's libbpf cannot judge alongside strbpf (tests/unit/cli_run_errors_test.cpp):
  * sleepable members (`struct_ops.s/`, a section libbpf 1.1 does not know), a program two variables name for
- * different members (libbpf refuses the reuse), and a variable naming a program of another type. */
+ * different members (libbpf refuses the reuse), a variable naming a program of another type, and a struct_ops
+ * program no variable names (libbpf 1.1 loads it anyway and the kernel refuses it before verifying it). */
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
 #include "struct_ops_dummy.h"
@@ -22,6 +23,12 @@ __naked void sleepy_ok(void)
 
 SEC("struct_ops/test_1")
 __naked void reused(void)
+{
+	asm volatile("r0 = 0; exit;" ::: __clobber_all);
+}
+
+SEC("?struct_ops/test_1")
+__naked void unreferenced(void)
 {
 	asm volatile("r0 = 0; exit;" ::: __clobber_all);
 }

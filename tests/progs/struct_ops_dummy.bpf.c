@@ -26,13 +26,6 @@ __naked void typed_args(void)
 		     "r0 = *(u32 *)(r1 + 0); r0 += r2; r0 += r3; exit;" ::: __clobber_all);
 }
 
-SEC("?struct_ops/test_1")
-__failure
-__naked void unreferenced(void)
-{
-	asm volatile("r0 = 0; exit;" ::: __clobber_all);
-}
-
 SEC(".struct_ops")
 struct bpf_dummy_ops dummy_a = {
 	.test_1 = (void *)null_checked,

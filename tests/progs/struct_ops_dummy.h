@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* The kernel's bpf_dummy_ops as a struct_ops program's object declares it (libbpf matches members by name), and the
  * naked-function helpers the struct_ops tests share. */
 #pragma once

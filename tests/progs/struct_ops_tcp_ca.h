@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* The kernel's tcp_congestion_ops, the members the struct_ops tests implement (libbpf matches them by name). */
 #pragma once
 #ifndef __naked

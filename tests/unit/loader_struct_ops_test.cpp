@@ -2,7 +2,8 @@
 // struct_ops objects (loader and verifier): what tests/progs/struct_ops_*.bpf.c cannot show beside the kernel
 // engine, whose libbpf does not know `struct_ops.s/` sections: sleepable members (bpf_dummy_ops' check_member lets
 // only test_sleepable sleep), libbpf's refusal of a program two variables name for different members, a variable
-// naming a program of another type (it fails alone), and variables at non-zero offsets of one section.
+// naming a program of another type (it fails alone), a program no variable names, and variables at non-zero offsets
+// of one section.
 #include <string>
 #include <unistd.h>
 
@@ -32,6 +33,12 @@ TEST(LoaderStructOps, BindingsAndTheirRefusals) {
     EXPECT_NE(other.out.find("struct_ops reloc dummy_c: prog not_struct_ops is not struct_ops BPF program"),
               std::string::npos)
         << other.out;
+    Out unreferenced = verify("unreferenced");
+    EXPECT_EQ(unreferenced.rc, 1) << unreferenced.out;
+    EXPECT_NE(unreferenced.out.find("prog 'unreferenced': SEC(\"struct_ops\") program isn't referenced anywhere, "
+                                    "did you forget to use it?"),
+              std::string::npos)
+        << unreferenced.out;
 }
 
 TEST(LoaderStructOps, OnlyTestSleepableMaySleep) {
