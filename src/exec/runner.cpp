@@ -120,7 +120,9 @@ RunReport run_linked(EngineKind engine, const runtime::ObjectInstance& inst, con
         }
     } else {
         for (uint32_t i = 0; i < repeat; i++) {
-            interp::InterpResult res = interp::run_validated(code, r1, 0, ctx, *stack, 0, checked);
+            interp::InterpResult res =
+                interp::run_validated(code, r1, 0, ctx, *stack, 0, checked,
+                                      checked ? nullptr : prog.cache->program.get());
             r0 = res.r0;
             if (!res.ok) [[unlikely]] {
                 ok = false;

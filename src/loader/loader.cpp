@@ -18,6 +18,7 @@
 #include "loader/externs.hpp"
 #include "loader/maps.hpp"
 #include "loader/programs.hpp"
+#include "loader/struct_ops.hpp"
 
 namespace strbpf::loader {
 namespace {
@@ -33,7 +34,10 @@ Result<std::shared_ptr<struct btf>> load_btf(const ElfFile& elf) {
     struct btf* raw = btf__new(sec->bytes.data(), static_cast<uint32_t>(sec->size));
     if (!raw)
         return make_error(fmt::format("section '.BTF': libbpf rejects it ({})", std::strerror(errno)));
-    return std::shared_ptr<struct btf>(raw, btf__free);
+    return std::shared_ptr<struct btf>(raw, [](struct btf* b) {
+        forget_struct_ops(b); // what bind_struct_ops kept for this object
+        btf__free(b);
+    });
 }
 
 std::string read_license(const ElfFile& elf) {
@@ -130,6 +134,7 @@ Result<ObjectSpec> load_object_memory(std::span<const uint8_t> image, const std:
             in.target = target.get();
         }
         STRBPF_TRY(build_programs(in, obj));
+        STRBPF_TRY(bind_struct_ops(elf, obj.btf.get(), obj));
         obj.maps = std::move(maps->specs);
         obj.externs = std::move(externs.externs);
         return ok_status();

@@ -80,7 +80,7 @@ bool ctx_pointer(Env& env, const BtfAttach& a, const btf_type* ptr, uint32_t arg
         maybe_null |= (a.null_mask >> (arg * 4)) & 1;
         err_ptr = (a.null_mask >> (arg * 4)) & 2;
     }
-    if (a.iter && ((a.iter_args >> (arg * 4)) & 1)) { // the target's ctx_arg_info sets the register type
+    if ((a.iter || a.struct_ops) && ((a.iter_args >> (arg * 4)) & 1)) { // ctx_arg_info sets the register type
         maybe_null = true;
         flags = ((a.iter_args >> (arg * 4)) & 2) ? kBtfTrusted : 0;
     }
@@ -94,7 +94,7 @@ bool ctx_pointer(Env& env, const BtfAttach& a, const btf_type* ptr, uint32_t arg
     if (!is_struct(t)) // 6.12 refuses these, later kernels type them as scalars
         return env.fail(fmt::format("strbpf does not model argument {} of {} (a pointer to {})", arg, a.name,
                                     btf_kind_str(t)));
-    const bool from_ctx_arg_info = a.iter && ((a.iter_args >> (arg * 4)) & 1); // typed without this log line
+    const bool from_ctx_arg_info = (a.iter || a.struct_ops) && ((a.iter_args >> (arg * 4)) & 1); // no log line
     if (!from_ctx_arg_info)
         env.log_line(fmt::format("func '{}' arg{} has btf_id {} type {} '{}'", a.name, arg, id, btf_kind_str(t),
                                  name_of(b, t)));
@@ -395,6 +395,9 @@ bool btf_ctx_load(Env& env, int32_t off, int size, bool write, int value_regno) 
     } else if (!ctx_pointer(env, a, t, arg, pname, &v)) {
         return false;
     }
+    if (a.promote_from && v.type == RegType::btf_id && v.aux == a.promote_from && !v.maybe_null &&
+        (v.btf_flags & kBtfTrusted))
+        v.aux = a.promote_to; // a struct_ops type's is_valid_access (bpf_tcp_ca: sock is tcp_sock)
     if (off + size > 0)
         env.max_ctx_offset = std::max(env.max_ctx_offset, uint32_t(off + size));
     if (value_regno >= 0)

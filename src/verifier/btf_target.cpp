@@ -18,6 +18,9 @@
 #include "verifier/btf_target.hpp"
 #include "verifier/env.hpp"
 
+// libbpf.h's libbpf_strerror (the header itself defines the uAPI's BPF_* names, which isa/insn.hpp declares).
+extern "C" int libbpf_strerror(int err, char* buf, size_t size);
+
 namespace strbpf::verifier {
 namespace {
 
@@ -234,8 +237,11 @@ const struct btf* target_btf(std::string* error, bool* running) {
     if (fresh) {
         errno = 0;
         struct btf* b = btf__parse(path.c_str(), nullptr);
-        if (!b)
-            it->second.error = fmt::format("cannot read kernel BTF {}: {}", path, std::strerror(errno ? errno : EINVAL));
+        if (!b) {
+            char why[128] = "";
+            libbpf_strerror(errno ? errno : EINVAL, why, sizeof why); // libbpf's own codes too (-LIBBPF_ERRNO__FORMAT)
+            it->second.error = fmt::format("cannot read kernel BTF {}: {}", path, why);
+        }
         it->second.btf.reset(b);
     }
     if (!it->second.btf && error)
@@ -245,7 +251,7 @@ const struct btf* target_btf(std::string* error, bool* running) {
 
 bool btf_typed(const loader::ProgramSpec& prog) { return btf_unmodelled_reason(prog).empty(); }
 
-// The BTF-typed programs strbpf does not model yet: struct_ops, extensions, lsm_cgroup, fsession (and,
+// The BTF-typed programs strbpf does not model yet: extensions, lsm_cgroup, fsession (and,
 // found when the target is resolved, sleepable tracing programs and fmod_ret outside the security_ functions).
 std::string btf_unmodelled_reason(const loader::ProgramSpec& prog) {
     using loader::ProgType;
@@ -258,8 +264,10 @@ std::string btf_unmodelled_reason(const loader::ProgramSpec& prog) {
     } else if (prog.type == ProgType::lsm) {
         if (at != AttachType::lsm_mac)
             what = "lsm_cgroup programs";
-    } else if (prog.type == ProgType::struct_ops || prog.type == ProgType::ext) {
+    } else if (prog.type == ProgType::ext) {
         what = "programs of this type";
+    } else if (prog.type == ProgType::struct_ops) {
+        return {};
     } else {
         return "not typed by kernel BTF";
     }
@@ -271,6 +279,8 @@ std::string btf_unmodelled_reason(const loader::ProgramSpec& prog) {
 }
 
 bool resolve_attach_target(Env& env) {
+    if (env.prog.type == loader::ProgType::struct_ops && !struct_ops_bound(env))
+        return false;
     std::string error;
     BtfAttach a;
     a.btf = target_btf(&error, &env.attach_on_running_kernel);
@@ -278,6 +288,12 @@ bool resolve_attach_target(Env& env) {
         return env.fail(fmt::format("program '{}': {} programs are verified against kernel BTF: {} (pass --btf "
                                     "FILE with a vmlinux BTF)",
                                     env.prog.name, loader::prog_type_name(env.prog.type), error));
+    if (env.prog.type == loader::ProgType::struct_ops) {
+        if (!resolve_struct_ops(env, a))
+            return false;
+        env.attach = std::make_shared<BtfAttach>(std::move(a));
+        return true;
+    }
     a.name = attach_name(env.prog);
     if (a.name.empty())
         return env.fail(fmt::format("prog '{}': section '{}' names no attach target", env.prog.name,

@@ -5,6 +5,7 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "loader/object_spec.hpp"
 
@@ -30,7 +31,11 @@ struct BtfAttach {
     bool args_trusted = false;  // prog_args_trusted
     uint64_t null_mask = 0;     // tp_btf: raw_tp_null_args' mask for this tracepoint
     bool iter = false;          // an iterator program: attached to bpf_iter_<target>
-    uint64_t iter_args = 0;     // its target's ctx_arg_info (btf_lists.hpp iter_target)
+    uint64_t iter_args = 0;     // its target's ctx_arg_info (btf_lists.hpp iter_target), or a struct_ops member's
+    bool struct_ops = false;    // a struct_ops program: name is the member, proto its function pointer's
+    bool struct_ops_no_helpers = false; // its struct's verifier_ops have no get_func_proto
+    std::vector<int32_t> struct_ops_helpers; // helpers its get_func_proto adds to the program type's
+    uint32_t promote_from = 0, promote_to = 0; // its is_valid_access retypes a trusted ctx argument (sock: tcp_sock)
     bool void_ret = false;      // the target returns void
     bool has_retval_range = false; // lsm: bpf_lsm_get_retval_range
     int32_t ret_min = 0, ret_max = 0;
@@ -43,6 +48,10 @@ std::string btf_unmodelled_reason(const loader::ProgramSpec& prog);
 // Resolves PROG's attach target against the target BTF into env.attach; false after env.fail with the kernel's
 // words (or, offline, the reason no kernel BTF is available).
 bool resolve_attach_target(Env& env);
+// struct_ops.cpp: whether a struct_ops variable names the program (libbpf's checks before any kernel BTF is read),
+// and its member (loader::struct_ops_use) resolved in A's BTF; false after env.fail.
+bool struct_ops_bound(Env& env);
+bool resolve_struct_ops(Env& env, BtfAttach& a);
 
 // btf_ctx_access: a load of SIZE bytes at ctx offset OFF of a BTF-typed program into VALUE_REGNO.
 bool btf_ctx_load(Env& env, int32_t off, int size, bool write, int value_regno);

@@ -3,6 +3,7 @@
 // each, then its argument kinds: ARG_PTR_TO_MEM, ARG_CONST_SIZE, ARG_PTR_TO_CONST_STR, ...), kfunc parameters by
 // their BTF name suffixes, bpf-to-bpf calls (static: verified in the caller's context; global: on their BTF
 // signature) and exits.
+#include <algorithm>
 #include <bpf/btf.h>
 #include <cstring>
 #include <limits>
@@ -11,6 +12,7 @@
 #include "runtime/helpers/helper_table.hpp"
 #include "runtime/helpers/snprintf_helpers.hpp"
 #include "runtime/kfuncs/kfunc_table.hpp"
+#include "verifier/btf_target.hpp"
 #include "verifier/iter.hpp"
 #include "verifier/ksym.hpp"
 #include "verifier/kfunc_btf.hpp"
@@ -401,6 +403,7 @@ bool ctx_checked_as_memory(loader::ProgType t) {
     case ProgType::raw_tracepoint_writable:
     case ProgType::tracing:
     case ProgType::lsm:
+    case ProgType::struct_ops:
     case ProgType::syscall: return true;
     default: return false;
     }
@@ -671,7 +674,9 @@ struct CallMeta {
 // check_helper_call before the arguments: the program type's get_func_proto, the GPL check, the proto's
 // allowed() and might_sleep.
 bool check_call_gate(Env& env, const runtime::HelperProto& h) {
-    if (!runtime::helper_allowed(h, env.prog.type))
+    const bool added = env.attach && std::count(env.attach->struct_ops_helpers.begin(),
+                                                env.attach->struct_ops_helpers.end(), h.id) > 0;
+    if ((!runtime::helper_allowed(h, env.prog.type) && !added) || (env.attach && env.attach->struct_ops_no_helpers))
         return env.fail(fmt::format("program of this type cannot use helper {}#{}", h.name, h.id));
     if (h.gpl_only && !env.gpl_compatible)
         return env.fail("cannot call GPL-restricted function from non-GPL compatible program");

@@ -438,8 +438,8 @@ std::string unverifiable_reason(const loader::ProgramSpec& prog) {
     using loader::ProgType;
     switch (prog.type) {
     case ProgType::tracing:
-    case ProgType::lsm: return btf_unmodelled_reason(prog); // the kinds btf_access.cpp models verify
-    case ProgType::struct_ops:
+    case ProgType::lsm:
+    case ProgType::struct_ops: return btf_unmodelled_reason(prog); // the kinds btf_access.cpp models verify
     case ProgType::ext:
         return fmt::format("program '{}': {} programs (section '{}') are typed by kernel BTF, which strbpf's "
                            "verifier does not model yet",

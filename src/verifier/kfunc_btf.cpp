@@ -8,6 +8,7 @@
 #include <cstring>
 #include <fmt/format.h>
 
+#include "loader/core_spec.hpp"
 #include "verifier/btf_target.hpp"
 #include "verifier/domain/scalar.hpp"
 #include "verifier/env.hpp"
@@ -389,6 +390,55 @@ bool check_kfunc_btf_call(Env& env, const KfuncBtf& k, const isa::Insn&) {
         f.regs[size_t(r)] = Reg{};
     env.scratched_regs |= 0x3f;
     return set_result(env, m);
+}
+
+namespace {
+
+// The extern index (into obj.externs) a kfunc call or kfunc address at INSN names, -1 for other instructions.
+int kfunc_extern_of(const loader::ObjectSpec& obj, const isa::Insn& insn, bool first_slot_of_ld) {
+    const bool call = insn.opcode == (isa::BPF_JMP | isa::BPF_CALL) && insn.src == isa::BPF_PSEUDO_KFUNC_CALL;
+    const bool addr = first_slot_of_ld && insn.src == isa::BPF_PSEUDO_BTF_ID;
+    if (!(call || addr) || insn.imm < 0 || size_t(insn.imm) >= obj.kfunc_extern.size())
+        return -1;
+    return obj.kfunc_extern[size_t(insn.imm)];
+}
+
+std::string extern_mismatch(const loader::ObjectSpec& obj, const loader::ExternSpec& e, const struct btf* kb) {
+    const struct btf* lb = obj.btf.get();
+    const btf_type* lf = lb && e.btf_id ? btf__type_by_id(lb, e.btf_id) : nullptr;
+    if (!lf || !btf_is_func(lf))
+        return {};
+    const std::string name = e.name.substr(0, e.name.find("___")); // the essential name libbpf looks up
+    const int kid = btf__find_by_name_kind(kb, name.c_str(), BTF_KIND_FUNC);
+    if (kid <= 0)
+        return {};
+    const uint32_t kproto = btf__type_by_id(kb, uint32_t(kid))->type;
+    if (loader::core::types_are_compat(lb, lf->type, kb, kproto, 32) > 0)
+        return {};
+    return fmt::format("extern (func ksym) '{}': func_proto [{}] incompatible with vmlinux [{}]", e.name, lf->type,
+                       kproto);
+}
+
+} // namespace
+
+std::string kfunc_proto_mismatch(const loader::ObjectSpec& obj, const loader::ProgramSpec& prog) {
+    std::string error;
+    bool running = false;
+    const struct btf* kb = target_btf(&error, &running);
+    if (!kb || !obj.btf)
+        return {};
+    for (size_t pc = 0; pc < prog.insns.size(); pc++) {
+        const isa::Insn& insn = prog.insns[pc];
+        const bool ld = isa::is_ld_imm64(insn);
+        const int ext = kfunc_extern_of(obj, insn, ld);
+        if (ld)
+            pc++;
+        if (ext < 0 || size_t(ext) >= obj.externs.size() || obj.externs[size_t(ext)].weak)
+            continue;
+        if (std::string why = extern_mismatch(obj, obj.externs[size_t(ext)], kb); !why.empty())
+            return why;
+    }
+    return {};
 }
 
 std::string kfunc_btf_call_text(const Env& env, const isa::Insn& insn) {

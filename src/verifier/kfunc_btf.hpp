@@ -47,6 +47,12 @@ bool kfunc_set_allows(KfuncSet set, loader::ProgType type);
 // scalars, __k constants, trusted / RCU / nullable pointers, ctx, references released), the result (scalar,
 // PTR_TO_BTF_ID typed by kernel BTF, maybe NULL, acquired). False after env.fail.
 bool check_kfunc_btf_call(Env& env, const KfuncBtf& k, const isa::Insn& insn);
+// libbpf's bpf_object__resolve_ksym_func_btf_id for every strong `__ksym` kfunc extern PROG calls or takes the
+// address of: its prototype in the object's BTF must be compatible (bpf_core_types_are_compat) with the kfunc's in
+// the target kernel BTF, else "extern (func ksym) 'X': func_proto [L] incompatible with vmlinux [K]". "" when
+// compatible, when the target BTF or the kfunc is not there to compare with (strbpf's kfunc table decides
+// existence), or for a `__weak` extern.
+std::string kfunc_proto_mismatch(const loader::ObjectSpec& obj, const loader::ProgramSpec& prog);
 // The log's text of a call of one of these kfuncs as the kernel prints it ("call bpf_task_acquire#<its BTF id>");
 // "" for other calls or without kernel BTF.
 std::string kfunc_btf_call_text(const Env& env, const isa::Insn& insn);

@@ -33,15 +33,18 @@ bool is_one_of(uint32_t v, std::initializer_list<uint32_t> set) {
     return false;
 }
 
-// check_return_code for tracing and lsm programs: fentry/fexit return 0; tp_btf and fmod_ret anything; lsm hooks
-// that return int a value in bpf_lsm_get_retval_range (compared as 32 bits), void hooks are not checked at all.
+// check_return_code for tracing, lsm and struct_ops programs: fentry/fexit return 0; tp_btf, fmod_ret and struct_ops
+// anything; lsm hooks that return int a value in bpf_lsm_get_retval_range (compared as 32 bits); void hooks and
+// members are not checked at all.
 bool check_btf_return_code(Env& env) {
     const BtfAttach& a = *env.attach;
     const bool lsm = env.prog.type == loader::ProgType::lsm;
-    if (lsm && a.void_ret)
+    if ((lsm || a.struct_ops) && a.void_ret)
         return true;
     if (!check_reg_init(env, 0))
         return false;
+    if (a.struct_ops) // any value: the member's caller takes it (and a privileged program may return a pointer)
+        return true;
     const Reg& r0 = env.cur.frames[0].regs[0];
     const loader::AttachType at = env.prog.expected_attach_type;
     RetvalRange range{0, 0};

@@ -587,6 +587,11 @@ Verdict verify(const runtime::ObjectInstance& inst, const loader::ProgramSpec& p
         v.log = v.reason + "\n";
         return v;
     }
+    if (std::string why = kfunc_proto_mismatch(inst.spec(), prog); !why.empty()) { // libbpf's, before any load
+        v.reason = why;
+        v.log = why + "\n";
+        return v;
+    }
     if (prog.insns.empty()) {
         v.reason = "empty program";
         v.log = v.reason + "\n";
@@ -608,7 +613,8 @@ Verdict verify(const runtime::ObjectInstance& inst, const loader::ProgramSpec& p
         v.log = why + "\n";
         return v;
     }
-    if (env.prog.type == loader::ProgType::tracing || env.prog.type == loader::ProgType::lsm) {
+    if (env.prog.type == loader::ProgType::tracing || env.prog.type == loader::ProgType::lsm ||
+        env.prog.type == loader::ProgType::struct_ops) {
         if (!resolve_attach_target(env)) { // check_attach_btf_id, before the program is walked
             v.reason = env.reason;
             v.log = env.log;

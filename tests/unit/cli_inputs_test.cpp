@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: BSD-2-Clause
 // What the CLI puts into an object before a run: `--set VAR=VALUE` (globals of every section by name through BTF,
 // .rodata before load so the verifier sees the constant) and `--map-in MAP=FILE` (maps filled from `map dump
-// --json` output), on every engine including the kernel; `map dump` of queues and stacks and of global data with
-// several variables; bench's line for the interp-checked engine.
+// --json` output) in `run` and before each run of `test`, on every engine including the kernel; `map dump` of queues
+// and stacks and of global data with several variables; bench's line for the interp-checked engine.
 #include <fstream>
 #include <regex>
 #include <sstream>
@@ -132,6 +132,31 @@ TEST(CliInputs, MapInTakesBpftoolEntryLists) {
     for (const std::string& e : engines())
         EXPECT_EQ(retval(cli("run " + kObj + " --prog sum_counts --json --engine " + e + " --map-in counts=" + f)), 12)
             << e;
+}
+
+TEST(CliInputs, TestFillsMapsBeforeEachRunOnEveryEngine) {
+    const std::string f = write_file("cli_inputs_test_map.json", R"([{"key": "01000000", "value": "0500000000000000"},
+                                     {"key": "02000000", "value": "0700000000000000"}])");
+    std::string list;
+    for (const std::string& e : engines())
+        list += (list.empty() ? "" : ",") + e;
+    Out o = cli("test " + kObj + " --engine " + list + " --filter sum_counts --json --map-in counts=" + f);
+    std::istringstream lines(o.out);
+    size_t n = 0;
+    for (std::string line; std::getline(lines, line);) {
+        auto j = nlohmann::json::parse(line, nullptr, false);
+        if (j.is_discarded() || !j.contains("retval") || j["retval"].is_null())
+            continue;
+        EXPECT_EQ(j["retval"], 12) << line; // the annotation's 0 is the empty map's: each engine ran on the filled one
+        n++;
+    }
+    EXPECT_EQ(n, engines().size()) << o.out;
+    Out bad = cli("test " + kObj + " --filter sum_counts --map-in nosuch=" + f);
+    EXPECT_NE(bad.rc, 0) << bad.out;
+    EXPECT_NE(bad.out.find("no map 'nosuch'"), std::string::npos) << bad.out;
+    Out missing = cli("test " + kObj + " --map-in counts=/nonexistent.json");
+    EXPECT_EQ(missing.rc, 2) << missing.out;
+    EXPECT_NE(missing.out.find("--map-in counts=/nonexistent.json"), std::string::npos) << missing.out;
 }
 
 TEST(CliInputs, BadMapInputsSayWhy) {

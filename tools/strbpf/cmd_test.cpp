@@ -14,6 +14,7 @@
 #include "verifier/verifier.hpp"
 #include "cli.hpp"
 #include "global_set.hpp"
+#include "map_input.hpp"
 #include "exec/kernel/kernel_engine.hpp"
 #include "exec/runner.hpp"
 #include "test_report.hpp"
@@ -25,7 +26,7 @@ namespace {
 struct TestOptions {
     std::vector<std::string> objs;
     std::vector<std::string> engines;
-    std::vector<std::string> sets;
+    std::vector<std::string> sets, map_ins;
     std::string filter;
     bool verbose = false;
     bool json = false;
@@ -137,6 +138,12 @@ int run(const TestOptions& o) {
         return kExitUsage;
     }
 
+    auto read = read_map_inputs(o.map_ins);
+    if (!read) {
+        std::fprintf(stderr, "strbpf test: %s\n", read.error().message.c_str());
+        return kExitUsage;
+    }
+    const std::vector<MapInput> maps = std::move(read).value();
     bool io_error = false;
     std::vector<std::unique_ptr<TestObject>> objects;
     for (const auto& path : o.objs) {
@@ -163,6 +170,7 @@ int run(const TestOptions& o) {
             }
             obj->globals = std::move(g).value();
         }
+        obj->maps = maps;
         objects.push_back(std::move(obj));
     }
     std::vector<Job> jobs;
@@ -205,6 +213,9 @@ Runner add_test_command(CLI::App& app) {
     c->add_flag("--json", o->json, "JSON Lines: one object per test, variant and engine (closing line on stderr)");
     c->add_option("--set", o->sets, "set a global variable of every OBJ before each test loads: VAR=VALUE, "
                                     "VAR.member=VALUE, VAR[i]=VALUE (repeatable)")
+        ->allow_extra_args(false);
+    c->add_option("--map-in", o->map_ins, "fill map MAP of every OBJ from FILE after each test loads, before its run "
+                                          "(JSON as `map dump --json` writes it; repeatable)")
         ->allow_extra_args(false);
     c->add_flag("-v,--verbose", o->verbose,
                 "print the verifier log of failures; loads at log level 1 at least, as test_progs -v does");

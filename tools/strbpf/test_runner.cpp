@@ -49,6 +49,55 @@ std::string arch_names(uint32_t mask) {
     return out;
 }
 
+// Whether strbpf could not judge a program because kernel BTF is not there to read (no /sys/kernel/btf/vmlinux
+// and no --btf, or --btf names no BTF): BTF-typed programs, kfuncs typed by kernel BTF, CO-RE relocations. Such a
+// test is a SKIP naming what is missing, not a FAIL.
+bool missing_kernel_btf(const std::string& why) {
+    return why.find("cannot read kernel BTF") != std::string::npos ||
+           why.find("need the target kernel's BTF") != std::string::npos ||
+           why.find("failed to parse target BTF") != std::string::npos;
+}
+
+// The test run of a program strbpf's verifier accepted, on the instance it was verified in, after --map-in filled
+// its maps (a verdict does not depend on map contents; the instance is the test's own).
+exec::RunReport run_filled(exec::EngineKind engine, const runtime::ObjectInstance& inst, const std::string& prog,
+                           const exec::RunRequest& req, const std::vector<MapInput>& maps) {
+    exec::RunReport rep;
+    rep.prog = prog;
+    const runtime::LinkedProgram* lp = inst.find_program(prog);
+    if (!lp || !lp->linked) {
+        rep.error = lp ? lp->link_error.message : "strbpf's loader has no program '" + prog + "'";
+        return rep;
+    }
+    if (Status st = apply_map_inputs(inst, maps); !st.ok()) {
+        rep.loaded = true;
+        rep.error = st.error().message;
+        return rep;
+    }
+    return exec::run_linked(engine, inst, *lp, req);
+}
+
+// exec::kernel::run_test with --map-in applied between the load and the run.
+exec::RunReport run_kernel_filled(const std::string& path, const std::string& prog, const exec::RunRequest& req,
+                                  const exec::kernel::LoadOptions& lo, bool execute, const std::vector<MapInput>& maps,
+                                  exec::kernel::RunDetails* d) {
+    if (maps.empty() || !execute)
+        return exec::kernel::run_test(path, prog, req, lo, execute, d);
+    std::unique_ptr<exec::kernel::KernelObject> ko = exec::kernel::KernelObject::load(path, prog, req.globals, lo);
+    *d = ko->details();
+    exec::RunReport rep;
+    rep.prog = prog;
+    rep.loaded = ko->loaded();
+    rep.error = ko->error();
+    if (!ko->loaded())
+        return rep;
+    if (Status st = apply_map_inputs(*ko, maps); !st.ok()) {
+        rep.error = st.error().message;
+        return rep;
+    }
+    return ko->run(req);
+}
+
 // The kernel's log level 4 alone (BPF_LOG_STATS) prints only the statistics lines of the level-1 log.
 std::string stats_lines(const std::string& log) {
     std::istringstream in(log);
@@ -153,7 +202,10 @@ void run_strbpf(const TestObject& obj, const exec::TestSpec& spec, const exec::S
     }
     if (!ospec) {
         r->error = "strbpf cannot load the object: " + load_error;
-        j->fail(r->error);
+        if (missing_kernel_btf(load_error))
+            j->skip = r->error;
+        else
+            j->fail(r->error);
         return;
     }
     const loader::ProgramSpec* ps = ospec->find_program(spec.prog);
@@ -165,7 +217,10 @@ void run_strbpf(const TestObject& obj, const exec::TestSpec& spec, const exec::S
     // A program that failed to load, or whose type strbpf cannot verify, gets no verdict; the others still run.
     if (std::string why = verifier::unverifiable_reason(*ps); !why.empty()) {
         r->error = why;
-        j->fail(r->error);
+        if (missing_kernel_btf(why))
+            j->skip = why;
+        else
+            j->fail(r->error);
         return;
     }
     const exec::RunRequest req = request_for(obj, spec, ps);
@@ -197,6 +252,10 @@ void run_strbpf(const TestObject& obj, const exec::TestSpec& spec, const exec::S
                 v.reason = "auxiliary program " + aux + ": " + av.reason;
             }
         }
+        if (!v.ok && missing_kernel_btf(v.reason)) {
+            j->skip = v.reason;
+            return;
+        }
         r->accepted = v.ok;
         r->error = v.reason;
         if (r->log_level == 0 && v.ok)
@@ -209,7 +268,7 @@ void run_strbpf(const TestObject& obj, const exec::TestSpec& spec, const exec::S
     judge_loaded(sub, r, j);
     if (!sub.retval || sub.expect_failure || !r->accepted.value_or(false))
         return;
-    exec::RunReport run = exec::run_fresh(r->engine, ospec, spec.prog, req);
+    exec::RunReport run = run_filled(r->engine, *inst.value(), spec.prog, req, obj.maps);
     if (!run.ran) {
         j->fail("run failed: " + run.error);
         return;
@@ -235,9 +294,13 @@ void run_kernel(const TestObject& obj, const exec::TestSpec& spec, const exec::S
     lo.btf_custom_path = spec.btf_path.empty() ? target_options().btf_path : spec.btf_path;
     const bool execute = sub.retval.has_value() && !sub.expect_failure;
     exec::kernel::RunDetails d;
+    if (r->unpriv && execute && !obj.maps.empty()) {
+        j->skip = "--map-in fills maps of privileged runs only (the unprivileged run happens in a child process)";
+        return;
+    }
     exec::RunReport run =
         r->unpriv ? exec::kernel::run_test_unprivileged(obj.path, spec.prog, req, lo, execute, sub.caps, &d)
-                  : exec::kernel::run_test(obj.path, spec.prog, req, lo, execute, &d);
+                  : run_kernel_filled(obj.path, spec.prog, req, lo, execute, obj.maps, &d);
     if (!run.loaded && d.unsupported) {
         j->skip = run.error;
         return;

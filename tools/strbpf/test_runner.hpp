@@ -10,6 +10,7 @@
 
 #include "exec/engine.hpp"
 #include "exec/test_spec.hpp"
+#include "map_input.hpp"
 #include "loader/object_spec.hpp"
 #include "runtime/instance.hpp"
 
@@ -44,6 +45,7 @@ struct TestObject {
     std::shared_ptr<const loader::ObjectSpec> spec; // null: strbpf's loader refused the object
     std::string load_error;
     std::vector<runtime::GlobalPatch> globals; // --set: written before every load of the object
+    std::vector<MapInput> maps;                // --map-in: written into the maps after each load, before the run
 };
 
 struct RunnerOptions {

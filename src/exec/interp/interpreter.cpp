@@ -7,6 +7,7 @@
 
 #include "exec/interp/machine.hpp"
 #include "exec/runner.hpp"
+#include "exec/source_pc.hpp"
 #include "runtime/instance.hpp"
 #include "runtime/kfuncs/verify_only.hpp"
 #include "isa/opcodes.hpp"
@@ -83,6 +84,7 @@ bool interp_tail_call(runtime::RunContext* ctx, const void* target) {
                                                         prog);
     st.tail_target = code.data();
     st.tail_size = code.size();
+    st.source = st.checked ? nullptr : prog.cache->program.get();
     return true;
 }
 
@@ -98,7 +100,9 @@ uint64_t invoke_callback(runtime::RunContext* ctx, uint64_t callback, uint64_t r
         return 0;
     }
     if (st.depth >= isa::kMaxCallDepth) {
-        ctx->abort(fmt::format("call depth exceeds {} frames (callback at pc {})", isa::kMaxCallDepth, pc));
+        ctx->abort(name_source_pc(fmt::format("call depth exceeds {} frames (callback at pc {})", isa::kMaxCallDepth,
+                                              pc),
+                                  st.source));
         return 0;
     }
     const int saved_depth = st.depth;
@@ -106,7 +110,8 @@ uint64_t invoke_callback(runtime::RunContext* ctx, uint64_t callback, uint64_t r
     st.used = saved_used + saved_nested;
     st.nested = 0;
     if (st.limit && st.used >= st.limit) {
-        ctx->abort(fmt::format("instruction limit of {} reached (callback at pc {})", st.limit, pc));
+        ctx->abort(name_source_pc(fmt::format("instruction limit of {} reached (callback at pc {})", st.limit, pc),
+                                  st.source));
         return 0;
     }
     Outcome out;
@@ -117,14 +122,15 @@ uint64_t invoke_callback(runtime::RunContext* ctx, uint64_t callback, uint64_t r
     st.nested = saved_nested + out.executed;
     if (out.stop != Stop::exit) {
         if (out.stop != Stop::aborted)
-            ctx->abort(stop_message(out, st.code, *ctx, st.limit));
+            ctx->abort(name_source_pc(stop_message(out, st.code, *ctx, st.limit), st.source));
         return 0;
     }
     return out.r0;
 }
 
 InterpResult run_validated(std::span<const isa::Insn> insns, uint64_t r1, uint64_t r2, runtime::RunContext& ctx,
-                           runtime::StackArea& stack, uint64_t insn_limit, bool checked) {
+                           runtime::StackArea& stack, uint64_t insn_limit, bool checked,
+                           const verifier::VerifiedProgram* source) {
     InterpResult res;
     if (insns.empty()) {
         res.error = "empty program";
@@ -136,6 +142,7 @@ InterpResult run_validated(std::span<const isa::Insn> insns, uint64_t r1, uint64
     st.stack = &stack;
     st.limit = insn_limit;
     st.checked = checked;
+    st.source = checked ? nullptr : source;
     const auto saved_fn = ctx.invoke_callback;
     void* const saved_state = ctx.engine_state;
     const auto saved_tail = ctx.tail_call;
@@ -153,7 +160,7 @@ InterpResult run_validated(std::span<const isa::Insn> insns, uint64_t r1, uint64
     res.pc = out.at - st.code; // after a tail call, pcs count in the program that ran last
     res.ok = out.stop == Stop::exit;
     if (!res.ok)
-        res.error = stop_message(out, st.code, ctx, insn_limit);
+        res.error = name_source_pc(stop_message(out, st.code, ctx, insn_limit), st.source);
     return res;
 }
 

@@ -9,6 +9,10 @@
 #include "isa/insn.hpp"
 #include "runtime/context.hpp"
 
+namespace strbpf::verifier {
+struct VerifiedProgram;
+}
+
 namespace strbpf::exec::interp {
 
 struct InterpResult {
@@ -34,7 +38,10 @@ InterpResult run(std::span<const isa::Insn> insns, uint64_t r1, uint64_t r2, run
 // behaviour for a program validate() refuses (jumps out of range are not re-checked).
 // checked = false trusts every memory access: only for programs strbpf's verifier accepted (the runner's interp
 // engine); checked = true (interp-checked, tests, fuzzing) stops at the first access outside ctx.mem.
+// SOURCE (unchecked runs): the verified program insns are, whose pc table error messages name pcs through
+// (exec/source_pc.hpp); the programs tail calls enter name theirs.
 InterpResult run_validated(std::span<const isa::Insn> insns, uint64_t r1, uint64_t r2, runtime::RunContext& ctx,
-                           runtime::StackArea& stack, uint64_t insn_limit = 0, bool checked = true);
+                           runtime::StackArea& stack, uint64_t insn_limit = 0, bool checked = true,
+                           const verifier::VerifiedProgram* source = nullptr);
 
 } // namespace strbpf::exec::interp

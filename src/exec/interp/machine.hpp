@@ -9,6 +9,10 @@
 #include "isa/insn.hpp"
 #include "runtime/context.hpp"
 
+namespace strbpf::verifier {
+struct VerifiedProgram;
+}
+
 namespace strbpf::exec::interp {
 
 // One region of ctx.mem known to grant the cache's permission; size 0 = empty slot.
@@ -96,6 +100,7 @@ struct EngineState {
     const isa::Insn* tail_target = nullptr; // set by bpf_tail_call: the loop continues at this program's start
     size_t tail_size = 0;
     uint64_t may_goto_left = isa::kMaxLoops; // unverified runs: the may_goto budget of the whole run
+    const verifier::VerifiedProgram* source = nullptr; // the program running, when verified: error pcs map through it
 };
 
 // runtime::RunContext::TailCallFn of the interpreter (interpreter.cpp): checks the target loads (the verifier, as

@@ -11,6 +11,7 @@
 #include "exec/jit/x86_64/abi.hpp"
 #include "exec/jit/x86_64/codegen.hpp"
 #include "exec/runner.hpp"
+#include "exec/source_pc.hpp"
 #include "isa/opcodes.hpp"
 #include "runtime/kfuncs/verify_only.hpp"
 #include "runtime/helpers/helper_table.hpp"
@@ -131,8 +132,12 @@ int64_t CompiledProgram::function_pc(uint64_t target) const {
     return it != functions_.end() && it->first == target ? it->second : -1;
 }
 
-// The interpreter's wording (exec/interp/interpreter.cpp), so both engines fail the same way.
+// The interpreter's wording (exec/interp/interpreter.cpp), so both engines fail the same way; pcs as written.
 std::string CompiledProgram::stop_message(uint32_t status, int32_t pc, const runtime::RunContext& ctx) const {
+    return name_source_pc(rewritten_stop_message(status, pc, ctx), source_.get());
+}
+
+std::string CompiledProgram::rewritten_stop_message(uint32_t status, int32_t pc, const runtime::RunContext& ctx) const {
     const isa::Insn* i = pc >= 0 && size_t(pc) < insns_.size() ? &insns_[size_t(pc)] : nullptr;
     switch (ExitCode(status)) {
     case ExitCode::ok:
@@ -248,7 +253,10 @@ Result<std::unique_ptr<CompiledProgram>> compile(const runtime::LinkedProgram& p
                                       prog.spec->name));
     CompileOptions opts = CompileOptions::host();
     opts.call_sites = true;
-    return compile(code, opts);
+    auto compiled = compile(code, opts);
+    if (compiled)
+        (*compiled)->source_ = prog.cache->program;
+    return compiled;
 }
 
 } // namespace strbpf::exec::jit

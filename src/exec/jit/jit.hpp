@@ -98,13 +98,16 @@ class CompiledProgram {
     size_t main_offset() const { return size_t(main_ - reinterpret_cast<uint64_t>(mem_.data())); }
     // Offset in code() of the native code of BPF instruction `pc`.
     size_t insn_offset(size_t pc) const { return pc < insn_offsets_.size() ? insn_offsets_[pc] : code_size_; }
-    // The error message for a run that stopped with `status` at `pc` (see x86_64/abi.hpp ExitCode).
+    // The error message for a run that stopped with `status` at `pc` (see x86_64/abi.hpp ExitCode), naming the pc
+    // as the linked program has it when the code was compiled from a verified program.
     std::string stop_message(uint32_t status, int32_t pc, const runtime::RunContext& ctx) const;
 
   private:
     friend Result<std::unique_ptr<CompiledProgram>> compile(std::span<const isa::Insn> insns,
                                                             const CompileOptions& opts);
+    friend Result<std::unique_ptr<CompiledProgram>> compile(const runtime::LinkedProgram& prog);
     JitResult run_trampoline(uint64_t r1, uint64_t r2, runtime::RunContext& ctx, runtime::StackArea& stack) const;
+    std::string rewritten_stop_message(uint32_t status, int32_t pc, const runtime::RunContext& ctx) const;
     CompiledProgram() = default;
 
     ExecMemory mem_;
@@ -116,6 +119,7 @@ class CompiledProgram {
     bool lean_ = false;      // one function and no callback-taking helper: run() needs no RunState
     std::vector<std::pair<uint64_t, int64_t>> functions_; // (native entry, pc) of every BPF function, sorted
     std::vector<isa::Insn> insns_;                        // for error messages
+    std::shared_ptr<const verifier::VerifiedProgram> source_; // compile(LinkedProgram): error pcs map through it
     std::vector<uint32_t> insn_offsets_;
     std::unique_ptr<runtime::CallSiteSlot[]> site_slots_; // two per call site (x86_64::count_call_sites)
     size_t call_sites_ = 0;

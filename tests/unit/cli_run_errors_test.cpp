@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: BSD-2-Clause
+// How the CLI reports what it could not do: a run-time error of the interpreter or the JIT names the pc of the
+// program as written, and the verified (rewritten) program's pc beside it where the two differ; programs that need
+// kernel BTF are skipped, naming what is missing, when there is none to read.
+#include <fstream>
+#include <string>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include "shell_run.hpp"
+
+namespace {
+
+using Out = strbpf::testing_support::ShellOut;
+
+Out cli(const std::string& args) {
+    return strbpf::testing_support::run_shell(std::string(STRBPF_CLI) + " " + args, true);
+}
+
+const std::string kProgs = std::string(STRBPF_PROGS_DIR);
+
+bool have_kernel_btf() { return access("/sys/kernel/btf/vmlinux", R_OK) == 0; }
+
+TEST(CliRunErrors, RunTimeErrorsNameThePcAsWritten) {
+    if (!have_kernel_btf())
+        GTEST_SKIP() << "no /sys/kernel/btf/vmlinux: the kfuncs these programs call are verified against kernel BTF";
+    const std::string obj = kProgs + "/loader_run_errors.bpf.o";
+    for (const char* e : {"interp", "jit"}) {
+        // may_goto's counter set-up is rewritten pc 0, so the call the user wrote at pc 1 runs as pc 2
+        Out o = cli("run " + obj + " --prog rcu_after_may_goto --engine " + e);
+        EXPECT_NE(o.rc, 0) << e << o.out;
+        EXPECT_NE(o.out.find("kfunc bpf_rcu_read_lock at pc 1 (rewritten pc 2) is verified by strbpf"),
+                  std::string::npos)
+            << e << ": " << o.out;
+        Out plain = cli("run " + obj + " --prog rcu_plain --engine " + e);
+        EXPECT_NE(plain.out.find("kfunc bpf_rcu_read_lock at pc 0 is verified by strbpf"), std::string::npos)
+            << e << ": " << plain.out;
+    }
+    // the checked interpreter runs the program as written: one pc
+    Out checked = cli("run " + obj + " --prog rcu_after_may_goto --engine interp-checked");
+    EXPECT_EQ(checked.out.find("rewritten pc"), std::string::npos) << checked.out;
+    EXPECT_NE(checked.out.find("at pc 1"), std::string::npos) << checked.out;
+}
+
+TEST(CliRunErrors, TestsNeedingKernelBtfSkipWithoutIt) {
+    const std::string obj = kProgs + "/struct_ops_dummy.bpf.o";
+    const std::string junk = ::testing::TempDir() + "/cli_run_errors_not_btf";
+    std::ofstream(junk) << "not BTF\n"; // what a host without kernel BTF leaves strbpf: nothing to parse
+    Out o = cli("test " + obj + " --engine interp,jit --btf " + junk);
+    EXPECT_EQ(o.rc, 0) << o.out; // skips, no failure
+    EXPECT_NE(o.out.find("SKIP  struct_ops_dummy/null_checked [interp]"), std::string::npos) << o.out;
+    EXPECT_NE(o.out.find("cannot read kernel BTF " + junk), std::string::npos) << o.out;
+    if (!have_kernel_btf())
+        return;
+    Out live = cli("test " + obj + " --engine interp,jit");
+    EXPECT_EQ(live.rc, 0) << live.out;
+    EXPECT_EQ(live.out.find("SKIP"), std::string::npos) << live.out;
+}
+
+} // namespace
