@@ -31,7 +31,9 @@ strbpf_perf_buffer* strbpf_perf_buffer_new(strbpf_map* map, size_t page_cnt, str
         on_lost = [lost, user](uint32_t cpu, uint64_t n) { lost(user, int(cpu), n); };
     auto r = strbpf::PerfBuffer::create(
         map->ref, page_cnt,
-        [sample, user](uint32_t cpu, std::span<const uint8_t> d) { sample(user, int(cpu), d.data(), uint32_t(d.size())); },
+        [sample, user](uint32_t cpu, std::span<const uint8_t> d) {
+            sample(user, int(cpu), d.data(), uint32_t(d.size()));
+        },
         std::move(on_lost));
     if (!r)
         return fail(r.error()), nullptr;

@@ -82,9 +82,9 @@ Result<PerfBuffer> PerfBuffer::create(const MapRef& map, size_t page_cnt, Sample
     if (!pa)
         return make_error(fmt::format("map '{}' is not a perf event array", m ? m->name() : "?"), -EINVAL);
     if (page_cnt == 0 || (page_cnt & (page_cnt - 1)) || page_cnt > (1u << 18))
-        return make_error(fmt::format("perf buffer '{}': page_cnt {} is not a power of two up to 2^18", m->name(),
-                                      page_cnt),
-                          -EINVAL);
+        return make_error(
+            fmt::format("perf buffer '{}': page_cnt {} is not a power of two up to 2^18", m->name(), page_cnt),
+            -EINVAL);
     if (!sample)
         return make_error(fmt::format("perf buffer '{}': no sample callback", m->name()), -EINVAL);
     auto impl = std::make_unique<Impl>();

@@ -117,8 +117,9 @@ bool check_kfunc_ptr_arg(Env& env, const runtime::ExtKfunc& k, size_t* i, KfuncM
         if (release)
             meta->release_regno = regno;
     }
-    // get_kfunc_ptr_arg_type: the ctx first, then a NULL the parameter allows.
-    if (p.kind != ExtKfuncArg::ctx && p.nullable && reg_is_null(r))
+    // get_kfunc_ptr_arg_type: the ctx first, then a NULL a `__nullable` parameter allows (a sized pointer's
+    // `__opt` skips only the size's memory check, below).
+    if (p.kind != ExtKfuncArg::ctx && p.kind != ExtKfuncArg::mem_sized && p.nullable && reg_is_null(r))
         return true;
     if (!check_kfunc_reg_off(env, regno, release))
         return false;

@@ -20,6 +20,7 @@ extern __u64 host_strlen(const char *s__str) __ksym;              /* strlen */
 extern struct host_obj *host_obj_get(__u32 id) __ksym;            /* KF_ACQUIRE | KF_RET_NULL: NULL for id 0 */
 extern void host_obj_put(struct host_obj *o) __ksym;              /* KF_RELEASE */
 extern __u64 host_ctx_len(void *ctx) __ksym;                      /* the ctx's first u32 */
+extern __u64 host_maybe(const void *buf__opt, __u32 buf__sz) __ksym; /* 1 for a NULL buf */
 extern __u64 host_twice(__u64 a) __ksym __weak;                   /* a * 2 */
 extern __u64 host_absent(__u64 a) __ksym __weak;                  /* registered by no one */
 
@@ -66,6 +67,19 @@ SEC("kfilter")
 int kf_filter_ctx(void *ctx)
 {
     return host_ctx_len(ctx);
+}
+
+/* An `__opt` buffer may be NULL whatever its size; host_hash's may not. */
+SEC("syscall")
+int kf_opt(void *ctx)
+{
+    return host_maybe((void *)0, 8);
+}
+
+SEC("?syscall")
+int kf_not_opt(void *ctx)
+{
+    return host_hash((void *)0, 8);
 }
 
 SEC("?syscall")

@@ -14,8 +14,9 @@ struct {
 } events SEC(".maps"); /* one slot per possible CPU */
 
 /* Sends its first raw_tp argument (the test's producer number and sequence) as an 8-byte record. */
-SEC("raw_tp/sys_enter")
+SEC("raw_tp")
 __success __retval(-2)
+__ctx_hex("0700000000000000")
 int send(__u64 *ctx)
 {
 	__u64 v = ctx[0];

@@ -48,6 +48,7 @@ uint64_t host_obj_put(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, CallCont
     static_cast<Host*>(call_user(call))->puts++;
     return 0;
 }
+uint64_t host_maybe(uint64_t buf, uint64_t, uint64_t, uint64_t, uint64_t, CallContext*) { return buf == 0; }
 uint64_t host_twice(uint64_t a, uint64_t, uint64_t, uint64_t, uint64_t, CallContext*) { return a * 2; }
 uint64_t host_ctx_len(uint64_t ctx, uint64_t, uint64_t, uint64_t, uint64_t, CallContext*) {
     uint32_t v;
@@ -56,7 +57,7 @@ uint64_t host_ctx_len(uint64_t ctx, uint64_t, uint64_t, uint64_t, uint64_t, Call
 }
 
 KfuncDef kfunc(std::string name, HelperFn fn, std::vector<KfuncArg> args, std::vector<uint32_t> types = {},
-                KfuncRet ret = KfuncRet::integer, uint32_t ret_size = 0, uint32_t flags = 0) {
+               KfuncRet ret = KfuncRet::integer, uint32_t ret_size = 0, uint32_t flags = 0) {
     KfuncDef d;
     d.name = std::move(name);
     d.fn = fn;
@@ -96,12 +97,13 @@ Extensions make_ext(Host* host) {
     EXPECT_TRUE(ext.add_kfunc(kfunc("host_mix", host_mix, {arg(K::scalar), arg(K::constant)}, syscall)));
     EXPECT_TRUE(ext.add_kfunc(kfunc("host_hash", host_hash, {arg(K::mem_sized), arg(K::size)}, syscall)));
     EXPECT_TRUE(ext.add_kfunc(kfunc("host_strlen", host_strlen, {arg(K::const_str)}, syscall)));
-    EXPECT_TRUE(ext.add_kfunc(kfunc("host_obj_get", host_obj_get, {arg(K::scalar)}, syscall, KfuncRet::mem, 16,
-                                    kKfAcquire | kKfRetNull)));
     EXPECT_TRUE(ext.add_kfunc(
-        kfunc("host_obj_put", host_obj_put, {arg(K::mem, 16)}, syscall, KfuncRet::void_, 0, kKfRelease)));
+        kfunc("host_obj_get", host_obj_get, {arg(K::scalar)}, syscall, KfuncRet::mem, 16, kKfAcquire | kKfRetNull)));
+    EXPECT_TRUE(
+        ext.add_kfunc(kfunc("host_obj_put", host_obj_put, {arg(K::mem, 16)}, syscall, KfuncRet::void_, 0, kKfRelease)));
     EXPECT_TRUE(ext.add_kfunc(kfunc("host_ctx_len", host_ctx_len, {arg(K::ctx)})));
     EXPECT_TRUE(ext.add_kfunc(kfunc("host_twice", host_twice, {arg(K::scalar)}, syscall)));
+    EXPECT_TRUE(ext.add_kfunc(kfunc("host_maybe", host_maybe, {arg(K::mem_sized, 0, true), arg(K::size)}, syscall)));
     ProgramTypeDef t;
     t.name = "kfilter";
     t.section = "kfilter";
@@ -150,6 +152,7 @@ TEST(ApiKfunc, MisuseIsRejectedInTheKernelsWords) {
         {"kf_not_scalar", "R1 is not a scalar"},
         {"kf_bad_size", "invalid read from stack R1 off=-16 size=32"},
         {"kf_not_str", "arg#0 doesn't point to a const string"},
+        {"kf_not_opt", "R1 type=scalar expected=fp"},
         {"kf_leak", "BPF_EXIT instruction in main prog would lead to reference leak"},
         {"kf_unchecked", "R0 invalid mem access 'mem_or_null'"},
         {"kf_release_unreferenced", "release kernel function host_obj_put expects refcounted PTR_TO_BTF_ID"},
@@ -204,6 +207,12 @@ TEST(ApiKfunc, CallsRunOnInterpAndJit) {
         EXPECT_EQ(run->retval, 35u) << "(10 + 5) + 20, through the kfunc's memory";
         EXPECT_EQ(host.gets.load(), 1);
         EXPECT_EQ(host.puts.load(), 1);
+
+        auto opt = load_only(ext, "kf_opt", engine);
+        ASSERT_TRUE(opt) << opt.error().message;
+        auto opt_run = opt->program("kf_opt")->run(RunOptions{});
+        ASSERT_TRUE(opt_run) << opt_run.error().message;
+        EXPECT_EQ(opt_run->retval, 1u) << "the NULL reached the kfunc";
 
         auto f = load_only(ext, "kf_filter_ctx", engine);
         ASSERT_TRUE(f) << f.error().message;
@@ -268,9 +277,9 @@ TEST(ApiKfunc, BadRowsAreRefused) {
     EXPECT_EQ(code("a", {}, KfuncRet::integer, kKfAcquire), -EINVAL) << "acquire without a pointer return";
     EXPECT_EQ(code("a", {arg(K::scalar)}, KfuncRet::integer, kKfRelease), -EINVAL) << "release without a pointer";
     EXPECT_EQ(code("a", {arg(K::scalar, 0, true)}), -EINVAL) << "a nullable scalar";
-    EXPECT_EQ(code("a", {arg(K::scalar), arg(K::scalar), arg(K::scalar), arg(K::scalar), arg(K::scalar),
-                         arg(K::scalar)}),
-              -EINVAL)
+    EXPECT_EQ(
+        code("a", {arg(K::scalar), arg(K::scalar), arg(K::scalar), arg(K::scalar), arg(K::scalar), arg(K::scalar)}),
+        -EINVAL)
         << "six arguments";
     EXPECT_EQ(code("a", {}, KfuncRet::mem), -EINVAL) << "a memory return without its size";
     EXPECT_EQ(code("a", {}), 0);
@@ -323,8 +332,8 @@ TEST(ApiKfunc, TheCApiDeclaresThem) {
     oo.extensions = ext;
     strbpf_object* obj = nullptr;
     ASSERT_EQ(strbpf_object_open_file(path("api_kfunc.bpf.o").c_str(), &oo, &obj), 0) << strbpf_last_error();
-    strbpf_extensions_free(ext); // the object keeps what it needs
-    for (const char* name : {"kf_obj", "kf_filter_ctx"}) // their kfuncs are not in this set
+    strbpf_extensions_free(ext);                                   // the object keeps what it needs
+    for (const char* name : {"kf_obj", "kf_filter_ctx", "kf_opt"}) // their kfuncs are not in this set
         ASSERT_EQ(strbpf_program_set_autoload(strbpf_object_find_program(obj, name), 0), 0) << name;
     ASSERT_EQ(strbpf_object_load(obj, nullptr), 0) << strbpf_last_error();
     strbpf_run_opts ro{};

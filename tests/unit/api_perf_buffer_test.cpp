@@ -170,8 +170,7 @@ void c_sample(void* user, int cpu, const void* data, uint32_t size) {
 
 TEST(ApiPerfBuffer, TheCApi) {
     strbpf_object* obj = nullptr;
-    ASSERT_EQ(strbpf_object_open_file(path("api_perf_buffer.bpf.o").c_str(), nullptr, &obj), 0)
-        << strbpf_last_error();
+    ASSERT_EQ(strbpf_object_open_file(path("api_perf_buffer.bpf.o").c_str(), nullptr, &obj), 0) << strbpf_last_error();
     ASSERT_EQ(strbpf_object_load(obj, nullptr), 0) << strbpf_last_error();
     std::vector<uint64_t> seen;
     strbpf_perf_buffer* pb = strbpf_perf_buffer_new(strbpf_object_find_map(obj, "events"), 8, c_sample, nullptr, &seen);
