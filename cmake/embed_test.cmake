@@ -51,11 +51,12 @@ expect("event: words[2] = 7")
 step(${WORK_DIR}/build/embed_c ${WORK_DIR}/build/counter.bpf.o)
 expect("c retval 1")
 expect("c event: words[0] = 3")
-# The embedder's own helper and program type, from C (checksums 10, 11, 12: kept when even).
+# The embedder's own helper, kfunc and program type, from C (checksums 10, 11, 12: kept when even).
 step(${WORK_DIR}/build/ext_c ${WORK_DIR}/build/ext_filter.bpf.o)
 expect("jit: checksum 10 keep 1; checksum 11 keep 0; checksum 12 keep 1;")
 expect("interp: checksum 10 keep 1; checksum 11 keep 0; checksum 12 keep 1;")
 expect("host_checksum calls: 6")
+expect("host_note calls: 6 (192 bytes)")
 
 # strbpf-grep, the line filter: a user's filter program (string kfuncs, bpf_strncmp, .rodata set from options).
 set(lf ${WORK_DIR}/linefilter)

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
-/* Extending strbpf from C: the embedder's own helper (host_checksum) and program type ("filter", whose ctx is a
- * struct event), declared as data the verifier reads; then ext_filter.bpf.o's program run on the JIT and on the
- * interpreter, calling the helper directly. Build: cc ext_c.c $(pkg-config --cflags --libs strbpf) */
+/* Extending strbpf from C: the embedder's own helper (host_checksum), kfunc (host_note) and program type ("filter",
+ * whose ctx is a struct event), declared as data the verifier reads; then ext_filter.bpf.o's program run on the JIT and on the
+ * interpreter, calling the helper and the kfunc directly. Build: cc ext_c.c $(pkg-config --cflags --libs strbpf) */
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -15,6 +15,7 @@ struct event {
 
 struct host {
     unsigned calls;
+    unsigned notes, noted_bytes;
 };
 
 /* r1: the program's buffer, r2: its size (the verifier proved r1 has r2 readable bytes). */
@@ -27,6 +28,15 @@ static uint64_t host_checksum(uint64_t buf, uint64_t size, uint64_t r3, uint64_t
     for (uint64_t i = 0; i < size; i++)
         sum = (sum + p[i]) & 0xffff;
     return sum;
+}
+
+/* A kfunc (void host_note(const void *buf, __u32 buf__sz)): r1 has r2 bytes the verifier proved readable. */
+static uint64_t host_note(uint64_t buf, uint64_t size, uint64_t r3, uint64_t r4, uint64_t r5, strbpf_call* call) {
+    struct host* h = strbpf_call_user(call);
+    (void)buf, (void)r3, (void)r4, (void)r5;
+    h->notes++;
+    h->noted_bytes += (unsigned)size;
+    return 0;
 }
 
 static int fail(const char* what) {
@@ -81,6 +91,14 @@ int main(int argc, char** argv) {
         {offsetof(struct event, verdict), 4, 1},
         {offsetof(struct event, payload), sizeof(((struct event*)0)->payload), 0},
     };
+    const struct strbpf_kfunc_arg note_args[] = {{STRBPF_KFUNC_ARG_MEM_SIZED, 0, 0}, {STRBPF_KFUNC_ARG_SIZE, 0, 0}};
+    struct strbpf_kfunc_def note = {sizeof note};
+    note.name = "host_note";
+    note.fn = host_note;
+    note.args = note_args;
+    note.n_args = 2;
+    note.ret = STRBPF_KFUNC_RET_VOID;
+    const char* const kfuncs[] = {"host_note"};
     const int32_t helpers[] = {STRBPF_HELPER_ID_MIN};
     struct strbpf_prog_type_def type = {sizeof type};
     type.name = "filter";
@@ -93,11 +111,15 @@ int main(int argc, char** argv) {
     type.ret_max = 1;
     type.helpers = helpers;
     type.n_helpers = 1;
-    if (strbpf_extensions_add_helper(ext, &helper) || strbpf_extensions_add_prog_type(ext, &type))
+    type.kfuncs = kfuncs;
+    type.n_kfuncs = 1;
+    if (strbpf_extensions_add_helper(ext, &helper) || strbpf_extensions_add_kfunc(ext, &note) ||
+        strbpf_extensions_add_prog_type(ext, &type))
         return fail("extensions");
     if (run_on(path, ext, STRBPF_ENGINE_JIT, "jit") || run_on(path, ext, STRBPF_ENGINE_INTERP, "interp"))
         return 1;
     strbpf_extensions_free(ext);
     printf("host_checksum calls: %u\n", h.calls);
-    return h.calls == 6 ? 0 : 1;
+    printf("host_note calls: %u (%u bytes)\n", h.notes, h.noted_bytes);
+    return h.calls == 6 && h.notes == 6 ? 0 : 1;
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 // strbpf's embedding API: the embedder's own helpers and program types, declared as data the verifier reads (the
-// kernel's bpf_func_proto and a program type's ctx and return rules). A program that misuses an embedder's helper
+// kernel's bpf_func_proto and a program type's ctx and return rules) and its own kfuncs (a kfunc's BTF prototype and
+// KF_* flags, resolved by name from the object's `extern ... __ksym` declarations). A program that misuses an embedder's helper
 // is rejected in the kernel's words for the same misuse of a kernel helper; an accepted program calls the
 // embedder's function directly from the interpreter and the JIT. Pass the set in OpenOptions::extensions: from
 // then on it is frozen (add_* answer -EBUSY) and shared by every object opened with it.
@@ -74,6 +75,49 @@ struct CtxField {
     bool writable = false;
 };
 
+// Kfunc parameter kinds, as the kernel's check_kfunc_args reads a kfunc's BTF prototype (its parameter types and
+// name suffixes).
+enum class KfuncArgKind : uint8_t {
+    scalar,     // an integer parameter: "R1 is not a scalar" for anything else
+    constant,   // `__k`: a scalar the verifier knows exactly ("R1 must be a known constant")
+    mem,        // a pointer to mem_size bytes (a scalar or a struct of scalars): KF_ARG_PTR_TO_MEM, read and written
+    mem_sized,  // a pointer (`void *` allowed) whose size is the next parameter: KF_ARG_PTR_TO_MEM_SIZE
+    size,       // `__sz`: the bytes of the mem_sized parameter before it, 0 allowed
+    const_size, // `__szk`: the same, a known constant
+    const_str,  // `__str`: a NUL-terminated string in a frozen map (the kernel's KF_ARG_PTR_TO_CONST_STR)
+    ctx,        // the program's ctx (KF_ARG_PTR_TO_CTX)
+};
+
+struct KfuncArg {
+    KfuncArgKind kind = KfuncArgKind::scalar;
+    uint32_t mem_size = 0;  // mem: the bytes the pointer must reach
+    bool nullable = false;  // a pointer that may be NULL (`__nullable`; `__opt` for mem_sized: then its size is
+                            // not checked against memory)
+};
+
+// Kfunc returns: a scalar (the kernel's int/long returns: R0 unknown), nothing (R0 unreadable after the call), or
+// a pointer to ret_size bytes of memory the kfunc owns (PTR_TO_MEM, as the kernel types a kfunc's pointer to a
+// scalar).
+enum class KfuncRet : uint8_t { integer, void_, mem };
+
+// The kernel's KF_* flags an embedder's kfunc may carry (include/linux/btf.h values).
+inline constexpr uint32_t kKfAcquire = 1u << 0; // returns a reference the program must release (needs KfuncRet::mem)
+inline constexpr uint32_t kKfRelease = 1u << 1; // releases the reference passed in its pointer argument
+inline constexpr uint32_t kKfRetNull = 1u << 2; // the returned pointer may be NULL: the program must check it
+
+struct KfuncDef {
+    std::string name; // what the program's `extern ... __ksym` names; in messages and in the verifier's log
+    HelperFn fn = nullptr; // called with the program's r1..r5 (pointers are host addresses)
+    std::vector<KfuncArg> args; // at most 5
+    KfuncRet ret = KfuncRet::integer;
+    uint32_t ret_size = 0; // KfuncRet::mem: the bytes the program may read and write through R0
+    uint32_t flags = 0;    // kKf*
+    // Kernel program types (enum bpf_prog_type values) whose programs may call it; an embedder's program type
+    // allows it by listing its name in ProgramTypeDef::kfuncs. Elsewhere: "calling kernel function NAME is not
+    // allowed".
+    std::vector<uint32_t> kernel_prog_types;
+};
+
 struct ProgramTypeDef {
     std::string name;    // in messages
     std::string section; // programs in SEC("section") or SEC("section/...") are of this type (not a libbpf name)
@@ -82,6 +126,7 @@ struct ProgramTypeDef {
     std::optional<ReturnRange> ret_range; // R0 at exit ("At program exit the register R0 has ... should have been in")
     std::vector<int32_t> helpers; // embedder and kernel helper ids its programs may call (kernel helpers that read
                                   // their program's ctx, such as bpf_skb_load_bytes, are refused)
+    std::vector<std::string> kfuncs; // names of the set's kfuncs its programs may call
 };
 
 inline constexpr int32_t kHelperIdMin = 0x10000, kHelperIdMax = 0x1ffff;
@@ -98,6 +143,8 @@ class Extensions {
     // -EBUSY (an object was opened with the set).
     Status add_helper(const HelperDef& def);
     Status add_program_type(const ProgramTypeDef& def);
+    // -EINVAL (a bad row), -EEXIST (the name is taken, by this set or by one of strbpf's kfuncs), -E2BIG, -EBUSY.
+    Status add_kfunc(const KfuncDef& def);
 
     struct Impl;
     const std::shared_ptr<Impl>& impl() const { return impl_; }

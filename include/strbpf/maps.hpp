@@ -116,6 +116,7 @@ class MapRef {
   private:
     friend class Object;
     friend class RingBuffer;
+    friend class PerfBuffer;
     Status batch_walk(std::span<const uint8_t> in_batch, std::span<uint8_t> out_batch, std::span<uint8_t> keys,
                       std::span<uint8_t> values, uint32_t& count, const BatchOptions& opts, bool del) const;
     explicit MapRef(void* map) : map_(map) {}

@@ -27,7 +27,7 @@ enum strbpf_log_level { STRBPF_LOG_WARN = 0, STRBPF_LOG_INFO = 1, STRBPF_LOG_DEB
 
 typedef void (*strbpf_log_fn)(enum strbpf_log_level level, const char* msg, void* user);
 
-/* The embedder's own helpers and program types, declared as data the verifier reads (include/strbpf/extensions.hpp
+/* The embedder's own helpers, kfuncs and program types, declared as data the verifier reads (include/strbpf/extensions.hpp
  * says what each kind means). A program misusing a helper is rejected in the kernel's words; accepted programs call
  * the function directly from the interpreter and the JIT. Objects opened with a set freeze it (adding then answers
  * -EBUSY) and keep what they need: strbpf_extensions_free may come before strbpf_object_close. */
@@ -90,11 +90,50 @@ struct strbpf_prog_type_def {
     int64_t ret_min, ret_max;
     const int32_t* helpers; /* the embedder's and the kernel's helper ids its programs may call */
     size_t n_helpers;
+    const char* const* kfuncs; /* names of the set's kfuncs its programs may call */
+    size_t n_kfuncs;
+};
+
+/* The embedder's kfuncs, found by name from the object's `extern ... __ksym` declarations after strbpf's own,
+ * checked as the kernel's check_kfunc_args checks a kfunc's BTF prototype (extensions.hpp: KfuncArgKind). */
+enum strbpf_kfunc_arg_kind {
+    STRBPF_KFUNC_ARG_SCALAR = 0,  /* an integer */
+    STRBPF_KFUNC_ARG_CONSTANT,    /* __k: a known constant */
+    STRBPF_KFUNC_ARG_MEM,         /* a pointer to mem_size bytes, read and written */
+    STRBPF_KFUNC_ARG_MEM_SIZED,   /* a pointer whose size is the next argument */
+    STRBPF_KFUNC_ARG_SIZE,        /* __sz: that size, 0 allowed */
+    STRBPF_KFUNC_ARG_CONST_SIZE,  /* __szk: that size, a known constant */
+    STRBPF_KFUNC_ARG_CONST_STR,   /* __str: a NUL-terminated string in a frozen map */
+    STRBPF_KFUNC_ARG_CTX          /* the program's ctx */
+};
+enum strbpf_kfunc_ret { STRBPF_KFUNC_RET_INTEGER = 0, STRBPF_KFUNC_RET_VOID, STRBPF_KFUNC_RET_MEM };
+#define STRBPF_KF_ACQUIRE (1u << 0)  /* returns a reference the program must release */
+#define STRBPF_KF_RELEASE (1u << 1)  /* releases the reference of its pointer argument */
+#define STRBPF_KF_RET_NULL (1u << 2) /* the returned pointer may be NULL */
+
+struct strbpf_kfunc_arg {
+    enum strbpf_kfunc_arg_kind kind;
+    uint32_t mem_size; /* STRBPF_KFUNC_ARG_MEM */
+    int nullable;      /* a pointer that may be NULL */
+};
+
+struct strbpf_kfunc_def {
+    size_t sz;         /* sizeof(struct strbpf_kfunc_def) */
+    const char* name;
+    strbpf_helper_fn fn;
+    const struct strbpf_kfunc_arg* args;
+    size_t n_args;     /* at most 5 */
+    enum strbpf_kfunc_ret ret;
+    uint32_t ret_size; /* STRBPF_KFUNC_RET_MEM: bytes the program may use through R0 */
+    uint32_t flags;    /* STRBPF_KF_* */
+    const uint32_t* kernel_prog_types; /* enum bpf_prog_type values whose programs may call it */
+    size_t n_kernel_prog_types;
 };
 
 strbpf_extensions* strbpf_extensions_new(void* user); /* user: what strbpf_call_user answers */
 int strbpf_extensions_add_helper(strbpf_extensions* ext, const struct strbpf_helper_def* def);
 int strbpf_extensions_add_prog_type(strbpf_extensions* ext, const struct strbpf_prog_type_def* def);
+int strbpf_extensions_add_kfunc(strbpf_extensions* ext, const struct strbpf_kfunc_def* def);
 void strbpf_extensions_free(strbpf_extensions* ext); /* NULL is fine */
 void* strbpf_call_user(const strbpf_call* call);
 
@@ -203,6 +242,23 @@ int strbpf_ring_buffer_poll(strbpf_ring_buffer* rb, int timeout_ms); /* -1: no l
 int strbpf_ring_buffer_consume(strbpf_ring_buffer* rb);
 int strbpf_ring_buffer_epoll_fd(const strbpf_ring_buffer* rb);
 void strbpf_ring_buffer_free(strbpf_ring_buffer* rb); /* NULL is fine */
+
+/* Perf buffer consumers as libbpf's perf_buffer__*: a reader on the slot of every possible CPU of a perf event
+ * array (up to its max_entries), page_cnt pages each (a power of two); sample gets each record bpf_perf_event_output
+ * stored, in order per CPU, lost the records a full reader dropped since the last report. poll returns the
+ * readers consumed (as libbpf's), consume and consume_buffer the records; all a negative errno on failure. */
+typedef struct strbpf_perf_buffer strbpf_perf_buffer;
+typedef void (*strbpf_perf_sample_fn)(void* user, int cpu, const void* data, uint32_t size);
+typedef void (*strbpf_perf_lost_fn)(void* user, int cpu, uint64_t count);
+strbpf_perf_buffer* strbpf_perf_buffer_new(strbpf_map* map, size_t page_cnt, strbpf_perf_sample_fn sample,
+                                           strbpf_perf_lost_fn lost, void* user); /* lost may be NULL */
+int strbpf_perf_buffer_poll(strbpf_perf_buffer* pb, int timeout_ms); /* -1: no limit */
+int strbpf_perf_buffer_consume(strbpf_perf_buffer* pb);
+int strbpf_perf_buffer_consume_buffer(strbpf_perf_buffer* pb, size_t index);
+size_t strbpf_perf_buffer_buffer_cnt(const strbpf_perf_buffer* pb);
+int strbpf_perf_buffer_buffer_fd(const strbpf_perf_buffer* pb, size_t index); /* its eventfd */
+int strbpf_perf_buffer_epoll_fd(const strbpf_perf_buffer* pb);
+void strbpf_perf_buffer_free(strbpf_perf_buffer* pb); /* NULL is fine */
 
 #ifdef __cplusplus
 }

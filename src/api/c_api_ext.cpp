@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-2-Clause
-// The C API's extensions (api stage): strbpf.h's plain structs turned into the C++ API's HelperDef and
+// The C API's extensions (api stage): strbpf.h's plain structs turned into the C++ API's HelperDef, KfuncDef and
 // ProgramTypeDef, read up to their declared size.
 #include <cerrno>
 
@@ -66,7 +66,37 @@ int strbpf_extensions_add_prog_type(strbpf_extensions* ext, const strbpf_prog_ty
     if (d.has_ret_range)
         def.ret_range = strbpf::ReturnRange{d.ret_min, d.ret_max};
     def.helpers.assign(d.helpers, d.helpers + d.n_helpers);
+    if (d.n_kfuncs && !d.kfuncs)
+        return fail("program type '" + def.name + "': kfuncs is NULL");
+    for (size_t i = 0; i < d.n_kfuncs; i++)
+        def.kfuncs.emplace_back(d.kfuncs[i] ? d.kfuncs[i] : "");
     return status(ext->ext.add_program_type(def));
+}
+
+int strbpf_extensions_add_kfunc(strbpf_extensions* ext, const strbpf_kfunc_def* in) {
+    if (!ext || !in)
+        return fail("extensions or def is NULL");
+    const strbpf_kfunc_def d = read_opts(in);
+    strbpf::KfuncDef def;
+    def.name = d.name ? d.name : "";
+    def.fn = reinterpret_cast<strbpf::HelperFn>(d.fn);
+    if ((d.n_args && !d.args) || (d.n_kernel_prog_types && !d.kernel_prog_types))
+        return fail("kfunc '" + def.name + "': args or kernel_prog_types is NULL");
+    if (d.n_args > 5)
+        return fail("kfunc '" + def.name + "': at most 5 arguments");
+    for (size_t i = 0; i < d.n_args; i++) {
+        if (int(d.args[i].kind) < STRBPF_KFUNC_ARG_SCALAR || int(d.args[i].kind) > STRBPF_KFUNC_ARG_CTX)
+            return fail("kfunc '" + def.name + "': unknown argument kind");
+        def.args.push_back({static_cast<strbpf::KfuncArgKind>(d.args[i].kind), d.args[i].mem_size,
+                            d.args[i].nullable != 0});
+    }
+    if (int(d.ret) < STRBPF_KFUNC_RET_INTEGER || int(d.ret) > STRBPF_KFUNC_RET_MEM)
+        return fail("kfunc '" + def.name + "': unknown return kind");
+    def.ret = static_cast<strbpf::KfuncRet>(d.ret);
+    def.ret_size = d.ret_size;
+    def.flags = d.flags;
+    def.kernel_prog_types.assign(d.kernel_prog_types, d.kernel_prog_types + d.n_kernel_prog_types);
+    return status(ext->ext.add_kfunc(def));
 }
 
 } // extern "C"

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
-// The embedding API's extensions (api stage): the public rows of include/strbpf/extensions.hpp turned into the
-// runtime's (runtime/extensions.hpp), which the linker, the verifier and the engines read.
+// The embedding API's extensions (api stage): the public rows of include/strbpf/extensions.hpp (helpers, kfuncs,
+// program types) turned into the runtime's (runtime/extensions.hpp), which the linker, the verifier and the engines read.
 #include "strbpf/extensions.hpp"
 
 #include "api/extensions_impl.hpp"
@@ -81,7 +81,30 @@ Status Extensions::add_program_type(const ProgramTypeDef& def) {
     for (const CtxField& f : def.fields)
         fields.push_back({f.offset, f.size, f.writable});
     return impl_->ext->add_prog_type(def.name, def.section, def.ctx_size, std::move(fields), range(def.ret_range),
-                                    def.helpers);
+                                    def.helpers, def.kfuncs);
+}
+
+Status Extensions::add_kfunc(const KfuncDef& def) {
+    runtime::ExtKfunc k;
+    k.name = def.name;
+    k.fn = reinterpret_cast<runtime::HelperFn>(def.fn); // CallContext* is the run's RunContext*, as for helpers
+    for (const KfuncArg& a : def.args)
+        k.params.push_back({static_cast<runtime::ExtKfuncArg>(a.kind), a.mem_size, a.nullable});
+    k.ret = static_cast<runtime::ExtKfuncRet>(def.ret);
+    k.ret_size = def.ret_size;
+    k.flags = def.flags;
+    for (uint32_t t : def.kernel_prog_types) {
+        if (t == 0 || t > 32)
+            return make_error("kfunc '" + def.name + "': kernel program types are enum bpf_prog_type values 1..32");
+        k.kernel_types |= runtime::ProgTypeSet(1) << t;
+    }
+    return impl_->ext->add_kfunc(std::move(k));
 }
 
 } // namespace strbpf
+
+// The public kinds are the runtime's, in the same order.
+static_assert(int(strbpf::KfuncArgKind::ctx) == int(strbpf::runtime::ExtKfuncArg::ctx) &&
+              int(strbpf::KfuncArgKind::const_size) == int(strbpf::runtime::ExtKfuncArg::const_size) &&
+              int(strbpf::KfuncRet::mem) == int(strbpf::runtime::ExtKfuncRet::mem) &&
+              strbpf::kKfRetNull == strbpf::runtime::kExtKfRetNull);

@@ -67,6 +67,19 @@ void apply_ext_sections(const runtime::Extensions& ext, loader::ObjectSpec& spec
     }
 }
 
+// The first embedder's helper or kfunc the linked program calls ("helper host_sum#65536", "kfunc host_len"), or "".
+std::string embedder_call(const runtime::Extensions& ext, const runtime::LinkedProgram& lp) {
+    for (const isa::Insn& in : lp.insns) {
+        if (in.opcode != (isa::BPF_JMP | isa::BPF_CALL) || in.src != 0)
+            continue;
+        if (const runtime::ExtHelper* h = ext.helper_by_slot(in.imm))
+            return fmt::format("helper {}#{}", h->name, h->proto.id);
+        if (const runtime::ExtKfunc* k = ext.kfunc_by_slot(in.imm))
+            return fmt::format("kfunc {}", k->name);
+    }
+    return {};
+}
+
 // Verifies one autoload program and prepares its engine. Error: the load fails with it.
 Status load_program(Object::Impl& o, ProgramState& st, const LoadOptions& opts) {
     const runtime::LinkedProgram* lp = o.inst->find_program(st.spec->name);
@@ -77,14 +90,12 @@ Status load_program(Object::Impl& o, ProgramState& st, const LoadOptions& opts) 
     const Engine engine = st.engine_set ? st.engine : opts.engine;
     st.engine = engine;
     st.linked = lp;
-    if (engine == Engine::interp_checked && o.ext) // unverified runs would hand it unchecked arguments
-        for (const isa::Insn& in : lp->insns)
-            if (in.opcode == (isa::BPF_JMP | isa::BPF_CALL) && in.src == 0)
-                if (const runtime::ExtHelper* h = o.ext->helper_by_slot(in.imm))
-                    return make_error(fmt::format("program '{}': the embedder's helper {}#{} cannot run on "
-                                                  "interp_checked, which runs programs unverified",
-                                                  st.spec->name, h->name, h->proto.id),
-                                      -EINVAL);
+    if (engine == Engine::interp_checked && o.ext) // unverified runs would hand them unchecked arguments
+        if (std::string what = embedder_call(*o.ext, *lp); !what.empty())
+            return make_error(fmt::format("program '{}': the embedder's {} cannot run on interp_checked, which runs "
+                                          "programs unverified",
+                                          st.spec->name, what),
+                              -EINVAL);
     const Status verdict = exec::load_check(engine_kind(engine), *o.inst, *lp, opts.log_level, &st.log);
     if (!verdict && engine != Engine::interp_checked)
         return verdict.error();

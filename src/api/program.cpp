@@ -165,6 +165,8 @@ struct Runner::Impl {
     const exec::jit::CompiledProgram* jit = nullptr;
     exec::jit::x86_64::LeanFn lean = nullptr; // the JIT's lean entry (one function, no callbacks), else nullptr
     uint64_t stack_top = 0;                   // r10 of a lean run
+    std::span<const isa::Insn> insns;         // without the JIT: what the interpreter runs, found once
+    bool checked = false;                     // ... on interp_checked
     // The ctx sizes call() takes, as one unsigned compare and one mask: min_ctx <= size <= min_ctx + ctx_span and
     // size & align_mask == 0. A type whose ctx is not the caller's bytes takes none (min 1, span 0, mask ~0).
     size_t min_ctx = 0, ctx_span = 0, align_mask = 0;
@@ -226,6 +228,8 @@ Result<Runner> Runner::create(const ProgramRef& prog, uint32_t cpu) {
     }
     const ProgType t = st.spec->type;
     const bool checked = st.engine == Engine::interp_checked;
+    r->checked = checked;
+    r->insns = exec::engine_insns(checked ? exec::EngineKind::interp_checked : exec::EngineKind::interp, *st.linked);
     const runtime::ExtProgType* ext = ext_type(o, st);
     r->ctx_perms = t == ProgType::syscall || (ext && ext->writable()) ? runtime::kPermRW : runtime::kPermRead;
     if (ext) { // exactly the type's ctx
@@ -295,8 +299,8 @@ int Runner::Impl::call_other(uint64_t r1, uint64_t* r0) {
         }
         return stopped(std::move(j.error), -1);
     }
-    Once r = run_once(*st, r1, ctx, stack);
-    if (r.ok) {
+    exec::interp::InterpResult r = exec::interp::run_validated(insns, r1, 0, ctx, stack, 0, checked);
+    if (r.ok) [[likely]] {
         *r0 = r.r0;
         return 0;
     }

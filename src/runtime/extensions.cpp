@@ -12,6 +12,8 @@
 #include <fmt/format.h>
 
 #include "loader/loader.hpp"
+#include "runtime/kfuncs/kfunc_table.hpp"
+#include "runtime/kfuncs/verify_only.hpp"
 
 namespace strbpf::runtime {
 namespace {
@@ -104,6 +106,51 @@ std::string proto_problem(const std::array<ArgKind, 5>& args, RetKind ret) {
     return {};
 }
 
+bool is_pointer(ExtKfuncArg k) {
+    return k == ExtKfuncArg::mem || k == ExtKfuncArg::mem_sized || k == ExtKfuncArg::const_str ||
+           k == ExtKfuncArg::ctx;
+}
+
+// What the kernel's check_kfunc_args could not read or refuses for every call (a pair without its size, a second
+// constant, a KF_* flag without the pointer it needs).
+std::string kfunc_problem(const ExtKfunc& k) {
+    if (k.params.size() > 5)
+        return fmt::format("{} parameters, at most 5", k.params.size());
+    int constants = 0;
+    bool pointer = false;
+    for (size_t i = 0; i < k.params.size(); i++) {
+        const ExtKfuncArg a = k.params[i].kind;
+        const bool sized = a == ExtKfuncArg::size || a == ExtKfuncArg::const_size;
+        if (a > ExtKfuncArg::ctx)
+            return fmt::format("argument {} has an unknown kind", i + 1);
+        if (a == ExtKfuncArg::mem_sized &&
+            (i + 1 == k.params.size() || (k.params[i + 1].kind != ExtKfuncArg::size &&
+                                          k.params[i + 1].kind != ExtKfuncArg::const_size)))
+            return fmt::format("argument {} (a sized memory pointer) must be followed by its size", i + 1);
+        if (sized && (i == 0 || k.params[i - 1].kind != ExtKfuncArg::mem_sized))
+            return fmt::format("argument {} (a size) must follow a sized memory pointer", i + 1);
+        if (a == ExtKfuncArg::mem && k.params[i].mem_size == 0)
+            return fmt::format("argument {} (memory) needs its mem_size", i + 1);
+        if (k.params[i].nullable && !is_pointer(a))
+            return fmt::format("argument {} is nullable but no pointer", i + 1);
+        constants += a == ExtKfuncArg::constant || a == ExtKfuncArg::const_size;
+        pointer = pointer || a == ExtKfuncArg::mem || a == ExtKfuncArg::mem_sized;
+    }
+    if (constants > 1)
+        return "only one constant argument is permitted";
+    if (k.ret > ExtKfuncRet::mem)
+        return "unknown return kind";
+    if ((k.ret == ExtKfuncRet::mem) != (k.ret_size > 0))
+        return "a memory return needs its ret_size, and only it has one";
+    if ((k.flags & (kExtKfAcquire | kExtKfRetNull)) && k.ret != ExtKfuncRet::mem)
+        return "KF_ACQUIRE and KF_RET_NULL need a memory return";
+    if ((k.flags & kExtKfRelease) && !pointer)
+        return "KF_RELEASE needs a memory argument to release";
+    if (k.flags & ~(kExtKfAcquire | kExtKfRelease | kExtKfRetNull))
+        return "only KF_ACQUIRE, KF_RELEASE and KF_RET_NULL are modelled";
+    return {};
+}
+
 } // namespace
 
 HelperFn ext_slot_fn(int32_t id) {
@@ -118,6 +165,55 @@ bool ExtProgType::writable() const {
 Extensions::~Extensions() {
     for (const auto& h : helpers_)
         free_slot(h->slot_id);
+    for (const auto& k : kfuncs_)
+        free_slot(k->slot_id);
+}
+
+Status Extensions::add_kfunc(ExtKfunc def) {
+    auto bad = [&](const std::string& why, int code = -EINVAL) {
+        return make_error(fmt::format("kfunc '{}': {}", def.name, why), code);
+    };
+    if (frozen_)
+        return bad("the extensions are in use by an object already", -EBUSY);
+    if (def.name.empty() || !def.fn)
+        return bad("a kfunc needs a name and a function");
+    if (find_kfunc(def.name) || verify_only_kfunc_index(def.name) >= 0 || kfunc(def.name))
+        return bad("a kfunc of this name exists", -EEXIST);
+    if (std::string p = kfunc_problem(def); !p.empty())
+        return bad(p);
+    if (def.kernel_types & ~((ProgTypeSet(1) << 33) - 1))
+        return bad("kernel program types are enum bpf_prog_type values below 33");
+    const int slot = alloc_slot();
+    if (slot < 0)
+        return bad(fmt::format("the process has {} embedder helpers and kfuncs already", kMaxExtSlots), -E2BIG);
+    auto k = std::make_unique<ExtKfunc>(std::move(def));
+    k->slot_id = kExtSlotBase + slot;
+    Slot& s = g_slots[slot];
+    s.user = k->fn;
+    s.helper = nullptr;
+    s.entry.store(k->fn, std::memory_order_release);
+    kfuncs_.push_back(std::move(k));
+    return ok_status();
+}
+
+const ExtKfunc* Extensions::kfunc(std::string_view name) const {
+    for (const auto& k : kfuncs_)
+        if (k->name == name)
+            return k.get();
+    return nullptr;
+}
+
+const ExtKfunc* Extensions::kfunc_by_slot(int32_t id) const {
+    for (const auto& k : kfuncs_)
+        if (k->slot_id == id)
+            return k.get();
+    return nullptr;
+}
+
+bool Extensions::kfunc_allowed(const ExtKfunc& k, loader::ProgType t) const {
+    if (const ExtProgType* pt = prog_type(t))
+        return std::find(pt->kfuncs.begin(), pt->kfuncs.end(), k.name) != pt->kfuncs.end();
+    return (k.kernel_types & prog_type_bit(t)) != 0;
 }
 
 Status Extensions::add_helper(std::string name, int32_t id, HelperFn fn, RetKind ret,
@@ -163,7 +259,7 @@ Status Extensions::add_helper(std::string name, int32_t id, HelperFn fn, RetKind
 
 Status Extensions::add_prog_type(std::string name, std::string section, uint32_t ctx_size,
                                  std::vector<ExtCtxField> fields, std::optional<ExtRange> ret_range,
-                                 std::vector<int32_t> helpers) {
+                                 std::vector<int32_t> helpers, std::vector<std::string> kfuncs) {
     auto bad = [&](const std::string& why, int code = -EINVAL) {
         return make_error(fmt::format("program type '{}': {}", name, why), code);
     };
@@ -198,6 +294,7 @@ Status Extensions::add_prog_type(std::string name, std::string section, uint32_t
     t->fields = std::move(fields);
     t->ret_range = ret_range;
     t->helpers = std::move(helpers);
+    t->kfuncs = std::move(kfuncs);
     types_.push_back(std::move(t));
     return ok_status();
 }
@@ -206,6 +303,10 @@ Status Extensions::freeze() {
     if (frozen_)
         return ok_status();
     for (auto& t : types_) {
+        for (const std::string& k : t->kfuncs)
+            if (!kfunc(k))
+                return make_error(fmt::format("program type '{}': no kfunc of the set is named '{}'", t->name, k),
+                                  -EINVAL);
         t->rows.clear();
         for (int32_t id : t->helpers) {
             const HelperProto* row = find_helper(id);

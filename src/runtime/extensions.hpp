@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: BSD-2-Clause
 // The embedder's extensions (runtime stage): its own helpers and program types, declared as data in the shape of
 // the built-in tables (HelperProto rows, a program type's ctx fields and return range), so the linker accepts
-// their ids, the verifier checks them with the kernel's rules and words, and the engines call them as built-ins.
+// their ids, the verifier checks them with the kernel's rules and words, and the engines call them as built-ins;
+// and its own kfuncs, rows of the kernel's kfunc prototype cases and KF_* flags, found by name after strbpf's own.
 // An embedder's helper keeps its id for messages; linked programs call it through a process-wide slot id
-// (kExtSlotBase + slot) whose function helper_fn() answers like a built-in's: no per-call lookup.
+// (kExtSlotBase + slot) whose function helper_fn() answers like a built-in's: no per-call lookup. A kfunc's linked
+// calls are helper calls of its slot too.
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -41,6 +43,28 @@ struct ExtHelper {
     std::optional<ExtRange> ret_range; // RET_INTEGER bounded: the verifier assumes it, the slot's entry checks it
 };
 
+// An embedder's kfunc as the verifier reads it: the kernel's check_kfunc_args cases for a BTF prototype, as kinds.
+enum class ExtKfuncArg : uint8_t { scalar, constant, mem, mem_sized, size, const_size, const_str, ctx };
+struct ExtKfuncParam {
+    ExtKfuncArg kind = ExtKfuncArg::scalar;
+    uint32_t mem_size = 0; // mem: the bytes it must reach
+    bool nullable = false;
+};
+enum class ExtKfuncRet : uint8_t { integer, void_, mem };
+// The kernel's KF_ACQUIRE, KF_RELEASE, KF_RET_NULL values.
+inline constexpr uint32_t kExtKfAcquire = 1u << 0, kExtKfRelease = 1u << 1, kExtKfRetNull = 1u << 2;
+
+struct ExtKfunc {
+    std::string name;
+    HelperFn fn = nullptr;
+    std::vector<ExtKfuncParam> params; // at most 5
+    ExtKfuncRet ret = ExtKfuncRet::integer;
+    uint32_t ret_size = 0; // ExtKfuncRet::mem
+    uint32_t flags = 0;    // kExtKf*
+    ProgTypeSet kernel_types = 0;
+    int32_t slot_id = 0; // linked calls are helper calls of this slot: engines call fn as a built-in
+};
+
 struct ExtCtxField {
     uint32_t offset = 0, size = 0;
     bool writable = false;
@@ -54,6 +78,7 @@ struct ExtProgType {
     std::optional<ExtRange> ret_range; // R0 at exit; none: any scalar
     std::vector<int32_t> helpers;      // kernel and embedder ids the type may call
     std::vector<HelperProto> rows;     // the allowed helpers' rows with this type's bit set (verifier's view)
+    std::vector<std::string> kfuncs;   // the set's kfuncs the type may call
     bool writable() const;
 };
 
@@ -68,7 +93,12 @@ class Extensions {
     Status add_helper(std::string name, int32_t id, HelperFn fn, RetKind ret, const std::array<ArgKind, 5>& args,
                       std::optional<ExtRange> ret_range, bool gpl_only, ProgTypeSet kernel_types);
     Status add_prog_type(std::string name, std::string section, uint32_t ctx_size, std::vector<ExtCtxField> fields,
-                         std::optional<ExtRange> ret_range, std::vector<int32_t> helpers);
+                         std::optional<ExtRange> ret_range, std::vector<int32_t> helpers,
+                         std::vector<std::string> kfuncs = {});
+    // The row is checked as the kernel's check_kfunc_args would read its prototype (a memory pointer with a
+    // size after it, one constant at most, a pointer return for KF_ACQUIRE and KF_RET_NULL, a pointer argument
+    // for KF_RELEASE). The name must be none of strbpf's kfuncs.
+    Status add_kfunc(ExtKfunc def);
     // Called when an Object is opened with the set: checks every type's helper list (each id a kernel helper or
     // one of this set's) and builds the types' rows. Afterwards nothing more may be added, so objects read the
     // set without locks. Idempotent.
@@ -86,12 +116,19 @@ class Extensions {
     // rows it allows (with its bit), other types the built-in row, else the embedder's helper of that id.
     const HelperProto* resolve(int32_t id, loader::ProgType t, const HelperProto* builtin) const;
     const std::vector<std::unique_ptr<ExtHelper>>& helpers() const { return helpers_; }
+    // The kfunc an object's `extern ... __ksym` NAME resolves to (after strbpf's own kfuncs), by name or by the
+    // slot id its linked calls use.
+    const ExtKfunc* kfunc(std::string_view name) const;
+    const ExtKfunc* kfunc_by_slot(int32_t id) const;
+    // Whether a program of type T may call K: a kernel type K lists, or an embedder's type naming K.
+    bool kfunc_allowed(const ExtKfunc& k, loader::ProgType t) const;
 
   private:
     void* user_;
     bool frozen_ = false;
     std::vector<std::unique_ptr<ExtHelper>> helpers_; // stable addresses: rows are handed out
     std::vector<std::unique_ptr<ExtProgType>> types_;
+    std::vector<std::unique_ptr<ExtKfunc>> kfuncs_;
 };
 
 } // namespace strbpf::runtime

@@ -159,6 +159,12 @@ Status ObjectInstance::link(const loader::ProgramSpec& prog, LinkedProgram* out)
                 in.imm = kVerifyOnlyKfuncBase + v; // verified, never run (kfuncs/verify_only.hpp)
                 continue;
             }
+            // An embedder's kfunc (extensions.hpp), after strbpf's own: a helper call of its slot for the engines.
+            if (const ExtKfunc* e = k < 0 && ext_ ? ext_->kfunc(spec_->kfuncs[idx]) : nullptr) {
+                in.src = 0;
+                in.imm = e->slot_id;
+                continue;
+            }
             if (k < 0) {
                 const int32_t poison = weak_kfunc_poison(*spec_, idx);
                 if (poison < 0)
@@ -188,6 +194,8 @@ Result<uint64_t> ObjectInstance::kfunc_address(const loader::ProgramSpec& prog, 
         return reinterpret_cast<uint64_t>(k->fn);
     if (const int v = verify_only_kfunc_index(spec_->kfuncs[idx]); v >= 0)
         return verify_only_kfunc_address(v);
+    if (const ExtKfunc* e = ext_ ? ext_->kfunc(spec_->kfuncs[idx]) : nullptr)
+        return reinterpret_cast<uint64_t>(e->fn);
     if (weak_kfunc_poison(*spec_, idx) >= 0)
         return uint64_t(0);
     return make_error(missing_kfunc_message(*spec_, idx), -ESRCH);

@@ -45,6 +45,8 @@ bool is_mem_type(const Reg& r) {
                              r.type == RegType::map_value || r.type == RegType::mem || r.type == RegType::map_key);
 }
 
+} // namespace
+
 // ARG_PTR_TO_CONST_STR (the kernel's check_reg_const_str).
 bool check_const_str(Env& env, int regno) {
     const Reg& r = env.cur.cur().regs[regno];
@@ -90,6 +92,8 @@ bool check_size_arg(Env& env, int regno, int mem_regno, bool zero_ok, Access acc
         return env.fail(fmt::format("R{} type=scalar expected=fp", mem_regno));
     return check_helper_mem(env, mem_regno, r.umax, zero_ok, access);
 }
+
+namespace {
 
 bool check_helper_arg(Env& env, const runtime::HelperProto& h, int regno, ArgKind kind, int* map_index,
                       int* mem_regno, Access* mem_access) {
@@ -837,6 +841,8 @@ bool do_kfunc_call(Env& env, const isa::Insn& insn) {
     const runtime::KfuncProto* proto = runtime::find_kfunc(names[size_t(insn.imm)]);
     if (const KfuncBtf* k = proto ? nullptr : find_kfunc_btf(names[size_t(insn.imm)]))
         return check_kfunc_btf_call(env, *k, insn); // kfunc_btf.cpp
+    if (const runtime::ExtKfunc* e = proto ? nullptr : ext_kfunc(env, names[size_t(insn.imm)]))
+        return check_ext_kfunc_call(env, *e, insn); // the embedder's, after the built-ins (ext_protos.cpp)
     if (!proto)
         return fail_missing_kfunc(env, uint32_t(insn.imm));
     if (is_iter_kfunc(proto->name)) // iter.cpp: the iterator's stack slots and its reference

@@ -5,8 +5,15 @@
 #pragma once
 #include <cstdint>
 
+#include <string_view>
+
+#include "isa/insn.hpp"
 #include "runtime/helpers/helper_table.hpp"
 #include "verifier/env.hpp"
+
+namespace strbpf::runtime {
+struct ExtKfunc;
+} // namespace strbpf::runtime
 
 namespace strbpf::verifier {
 
@@ -20,5 +27,15 @@ void refine_ext_retval(Env& env, int32_t id);
 bool ext_ctx_access_valid(const Env& env, int32_t off, int size, bool write);
 // The R0 range at the exit of a program of an embedder's type that declares one.
 bool ext_retval_range(const Env& env, RetvalRange* range);
+// The embedder's kfunc an `extern ... __ksym` NAME resolves to (asked after strbpf's own kfuncs); nullptr: none.
+const runtime::ExtKfunc* ext_kfunc(const Env& env, std::string_view name);
+// check_kfunc_call for it: the program type, check_kfunc_args over its parameter kinds, the reference it
+// releases, the result (a scalar, nothing, or memory maybe NULL and maybe acquired). False after env.fail.
+bool check_ext_kfunc_call(Env& env, const runtime::ExtKfunc& k, const isa::Insn& insn);
+
+// calls.cpp's argument checks the kfunc path shares: ARG_PTR_TO_CONST_STR, and ARG_CONST_SIZE[_OR_ZERO] after
+// the memory argument in MEM_REGNO.
+bool check_const_str(Env& env, int regno);
+bool check_size_arg(Env& env, int regno, int mem_regno, bool zero_ok, Access access);
 
 } // namespace strbpf::verifier

@@ -6,8 +6,10 @@
 #include <limits>
 
 #include "isa/disasm.hpp"
+#include "runtime/extensions.hpp"
 #include "runtime/helpers/helper_table.hpp"
 #include "verifier/env.hpp"
+#include "verifier/ext_protos.hpp"
 #include "verifier/kfunc_btf.hpp"
 
 namespace strbpf::verifier {
@@ -91,9 +93,15 @@ std::string insn_text(const Env& env, int32_t pc) {
         std::string text = kfunc_btf_call_text(env, in); // "call bpf_task_acquire#<BTF id>" (kfunc_btf.cpp)
         if (!text.empty())
             return text;
+        const auto& kf = env.inst.spec().kfuncs;
+        if (const runtime::ExtKfunc* e = size_t(in.imm) < kf.size() ? ext_kfunc(env, kf[size_t(in.imm)]) : nullptr)
+            return fmt::format("call {}#{}", e->name, in.imm); // the embedder's kfunc by its registered name
     }
-    auto names = [](uint8_t s, int32_t imm) -> std::string {
-        const runtime::HelperProto* h = s == 0 ? runtime::find_helper(imm) : nullptr;
+    // Helpers by name, the embedder's too (as the kernel names its own); "unknown#N" for an id none has.
+    auto names = [&env](uint8_t s, int32_t imm) -> std::string {
+        const runtime::HelperProto* h = s != 0 ? nullptr : runtime::find_helper(imm);
+        if (!h && s == 0)
+            h = helper_proto(env, imm);
         return h ? h->name : "";
     };
     return isa::disasm_insn(env.insns, size_t(pc), names);

@@ -114,6 +114,33 @@ TEST(ApiExt, ProgramTypeCtxFieldsAndReturnRangeAreEnforced) {
     EXPECT_EQ(load_error(ext, "ext_kernel_helper"), "loaded");
 }
 
+// The level-2 log of PROG loaded alone (whether the verifier accepts it or not).
+std::string log_of(const Extensions& ext, const std::string& prog) {
+    OpenOptions oo;
+    oo.extensions = ext;
+    auto obj = Object::open(path("api_ext.bpf.o"), oo);
+    EXPECT_TRUE(obj);
+    for (const auto& n : obj->program_names())
+        EXPECT_TRUE(obj->program(n)->set_autoload(n == prog));
+    LoadOptions lo;
+    lo.log_level = 2;
+    auto st = obj->load(lo);
+    return obj->program(prog)->log() + (st ? "" : "\nload: " + st.error().message);
+}
+
+TEST(ApiExt, TheLogNamesTheEmbeddersHelpers) {
+    Seen seen;
+    const Extensions ext = make_ext(&seen);
+    const std::string log = log_of(ext, "ext_sum");
+    EXPECT_NE(log.find("(85) call host_sum#65536\n"), std::string::npos) << log;
+    EXPECT_NE(log.find("(85) call host_clamp#65537\n"), std::string::npos) << log;
+    EXPECT_EQ(log.find("unknown#"), std::string::npos) << log;
+    const std::string refused = log_of(ext, "syscall_clamp");
+    EXPECT_NE(refused.find("(85) call host_clamp#65537\nprogram of this type cannot use helper host_clamp#65537"),
+              std::string::npos)
+        << refused;
+}
+
 TEST(ApiExt, HelpersAreAllowedWhereDeclared) {
     Seen seen;
     const Extensions ext = make_ext(&seen);

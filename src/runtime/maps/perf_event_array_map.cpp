@@ -2,6 +2,8 @@
 // BPF_MAP_TYPE_PERF_EVENT_ARRAY (runtime stage), see perf_event_array_map.hpp.
 #include "runtime/maps/perf_event_array_map.hpp"
 
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstring>
 
@@ -18,6 +20,7 @@ struct PerfEventArrayMap::Slot {
     SpinLock lock;
     bool open = false;
     uint32_t cpu = 0;
+    int wake_fd = -1;
     std::unique_ptr<uint8_t[]> ring;
     uint64_t size = 0, head = 0, tail = 0, lost = 0;
 
@@ -63,11 +66,12 @@ int PerfEventArrayMap::remove(const void* key) {
     s.open = false;
     std::unique_ptr<uint8_t[]> ring = std::move(s.ring);
     s.size = s.head = s.tail = s.lost = 0;
+    s.wake_fd = -1;
     s.lock.unlock();
     return was ? 0 : -ENOENT;
 }
 
-int PerfEventArrayMap::open_slot(uint32_t index, uint32_t cpu, uint64_t bytes) {
+int PerfEventArrayMap::open_slot(uint32_t index, uint32_t cpu, uint64_t bytes, int wake_fd) {
     if (index >= spec_.max_entries)
         return -E2BIG;
     if (bytes > (1ull << 30))
@@ -84,6 +88,7 @@ int PerfEventArrayMap::open_slot(uint32_t index, uint32_t cpu, uint64_t bytes) {
     }
     s.open = true;
     s.cpu = cpu;
+    s.wake_fd = wake_fd;
     s.ring = std::move(ring);
     s.size = bytes;
     s.head = s.tail = s.lost = 0;
@@ -123,6 +128,11 @@ int PerfEventArrayMap::output(uint32_t index, uint32_t cpu, const void* a, uint6
         s.put(s.head + 4 + a_size, b, b_size);
         s.put(s.head + 4 + data, nullptr, padded - data);
         s.head += total;
+    }
+    // Under the lock: remove() clears the fd before its owner closes it. A non-blocking eventfd never waits.
+    if (s.open && s.cpu == cpu && s.wake_fd >= 0) {
+        const uint64_t one = 1;
+        [[maybe_unused]] const ssize_t n = write(s.wake_fd, &one, sizeof one);
     }
     s.lock.unlock();
     return err;

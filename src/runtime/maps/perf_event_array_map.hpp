@@ -35,7 +35,9 @@ class PerfEventArrayMap final : public Map {
     // Opens slot `index` for records written on `cpu` with a buffer of `bytes` (rounded up to 8; at least one
     // page). Returns: 0; -E2BIG (index past max_entries); -EEXIST (already open); -EINVAL (bytes above 1 GiB);
     // -ENOMEM.
-    int open_slot(uint32_t index, uint32_t cpu, uint64_t bytes);
+    // wake_fd: an eventfd the slot writes 1 to after each record it stores or loses (the reader's wake-up, as a
+    // perf event with wakeup_events 1 wakes its poller); -1: none. The opener keeps it open until remove().
+    int open_slot(uint32_t index, uint32_t cpu, uint64_t bytes, int wake_fd = -1);
     bool slot_open(uint32_t index) const;
 
     // bpf_perf_event_output's part after its flag checks: the record is a (may be empty) followed by b (the
