@@ -31,6 +31,7 @@ const char* reg_type_name(RegType t, bool maybe_null) {
     case RegType::sock_common: return maybe_null ? "sock_common_or_null" : "sock_common";
     case RegType::tcp_sock: return maybe_null ? "tcp_sock_or_null" : "tcp_sock";
     case RegType::xdp_sock: return maybe_null ? "xdp_sock_or_null" : "xdp_sock";
+    case RegType::dynptr: return "dynptr_ptr";
     }
     return "?";
 }
@@ -40,7 +41,7 @@ std::string reg_type_str(const Reg& r) {
     if (r.type == RegType::btf_id) // reg_type_str's flag prefixes, in its order
         return std::string((r.btf_flags & kBtfRcu) ? "rcu_" : "") + ((r.btf_flags & kBtfUntrusted) ? "untrusted_" : "") +
                ((r.btf_flags & kBtfTrusted) ? "trusted_" : "") + name;
-    return r.ringbuf ? "ringbuf_" + name : name;
+    return std::string(r.rdonly ? "rdonly_" : "") + (r.ringbuf ? "ringbuf_" : "") + name;
 }
 
 Env::Env(const runtime::ObjectInstance& inst_, const loader::ProgramSpec& prog_, const Options& opts_)
