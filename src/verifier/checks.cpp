@@ -242,9 +242,9 @@ bool helper_stack_objects(Env& env, const Frame& f, int regno, int64_t lo, int64
             return env.fail(fmt::format("potential write to dynptr at off={} disallowed", a));
         if (raw || (k != Slot::dynptr && k != Slot::iter))
             continue;
-        if (r.var.is_const())
-            return env.fail(fmt::format("invalid indirect read from stack R{} off {}+{} size {}", regno, lo, a - lo, size));
-        return env.fail(fmt::format("invalid indirect read from stack R{} var_off {}+{} size {}", regno, tnum_str(r.var),
+        if (r.var.is_const()) // Linux 6.18 no longer says "indirect" for helpers
+            return env.fail(fmt::format("invalid read from stack R{} off {}+{} size {}", regno, lo, a - lo, size));
+        return env.fail(fmt::format("invalid read from stack R{} var_off {}+{} size {}", regno, tnum_str(r.var),
                                     a - lo, size));
     }
     return true;

@@ -10,6 +10,7 @@
 #include <bpf/btf.h>
 #include <fmt/format.h>
 
+#include "verifier/btf_target.hpp"
 #include "verifier/domain/scalar.hpp"
 
 namespace strbpf::verifier {
@@ -140,6 +141,8 @@ bool process_dynptr(Env& env, int regno, const DynptrArg& a, uint32_t clone_ref,
         r.type == RegType::dynptr ? r.dynptr : env.cur.frames[r.frameno].stack[size_t(spi)].spilled.dynptr;
     if (a.type != DynptrType::invalid && have != a.type)
         return env.fail(fmt::format("Expected a dynptr of type {} as arg #{}", dynptr_type_str(a.type), regno - 1));
+    if (r.type == RegType::stack && r.frameno + 1u == env.cur.frames.size())
+        env.scratched_slots |= 3ull << (spi - 1); // the log shows the dynptr after the call
     return true;
 }
 
@@ -227,7 +230,8 @@ bool constructor_allowed(DK k, loader::ProgType t) {
     case ProgType::lwt_in:
     case ProgType::lwt_xmit:
     case ProgType::lwt_seg6local:
-    case ProgType::netfilter: return true;
+    case ProgType::netfilter:
+    case ProgType::tracing: return true;
     default: return false;
     }
 }
@@ -238,12 +242,25 @@ struct KfuncMeta {
     uint64_t const_size = 0;
 };
 
+// A tracing program's bpf_dynptr_from_skb takes the kernel's struct sk_buff (its __sk_buff argument is that type's
+// ctx conversion), trusted and unmodified.
+bool trusted_skb_arg(Env& env, int i, const Reg& r) {
+    const btf_type* t = r.type == RegType::btf_id && r.btf ? btf__type_by_id(r.btf, r.aux) : nullptr;
+    const char* name = t ? btf__name_by_offset(r.btf, t->name_off) : nullptr;
+    if (!name || std::string_view(name) != "sk_buff" || !(r.btf_flags & kBtfTrusted) || r.off || !r.var.is_const() ||
+        r.var.value)
+        return env.fail(fmt::format("arg#{} expected pointer to ctx, but got {}", i, reg_type_str(r)));
+    return true;
+}
+
 bool kfunc_ptr_arg(Env& env, const DynptrKfunc& k, int i, KfuncMeta* m) {
     const int regno = i + 1;
     const Reg& r = env.cur.cur().regs[regno];
     if (k.kind == DK::from_skb && (r.maybe_null || (r.is_const() && r.var.value == 0))) // KF_TRUSTED_ARGS
         return env.fail(fmt::format("Possibly NULL pointer passed to trusted arg{}", i));
     const PR p = k.params[size_t(i)];
+    if (p == PR::ctx && env.prog.type == loader::ProgType::tracing) // a trusted struct sk_buff, not the ctx
+        return trusted_skb_arg(env, i, r);
     if (p == PR::ctx) {
         if (r.type == RegType::ctx && !check_ctx_reg_off(env, regno))
             return false;
@@ -321,6 +338,10 @@ std::string dynptr_slot_str(const StackSlot& first) {
         inner += fmt::format("id={}", r.id);
     if (r.ref_obj_id)
         inner += fmt::format("{}ref_id={}", inner.empty() ? "" : ",", r.ref_obj_id);
+    // The kernel's slot register keeps a slice's dynptr_id in the same union word as first_slot, so the first slot
+    // prints "dynptr_id=1".
+    if (r.dynptr_first)
+        inner += fmt::format("{}dynptr_id=1", inner.empty() ? "" : ",");
     return fmt::format("dynptr_{}({})", dynptr_type_str(r.dynptr), inner);
 }
 
@@ -373,6 +394,17 @@ bool dynptr_call_changes_pkt(const Env& env, const runtime::HelperProto& h) {
 }
 
 bool is_dynptr_kfunc(std::string_view name) { return dynptr_kfunc_of(name) != nullptr; }
+
+std::string dynptr_kfunc_call_text(const Env& env, const isa::Insn& insn) {
+    const auto& names = env.inst.spec().kfuncs;
+    if (insn.imm < 0 || size_t(insn.imm) >= names.size() || !is_dynptr_kfunc(names[size_t(insn.imm)]))
+        return {};
+    std::string error;
+    bool running = false;
+    const struct btf* b = target_btf(&error, &running);
+    const int id = b ? btf__find_by_name_kind(b, names[size_t(insn.imm)].c_str(), BTF_KIND_FUNC) : -1;
+    return id > 0 ? fmt::format("call {}#{}", names[size_t(insn.imm)], id) : std::string();
+}
 
 bool do_dynptr_kfunc(Env& env, const runtime::KfuncProto& proto) {
     const DynptrKfunc& k = *dynptr_kfunc_of(proto.name);
@@ -446,7 +478,7 @@ bool check_global_dynptr_arg(Env& env, int regno) {
 
 Reg global_dynptr_reg(Env& env) {
     Reg r = reg_ptr(RegType::dynptr);
-    r.dynptr = DynptrType::local;
+    r.dynptr = DynptrType::skb; // what Linux 6.18 gives it: its slices are packet slices (and print type=skb)
     r.dynptr_first = true;
     r.id = env.new_id();
     return r;

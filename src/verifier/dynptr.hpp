@@ -43,6 +43,8 @@ DynptrRef dynptr_of_reg(const Env& env, int regno);
 
 // ---- kfuncs ---------------------------------------------------------------------------------------------------
 bool is_dynptr_kfunc(std::string_view name);
+// print_bpf_insn's "call bpf_dynptr_slice#ID" (the kfunc's id in the target BTF), or "" for other insns.
+std::string dynptr_kfunc_call_text(const Env& env, const isa::Insn& insn);
 // check_kfunc_call for a dynptr kfunc (PROTO is one): program type, arguments in order, the dynptr created, R0.
 bool do_dynptr_kfunc(Env& env, const runtime::KfuncProto& proto);
 
@@ -58,7 +60,8 @@ bool dynptr_slots_equal(const StackSlot& o, const StackSlot& c);
 bool is_dynptr_param(const btf* b, const btf_type* t);
 // btf_check_func_arg_match for such a parameter in REGNO: an initialized dynptr ("" when it is one).
 bool check_global_dynptr_arg(Env& env, int regno);
-// The global function's own view of it: CONST_PTR_TO_DYNPTR of a local dynptr with a new id.
+// The global function's own view of it: CONST_PTR_TO_DYNPTR with a new id, typed as Linux 6.18 types it (skb:
+// packet-changing calls invalidate its slices).
 Reg global_dynptr_reg(Env& env);
 
 } // namespace strbpf::verifier

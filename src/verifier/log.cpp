@@ -7,6 +7,7 @@
 
 #include "isa/disasm.hpp"
 #include "runtime/helpers/helper_table.hpp"
+#include "verifier/dynptr.hpp"
 #include "verifier/env.hpp"
 #include "verifier/kfunc_btf.hpp"
 
@@ -91,6 +92,8 @@ std::string insn_text(const Env& env, int32_t pc) {
     if (in.opcode == (isa::BPF_JMP | isa::BPF_CALL) && in.src == isa::BPF_PSEUDO_KFUNC_CALL) {
         std::string text = kfunc_btf_call_text(env, in); // "call bpf_task_acquire#<BTF id>" (kfunc_btf.cpp)
         if (!text.empty())
+            return text;
+        if (text = dynptr_kfunc_call_text(env, in); !text.empty()) // dynptr.cpp
             return text;
     }
     auto names = [](uint8_t s, int32_t imm) -> std::string {

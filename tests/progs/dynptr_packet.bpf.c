@@ -157,3 +157,27 @@ int xdp_slice_unchecked(struct xdp_md *ctx)
 	p = bpf_dynptr_slice(&d, 0, NULL, 4);
 	return *(volatile __u8 *)p;
 }
+
+/* A global function's const struct bpf_dynptr * is typed as an skb dynptr by Linux 6.18, whatever the caller passed:
+ * a packet-changing helper invalidates its slices. */
+char gbuf[16];
+
+__noinline int slice_then_pull(const struct bpf_dynptr *p, struct __sk_buff *skb)
+{
+	char *s = bpf_dynptr_slice(p, 0, NULL, 1);
+
+	if (!s)
+		return 0;
+	bpf_skb_pull_data(skb, 0);
+	return *s;
+}
+
+SEC("tc")
+__failure __msg("invalid mem access 'scalar'")
+int global_dynptr_is_skb(struct __sk_buff *skb)
+{
+	struct bpf_dynptr d;
+
+	bpf_dynptr_from_mem(gbuf, sizeof(gbuf), 0, &d);
+	return slice_then_pull(&d, skb);
+}
