@@ -520,6 +520,9 @@ bool push_callback(Env& env, int32_t helper) {
     if (helper == 181) { // callback(u64 index, void *ctx)
         callee.regs[1] = reg_unknown();
         callee.regs[2] = c.regs[3];
+    } else if (helper == 209) { // bpf_user_ringbuf_drain: callback(const struct bpf_dynptr *dynptr, void *ctx)
+        callee.regs[1] = callback_dynptr_reg(env);
+        callee.regs[2] = c.regs[3];
     } else { // callback(struct bpf_map *map, void *key, void *value, void *ctx)
         callee.regs[1] = c.regs[1];
         callee.regs[2] = reg_ptr(RegType::map_key, c.regs[1].aux);
@@ -846,11 +849,7 @@ bool do_helper_call(Env& env, const isa::Insn& insn) {
     const bool dynptr_changes_pkt = dynptr_call_changes_pkt(env, *proto);
     if (insn.imm == 165 && !check_snprintf_call(env))
         return false;
-    // bpf_user_ringbuf_drain's callback (a repeating one whose R1 is a dynptr) is not verified by strbpf: refuse
-    // rather than accept a program whose callback nothing checked.
-    if (insn.imm == 209)
-        return not_modelled(env, *proto, "the callback (argument 2, ARG_PTR_TO_FUNC)");
-    if ((insn.imm == 181 || insn.imm == 164) && !push_callback(env, insn.imm))
+    if ((insn.imm == 181 || insn.imm == 164 || insn.imm == 209) && !push_callback(env, insn.imm))
         return false;
     set_call_result(env, *proto, meta);
     refine_ext_retval(env, insn.imm);

@@ -54,6 +54,18 @@ int quiet_spi(const Env& env, const Reg& r) {
 
 bool is_dynptr_slot(const StackSlot& s) { return s.bytes[0] == Slot::dynptr; }
 
+// __check_ptr_off_reg for a const dynptr pointer (no fixed offset allowed), in its order.
+bool check_const_dynptr_off(Env& env, int regno) {
+    const Reg& r = env.cur.cur().regs[regno];
+    if (r.off < 0)
+        return env.fail(fmt::format("negative offset dynptr_ptr ptr R{} off={} disallowed", regno, r.off));
+    if (r.off)
+        return env.fail(fmt::format("dereference of modified dynptr_ptr ptr R{} off={} disallowed", regno, r.off));
+    if (!r.var.is_const() || r.var.value)
+        return env.fail(fmt::format("variable dynptr_ptr access var_off={} disallowed", tnum_str(r.var)));
+    return true;
+}
+
 // mark_reg_invalid for a root loader: the register becomes an unknown scalar.
 template <class Pred> void invalidate_regs(State& st, Pred pred) {
     for (Frame& f : st.frames) {
@@ -282,8 +294,8 @@ bool kfunc_ptr_arg(Env& env, const DynptrKfunc& k, int i, KfuncMeta* m) {
         return true;
     }
     // KF_ARG_PTR_TO_DYNPTR: check_func_arg_reg_off, the register type, then process_dynptr_func.
-    if (r.type == RegType::dynptr && (r.off || !r.var.is_const() || r.var.value))
-        return env.fail(fmt::format("dereference of modified dynptr_ptr ptr R{} off={} disallowed", regno, r.off));
+    if (r.type == RegType::dynptr && !check_const_dynptr_off(env, regno))
+        return false;
     if (r.type != RegType::stack && r.type != RegType::dynptr)
         return env.fail(fmt::format("arg#{} expected pointer to stack or dynptr_ptr", i));
     DynptrArg a;
@@ -367,8 +379,8 @@ bool check_dynptr_helper_arg(Env& env, const runtime::HelperProto& h, int regno,
     // check_reg_type's dynptr_types, then check_func_arg_reg_off (a const dynptr pointer as it was passed).
     if (r.type != RegType::stack && r.type != RegType::dynptr)
         return env.fail(fmt::format("R{} type={} expected=fp, dynptr_ptr", regno, reg_type_str(r)));
-    if (r.type == RegType::dynptr && (r.off || !r.var.is_const() || r.var.value))
-        return env.fail(fmt::format("dereference of modified dynptr_ptr ptr R{} off={} disallowed", regno, r.off));
+    if (r.type == RegType::dynptr && !check_const_dynptr_off(env, regno))
+        return false;
     if (kind == ArgKind::ptr_to_dynptr_ringbuf_release) { // OBJ_RELEASE: only a dynptr the stack owns
         if (r.type != RegType::stack)
             return env.fail("cannot release unowned const bpf_dynptr");
@@ -471,9 +483,17 @@ bool is_dynptr_param(const btf* b, const btf_type* t) {
 
 bool check_global_dynptr_arg(Env& env, int regno) {
     const Reg& r = env.cur.cur().regs[regno];
-    if (r.type == RegType::dynptr && (r.off || !r.var.is_const() || r.var.value))
-        return env.fail(fmt::format("dereference of modified dynptr_ptr ptr R{} off={} disallowed", regno, r.off));
+    if (r.type == RegType::dynptr && !check_const_dynptr_off(env, regno))
+        return false;
     return process_dynptr(env, regno, {false, true, DynptrType::invalid}, 0, "const struct bpf_dynptr");
+}
+
+Reg callback_dynptr_reg(Env& env) {
+    Reg r = reg_ptr(RegType::dynptr);
+    r.dynptr = DynptrType::local;
+    r.dynptr_first = true;
+    r.id = env.new_id();
+    return r;
 }
 
 Reg global_dynptr_reg(Env& env) {

@@ -60,6 +60,8 @@ bool dynptr_slots_equal(const StackSlot& o, const StackSlot& c);
 bool is_dynptr_param(const btf* b, const btf_type* t);
 // btf_check_func_arg_match for such a parameter in REGNO: an initialized dynptr ("" when it is one).
 bool check_global_dynptr_arg(Env& env, int regno);
+// A bpf_user_ringbuf_drain callback's R1: CONST_PTR_TO_DYNPTR of a local dynptr with a new id (mark_dynptr_cb_reg).
+Reg callback_dynptr_reg(Env& env);
 // The global function's own view of it: CONST_PTR_TO_DYNPTR with a new id, typed as Linux 6.18 types it (skb:
 // packet-changing calls invalidate its slices).
 Reg global_dynptr_reg(Env& env);

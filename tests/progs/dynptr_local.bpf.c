@@ -333,3 +333,68 @@ int global_dynptr_uninit(void *ctx)
 
 	return read_first(&d);
 }
+
+/* bpf_user_ringbuf_drain's callback gets a const struct bpf_dynptr * (dynptr_ptr) to each sample. */
+struct {
+	__uint(type, BPF_MAP_TYPE_USER_RINGBUF);
+	__uint(max_entries, 4096);
+} urb SEC(".maps");
+
+static long drain_read(struct bpf_dynptr *p, void *ctx)
+{
+	__u64 v = 0;
+
+	bpf_dynptr_read(&v, sizeof(v), p, 0, 0);
+	*(__u64 *)ctx += v;
+	return 0;
+}
+
+/* Verified only (no __retval): strbpf verifies user ring buffers but does not run them. */
+SEC("syscall")
+__success
+int user_ringbuf_drain_verified(void *ctx)
+{
+	__u64 sum = 0;
+
+	return bpf_user_ringbuf_drain(&urb, drain_read, &sum, 0);
+}
+
+static long drain_submit(struct bpf_dynptr *p, void *ctx)
+{
+	bpf_ringbuf_submit_dynptr(p, 0);
+	return 0;
+}
+
+SEC("syscall")
+__failure __msg("cannot release unowned const bpf_dynptr")
+int user_ringbuf_release_const(void *ctx)
+{
+	return bpf_user_ringbuf_drain(&urb, drain_submit, NULL, 0);
+}
+
+static long drain_load(struct bpf_dynptr *p, void *ctx)
+{
+	return *(volatile __u8 *)p;
+}
+
+SEC("syscall")
+__failure __msg("invalid mem access 'dynptr_ptr'")
+int user_ringbuf_load_dynptr(void *ctx)
+{
+	return bpf_user_ringbuf_drain(&urb, drain_load, NULL, 0);
+}
+
+static long drain_offset(struct bpf_dynptr *p, void *ctx)
+{
+	__u64 v;
+
+	bpf_dynptr_read(&v, sizeof(v), (void *)p + 8, 0, 0);
+	return 0;
+}
+
+SEC("syscall")
+__failure __msg("dereference of modified dynptr_ptr ptr R3 off=8 disallowed")
+int user_ringbuf_modified_dynptr(void *ctx)
+{
+	return bpf_user_ringbuf_drain(&urb, drain_offset, NULL, 0);
+}
