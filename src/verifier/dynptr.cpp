@@ -437,6 +437,7 @@ bool do_dynptr_kfunc(Env& env, const runtime::KfuncProto& proto) {
     r0.rdonly = k.kind == DK::slice;
     r0.dynptr = m.dynptr.type; // the kernel's DYNPTR_TYPE_* flag on the slice
     r0.dynptr_id = m.dynptr.id;
+    r0.ref_obj_id = m.dynptr.ref_obj_id; // Linux 6.18: a ring buffer dynptr's release invalidates its slices
     r0.maybe_null = true; // KF_RET_NULL
     r0.id = env.new_id();
     f.regs[0] = r0;

@@ -298,6 +298,25 @@ int slice_after_overwrite(void *ctx)
 	return *p;
 }
 
+/* Submitting a ring buffer dynptr invalidates its slices, the kfuncs' too, and those of its clones. */
+SEC("syscall")
+__failure __msg("invalid mem access 'scalar'")
+int slice_after_submit(void *ctx)
+{
+	struct bpf_dynptr d, c;
+	char *p;
+
+	bpf_ringbuf_reserve_dynptr(&rb, 8, 0, &d);
+	bpf_dynptr_clone(&d, &c);
+	p = bpf_dynptr_slice(&c, 0, NULL, 1);
+	if (!p) {
+		bpf_ringbuf_discard_dynptr(&d, 0);
+		return 0;
+	}
+	bpf_ringbuf_submit_dynptr(&d, 0);
+	return *p;
+}
+
 SEC("syscall")
 __failure __msg("cannot write into rdonly_mem")
 int slice_rdonly_write(void *ctx)

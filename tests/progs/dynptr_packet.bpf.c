@@ -181,3 +181,41 @@ int global_dynptr_is_skb(struct __sk_buff *skb)
 	bpf_dynptr_from_mem(gbuf, sizeof(gbuf), 0, &d);
 	return slice_then_pull(&d, skb);
 }
+
+/* A multi-buffer packet: 4000 bytes, byte i = i % 16; the linear part holds 3520 of them, a frag the rest. A slice
+ * within one part points into it; one across the boundary is copied into the buffer (NULL without one). */
+#define B16 "000102030405060708090a0b0c0d0e0f"
+#define B160 B16 B16 B16 B16 B16 B16 B16 B16 B16 B16
+#define B800 B160 B160 B160 B160 B160
+#define PKT4000 B800 B800 B800 B800 B800
+
+SEC("xdp.frags")
+__success __retval(0) __data_hex(PKT4000)
+int xdp_frags_slices(struct xdp_md *ctx)
+{
+	struct bpf_dynptr d;
+	__u8 buf[4] = {}, out[4] = {};
+	__u8 *p;
+
+	if (bpf_dynptr_from_xdp(ctx, 0, &d))
+		return 1;
+	if (bpf_dynptr_size(&d) != 4000)
+		return 2;
+	p = bpf_dynptr_slice(&d, 3518, buf, 4);
+	if (p != buf || buf[0] != 14 || buf[1] != 15 || buf[2] != 0 || buf[3] != 1)
+		return 3;
+	if (bpf_dynptr_slice(&d, 3518, NULL, 4))
+		return 4;
+	p = bpf_dynptr_slice(&d, 3601, NULL, 4);
+	if (!p || p[0] != 1 || p[3] != 4)
+		return 5;
+	if (bpf_dynptr_read(out, 4, &d, 3519, 0) || out[0] != 15 || out[1] != 0)
+		return 6;
+	out[0] = 0xee;
+	if (bpf_dynptr_write(&d, 3519, out, 2, 0))
+		return 7;
+	p = bpf_dynptr_slice(&d, 3519, buf, 2);
+	if (!p || p[0] != 0xee || p[1] != 0)
+		return 8;
+	return 0;
+}
