@@ -14,5 +14,6 @@ extern int bpf_dynptr_clone(const struct bpf_dynptr *p, struct bpf_dynptr *clone
 extern __u32 bpf_dynptr_size(const struct bpf_dynptr *p) __ksym __weak;
 extern _Bool bpf_dynptr_is_null(const struct bpf_dynptr *p) __ksym __weak;
 extern _Bool bpf_dynptr_is_rdonly(const struct bpf_dynptr *p) __ksym __weak;
+extern int bpf_dynptr_memset(struct bpf_dynptr *p, __u32 offset, __u32 size, __u8 val) __ksym __weak;
 extern int bpf_dynptr_copy(struct bpf_dynptr *dst_ptr, __u32 dst_off, struct bpf_dynptr *src_ptr, __u32 src_off,
 			   __u32 size) __ksym __weak;

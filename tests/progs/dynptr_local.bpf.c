@@ -150,6 +150,30 @@ int local_copy(void *ctx)
 	return 0;
 }
 
+/* bpf_dynptr_memset: -E2BIG past the end; a NULL dynptr takes only an empty fill. */
+char mbuf[32];
+
+SEC("syscall")
+__success __retval(0)
+int local_memset(void *ctx)
+{
+	struct bpf_dynptr d;
+
+	bpf_dynptr_from_mem(mbuf, sizeof(mbuf), 0, &d);
+	if (bpf_dynptr_memset(&d, 4, 8, 0x5a))
+		return 1;
+	if (mbuf[3] || mbuf[4] != 0x5a || mbuf[11] != 0x5a || mbuf[12])
+		return 2;
+	if (bpf_dynptr_memset(&d, 30, 4, 1) != -7)
+		return 3;
+	bpf_dynptr_from_mem(mbuf, sizeof(mbuf), 1, &d);
+	if (bpf_dynptr_memset(&d, 0, 0, 1))
+		return 4;
+	if (bpf_dynptr_memset(&d, 0, 1, 1) != -7)
+		return 5;
+	return 0;
+}
+
 /* A map value of a lookup is local memory too. */
 SEC("syscall")
 __success __retval(64)

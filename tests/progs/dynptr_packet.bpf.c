@@ -217,5 +217,11 @@ int xdp_frags_slices(struct xdp_md *ctx)
 	p = bpf_dynptr_slice(&d, 3519, buf, 2);
 	if (!p || p[0] != 0xee || p[1] != 0)
 		return 8;
+	if (bpf_dynptr_memset(&d, 3517, 6, 0x77)) /* across the boundary: written in pieces */
+		return 9;
+	if (bpf_dynptr_read(out, 4, &d, 3516, 0) || out[0] != 12 || out[1] != 0x77 || out[3] != 0x77)
+		return 10;
+	if (bpf_dynptr_read(out, 4, &d, 3521, 0) || out[1] != 0x77 || out[2] != 3)
+		return 11;
 	return 0;
 }

@@ -10,6 +10,7 @@
 #include "runtime/helpers/helper_checks.hpp"
 #include "runtime/helpers/skb_helpers.hpp"
 #include "runtime/helpers/xdp_helpers.hpp"
+#include "runtime/ctx_model.hpp"
 #include "runtime/instance.hpp"
 #include "runtime/maps/ringbuf_map.hpp"
 
@@ -19,6 +20,41 @@ namespace {
 constexpr int64_t kE2big = -E2BIG, kEinval = -EINVAL;
 
 uint64_t ret(int64_t v) { return uint64_t(v); }
+
+// [at, at + len) of an skb or xdp dynptr's packet copied to or from BUF, which is the caller's to trust (checked
+// program memory, or strbpf's own buffer in bpf_dynptr_copy and bpf_dynptr_memset), with the answers of the kernel's
+// __bpf_skb_load_bytes / __bpf_skb_store_bytes (flags 0) and __bpf_xdp_load_bytes / __bpf_xdp_store_bytes.
+int64_t packet_copy(const DynptrKern& d, uint64_t at, uint8_t* buf, uint32_t len, bool to_packet, RunContext* ctx,
+                    const char* helper) {
+    if (dynptr_kind(d) == DynptrKind::xdp) {
+        XdpBuff* x = xdp_buff_of(d.data, ctx, helper);
+        if (!x)
+            return 0;
+        if (at > 0xffff || len > 0xffff)
+            return -EFAULT;
+        if (at + len > x->buff_len())
+            return kEinval;
+        x->copy(uint32_t(at), buf, len, to_packet);
+        return 0;
+    }
+    const Region* r = ctx->mem.find(d.data);
+    if (!r || r->kind != RegionKind::ctx || r->base != d.data || CtxModel(ctx->ctx_model) != CtxModel::skb) {
+        ctx->abort(std::string(helper) + ": the skb dynptr's ctx is not this run's skb");
+        return 0;
+    }
+    const SkbModel& skb = *reinterpret_cast<const SkbModel*>(d.data);
+    const uint64_t end = at + len;
+    const bool fits = at <= 0x7fffffff && end <= skb.len && end <= skb.data_end - skb.data;
+    if (!fits || (to_packet && !ctx->mem.check(skb.data, skb.len, kPermWrite))) {
+        if (!to_packet)
+            std::memset(buf, 0, len);
+        return -EFAULT;
+    }
+    uint8_t* pkt = reinterpret_cast<uint8_t*>(skb.data) + at;
+    if (len)
+        std::memcpy(to_packet ? pkt : buf, to_packet ? buf : pkt, len);
+    return 0;
+}
 
 } // namespace
 
@@ -63,9 +99,7 @@ int64_t dynptr_read(uint8_t* dst, uint32_t len, const DynptrKern& src, uint32_t 
         return 0;
     }
     case DynptrKind::skb:
-        return int64_t(bpf_skb_load_bytes_helper(src.data, at, reinterpret_cast<uint64_t>(dst), len, 0, ctx));
-    case DynptrKind::xdp:
-        return int64_t(bpf_xdp_load_bytes_helper(src.data, at, reinterpret_cast<uint64_t>(dst), len, 0, ctx));
+    case DynptrKind::xdp: return packet_copy(src, at, dst, len, false, ctx, helper);
     default: ctx->abort(fmt::format("{}: the dynptr has no type (not made by a dynptr constructor)", helper)); return 0;
     }
 }
@@ -88,11 +122,13 @@ int64_t dynptr_write(const DynptrKern& dst, uint32_t offset, const uint8_t* src,
         return 0;
     }
     case DynptrKind::skb:
-        return int64_t(bpf_skb_store_bytes_helper(dst.data, at, reinterpret_cast<uint64_t>(src), len, flags, ctx));
+        if (flags) // bpf_skb_store_bytes' flags (only bpf_dynptr_write passes any: SRC is program memory then)
+            return int64_t(bpf_skb_store_bytes_helper(dst.data, at, reinterpret_cast<uint64_t>(src), len, flags, ctx));
+        return packet_copy(dst, at, const_cast<uint8_t*>(src), len, true, ctx, helper);
     case DynptrKind::xdp:
         if (flags)
             return kEinval;
-        return int64_t(bpf_xdp_store_bytes_helper(dst.data, at, reinterpret_cast<uint64_t>(src), len, 0, ctx));
+        return packet_copy(dst, at, const_cast<uint8_t*>(src), len, true, ctx, helper);
     default: ctx->abort(fmt::format("{}: the dynptr has no type (not made by a dynptr constructor)", helper)); return 0;
     }
 }

@@ -203,4 +203,31 @@ uint64_t bpf_dynptr_copy(uint64_t dst, uint64_t dst_off, uint64_t src, uint64_t 
     return 0;
 }
 
+// Through a writable slice where there is one, else in 256-byte writes (xdp frags), after the checks.
+uint64_t bpf_dynptr_memset(uint64_t p, uint64_t offset, uint64_t size, uint64_t val, uint64_t, RunContext* ctx) {
+    const char* k = "bpf_dynptr_memset";
+    const uint32_t off = uint32_t(offset), len = uint32_t(size);
+    const uint64_t s = slice(p, off, 0, len, true, ctx, k);
+    if (ctx->aborted)
+        return 0;
+    if (s) {
+        std::memset(reinterpret_cast<void*>(s), int(uint8_t(val)), len);
+        return 0;
+    }
+    const DynptrKern& d = *reinterpret_cast<const DynptrKern*>(p); // checked by slice()
+    if (dynptr_rdonly(d))
+        return ret(-EINVAL);
+    if (int err = dynptr_check_off_len(d, off, len))
+        return ret(err);
+    uint8_t buf[256];
+    std::memset(buf, int(uint8_t(val)), sizeof buf);
+    for (uint32_t at = 0; at < len;) {
+        const uint32_t chunk = std::min<uint32_t>(sizeof buf, len - at);
+        if (int64_t err = dynptr_write(d, off + at, buf, chunk, 0, ctx, k))
+            return ret(err);
+        at += chunk;
+    }
+    return 0;
+}
+
 } // namespace strbpf::runtime::kfuncs

@@ -32,6 +32,8 @@ STRBPF_DYNPTR_KFUNC(bpf_dynptr_is_rdonly); // (p): 1 for a read-only one (a NULL
 // (dst, dst_off, src, src_off, size): 0; the read's or the write's error (-EINVAL, -E2BIG), -E2BIG when neither side
 // has the bytes.
 STRBPF_DYNPTR_KFUNC(bpf_dynptr_copy);
+// (p, offset, size, u8 val): 0; -EINVAL (read-only), -E2BIG (past the end; also a NULL dynptr with size > 0).
+STRBPF_DYNPTR_KFUNC(bpf_dynptr_memset);
 #undef STRBPF_DYNPTR_KFUNC
 
 } // namespace strbpf::runtime::kfuncs

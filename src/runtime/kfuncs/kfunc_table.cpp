@@ -53,6 +53,7 @@ const KfuncProto kKfuncs[] = {
     {"bpf_dynptr_size",       kfuncs::bpf_dynptr_size,       1, {ptr("p"), kNone, kNone, kNone, kNone}, 4, "6.5", nullptr},
     {"bpf_dynptr_is_null",    kfuncs::bpf_dynptr_is_null,    1, {ptr("p"), kNone, kNone, kNone, kNone}, 1, "6.5", nullptr},
     {"bpf_dynptr_is_rdonly",  kfuncs::bpf_dynptr_is_rdonly,  1, {ptr("p"), kNone, kNone, kNone, kNone}, 1, "6.5", nullptr},
+    {"bpf_dynptr_memset",     kfuncs::bpf_dynptr_memset,     4, {ptr("p"), u32arg("offset"), u32arg("size"), {"val", K::scalar, 1, false}, kNone}, 4, "6.17", nullptr},
     {"bpf_dynptr_copy",       kfuncs::bpf_dynptr_copy,       5, {ptr("dst_ptr"), u32arg("dst_off"), ptr("src_ptr"), u32arg("src_off"), u32arg("size")}, 4, "6.15", nullptr},
 };
 // clang-format on
