@@ -986,9 +986,11 @@ bool do_exit(Env& env, bool* path_done) {
         *path_done = true;
         return true;
     }
-    Reg r0 = env.cur.cur().regs[0];
-    if (r0.type == RegType::stack) // any frame's stack: the kernel is conservative
+    if (env.cur.cur().regs[0].type == RegType::stack) // any frame's stack: the kernel is conservative
         return env.fail("cannot return stack pointer to the caller");
+    // Dynptr slices that may be a stack buffer of the returning frame are gone (dynptr.cpp).
+    invalidate_buffer_slices(env.cur, int(env.cur.frames.size()) - 1, 0, 0);
+    const Reg r0 = env.cur.cur().regs[0];
     if (env.cur.cur().in_callback)
         return callback_exit(env);
     const int32_t callsite = env.cur.cur().callsite;

@@ -261,6 +261,8 @@ bool stack_access(Env& env, int regno, int64_t off, int size, Access access, int
         update_stack_depth(env, r.frameno, at);
         if (is_helper(access) && !helper_stack_objects(env, f, regno, at, at, size, access))
             return false;
+        if (is_write(access)) // a dynptr slice that may be this memory is gone (dynptr.cpp)
+            invalidate_buffer_slices(env.cur, r.frameno, at, at + size);
         if (access == Access::helper_write)
             helper_stack_write(env, f, at, at + size, true);
         if (is_helper(access))
@@ -292,6 +294,8 @@ bool stack_access(Env& env, int regno, int64_t off, int size, Access access, int
     update_stack_depth(env, r.frameno, lo);
     if (is_helper(access) && !helper_stack_objects(env, f, regno, lo, hi, size, access))
         return false;
+    if (is_write(access))
+        invalidate_buffer_slices(env.cur, r.frameno, lo, hi + size);
     if (is_write(access) && !is_helper(access)) // check_stack_write_var_off: every dynptr it may touch
         for (int64_t a = lo; a < hi + size; a++)
             if (!destroy_dynptr_at(env, r.frameno, int((-a - 1) / 8)))

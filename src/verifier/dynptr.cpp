@@ -252,6 +252,8 @@ bool constructor_allowed(DK k, loader::ProgType t) {
 struct KfuncMeta {
     DynptrRef dynptr;
     uint64_t const_size = 0;
+    uint8_t buf_frame = 0; // a stack buffer argument's frame and offset (0: none)
+    int16_t buf_off = 0;
 };
 
 // A tracing program's bpf_dynptr_from_skb takes the kernel's struct sk_buff (its __sk_buff argument is that type's
@@ -282,7 +284,10 @@ bool kfunc_ptr_arg(Env& env, const DynptrKfunc& k, int i, KfuncMeta* m) {
     }
     if (p == PR::buf_opt) {
         const bool null = r.type == RegType::scalar && r.is_const() && r.var.value == 0;
-        if (!null && !check_kfunc_mem_size(env, regno + 1, regno)) { // the specific complaint is logged first
+        const uint64_t scratched = env.scratched_slots; // check_mem_size_reg writes no bytes: the log shows none
+        const bool ok = null || check_kfunc_mem_size(env, regno + 1, regno);
+        env.scratched_slots = scratched;
+        if (!ok) { // the specific complaint is logged first
             env.reason = fmt::format("arg#{} arg#{} memory, len pair leads to invalid memory access", i, i + 1);
             env.note(env.reason);
             return false;
@@ -291,6 +296,10 @@ bool kfunc_ptr_arg(Env& env, const DynptrKfunc& k, int i, KfuncMeta* m) {
         if (!sz.var.is_const())
             return env.fail(fmt::format("R{} must be a known constant", regno + 1));
         m->const_size = sz.var.value;
+        if (r.type == RegType::stack && r.var.is_const()) { // the slice may be this buffer
+            m->buf_frame = r.frameno;
+            m->buf_off = int16_t(r.off + int64_t(r.var.value));
+        }
         return true;
     }
     // KF_ARG_PTR_TO_DYNPTR: check_func_arg_reg_off, the register type, then process_dynptr_func.
@@ -438,6 +447,8 @@ bool do_dynptr_kfunc(Env& env, const runtime::KfuncProto& proto) {
     r0.dynptr = m.dynptr.type; // the kernel's DYNPTR_TYPE_* flag on the slice
     r0.dynptr_id = m.dynptr.id;
     r0.ref_obj_id = m.dynptr.ref_obj_id; // Linux 6.18: a ring buffer dynptr's release invalidates its slices
+    r0.buf_frame = m.buf_frame;
+    r0.buf_off = m.buf_off;
     r0.maybe_null = true; // KF_RET_NULL
     r0.id = env.new_id();
     f.regs[0] = r0;
@@ -464,6 +475,15 @@ bool destroy_dynptr_at(Env& env, int frameno, int spi) {
                r.dynptr_id == id;
     });
     return true;
+}
+
+void invalidate_buffer_slices(State& st, int frameno, int64_t lo, int64_t hi) {
+    const bool ret = lo == 0 && hi == 0;
+    invalidate_regs(st, [&](const Reg& r) {
+        if (r.type != RegType::mem || !r.buf_off || r.buf_frame != frameno)
+            return false;
+        return ret || (lo < int64_t(r.buf_off) + int64_t(r.aux) && int64_t(r.buf_off) < hi);
+    });
 }
 
 bool dynptr_slots_equal(const StackSlot& o, const StackSlot& c) {

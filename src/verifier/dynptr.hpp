@@ -49,6 +49,9 @@ std::string dynptr_kfunc_call_text(const Env& env, const isa::Insn& insn);
 bool do_dynptr_kfunc(Env& env, const runtime::KfuncProto& proto);
 
 // ---- the stack ------------------------------------------------------------------------------------------------
+// A write into [LO, HI) of frame FRAMENO's stack (or, with LO == HI == 0, the frame's return) invalidates the dynptr
+// slices whose stack buffer it overlaps.
+void invalidate_buffer_slices(State& st, int frameno, int64_t lo, int64_t hi);
 // destroy_if_dynptr_stack_slot for slot SPI of frame FRAMENO before a write into it: a referenced dynptr refuses
 // ("cannot overwrite referenced dynptr"), any other is destroyed with the slices taken from it.
 bool destroy_dynptr_at(Env& env, int frameno, int spi);

@@ -124,6 +124,8 @@ std::string kernel_reg_str(const Env& env, const Reg& r, int frameno) {
         parts.push_back("r=" + unum(r.aux));
     if (r.type == RegType::mem)
         parts.push_back("sz=" + unum(r.aux));
+    if (r.type == RegType::mem && r.buf_off) // a dynptr slice's stack buffer: frame, offset, size
+        parts.push_back(fmt::format("buf=fp[{}]{}+{}", r.buf_frame, r.buf_off, r.aux));
     if (r.type == RegType::dynptr)
         parts.push_back(std::string("type=") + dynptr_type_str(r.dynptr));
     if (r.var.is_const()) {

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* The dynptr kfuncs as Linux 6.18's vmlinux BTF declares them. */
 #pragma once
 #include <linux/bpf.h>

@@ -225,3 +225,39 @@ int xdp_frags_slices(struct xdp_md *ctx)
 		return 11;
 	return 0;
 }
+
+/* Linux 6.18 ties a slice given a stack buffer to that buffer (buf=fp[0]-20+4 in the log): a write into the
+ * buffer invalidates the slice (so does the return of the buffer's frame). */
+SEC("tc")
+__failure __msg("invalid mem access 'scalar'")
+int slice_buffer_overwritten(struct __sk_buff *skb)
+{
+	struct bpf_dynptr d;
+	__u8 buf[4];
+	__u8 *p;
+
+	bpf_dynptr_from_skb(skb, 0, &d);
+	p = bpf_dynptr_slice(&d, 0, buf, 4);
+	if (!p)
+		return 0;
+	*(volatile __u32 *)buf = 7;
+	return *p;
+}
+
+/* A write elsewhere on the stack leaves the slice alone. */
+SEC("tc")
+__success __retval(0) __data_hex(PKT64)
+int slice_buffer_other_write(struct __sk_buff *skb)
+{
+	struct bpf_dynptr d;
+	__u8 buf[4];
+	volatile __u32 other = 0;
+	__u8 *p;
+
+	bpf_dynptr_from_skb(skb, 0, &d);
+	p = bpf_dynptr_slice(&d, 4, buf, 4);
+	if (!p)
+		return 1;
+	other = 9;
+	return p[0] == 4 && other == 9 ? 0 : 2;
+}

@@ -61,6 +61,10 @@ struct Reg {
     uint32_t dynptr_id = 0;  // mem: the id of the dynptr a slice was taken from (invalidated with it)
     const struct btf* btf = nullptr; // btf_id: the kernel BTF `aux` is a type of
     Link link = Link::none; // scalars with an id: how the value follows the id's base
+    // mem: a dynptr slice given a stack buffer (it may point there): the buffer's frame and fp offset (0: none); its
+    // size is the slice's. A write into the buffer or the frame's return invalidates the slice, as Linux 6.18 does.
+    uint8_t buf_frame = 0;
+    int16_t buf_off = 0;
     uint32_t aux = 0;    // map_ptr / map_value: map index; mem: size; func: insn; packet: range
     Tnum var;            // scalars: the value; pointers: the variable part of the offset
     int64_t smin = 0, smax = 0;
