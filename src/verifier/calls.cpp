@@ -13,6 +13,7 @@
 #include "runtime/helpers/snprintf_helpers.hpp"
 #include "runtime/kfuncs/kfunc_table.hpp"
 #include "verifier/btf_target.hpp"
+#include "verifier/dynptr.hpp"
 #include "verifier/iter.hpp"
 #include "verifier/ksym.hpp"
 #include "verifier/kfunc_btf.hpp"
@@ -93,6 +94,12 @@ bool check_size_arg(Env& env, int regno, int mem_regno, bool zero_ok, Access acc
     return check_helper_mem(env, mem_regno, r.umax, zero_ok, access);
 }
 
+// check_kfunc_mem_size_reg: a kfunc's memory and __sz / __szk size pair, readable and writable.
+bool check_kfunc_mem_size(Env& env, int size_regno, int mem_regno) {
+    return check_size_arg(env, size_regno, mem_regno, true, Access::helper_read) &&
+           check_size_arg(env, size_regno, mem_regno, true, Access::helper_write);
+}
+
 namespace {
 
 bool check_helper_arg(Env& env, const runtime::HelperProto& h, int regno, ArgKind kind, int* map_index,
@@ -163,7 +170,7 @@ bool check_helper_arg(Env& env, const runtime::HelperProto& h, int regno, ArgKin
     case ArgKind::ptr_to_mem:
     case ArgKind::ptr_to_mem_rdonly:
     case ArgKind::ptr_to_uninit_mem:
-        if (!is_mem_type(r))
+        if (!is_mem_type(r) || (r.rdonly && kind != ArgKind::ptr_to_mem_rdonly && kind != ArgKind::ptr_to_mem_rdonly_or_null))
             return type_mismatch(env, regno, kMemTypes);
         *mem_regno = regno;
         *mem_access = kind == ArgKind::ptr_to_mem_rdonly || kind == ArgKind::ptr_to_mem_rdonly_or_null
@@ -267,8 +274,9 @@ bool check_get_func_ip(Env& env, const runtime::HelperProto& h) {
 // clear_all_pkt_pointers after a helper that changes packet data: every packet pointer of every frame, in
 // registers and spilled, becomes an unknown scalar (what mark_reg_invalid does for a privileged loader).
 void invalidate_pkt_pointers(State& st) {
-    auto clear = [](Reg& r) {
-        if (r.is_pkt() || r.type == RegType::packet_end)
+    auto clear = [](Reg& r) { // packet pointers, and slices of skb and xdp dynptrs (reg_is_dynptr_slice_pkt)
+        if (r.is_pkt() || r.type == RegType::packet_end ||
+            (r.type == RegType::mem && (r.dynptr == DynptrType::skb || r.dynptr == DynptrType::xdp)))
             r = reg_unknown();
     };
     for (Frame& f : st.frames) {
@@ -345,6 +353,9 @@ std::string global_call_problem(Env& env, const Subprog& sp) {
         const btf_type* t = skip_mods(b, params[i].type);
         TrustedArg trusted;
         std::string why;
+        if (t && btf_is_ptr(t) && !has_arg_tag(env, sp, i, "ctx") &&
+            !is_ctx_struct(env, b, skip_mods(b, t->type)) && is_dynptr_param(b, t))
+            continue; // checked by check_global_mem_args
         if (t && btf_is_ptr(t) && global_trusted_arg(env, sp.btf_type, i, &trusted, &why)) { // btf_args.cpp
             if (why.empty())
                 why = trusted_arg_mismatch(env, regno, trusted, true);
@@ -424,6 +435,12 @@ bool check_global_mem_args(Env& env, const Subprog& sp) {
         const int regno = i + 1;
         uint32_t pointee_id = 0;
         const btf_type* t = skip_mods(b, params[i].type);
+        if (t && btf_is_ptr(t) && !has_arg_tag(env, sp, i, "ctx") &&
+            !is_ctx_struct(env, b, skip_mods(b, t->type)) && is_dynptr_param(b, t)) {
+            if (!check_global_dynptr_arg(env, regno)) // dynptr.cpp: an initialized dynptr
+                return false;
+            continue;
+        }
         if (!t || !btf_is_ptr(t) || is_ctx_struct(env, b, skip_mods(b, t->type, &pointee_id)) ||
             has_arg_tag(env, sp, i, "ctx") || has_arg_tag(env, sp, i, "trusted") || pointee_id == 0)
             continue;
@@ -505,6 +522,9 @@ bool push_callback(Env& env, int32_t helper) {
     Frame callee;
     if (helper == 181) { // callback(u64 index, void *ctx)
         callee.regs[1] = reg_unknown();
+        callee.regs[2] = c.regs[3];
+    } else if (helper == 209) { // bpf_user_ringbuf_drain: callback(const struct bpf_dynptr *dynptr, void *ctx)
+        callee.regs[1] = callback_dynptr_reg(env);
         callee.regs[2] = c.regs[3];
     } else { // callback(struct bpf_map *map, void *key, void *value, void *ctx)
         callee.regs[1] = c.regs[1];
@@ -711,6 +731,11 @@ bool check_call_args(Env& env, const runtime::HelperProto& h, CallMeta* meta) {
                 return false;
             continue;
         }
+        if (is_dynptr_arg_kind(kind)) { // dynptr.cpp
+            if (!check_reg_init(env, i + 1) || !check_dynptr_helper_arg(env, h, i + 1, kind))
+                return false;
+            continue;
+        }
         if (!runtime::arg_kind_modelled(kind))
             return not_modelled(env, h, fmt::format("argument {} ({})", i + 1, runtime::arg_kind_name(kind)));
         if (!check_helper_arg(env, h, i + 1, kind, &meta->map_index, &mem_regno, &mem_access) ||
@@ -752,15 +777,24 @@ bool check_snprintf_call(Env& env) {
 bool check_call_map_and_ret(Env& env, const runtime::HelperProto& h, const CallMeta& meta) {
     if (meta.map_index >= 0 && !check_map_rules(env, h.id, h.name, meta.map_index))
         return false;
-    if (!runtime::ret_kind_modelled(h.ret) && !sock_ret_kind(env, h) && !btf_helper_ret(env, h.id, nullptr))
+    if (!runtime::ret_kind_modelled(h.ret) && h.ret != runtime::RetKind::dynptr_mem_or_null && !sock_ret_kind(env, h) &&
+        !btf_helper_ret(env, h.id, nullptr))
         return not_modelled(env, h, fmt::format("the return value ({})", runtime::ret_kind_name(h.ret)));
     return true;
 }
 
 void set_call_result(Env& env, const runtime::HelperProto& h, const CallMeta& meta) {
     Frame& f = env.cur.cur();
+    const DynptrRef dynptr = h.ret == runtime::RetKind::dynptr_mem_or_null ? dynptr_of_reg(env, 1) : DynptrRef{};
     clobber_caller_saved(f);
     switch (h.ret) {
+    case runtime::RetKind::dynptr_mem_or_null: // bpf_dynptr_data: a slice tied to the dynptr and its reference
+        f.regs[0] = reg_ptr(RegType::mem, uint32_t(std::min<uint64_t>(meta.alloc_size, kMaxVarSiz)));
+        f.regs[0].maybe_null = true;
+        f.regs[0].id = env.new_id();
+        f.regs[0].dynptr_id = dynptr.id;
+        f.regs[0].ref_obj_id = dynptr.ref_obj_id;
+        break;
     case runtime::RetKind::integer:
         f.regs[0] = reg_unknown();
         refine_retval(f.regs[0], h.id, meta.msize_max);
@@ -815,19 +849,18 @@ bool do_helper_call(Env& env, const isa::Insn& insn) {
         return false;
     if (meta.refs.release_regno && !release_reference(env, meta.refs.ref_obj_id))
         return env.fail(fmt::format("func {}#{} reference has not been acquired before", proto->name, insn.imm));
+    if (!finish_dynptr_helper_args(env, *proto)) // dynptr.cpp: a released dynptr, bpf_dynptr_from_mem's data
+        return false;
+    const bool dynptr_changes_pkt = dynptr_call_changes_pkt(env, *proto);
     if (insn.imm == 165 && !check_snprintf_call(env))
         return false;
-    // bpf_user_ringbuf_drain's callback (a repeating one whose R1 is a dynptr) is not verified by strbpf: refuse
-    // rather than accept a program whose callback nothing checked.
-    if (insn.imm == 209)
-        return not_modelled(env, *proto, "the callback (argument 2, ARG_PTR_TO_FUNC)");
-    if ((insn.imm == 181 || insn.imm == 164) && !push_callback(env, insn.imm))
+    if ((insn.imm == 181 || insn.imm == 164 || insn.imm == 209) && !push_callback(env, insn.imm))
         return false;
     set_call_result(env, *proto, meta);
     refine_ext_retval(env, insn.imm);
     if (insn.imm == 173 && !check_get_func_ip(env, *proto))
         return false;
-    if (proto->flags & runtime::kChangesPktData)
+    if ((proto->flags & runtime::kChangesPktData) || dynptr_changes_pkt)
         invalidate_pkt_pointers(env.cur);
     return true;
 }
@@ -847,6 +880,8 @@ bool do_kfunc_call(Env& env, const isa::Insn& insn) {
         return fail_missing_kfunc(env, uint32_t(insn.imm));
     if (is_iter_kfunc(proto->name)) // iter.cpp: the iterator's stack slots and its reference
         return do_iter_kfunc(env, *proto);
+    if (is_dynptr_kfunc(proto->name)) // dynptr.cpp
+        return do_dynptr_kfunc(env, *proto);
     auto& regs = env.cur.cur().regs;
     for (int i = 0; i < proto->nparams; i++) {
         const runtime::KfuncParam& p = proto->params[i];
@@ -958,9 +993,11 @@ bool do_exit(Env& env, bool* path_done) {
         *path_done = true;
         return true;
     }
-    Reg r0 = env.cur.cur().regs[0];
-    if (r0.type == RegType::stack) // any frame's stack: the kernel is conservative
+    if (env.cur.cur().regs[0].type == RegType::stack) // any frame's stack: the kernel is conservative
         return env.fail("cannot return stack pointer to the caller");
+    // Dynptr slices that may be a stack buffer of the returning frame are gone (dynptr.cpp).
+    invalidate_buffer_slices(env.cur, int(env.cur.frames.size()) - 1, 0, 0);
+    const Reg r0 = env.cur.cur().regs[0];
     if (env.cur.cur().in_callback)
         return callback_exit(env);
     const int32_t callsite = env.cur.cur().callsite;
@@ -1008,6 +1045,8 @@ bool prepare_global_entry(Env& env, const Subprog& sp, State* st) {
             std::string why;
             if (is_ctx_struct(env, b, pointee) || has_arg_tag(env, sp, i, "ctx")) {
                 f.regs[i + 1] = reg_ptr(RegType::ctx);
+            } else if (is_dynptr_param(b, t)) { // ARG_PTR_TO_DYNPTR | MEM_RDONLY: a local dynptr
+                f.regs[i + 1] = global_dynptr_reg(env);
             } else if (global_trusted_arg(env, sp.btf_type, i, &trusted, &why)) {
                 if (!why.empty())
                     return env.fail(why);

@@ -323,7 +323,7 @@ bool check_cfg(Env& env) {
             break;
         case Shape::CALL_LOCAL: env.prune_point[pc] = 1; [[fallthrough]];
         case Shape::CALL_HELPER:
-            if (op->shape == Shape::CALL_HELPER && (in.imm == 181 || in.imm == 164))
+            if (op->shape == Shape::CALL_HELPER && (in.imm == 181 || in.imm == 164 || in.imm == 209))
                 env.prune_point[pc] = env.callback_call[pc] = env.jmp_point[pc] = 1;
             [[fallthrough]];
         case Shape::CALL_KFUNC:

@@ -8,6 +8,7 @@
 
 #include "verifier/domain/scalar.hpp"
 #include "verifier/btf_target.hpp"
+#include "verifier/dynptr.hpp"
 #include "verifier/env.hpp"
 #include "verifier/sock.hpp"
 
@@ -159,9 +160,9 @@ void write_stack_fixed(Frame& f, int64_t off, int size, const Reg* value, bool v
 // byte read is zero (a zeroed byte, or a byte of a spilled constant 0), an unknown scalar otherwise.
 bool read_stack_fixed(Env& env, Frame& f, int64_t off, int size, int dst) {
     StackSlot* s = stack_slot(f, off, false);
-    for (int i = 0; i < size; i++) { // an iterator's bytes are not data
+    for (int i = 0; i < size; i++) { // an iterator's and a dynptr's bytes are not data
         const StackSlot* b = stack_slot(f, off + i, false);
-        if (b && b->bytes[byte_index(off + i)] == Slot::iter)
+        if (b && (b->bytes[byte_index(off + i)] == Slot::iter || b->bytes[byte_index(off + i)] == Slot::dynptr))
             return env.fail(fmt::format("invalid read from stack off {}+{} size {}", off, i, size));
     }
     Reg result = reg_unknown();
@@ -226,6 +227,29 @@ void helper_stack_write(Env& env, Frame& f, int64_t lo, int64_t hi, bool scratch
     }
 }
 
+// check_stack_range_initialized on the special slots a helper's memory argument covers, [LO, HI + SIZE): at a
+// constant offset a written (raw) argument may not overlap a dynptr; any other helper access may not read a dynptr's
+// or an iterator's bytes.
+bool helper_stack_objects(Env& env, const Frame& f, int regno, int64_t lo, int64_t hi, int size, Access access) {
+    const Reg& r = env.cur.cur().regs[regno];
+    const bool raw = access == Access::helper_write && r.var.is_const();
+    for (int64_t a = lo; a < hi + size; a++) {
+        const size_t spi = size_t((-a - 1) / 8);
+        if (a >= 0 || spi >= f.stack.size())
+            continue;
+        const Slot k = f.stack[spi].bytes[byte_index(a)];
+        if (raw && k == Slot::dynptr)
+            return env.fail(fmt::format("potential write to dynptr at off={} disallowed", a));
+        if (raw || (k != Slot::dynptr && k != Slot::iter))
+            continue;
+        if (r.var.is_const()) // Linux 6.18 no longer says "indirect" for helpers
+            return env.fail(fmt::format("invalid read from stack R{} off {}+{} size {}", regno, lo, a - lo, size));
+        return env.fail(fmt::format("invalid read from stack R{} var_off {}+{} size {}", regno, tnum_str(r.var),
+                                    a - lo, size));
+    }
+    return true;
+}
+
 bool stack_access(Env& env, int regno, int64_t off, int size, Access access, int value_regno) {
     const Reg r = env.cur.cur().regs[regno];
     Frame& f = env.cur.frames[r.frameno];
@@ -235,10 +259,16 @@ bool stack_access(Env& env, int regno, int64_t off, int size, Access access, int
         if (!stack_bounds(env, regno, at, at, size, access))
             return false;
         update_stack_depth(env, r.frameno, at);
+        if (is_helper(access) && !helper_stack_objects(env, f, regno, at, at, size, access))
+            return false;
+        if (is_write(access)) // a dynptr slice that may be this memory is gone (dynptr.cpp)
+            invalidate_buffer_slices(env.cur, r.frameno, at, at + size);
         if (access == Access::helper_write)
             helper_stack_write(env, f, at, at + size, true);
         if (is_helper(access))
             return true; // privileged: reading uninitialised stack is allowed
+        if (is_write(access) && !destroy_dynptr_at(env, r.frameno, int((-at - 1) / 8)))
+            return false; // check_stack_write_fixed_off: a write into a dynptr destroys it
         note_stack_access(env, r.frameno, at, size, is_write(access));
         if (is_write(access)) {
             const Reg* v = value_regno >= 0 ? &env.cur.cur().regs[value_regno] : nullptr;
@@ -262,6 +292,14 @@ bool stack_access(Env& env, int regno, int64_t off, int size, Access access, int
     if (r.smin < -isa::kStackSize * 2 || r.smax > isa::kStackSize * 2 || !stack_bounds(env, regno, lo, hi, size, access))
         return env.failed() ? false : stack_bounds(env, regno, -1000000, 0, size, access);
     update_stack_depth(env, r.frameno, lo);
+    if (is_helper(access) && !helper_stack_objects(env, f, regno, lo, hi, size, access))
+        return false;
+    if (is_write(access))
+        invalidate_buffer_slices(env.cur, r.frameno, lo, hi + size);
+    if (is_write(access) && !is_helper(access)) // check_stack_write_var_off: every dynptr it may touch
+        for (int64_t a = lo; a < hi + size; a++)
+            if (!destroy_dynptr_at(env, r.frameno, int((-a - 1) / 8)))
+                return false;
     if (access == Access::helper_write) {
         helper_stack_write(env, f, lo, hi + size, false);
     } else if (is_write(access)) {
@@ -423,6 +461,8 @@ bool check_mem_access(Env& env, int regno, int32_t insn_off, int size, Access ac
     case RegType::mem: {
         if (r.maybe_null)
             break;
+        if (is_write(access) && r.rdonly)
+            return env.fail(fmt::format("R{} cannot write into {}", regno, reg_type_str(r)));
         if (!check_region(env, regno, int64_t(insn_off) + r.off, size, r.aux, Region::mem))
             return false;
         if (dst)
@@ -536,7 +576,10 @@ bool check_helper_mem(Env& env, int regno, uint64_t size, bool zero_size_allowed
         return check_region(env, regno, r.off, sz, vs, Region::map_value) &&
                check_spin_lock_access(env, r, r.off, sz, true);
     }
-    case RegType::mem: return check_region(env, regno, r.off, sz, r.aux, Region::mem);
+    case RegType::mem:
+        if (is_write(access) && r.rdonly)
+            return env.fail(fmt::format("R{} cannot write into {}", regno, reg_type_str(r)));
+        return check_region(env, regno, r.off, sz, r.aux, Region::mem);
     case RegType::map_key: {
         if (is_write(access))
             return env.fail(fmt::format("R{} cannot write into map_key", regno));

@@ -8,6 +8,7 @@
 #include "isa/disasm.hpp"
 #include "runtime/extensions.hpp"
 #include "runtime/helpers/helper_table.hpp"
+#include "verifier/dynptr.hpp"
 #include "verifier/env.hpp"
 #include "verifier/ext_protos.hpp"
 #include "verifier/kfunc_btf.hpp"
@@ -33,6 +34,7 @@ const char* reg_type_name(RegType t, bool maybe_null) {
     case RegType::sock_common: return maybe_null ? "sock_common_or_null" : "sock_common";
     case RegType::tcp_sock: return maybe_null ? "tcp_sock_or_null" : "tcp_sock";
     case RegType::xdp_sock: return maybe_null ? "xdp_sock_or_null" : "xdp_sock";
+    case RegType::dynptr: return "dynptr_ptr";
     }
     return "?";
 }
@@ -42,7 +44,7 @@ std::string reg_type_str(const Reg& r) {
     if (r.type == RegType::btf_id) // reg_type_str's flag prefixes, in its order
         return std::string((r.btf_flags & kBtfRcu) ? "rcu_" : "") + ((r.btf_flags & kBtfUntrusted) ? "untrusted_" : "") +
                ((r.btf_flags & kBtfTrusted) ? "trusted_" : "") + name;
-    return r.ringbuf ? "ringbuf_" + name : name;
+    return std::string(r.rdonly ? "rdonly_" : "") + (r.ringbuf ? "ringbuf_" : "") + name;
 }
 
 Env::Env(const runtime::ObjectInstance& inst_, const loader::ProgramSpec& prog_, const Options& opts_)
@@ -92,6 +94,8 @@ std::string insn_text(const Env& env, int32_t pc) {
     if (in.opcode == (isa::BPF_JMP | isa::BPF_CALL) && in.src == isa::BPF_PSEUDO_KFUNC_CALL) {
         std::string text = kfunc_btf_call_text(env, in); // "call bpf_task_acquire#<BTF id>" (kfunc_btf.cpp)
         if (!text.empty())
+            return text;
+        if (text = dynptr_kfunc_call_text(env, in); !text.empty()) // dynptr.cpp
             return text;
         const auto& kf = env.inst.spec().kfuncs;
         if (const runtime::ExtKfunc* e = size_t(in.imm) < kf.size() ? ext_kfunc(env, kf[size_t(in.imm)]) : nullptr)

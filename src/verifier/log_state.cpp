@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "verifier/btf_target.hpp"
+#include "verifier/dynptr.hpp"
 #include "verifier/iter.hpp"
 #include "verifier/env.hpp"
 
@@ -123,6 +124,10 @@ std::string kernel_reg_str(const Env& env, const Reg& r, int frameno) {
         parts.push_back("r=" + unum(r.aux));
     if (r.type == RegType::mem)
         parts.push_back("sz=" + unum(r.aux));
+    if (r.type == RegType::mem && r.buf_off) // a dynptr slice's stack buffer: frame, offset, size
+        parts.push_back(fmt::format("buf=fp[{}]{}+{}", r.buf_frame, r.buf_off, r.aux));
+    if (r.type == RegType::dynptr)
+        parts.push_back(std::string("type=") + dynptr_type_str(r.dynptr));
     if (r.var.is_const()) {
         if (r.var.value)
             parts.push_back("imm=" + snum(int64_t(r.var.value)));
@@ -155,6 +160,13 @@ std::string kernel_state_str(const Env& env, const State& st, int frameno, bool 
         if (s.bytes[0] == Slot::iter) { // the iterator's first slot holds its reference; the others print nothing
             if (s.spilled.ref_obj_id)
                 out += fmt::format(" fp{}={}", -8 * int(slot + 1), iter_slot_str(s));
+            continue;
+        }
+        if (s.bytes[0] == Slot::dynptr) { // printed once, at the dynptr's first slot, after its second one
+            if (!s.spilled.dynptr_first && slot + 1 < f.stack.size())
+                out += fmt::format(" fp{}={}", -8 * int(slot + 2), dynptr_slot_str(f.stack[slot + 1]));
+            if (!s.spilled.dynptr_first)
+                slot++;
             continue;
         }
         std::string types; // the kernel's slot_type[0..7]: highest address first

@@ -40,7 +40,7 @@ void backtrack_call_entry(const Env& env, const HistEntry& e, BtSet& bt) {
         bt.regs[f] |= callee & 0x3e;
         return;
     }
-    if (in.imm == 181 && (callee & bit(2))) // bpf_loop: callback ctx = the caller's r3
+    if ((in.imm == 181 || in.imm == 209) && (callee & bit(2))) // bpf_loop, user_ringbuf_drain: ctx = caller's r3
         bt.regs[f] |= bit(3);
     if (in.imm == 164) { // for_each_map_elem: r1 = the caller's map, r4 = the caller's r3
         if (callee & bit(1))

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "verifier/env.hpp"
+#include "verifier/dynptr.hpp"
 #include "verifier/iter.hpp"
 
 namespace strbpf::verifier {
@@ -46,7 +47,8 @@ bool regsafe(const Reg& o, const Reg& c, IdMap& ids, Cmp cmp) {
         return true;
     if (exact)
         return regs_exact(o, c, ids);
-    if (o.type != c.type || o.maybe_null != c.maybe_null || o.ringbuf != c.ringbuf ||
+    if (o.type != c.type || o.maybe_null != c.maybe_null || o.ringbuf != c.ringbuf || o.rdonly != c.rdonly ||
+        o.dynptr != c.dynptr || // the kernel's type flags: MEM_RDONLY, DYNPTR_TYPE_*
         !ids.check(o.ref_obj_id, c.ref_obj_id, false))
         return false;
     switch (o.type) {
@@ -68,6 +70,7 @@ bool regsafe(const Reg& o, const Reg& c, IdMap& ids, Cmp cmp) {
     case RegType::sock_common:
     case RegType::tcp_sock:
     case RegType::xdp_sock:
+    case RegType::dynptr:
     case RegType::func: return regs_exact(o, c, ids);
     case RegType::map_value: // ids must correspond, set or not alike, null-checked or not (as the kernel's)
         return o.off == c.off && o.aux == c.aux && range_within(o, c) && ids.check(o.id, c.id, false);
@@ -100,6 +103,10 @@ bool stacksafe(const Frame& o, const Frame& c, IdMap& ids, Cmp cmp, uint64_t liv
         if (i % 8 == 0 && ok == Slot::spill && !regsafe(o.stack[i / 8].spilled, c.stack[i / 8].spilled, ids, cmp))
             return false;
         if (i % 8 == 0 && ok == Slot::iter && !iter_slot_safe(o.stack[i / 8], c.stack[i / 8], ids))
+            return false;
+        if (i % 8 == 0 && ok == Slot::dynptr && // dynptr.cpp's rule, the references corresponding
+            (!dynptr_slots_equal(o.stack[i / 8], c.stack[i / 8]) ||
+             !ids.check(o.stack[i / 8].spilled.ref_obj_id, c.stack[i / 8].spilled.ref_obj_id, false)))
             return false;
     }
     return true;

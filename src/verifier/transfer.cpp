@@ -65,6 +65,7 @@ bool ptr_arith(Env& env, int dst, const Reg& ptr, const Reg& off, Sem sem, bool 
     case RegType::mem:
     case RegType::map_key:
     case RegType::btf_id:
+    case RegType::dynptr:
     case RegType::func: break;
     case RegType::map_ptr:
         if (off.is_const() && off.var.value == 0 && sem == Sem::add)

@@ -10,8 +10,8 @@ struct {
 	__uint(max_entries, 8); /* libbpf makes it 4096 */
 } urb SEC(".maps");
 
-/* The object loads; a program may use the map (here it does not: strbpf does not verify bpf_user_ringbuf_drain's
- * callback and refuses programs calling it). */
+/* The object loads; a program may use the map (here it does not: programs calling bpf_user_ringbuf_drain are
+ * verified, dynptr_local.bpf.c, and a run reaching the call stops, naming the helper). */
 SEC("raw_tp")
 __success __retval(0)
 int user_ringbuf_object_loads(void *ctx)

@@ -15,6 +15,7 @@
 #include "runtime/helpers/basic_helpers.hpp"
 #include "runtime/helpers/callback_helpers.hpp"
 #include "runtime/helpers/csum_helpers.hpp"
+#include "runtime/helpers/dynptr_helpers.hpp"
 #include "runtime/helpers/map_helpers.hpp"
 #include "runtime/helpers/perf_helpers.hpp"
 #include "runtime/helpers/memory_helpers.hpp"
@@ -330,13 +331,13 @@ constexpr HelperProto kHelpers[] = {
     {194, "bpf_kptr_xchg", nullptr, R::ptr_to_btf_id_or_null, {A::kptr_xchg_dest, A::ptr_to_btf_id_or_null_release, _, _, _}, false, kAll, false, 0},
     {195, "bpf_map_lookup_percpu_elem", nullptr, R::map_value_or_null, {A::const_map_ptr, A::ptr_to_map_key, A::anything, _, _}, false, kAll, true, 0},
     {196, "bpf_skc_to_mptcp_sock", bpf_skc_to_helper, R::ptr_to_btf_id_or_null, {A::ptr_to_sock_common, _, _, _, _}, false, T("socket_filter sched_cls sched_act xdp cgroup_skb lwt_in lwt_out lwt_xmit sock_ops sk_skb sk_msg cgroup_sock_addr lwt_seg6local flow_dissector tracing lsm sk_lookup syscall"), false, 0},
-    {197, "bpf_dynptr_from_mem", nullptr, R::integer, {A::ptr_to_uninit_mem, A::const_size_or_zero, A::anything, A::ptr_to_dynptr_local_uninit, _}, false, kAll, false, 0},
-    {198, "bpf_ringbuf_reserve_dynptr", nullptr, R::integer, {A::const_map_ptr, A::anything, A::anything, A::ptr_to_dynptr_ringbuf_uninit, _}, false, kAll, false, 0},
-    {199, "bpf_ringbuf_submit_dynptr", nullptr, R::void_, {A::ptr_to_dynptr_ringbuf_release, A::anything, _, _, _}, false, kAll, false, 0},
-    {200, "bpf_ringbuf_discard_dynptr", nullptr, R::void_, {A::ptr_to_dynptr_ringbuf_release, A::anything, _, _, _}, false, kAll, false, 0},
-    {201, "bpf_dynptr_read", nullptr, R::integer, {A::ptr_to_uninit_mem, A::const_size_or_zero, A::ptr_to_dynptr_rdonly, A::anything, A::anything}, false, kAll, false, 0},
-    {202, "bpf_dynptr_write", nullptr, R::integer, {A::ptr_to_dynptr_rdonly, A::anything, A::ptr_to_mem_rdonly, A::const_size_or_zero, A::anything}, false, kAll, false, 0},
-    {203, "bpf_dynptr_data", nullptr, R::dynptr_mem_or_null, {A::ptr_to_dynptr_rdonly, A::anything, A::const_alloc_size_or_zero, _, _}, false, kAll, false, 0},
+    {197, "bpf_dynptr_from_mem", bpf_dynptr_from_mem_helper, R::integer, {A::ptr_to_uninit_mem, A::const_size_or_zero, A::anything, A::ptr_to_dynptr_local_uninit, _}, false, kAll, false, 0},
+    {198, "bpf_ringbuf_reserve_dynptr", bpf_ringbuf_reserve_dynptr_helper, R::integer, {A::const_map_ptr, A::anything, A::anything, A::ptr_to_dynptr_ringbuf_uninit, _}, false, kAll, false, 0},
+    {199, "bpf_ringbuf_submit_dynptr", bpf_ringbuf_submit_dynptr_helper, R::void_, {A::ptr_to_dynptr_ringbuf_release, A::anything, _, _, _}, false, kAll, false, 0},
+    {200, "bpf_ringbuf_discard_dynptr", bpf_ringbuf_discard_dynptr_helper, R::void_, {A::ptr_to_dynptr_ringbuf_release, A::anything, _, _, _}, false, kAll, false, 0},
+    {201, "bpf_dynptr_read", bpf_dynptr_read_helper, R::integer, {A::ptr_to_uninit_mem, A::const_size_or_zero, A::ptr_to_dynptr_rdonly, A::anything, A::anything}, false, kAll, false, 0},
+    {202, "bpf_dynptr_write", bpf_dynptr_write_helper, R::integer, {A::ptr_to_dynptr_rdonly, A::anything, A::ptr_to_mem_rdonly, A::const_size_or_zero, A::anything}, false, kAll, false, 0},
+    {203, "bpf_dynptr_data", bpf_dynptr_data_helper, R::dynptr_mem_or_null, {A::ptr_to_dynptr_rdonly, A::anything, A::const_alloc_size_or_zero, _, _}, false, kAll, false, 0},
     {204, "bpf_tcp_raw_gen_syncookie_ipv4", nullptr, R::integer, {A::ptr_to_fixed_size_mem, A::ptr_to_mem, A::const_size_or_zero, _, _}, true, T("sched_cls sched_act xdp"), true, 0},
     {205, "bpf_tcp_raw_gen_syncookie_ipv6", nullptr, R::integer, {A::ptr_to_fixed_size_mem, A::ptr_to_mem, A::const_size_or_zero, _, _}, true, T("sched_cls sched_act xdp"), true, 0},
     {206, "bpf_tcp_raw_check_syncookie_ipv4", nullptr, R::integer, {A::ptr_to_fixed_size_mem, A::ptr_to_fixed_size_mem, _, _, _}, true, T("sched_cls sched_act xdp"), true, 0},

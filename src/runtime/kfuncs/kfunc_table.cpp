@@ -3,6 +3,7 @@
 // __ign/__sz/__k/__str suffix rules apply to our rows as they do to vmlinux BTF.
 #include "runtime/kfuncs/kfunc_table.hpp"
 
+#include "runtime/kfuncs/dynptr_kfuncs.hpp"
 #include "runtime/kfuncs/iter_kfuncs.hpp"
 #include "runtime/kfuncs/string_kfuncs.hpp"
 
@@ -42,6 +43,18 @@ const KfuncProto kKfuncs[] = {
     {"bpf_iter_bits_new",     kfuncs::bpf_iter_bits_new,     3, {ptr("it"), ptr("unsafe_ptr__ign"), u32arg("nr_words"), kNone, kNone}, 4, "6.11", nullptr},
     {"bpf_iter_bits_next",    kfuncs::bpf_iter_bits_next,    1, {ptr("it"), kNone, kNone, kNone, kNone}, 8, "6.11", nullptr},
     {"bpf_iter_bits_destroy", kfuncs::bpf_iter_bits_destroy, 1, {ptr("it"), kNone, kNone, kNone, kNone}, 0, "6.11", nullptr},
+    // Dynptrs (the verifier's dynptr.cpp knows each one's arguments, program types and result).
+    {"bpf_dynptr_from_skb",   kfuncs::bpf_dynptr_from_skb,   3, {ptr("s"), sz("flags"), ptr("ptr__uninit"), kNone, kNone}, 4, "6.4", nullptr},
+    {"bpf_dynptr_from_xdp",   kfuncs::bpf_dynptr_from_xdp,   3, {ptr("x"), sz("flags"), ptr("ptr__uninit"), kNone, kNone}, 4, "6.4", nullptr},
+    {"bpf_dynptr_slice",      kfuncs::bpf_dynptr_slice,      4, {ptr("p"), u32arg("offset"), ptr("buffer__opt"), u32arg("buffer__szk"), kNone}, 8, "6.4", nullptr},
+    {"bpf_dynptr_slice_rdwr", kfuncs::bpf_dynptr_slice_rdwr, 4, {ptr("p"), u32arg("offset"), ptr("buffer__opt"), u32arg("buffer__szk"), kNone}, 8, "6.4", nullptr},
+    {"bpf_dynptr_adjust",     kfuncs::bpf_dynptr_adjust,     3, {ptr("p"), u32arg("start"), u32arg("end"), kNone, kNone}, 4, "6.5", nullptr},
+    {"bpf_dynptr_clone",      kfuncs::bpf_dynptr_clone,      2, {ptr("p"), ptr("clone__uninit"), kNone, kNone, kNone}, 4, "6.5", nullptr},
+    {"bpf_dynptr_size",       kfuncs::bpf_dynptr_size,       1, {ptr("p"), kNone, kNone, kNone, kNone}, 4, "6.5", nullptr},
+    {"bpf_dynptr_is_null",    kfuncs::bpf_dynptr_is_null,    1, {ptr("p"), kNone, kNone, kNone, kNone}, 1, "6.5", nullptr},
+    {"bpf_dynptr_is_rdonly",  kfuncs::bpf_dynptr_is_rdonly,  1, {ptr("p"), kNone, kNone, kNone, kNone}, 1, "6.5", nullptr},
+    {"bpf_dynptr_memset",     kfuncs::bpf_dynptr_memset,     4, {ptr("p"), u32arg("offset"), u32arg("size"), {"val", K::scalar, 1, false}, kNone}, 4, "6.17", nullptr},
+    {"bpf_dynptr_copy",       kfuncs::bpf_dynptr_copy,       5, {ptr("dst_ptr"), u32arg("dst_off"), ptr("src_ptr"), u32arg("src_off"), u32arg("size")}, 4, "6.15", nullptr},
 };
 // clang-format on
 } // namespace

@@ -33,7 +33,11 @@ enum class RegType : uint8_t {
     sock_common, // PTR_TO_SOCK_COMMON: struct bpf_sock, the fields before `type` and from `dst_port` on
     tcp_sock,    // PTR_TO_TCP_SOCK: struct bpf_tcp_sock
     xdp_sock,    // PTR_TO_XDP_SOCK: struct bpf_xdp_sock
+    dynptr,      // CONST_PTR_TO_DYNPTR: a callback's or a global function's const struct bpf_dynptr * (dynptr.hpp)
 };
+
+// The kernel's bpf_dynptr_type: what a dynptr's memory is (dynptr.hpp). 0: none.
+enum class DynptrType : uint8_t { invalid, local, ringbuf, skb, xdp };
 
 // PTR_TO_BTF_ID's type flags (the kernel's PTR_TRUSTED, MEM_RCU, PTR_UNTRUSTED); maybe_null is PTR_MAYBE_NULL.
 inline constexpr uint8_t kBtfTrusted = 1, kBtfRcu = 2, kBtfUntrusted = 4;
@@ -46,13 +50,21 @@ struct Reg {
     RegType type = RegType::not_init;
     bool maybe_null = false;
     uint8_t frameno = 0; // stack pointers: the frame they point into
+    bool dynptr_first = false; // a dynptr's stack slot: the first (higher-addressed) of its two
     int32_t off = 0;     // fixed offset of pointers; linked scalars: the delta to the base (see Link)
     uint32_t id = 0;     // null-check / packet-range / equal-scalar identity; 0 = none
     uint32_t ref_obj_id = 0; // the acquired reference this pointer is (a copy of); 0 = none (see State::refs)
     bool ringbuf = false;    // mem: a bpf_ringbuf_reserve reservation (the kernel's MEM_RINGBUF, "ringbuf_mem")
     uint8_t btf_flags = 0;   // btf_id: kBtf* flags
+    bool rdonly = false;     // mem: MEM_RDONLY ("rdonly_mem": a bpf_dynptr_slice)
+    DynptrType dynptr = DynptrType::invalid; // dynptr regs and slots: the type; mem: the dynptr a slice is of
+    uint32_t dynptr_id = 0;  // mem: the id of the dynptr a slice was taken from (invalidated with it)
     const struct btf* btf = nullptr; // btf_id: the kernel BTF `aux` is a type of
     Link link = Link::none; // scalars with an id: how the value follows the id's base
+    // mem: a dynptr slice given a stack buffer (it may point there): the buffer's frame and fp offset (0: none); its
+    // size is the slice's. A write into the buffer or the frame's return invalidates the slice, as Linux 6.18 does.
+    uint8_t buf_frame = 0;
+    int16_t buf_off = 0;
     uint32_t aux = 0;    // map_ptr / map_value: map index; mem: size; func: insn; packet: range
     Tnum var;            // scalars: the value; pointers: the variable part of the offset
     int64_t smin = 0, smax = 0;
@@ -84,14 +96,15 @@ bool reg_bounds_valid(const Reg& r);     // false when min > max somewhere (a pa
 void coerce_to_size(Reg& r, int bytes);  // zero-extended load / truncation of a scalar to BYTES
 void coerce_to_size_sx(Reg& r, int bytes); // sign-extended load of BYTES
 
-enum class Slot : uint8_t { invalid, misc, zero, spill, iter };
+enum class Slot : uint8_t { invalid, misc, zero, spill, iter, dynptr };
 
 // An open-coded iterator on the stack (the kernel's STACK_ITER): its kfunc family and where it stands.
 enum class IterState : uint8_t { invalid, active, drained };
 
 struct StackSlot {
     std::array<Slot, 8> bytes{}; // per byte, lowest address first
-    Reg spilled;                 // valid when any byte is Slot::spill; iter slots: ref_obj_id (first slot)
+    Reg spilled;                 // valid when any byte is Slot::spill; iter slots: ref_obj_id (first slot);
+                                 // dynptr slots (both): id, ref_obj_id, dynptr type, dynptr_first
     // Slot::iter: the iterator's type (an index in iter.hpp's table), state, and the iterations unrolled so far
     // (kept only so that loop detection can tell iterations apart; never compared when pruning).
     uint8_t iter_kind = 0;
