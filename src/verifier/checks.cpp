@@ -250,6 +250,39 @@ bool helper_stack_objects(Env& env, const Frame& f, int regno, int64_t lo, int64
     return true;
 }
 
+// check_stack_write_var_off over bytes [LO, HI): any byte may be written, so each becomes STACK_MISC and a slot
+// holding a spilled register (or an iterator) loses it, its other bytes STACK_MISC too. Writing a known 0 (a
+// register, or an immediate: VALUE_REGNO -2) leaves zeroed bytes zero and the bytes of a spilled constant 0 as
+// they are, which makes the value written precise.
+void write_stack_var(Env& env, Frame& f, int64_t lo, int64_t hi, int value_regno) {
+    const Reg* v = value_regno >= 0 ? &env.cur.cur().regs[value_regno] : nullptr;
+    const bool zero = v ? v->type == RegType::scalar && v->is_const() && v->var.value == 0
+                        : value_regno == -2 && env.insns[env.pc].imm == 0;
+    bool zero_used = false;
+    for (int64_t a = lo; a < hi; a++) {
+        StackSlot* s = stack_slot(f, a, true);
+        Slot& b = s->bytes[byte_index(a)];
+        env.scratched_slots |= 1ull << ((-a - 1) / 8);
+        if (zero && b == Slot::spill && s->bytes[0] == Slot::spill && s->spilled.type == RegType::scalar &&
+            s->spilled.is_const() && s->spilled.var.value == 0) {
+            zero_used = true;
+            continue;
+        }
+        if (s->bytes[0] == Slot::spill || s->bytes[0] == Slot::iter) { // scrub_special_slot
+            for (Slot& o : s->bytes)
+                if (o != Slot::invalid)
+                    o = Slot::misc;
+        }
+        s->spilled = Reg{};
+        if (zero && b == Slot::zero)
+            zero_used = true;
+        else
+            b = Slot::misc;
+    }
+    if (zero_used && value_regno >= 0)
+        mark_reg_precise(env, value_regno);
+}
+
 bool stack_access(Env& env, int regno, int64_t off, int size, Access access, int value_regno) {
     const Reg r = env.cur.cur().regs[regno];
     Frame& f = env.cur.frames[r.frameno];
@@ -303,14 +336,7 @@ bool stack_access(Env& env, int regno, int64_t off, int size, Access access, int
     if (access == Access::helper_write) {
         helper_stack_write(env, f, lo, hi + size, false);
     } else if (is_write(access)) {
-        for (int64_t a = lo; a < hi + size; a++) {
-            StackSlot* s = stack_slot(f, a, true);
-            if (std::find(s->bytes.begin(), s->bytes.end(), Slot::spill) != s->bytes.end())
-                for (Slot& b : s->bytes)
-                    if (b == Slot::spill)
-                        b = Slot::misc;
-            s->bytes[byte_index(a)] = Slot::misc;
-        }
+        write_stack_var(env, f, lo, hi + size, value_regno);
     } else if (value_regno >= 0) {
         env.cur.cur().regs[value_regno] = reg_unknown();
     }

@@ -133,7 +133,13 @@ bool alu_mov(Env& env, const isa::OpInfo& op, const isa::Insn& insn) {
             regs[insn.dst] = out;
             return true;
         }
+        // A source below the width's sign bit is copied exactly (check_alu_op's no_sext), so the copy stays tied.
+        const bool no_sext = src.umax < (1ull << (bytes * 8 - 1));
+        if (no_sext)
+            assign_id_before_mov(env, src);
         scalar_movsx(out, src, bytes, is64);
+        if (no_sext)
+            out.id = src.id, out.link = src.link, out.off = src.off;
         regs[insn.dst] = out;
         return true;
     }
