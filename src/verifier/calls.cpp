@@ -203,6 +203,10 @@ bool check_helper_arg(Env& env, const runtime::HelperProto& h, int regno, ArgKin
         if (!is_mem_type(r))
             return type_mismatch(env, regno, kMemTypes);
         return check_helper_mem(env, regno, 8, false, Access::helper_write) && check_aligned_arg(env, regno, 8);
+    case ArgKind::ptr_to_fixed_size_mem_write_aligned: // bpf_check_mtu's u32 *mtu_len (arg3_size 4): read, written
+        if (!is_mem_type(r))
+            return type_mismatch(env, regno, kMemTypes);
+        return check_helper_mem(env, regno, 4, false, Access::helper_write) && check_aligned_arg(env, regno, 4);
     case ArgKind::ptr_to_ringbuf_mem: // OBJ_RELEASE: check_func_arg_reg_off wants the reservation unmodified
         if (r.type != RegType::mem || !r.ringbuf || r.maybe_null)
             return type_mismatch(env, regno, "ringbuf_mem");
@@ -736,7 +740,9 @@ bool check_call_args(Env& env, const runtime::HelperProto& h, CallMeta* meta) {
                 return false;
             continue;
         }
-        if (!runtime::arg_kind_modelled(kind))
+        // bpf_check_mtu's mtu_len (ARG_PTR_TO_FIXED_SIZE_MEM | MEM_WRITE | MEM_ALIGNED, 4 bytes) is modelled here
+        // only: an embedder's helper cannot take it.
+        if (!runtime::arg_kind_modelled(kind) && kind != ArgKind::ptr_to_fixed_size_mem_write_aligned)
             return not_modelled(env, h, fmt::format("argument {} ({})", i + 1, runtime::arg_kind_name(kind)));
         if (!check_helper_arg(env, h, i + 1, kind, &meta->map_index, &mem_regno, &mem_access) ||
             !note_ref_arg(env, i + 1, kind, &meta->refs))

@@ -225,6 +225,7 @@ std::string special_field_incompatibility(const loader::ObjectSpec& obj, const l
 } // namespace
 
 std::string map_prog_incompatibility(const runtime::ObjectInstance& inst, const loader::ProgramSpec& prog) {
+    const runtime::Map* storage[2] = {}; // bpf_cgroup_storage_assign: one map per storage type (shared, per-CPU)
     for (size_t pc = 0; pc + 1 < prog.insns.size(); pc++) {
         const isa::Insn& in = prog.insns[pc];
         if (!isa::is_ld_imm64(in))
@@ -240,6 +241,13 @@ std::string map_prog_incompatibility(const runtime::ObjectInstance& inst, const 
         if (sleepable(prog) && std::find(std::begin(kSleepableTypes), std::end(kSleepableTypes), m->spec().type) ==
                                    std::end(kSleepableTypes))
             return "Sleepable programs can only use array, hash, ringbuf and local storage maps";
+        const uint32_t t = m->spec().type;
+        if (t == loader::kMapCgroupStorage || t == loader::kMapPercpuCgroupStorage) {
+            const runtime::Map*& held = storage[t == loader::kMapPercpuCgroupStorage];
+            if (held && held != m)
+                return "only one cgroup storage of each type is allowed";
+            held = m;
+        }
     }
     return {};
 }

@@ -19,10 +19,12 @@
 #include "runtime/helpers/map_helpers.hpp"
 #include "runtime/helpers/perf_helpers.hpp"
 #include "runtime/helpers/memory_helpers.hpp"
+#include "runtime/helpers/net_helpers.hpp"
 #include "runtime/helpers/ringbuf_helpers.hpp"
 #include "runtime/helpers/skb_helpers.hpp"
 #include "runtime/helpers/snprintf_helpers.hpp"
 #include "runtime/helpers/sock_helpers.hpp"
+#include "runtime/helpers/storage_helpers.hpp"
 #include "runtime/helpers/xdp_helpers.hpp"
 #include "runtime/helpers/string_helpers.hpp"
 #include "runtime/helpers/task_helpers.hpp"
@@ -191,7 +193,7 @@ constexpr HelperProto kHelpers[] = {
     {78, "bpf_rc_keydown", nullptr, R::integer, {A::ptr_to_ctx, A::anything, A::anything, A::anything, _}, true, T("lirc_mode2"), false, 0}, // rc_keydown_proto
     {79, "bpf_skb_cgroup_id", nullptr, R::integer, {A::ptr_to_ctx, _, _, _, _}, false, T("sched_cls sched_act cgroup_skb"), false, 0},
     {80, "bpf_get_current_cgroup_id", nullptr, R::integer, {_, _, _, _, _}, false, kAll, false, 0},
-    {81, "bpf_get_local_storage", nullptr, R::map_value, {A::const_map_ptr, A::anything, _, _, _}, false, T("cgroup_skb cgroup_sock sock_ops cgroup_device cgroup_sock_addr cgroup_sysctl cgroup_sockopt lsm"), false, 0},
+    {81, "bpf_get_local_storage", bpf_get_local_storage_helper, R::map_value, {A::const_map_ptr, A::anything, _, _, _}, false, T("cgroup_skb cgroup_sock sock_ops cgroup_device cgroup_sock_addr cgroup_sysctl cgroup_sockopt lsm"), false, 0},
     {82, "bpf_sk_select_reuseport", nullptr, R::integer, {A::ptr_to_ctx, A::const_map_ptr, A::ptr_to_map_key, A::anything, _}, false, T("sk_reuseport"), false, 0}, // sk_select_reuseport_proto
     {83, "bpf_skb_ancestor_cgroup_id", nullptr, R::integer, {A::ptr_to_ctx, A::anything, _, _, _}, false, T("sched_cls sched_act cgroup_skb"), false, 0},
     {84, "bpf_sk_lookup_tcp", bpf_sk_lookup_helper, R::socket_or_null, {A::ptr_to_ctx, A::ptr_to_mem_rdonly, A::const_size_or_zero, A::anything, A::anything}, false, T("sched_cls sched_act"), true, 0}, // bpf_tc_sk_lookup_tcp_proto
@@ -244,11 +246,11 @@ constexpr HelperProto kHelpers[] = {
     {119, "bpf_read_branch_records", nullptr, R::integer, {A::ptr_to_ctx, A::ptr_to_mem_or_null, A::const_size_or_zero, A::anything, _}, true, T("perf_event"), false, 0},
     {120, "bpf_get_ns_current_pid_tgid", nullptr, R::integer, {A::anything, A::anything, A::ptr_to_uninit_mem, A::const_size, _}, false, kAll, false, 0},
     {121, "bpf_xdp_output", nullptr, R::integer, {A::ptr_to_btf_id, A::const_map_ptr, A::anything, A::ptr_to_mem_rdonly, A::const_size_or_zero}, true, T("tracing lsm syscall"), false, 0},
-    {122, "bpf_get_netns_cookie", nullptr, R::integer, {A::ptr_to_ctx_or_null, _, _, _, _}, false, T("socket_filter sched_cls sched_act cgroup_skb cgroup_sock"), false, 0}, // bpf_get_netns_cookie_sock_proto
-    {122, "bpf_get_netns_cookie", nullptr, R::integer, {A::ptr_to_ctx_or_null, _, _, _, _}, false, T("sock_ops"), false, 0}, // bpf_get_netns_cookie_sock_ops_proto
-    {122, "bpf_get_netns_cookie", nullptr, R::integer, {A::ptr_to_ctx_or_null, _, _, _, _}, false, T("sk_msg"), false, 0}, // bpf_get_netns_cookie_sk_msg_proto
-    {122, "bpf_get_netns_cookie", nullptr, R::integer, {A::ptr_to_ctx_or_null, _, _, _, _}, false, T("cgroup_sock_addr"), false, 0}, // bpf_get_netns_cookie_sock_addr_proto
-    {122, "bpf_get_netns_cookie", nullptr, R::integer, {A::ptr_to_ctx_or_null, _, _, _, _}, false, T("cgroup_sockopt"), false, 0}, // bpf_get_netns_cookie_sockopt_proto
+    {122, "bpf_get_netns_cookie", bpf_get_netns_cookie_helper, R::integer, {A::ptr_to_ctx_or_null, _, _, _, _}, false, T("socket_filter sched_cls sched_act cgroup_skb cgroup_sock"), false, 0}, // bpf_get_netns_cookie_sock_proto
+    {122, "bpf_get_netns_cookie", bpf_get_netns_cookie_helper, R::integer, {A::ptr_to_ctx_or_null, _, _, _, _}, false, T("sock_ops"), false, 0}, // bpf_get_netns_cookie_sock_ops_proto
+    {122, "bpf_get_netns_cookie", bpf_get_netns_cookie_helper, R::integer, {A::ptr_to_ctx_or_null, _, _, _, _}, false, T("sk_msg"), false, 0}, // bpf_get_netns_cookie_sk_msg_proto
+    {122, "bpf_get_netns_cookie", bpf_get_netns_cookie_helper, R::integer, {A::ptr_to_ctx_or_null, _, _, _, _}, false, T("cgroup_sock_addr"), false, 0}, // bpf_get_netns_cookie_sock_addr_proto
+    {122, "bpf_get_netns_cookie", bpf_get_netns_cookie_helper, R::integer, {A::ptr_to_ctx_or_null, _, _, _, _}, false, T("cgroup_sockopt"), false, 0}, // bpf_get_netns_cookie_sockopt_proto
     {123, "bpf_get_current_ancestor_cgroup_id", nullptr, R::integer, {A::anything, _, _, _, _}, false, kAll, false, 0},
     {124, "bpf_sk_assign", bpf_sk_assign_helper, R::integer, {A::ptr_to_ctx, A::ptr_to_btf_id_sock_common, A::anything, _, _}, false, T("sched_cls sched_act"), false, 0},
     {124, "bpf_sk_assign", bpf_sk_assign_helper, R::integer, {A::ptr_to_ctx, A::ptr_to_socket_or_null, A::anything, _, _}, false, T("sk_lookup"), false, 0}, // bpf_sk_lookup_assign_proto
@@ -290,8 +292,8 @@ constexpr HelperProto kHelpers[] = {
     {160, "bpf_ktime_get_coarse_ns", bpf_ktime_get_coarse_ns_helper, R::integer, {_, _, _, _, _}, false, T("all -kprobe -tracepoint -perf_event -cgroup_device -raw_tracepoint -lirc_mode2 -raw_tracepoint_writable -cgroup_sockopt -tracing -struct_ops -lsm -syscall -netfilter"), false, 0},
     {161, "bpf_ima_inode_hash", nullptr, R::integer, {A::ptr_to_btf_id, A::ptr_to_uninit_mem, A::const_size, _, _}, false, T("lsm"), false, kMightSleep | kAllowedCallback},
     {162, "bpf_sock_from_file", nullptr, R::ptr_to_btf_id_or_null, {A::ptr_to_btf_id, _, _, _, _}, false, T("tracing lsm syscall"), false, 0},
-    {163, "bpf_check_mtu", nullptr, R::integer, {A::ptr_to_ctx, A::anything, A::ptr_to_fixed_size_mem_write_aligned, A::anything, A::anything}, true, T("sched_cls sched_act"), false, 0}, // bpf_skb_check_mtu_proto
-    {163, "bpf_check_mtu", nullptr, R::integer, {A::ptr_to_ctx, A::anything, A::ptr_to_fixed_size_mem_write_aligned, A::anything, A::anything}, true, T("xdp"), false, 0}, // bpf_xdp_check_mtu_proto
+    {163, "bpf_check_mtu", bpf_check_mtu_helper, R::integer, {A::ptr_to_ctx, A::anything, A::ptr_to_fixed_size_mem_write_aligned, A::anything, A::anything}, true, T("sched_cls sched_act"), false, 0}, // bpf_skb_check_mtu_proto
+    {163, "bpf_check_mtu", bpf_check_mtu_helper, R::integer, {A::ptr_to_ctx, A::anything, A::ptr_to_fixed_size_mem_write_aligned, A::anything, A::anything}, true, T("xdp"), false, 0}, // bpf_xdp_check_mtu_proto
     {164, "bpf_for_each_map_elem", bpf_for_each_map_elem_helper, R::integer, {A::const_map_ptr, A::ptr_to_func, A::ptr_to_stack_or_null, A::anything, _}, false, kAll, false, 0},
     {165, "bpf_snprintf", bpf_snprintf_helper, R::integer, {A::ptr_to_mem_or_null, A::const_size_or_zero, A::ptr_to_const_str, A::ptr_to_mem_rdonly_or_null, A::const_size_or_zero}, true, kAll, false, 0},
     {166, "bpf_sys_bpf", nullptr, R::integer, {A::anything, A::ptr_to_mem_rdonly, A::const_size, _, _}, false, T("syscall"), false, kMightSleep},

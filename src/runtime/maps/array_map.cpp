@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 // BPF_MAP_TYPE_ARRAY (runtime stage): max_entries values of value_size bytes (8-byte aligned), u32 keys, all
-// preallocated and zeroed; update copies in place, delete is -EINVAL (kernel/bpf/arraymap.c).
+// preallocated and zeroed; update copies in place with no lock (a concurrent reader may see a value torn at word
+// boundaries: value_copy.hpp), delete is -EINVAL (kernel/bpf/arraymap.c).
 // Global data (.data, .bss, .rodata*) are one-entry arrays.
 #include <cerrno>
 #include <cstring>
@@ -10,6 +11,7 @@
 #include "runtime/maps/arena.hpp"
 #include "runtime/maps/array_util.hpp"
 #include "runtime/maps/map.hpp"
+#include "runtime/maps/value_copy.hpp"
 
 namespace strbpf::runtime {
 namespace {
@@ -36,7 +38,14 @@ class ArrayMap final : public Map {
             return -EEXIST;
         if (flags & kBpfFLock)
             return -EINVAL;
-        std::memcpy(arena_.data() + idx * elem_size_, value, spec_.value_size);
+        store_shared(arena_.data() + idx * elem_size_, value, spec_.value_size);
+        return 0;
+    }
+    int copy_value(const void* key, void* out) override {
+        const uint32_t idx = array_index(key);
+        if (idx >= spec_.max_entries)
+            return -ENOENT;
+        load_shared(out, arena_.data() + idx * elem_size_, spec_.value_size);
         return 0;
     }
     int remove(const void*) override { return -EINVAL; }

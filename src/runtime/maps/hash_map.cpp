@@ -160,12 +160,16 @@ class HashMap final : public Map {
             head = nodes_[e].next.load(std::memory_order_relaxed);
         return e;
     }
+    // A replacing update takes a spare only (the kernel's extra_elems), so replacements never use up the free
+    // elements that inserts of new keys need; with no spare left it copies in place (do_update).
     uint32_t alloc(bool replacing) {
         free_lock_.lock();
         uint32_t e = kNil;
-        if (replacing && spare_count_ > 0) {
-            e = pop(spare_head_);
-            spare_count_--;
+        if (replacing) {
+            if (spare_count_ > 0) {
+                e = pop(spare_head_);
+                spare_count_--;
+            }
         } else {
             e = pop(free_head_);
         }

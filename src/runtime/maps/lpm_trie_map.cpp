@@ -44,11 +44,13 @@ class LpmTrieMap final : public Map {
     uint8_t* arena() override { return arena_.data(); }
     uint64_t arena_size() const override { return arena_.size(); }
 
+    // The node's slot is read under the lock: a concurrent delete or update rewrites the node.
     void* lookup(const void* key) override {
         lock_.lock();
         const uint32_t n = find_longest(static_cast<const uint8_t*>(key));
+        const uint32_t slot = n == kNil ? kNil : nodes_[n].slot;
         lock_.unlock();
-        return n == kNil ? nullptr : value(nodes_[n].slot);
+        return slot == kNil ? nullptr : value(slot);
     }
     int update(const void* key, const void* value, uint64_t flags) override;
     int remove(const void* key) override;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 // Map creation and the operations every map type shares (runtime stage).
 #include "runtime/maps/map.hpp"
+#include "runtime/maps/cgroup_storage_map.hpp"
 #include "runtime/maps/fd_maps.hpp"
 
 #include <bpf/libbpf.h>
@@ -67,6 +68,8 @@ Result<std::unique_ptr<Map>> create_map(const loader::MapSpec& given) {
     default:
         break;
     }
+    if (is_cgroup_storage_type(spec.type))
+        return create_cgroup_storage_map(spec);
     if (is_verify_only_map_type(spec.type))
         return create_verify_only_map(spec);
     if (spec.type == loader::kMapArena || spec.type == loader::kMapStructOps || spec.type >= loader::kMapTypeCount)

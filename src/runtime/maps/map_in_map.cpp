@@ -83,19 +83,16 @@ class ArrayOfMaps final : public FdMap {
 class HashOfMaps final : public FdMap {
   public:
     HashOfMaps(const loader::MapSpec& spec, std::unique_ptr<Map> table) : FdMap(spec), table_(std::move(table)) {}
+    // The slot is copied under the table's bucket lock: an update of the same key reuses a replaced element,
+    // so reading through the table's value pointer would race with that write.
     void* lookup(const void* key) override {
-        const void* v = table_->lookup(key);
         Slot s{};
-        if (v)
-            std::memcpy(&s, v, sizeof s);
-        return v ? s.map : nullptr;
+        return table_->copy_value(key, &s) == 0 ? s.map : nullptr;
     }
     int copy_value(const void* key, void* out) override {
-        const void* v = table_->lookup(key);
-        if (!v)
+        Slot s{};
+        if (table_->copy_value(key, &s) != 0)
             return -ENOENT;
-        Slot s;
-        std::memcpy(&s, v, sizeof s);
         std::memcpy(out, &s.fd, 4);
         return 0;
     }

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: BSD-2-Clause
 // Map types strbpf creates so that programs using them load and are verified with the kernel's rules, but whose
-// operations it does not run (runtime stage): sockets, devices, CPUs, cgroups, stack traces, local storage,
-// user ring buffers. The spec rules are each type's map_alloc_check in Linux 6.18.
+// operations it does not run (runtime stage): sockets, devices, CPUs, cgroup arrays, stack traces, sk/inode/task/
+// cgrp local storage, user ring buffers (the cgroup storages run: cgroup_storage_map.hpp). The spec rules are
+// each type's map_alloc_check in Linux 6.18.
 // A helper that reaches one of these maps in a run aborts the run naming the map type; the syscall view answers
 // -EOPNOTSUPP.
 #include <cerrno>
@@ -27,11 +28,6 @@ struct SpecRule {
     uint32_t value_max = 0;    // above it -E2BIG (0: no limit of its own)
 };
 
-// cgroup storage (bpf_cgroup_storage_map_alloc): the key is a cgroup id (8) or struct bpf_cgroup_storage_key
-// (16 with its padding), values up to U16_MAX less the 128-byte storage element header, per-CPU ones up to
-// PCPU_MIN_UNIT_SIZE; no BPF_F_NO_PREALLOC (measured on Linux 6.18).
-constexpr uint32_t kCgroupStorageMax = 65535 - 128, kPercpuCgroupStorageMax = 32768;
-
 using namespace loader;
 constexpr SpecRule kRules[] = {
     {kMapStackTrace, 4, 4, kStackTrace, kStackTrace, false, 0},
@@ -41,9 +37,7 @@ constexpr SpecRule kRules[] = {
     {kMapCpumap, 4, 4, 4, 8, false, 0},
     {kMapXskmap, 4, 4, 4, 4, false, 0},
     {kMapSockhash, kNonZero, kNonZero, 4, 8, false, 0},
-    {kMapCgroupStorage, 8, 16, kNonZero, kNonZero, true, 0, kNoPrealloc, kCgroupStorageMax},
     {kMapReuseportSockarray, 4, 4, 4, 8, false, 0},
-    {kMapPercpuCgroupStorage, 8, 16, kNonZero, kNonZero, true, 0, kNoPrealloc, kPercpuCgroupStorageMax},
     {kMapSkStorage, 4, 4, kNonZero, kNonZero, true, kNoPrealloc},
     {kMapDevmapHash, 4, 4, 4, 8, false, 0},
     {kMapInodeStorage, 4, 4, kNonZero, kNonZero, true, kNoPrealloc},
