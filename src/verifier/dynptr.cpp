@@ -12,6 +12,7 @@
 
 #include "verifier/btf_target.hpp"
 #include "verifier/domain/scalar.hpp"
+#include "verifier/kfunc_btf.hpp"
 
 namespace strbpf::verifier {
 
@@ -302,11 +303,12 @@ bool kfunc_ptr_arg(Env& env, const DynptrKfunc& k, int i, KfuncMeta* m) {
         }
         return true;
     }
-    // KF_ARG_PTR_TO_DYNPTR: check_func_arg_reg_off, the register type, then process_dynptr_func.
+    // KF_ARG_PTR_TO_DYNPTR: check_func_arg_reg_off, then process_dynptr_func, which checks the register type
+    // (6.18 has no check of its own here, so its words are process_dynptr_func's).
     if (r.type == RegType::dynptr && !check_const_dynptr_off(env, regno))
         return false;
-    if (r.type != RegType::stack && r.type != RegType::dynptr)
-        return env.fail(fmt::format("arg#{} expected pointer to stack or dynptr_ptr", i));
+    if (!check_arg_reg_off(env, r, regno, false)) // a modified ctx pointer, in check_func_arg_reg_off's words
+        return false;
     DynptrArg a;
     a.rdonly = r.type == RegType::dynptr;
     a.uninit = p == PR::dynptr_uninit;

@@ -11,6 +11,7 @@
 
 #include "verifier/domain/scalar.hpp"
 #include "verifier/iter.hpp"
+#include "verifier/kfunc_btf.hpp"
 
 namespace strbpf::verifier {
 namespace {
@@ -185,6 +186,8 @@ bool do_iter_kfunc(Env& env, const runtime::KfuncProto& proto) {
     const IterKfunc& k = *iter_kfunc_of(proto.name);
     const IterType& t = kIterTypes[k.type];
     const Reg r = env.cur.cur().regs[1];
+    if (!check_arg_reg_off(env, r, 1, false)) // check_func_arg_reg_off: a modified ctx pointer, in its words
+        return false;
     if (r.type != RegType::stack)
         return env.fail("arg#0 expected pointer to an iterator on stack");
     int spi = -1;

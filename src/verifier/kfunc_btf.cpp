@@ -125,24 +125,6 @@ bool struct_ids_match(const struct btf* b, uint32_t id, int32_t off, uint32_t wa
     return false;
 }
 
-// check_func_arg_reg_off for a PTR_TO_BTF_ID or ctx argument; RELEASE: OBJ_RELEASE (release and trusted arguments).
-bool check_arg_reg_off(Env& env, const Reg& r, int regno, bool release) {
-    if (release && r.off)
-        return env.fail(fmt::format("R{} must have zero offset when passed to release func or trusted arg to kfunc",
-                                    regno));
-    if (r.type != RegType::btf_id && r.type != RegType::ctx)
-        return true; // stack, packet, map and memory pointers may carry any offset
-    const bool fixed_ok = r.type == RegType::btf_id && !release;
-    if (r.off < 0)
-        return env.fail(fmt::format("negative offset {} ptr R{} off={} disallowed", reg_type_str(r), regno, r.off));
-    if (!fixed_ok && r.off)
-        return env.fail(fmt::format("dereference of modified {} ptr R{} off={} disallowed", reg_type_str(r), regno,
-                                    r.off));
-    if (!r.var.is_const() || r.var.value != 0)
-        return env.fail(fmt::format("variable {} access var_off={} disallowed", reg_type_str(r), tnum_str(r.var)));
-    return true;
-}
-
 bool check_scalar_arg(Env& env, KfuncMeta& m, const btf_param& p, int regno) {
     const Reg& r = env.cur.cur().regs[regno];
     if (r.type != RegType::scalar)
@@ -374,6 +356,24 @@ bool fetch_meta(Env& env, const KfuncBtf& k, KfuncMeta* m) {
 }
 
 } // namespace
+
+// check_func_arg_reg_off for a PTR_TO_BTF_ID or ctx argument; RELEASE: OBJ_RELEASE (release and trusted arguments).
+bool check_arg_reg_off(Env& env, const Reg& r, int regno, bool release) {
+    if (release && r.off)
+        return env.fail(fmt::format("R{} must have zero offset when passed to release func or trusted arg to kfunc",
+                                    regno));
+    if (r.type != RegType::btf_id && r.type != RegType::ctx)
+        return true; // stack, packet, map and memory pointers may carry any offset
+    const bool fixed_ok = r.type == RegType::btf_id && !release;
+    if (r.off < 0)
+        return env.fail(fmt::format("negative offset {} ptr R{} off={} disallowed", reg_type_str(r), regno, r.off));
+    if (!fixed_ok && r.off)
+        return env.fail(fmt::format("dereference of modified {} ptr R{} off={} disallowed", reg_type_str(r), regno,
+                                    r.off));
+    if (!r.var.is_const() || r.var.value != 0)
+        return env.fail(fmt::format("variable {} access var_off={} disallowed", reg_type_str(r), tnum_str(r.var)));
+    return true;
+}
 
 bool check_kfunc_btf_call(Env& env, const KfuncBtf& k, const isa::Insn&) {
     KfuncMeta m;

@@ -15,6 +15,7 @@
 namespace strbpf::verifier {
 
 class Env;
+struct Reg;
 
 // The kernel's KF_* flags (include/linux/btf.h values).
 inline constexpr uint32_t kKfAcquire = 1u << 0, kKfRelease = 1u << 1, kKfRetNull = 1u << 2,
@@ -43,6 +44,9 @@ const KfuncBtf* find_kfunc_btf(std::string_view name);
 // TRACING hook serves tracing, tracepoint, perf_event and lsm programs).
 bool kfunc_set_allows(KfuncSet set, loader::ProgType type);
 
+// check_func_arg_reg_off for a kfunc's PTR_TO_BTF_ID or ctx argument (any other register passes); RELEASE:
+// OBJ_RELEASE (release and trusted arguments). False after env.fail.
+bool check_arg_reg_off(Env& env, const Reg& r, int regno, bool release);
 // check_kfunc_call for a kfunc of the table: program type, sleepability, RCU sections, arguments (check_kfunc_args:
 // scalars, __k constants, trusted / RCU / nullable pointers, ctx, references released), the result (scalar,
 // PTR_TO_BTF_ID typed by kernel BTF, maybe NULL, acquired). False after env.fail.

@@ -241,6 +241,22 @@ int global_dynptr_arg(void *ctx)
 
 /* ---- the verifier's rules ---- */
 
+/* A kfunc's dynptr argument that is neither on the stack nor a const dynptr pointer: process_dynptr_func's words
+ * (6.18 no longer checks the register type in check_kfunc_args first, which said "... or dynptr_ptr"). */
+SEC("syscall")
+__failure __msg("arg#0 expected pointer to stack or const struct bpf_dynptr")
+int kfunc_dynptr_in_map_value(void *ctx)
+{
+	return bpf_dynptr_size((struct bpf_dynptr *)buf);
+}
+
+SEC("syscall")
+__failure __msg("dereference of modified ctx ptr R1 off=8 disallowed")
+int kfunc_dynptr_on_modified_ctx(void *ctx)
+{
+	return bpf_dynptr_size((struct bpf_dynptr *)((char *)ctx + 8));
+}
+
 SEC("syscall")
 __failure __msg("Unreleased reference id=2")
 int ringbuf_dynptr_leak(void *ctx)

@@ -201,6 +201,15 @@ int num_leak(void *ctx)
 	return 0;
 }
 
+/* check_func_arg_reg_off comes first: a modified ctx pointer is refused in its words, not as a non-stack iterator. */
+SEC("syscall")
+__failure __msg("dereference of modified ctx ptr R1 off=8 disallowed")
+int num_new_on_modified_ctx(void *ctx)
+{
+	bpf_iter_num_new((struct bpf_iter_num *)((char *)ctx + 8), 0, 10);
+	return 0;
+}
+
 SEC("syscall")
 __failure __msg("expected an initialized iter_num as arg #0")
 int num_next_uninit(void *ctx)
