@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-2-Clause
 """Regenerates the malformed objects in tests/elf/ (see README.md). Run from anywhere:
     python3 tests/elf/make_malformed.py [clang]
 Each bad_*.o is tests/elf/src/small.bpf.c compiled with clang -O2 -g -target bpf, then one header field or
