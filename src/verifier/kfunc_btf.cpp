@@ -422,11 +422,9 @@ std::string extern_mismatch(const loader::ObjectSpec& obj, const loader::ExternS
 } // namespace
 
 std::string kfunc_proto_mismatch(const loader::ObjectSpec& obj, const loader::ProgramSpec& prog) {
-    std::string error;
-    bool running = false;
-    const struct btf* kb = target_btf(&error, &running);
-    if (!kb || !obj.btf)
+    if (!obj.btf)
         return {};
+    const struct btf* kb = nullptr; // read at the first strong kfunc extern: most programs have none
     for (size_t pc = 0; pc < prog.insns.size(); pc++) {
         const isa::Insn& insn = prog.insns[pc];
         const bool ld = isa::is_ld_imm64(insn);
@@ -435,6 +433,12 @@ std::string kfunc_proto_mismatch(const loader::ObjectSpec& obj, const loader::Pr
             pc++;
         if (ext < 0 || size_t(ext) >= obj.externs.size() || obj.externs[size_t(ext)].weak)
             continue;
+        if (!kb) {
+            std::string error;
+            bool running = false;
+            if (!(kb = target_btf(&error, &running)))
+                return {};
+        }
         if (std::string why = extern_mismatch(obj, obj.externs[size_t(ext)], kb); !why.empty())
             return why;
     }
