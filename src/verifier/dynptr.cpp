@@ -307,6 +307,8 @@ bool kfunc_ptr_arg(Env& env, const DynptrKfunc& k, int i, KfuncMeta* m) {
     // (6.18 has no check of its own here, so its words are process_dynptr_func's).
     if (r.type == RegType::dynptr && !check_const_dynptr_off(env, regno))
         return false;
+    if (r.type == RegType::scalar && r.is_const() && r.var.value == 0) // check_kfunc_args' NULL check, first
+        return env.fail(fmt::format("Possibly NULL pointer passed to trusted arg{}", regno - 1));
     if (!check_arg_reg_off(env, r, regno, false)) // a modified ctx pointer, in check_func_arg_reg_off's words
         return false;
     DynptrArg a;

@@ -251,6 +251,13 @@ int kfunc_dynptr_in_map_value(void *ctx)
 }
 
 SEC("syscall")
+__failure __msg("Possibly NULL pointer passed to trusted arg0")
+int kfunc_dynptr_null(void *ctx)
+{
+	return bpf_dynptr_size((struct bpf_dynptr *)0);
+}
+
+SEC("syscall")
 __failure __msg("dereference of modified ctx ptr R1 off=8 disallowed")
 int kfunc_dynptr_on_modified_ctx(void *ctx)
 {

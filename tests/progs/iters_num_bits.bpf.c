@@ -201,6 +201,15 @@ int num_leak(void *ctx)
 	return 0;
 }
 
+/* A NULL iterator is refused before its register type is looked at. */
+SEC("syscall")
+__failure __msg("Possibly NULL pointer passed to trusted arg0")
+int num_new_null(void *ctx)
+{
+	bpf_iter_num_new((struct bpf_iter_num *)0, 0, 10);
+	return 0;
+}
+
 /* check_func_arg_reg_off comes first: a modified ctx pointer is refused in its words, not as a non-stack iterator. */
 SEC("syscall")
 __failure __msg("dereference of modified ctx ptr R1 off=8 disallowed")
