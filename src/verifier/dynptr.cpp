@@ -271,9 +271,12 @@ bool trusted_skb_arg(Env& env, int i, const Reg& r) {
 bool kfunc_ptr_arg(Env& env, const DynptrKfunc& k, int i, KfuncMeta* m) {
     const int regno = i + 1;
     const Reg& r = env.cur.cur().regs[regno];
-    if (k.kind == DK::from_skb && (r.maybe_null || (r.is_const() && r.var.value == 0))) // KF_TRUSTED_ARGS
-        return env.fail(fmt::format("Possibly NULL pointer passed to trusted arg{}", i));
     const PR p = k.params[size_t(i)];
+    // check_kfunc_args' NULL check, before the argument's kind: from_skb's arguments are trusted (maybe-NULL
+    // pointers too), a dynptr argument is never nullable
+    const bool dynptr_param = p == PR::dynptr || p == PR::dynptr_uninit;
+    if ((k.kind == DK::from_skb && r.maybe_null) || ((k.kind == DK::from_skb || dynptr_param) && is_null_const(r)))
+        return env.fail(fmt::format("Possibly NULL pointer passed to trusted arg{}", i));
     if (p == PR::ctx && env.prog.type == loader::ProgType::tracing) // a trusted struct sk_buff, not the ctx
         return trusted_skb_arg(env, i, r);
     if (p == PR::ctx) {
@@ -307,8 +310,6 @@ bool kfunc_ptr_arg(Env& env, const DynptrKfunc& k, int i, KfuncMeta* m) {
     // (6.18 has no check of its own here, so its words are process_dynptr_func's).
     if (r.type == RegType::dynptr && !check_const_dynptr_off(env, regno))
         return false;
-    if (r.type == RegType::scalar && r.is_const() && r.var.value == 0) // check_kfunc_args' NULL check, first
-        return env.fail(fmt::format("Possibly NULL pointer passed to trusted arg{}", regno - 1));
     if (!check_arg_reg_off(env, r, regno, false)) // a modified ctx pointer, in check_func_arg_reg_off's words
         return false;
     DynptrArg a;

@@ -186,7 +186,7 @@ bool do_iter_kfunc(Env& env, const runtime::KfuncProto& proto) {
     const IterKfunc& k = *iter_kfunc_of(proto.name);
     const IterType& t = kIterTypes[k.type];
     const Reg r = env.cur.cur().regs[1];
-    if (r.type == RegType::scalar && r.is_const() && r.var.value == 0) // check_kfunc_args' NULL check, first
+    if (is_null_const(r)) // check_kfunc_args' NULL check, first
         return env.fail("Possibly NULL pointer passed to trusted arg0");
     if (!check_arg_reg_off(env, r, 1, false)) // check_func_arg_reg_off: a modified ctx pointer, in its words
         return false;

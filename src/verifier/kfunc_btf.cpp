@@ -64,7 +64,6 @@ bool is_trusted_reg(const Reg& r) {
     return r.ref_obj_id || ((r.btf_flags & kBtfTrusted) && !(r.btf_flags & (kBtfRcu | kBtfUntrusted)) && !r.maybe_null);
 }
 
-bool is_null_const(const Reg& r) { return r.type == RegType::scalar && r.is_const() && r.var.value == 0; }
 
 // The kernel ctx struct bpf_cast_to_kern_ctx gives each program type (include/linux/bpf_types.h's kern_ctx_type);
 // nullptr for the types whose kernel ctx is no struct.
@@ -358,6 +357,8 @@ bool fetch_meta(Env& env, const KfuncBtf& k, KfuncMeta* m) {
 } // namespace
 
 // check_func_arg_reg_off for a PTR_TO_BTF_ID or ctx argument; RELEASE: OBJ_RELEASE (release and trusted arguments).
+bool is_null_const(const Reg& r) { return r.type == RegType::scalar && r.is_const() && r.var.value == 0; }
+
 bool check_arg_reg_off(Env& env, const Reg& r, int regno, bool release) {
     if (release && r.off)
         return env.fail(fmt::format("R{} must have zero offset when passed to release func or trusted arg to kfunc",

@@ -47,6 +47,8 @@ bool kfunc_set_allows(KfuncSet set, loader::ProgType type);
 // check_func_arg_reg_off for a kfunc's PTR_TO_BTF_ID or ctx argument (any other register passes); RELEASE:
 // OBJ_RELEASE (release and trusted arguments). False after env.fail.
 bool check_arg_reg_off(Env& env, const Reg& r, int regno, bool release);
+// register_is_null: a scalar known to be 0.
+bool is_null_const(const Reg& r);
 // check_kfunc_call for a kfunc of the table: program type, sleepability, RCU sections, arguments (check_kfunc_args:
 // scalars, __k constants, trusted / RCU / nullable pointers, ctx, references released), the result (scalar,
 // PTR_TO_BTF_ID typed by kernel BTF, maybe NULL, acquired). False after env.fail.

@@ -11,6 +11,7 @@
 
 #include "verifier/btf_target.hpp"
 #include "verifier/domain/scalar.hpp"
+#include "verifier/kfunc_btf.hpp"
 #include "verifier/map_rules.hpp"
 #include "verifier/sock.hpp"
 
@@ -88,7 +89,6 @@ bool type_mismatch(Env& env, int regno, const char* expected) {
     return env.fail(fmt::format("R{} type={} expected={}", regno, reg_type_str(r), expected));
 }
 
-bool is_null_const(const Reg& r) { return r.type == RegType::scalar && r.is_const() && r.var.value == 0; }
 
 // btf_struct_ids_match against struct sock_common: the BTF object is a sock_common, or one reached through first
 // members at offset 0 (struct sock, tcp_sock, ... all begin with one).
