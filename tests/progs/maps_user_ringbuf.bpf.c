@@ -134,4 +134,22 @@ int drain_nested_is_busy(void *ctx)
 	return n * 1000 - s.inner;
 }
 
+__u64 total_sum; /* what drain_into_total's callbacks added up, over every run */
+
+static long add_to_total(struct bpf_dynptr *p, void *ctx)
+{
+	__u64 v = 0;
+
+	bpf_dynptr_read(&v, sizeof(v), p, 0, 0);
+	__sync_fetch_and_add(&total_sum, v);
+	return 0;
+}
+
+/* With samples: the number drained; their first words are added to total_sum. */
+SEC("syscall")
+int drain_into_total(void *ctx)
+{
+	return bpf_user_ringbuf_drain(&urb, add_to_total, NULL, 0);
+}
+
 char _license[] SEC("license") = "GPL";

@@ -4,6 +4,7 @@
 // kernel, whose ring libbpf's user_ring_buffer fills with the same samples, discards and busy reservations
 // (tests/progs/maps_user_ringbuf.bpf.c); `--map-in` fills the ring from a file on every engine.
 #include <cerrno>
+#include <atomic>
 #include <cstring>
 #include <fstream>
 #include <thread>
@@ -338,6 +339,49 @@ TEST(UserRingBufferApi, ReserveBlockingWakesWhenADrainFreesRoom) {
     EXPECT_EQ(r->retval, 1u * 10000); // one sample of 4088 zero bytes
     ASSERT_TRUE(got.ok());
     EXPECT_TRUE(rb->discard(*got).ok());
+}
+
+// Several producers on the same ring, one program draining: every sample arrives once, whole. The producers block
+// in reserve_blocking until drains free room, so the ring is full many times over.
+TEST(UserRingBufferApi, SeveralProducersAndADrainingProgram) {
+    auto obj = Object::open(kObj);
+    ASSERT_TRUE(obj->load().ok());
+    auto rb = UserRingBuffer::create(*obj->map("urb"));
+    ASSERT_TRUE(rb.ok());
+    constexpr int kThreads = 4, kEach = 500; // 2000 samples of 16 bytes through a ring of 256
+    std::vector<std::thread> producers;
+    std::atomic<int> failures{0};
+    for (int t = 0; t < kThreads; t++)
+        producers.emplace_back([&, t] {
+            for (int i = 0; i < kEach; i++) {
+                auto s = rb->reserve_blocking(8, -1);
+                if (!s) {
+                    failures++;
+                    return;
+                }
+                const uint64_t v = uint64_t(t) * kEach + uint64_t(i) + 1;
+                std::memcpy(s->data(), &v, 8);
+                if (!rb->submit(*s))
+                    failures++;
+            }
+        });
+    auto prog = obj->program("drain_into_total");
+    uint64_t drained = 0;
+    while (drained < uint64_t(kThreads) * kEach && failures == 0) {
+        auto r = prog->run();
+        ASSERT_TRUE(r.ok());
+        drained += r->retval;
+    }
+    for (auto& p : producers)
+        p.join();
+    EXPECT_EQ(failures.load(), 0);
+    EXPECT_EQ(drained, uint64_t(kThreads) * kEach);
+    auto total = obj->global("total_sum");
+    ASSERT_TRUE(total.ok());
+    uint64_t sum = 0;
+    std::memcpy(&sum, total->data(), 8);
+    const uint64_t n = uint64_t(kThreads) * kEach;
+    EXPECT_EQ(sum, n * (n + 1) / 2);
 }
 
 TEST(UserRingBufferApi, TheCApiProducesAsTheCppOne) {
