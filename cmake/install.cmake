@@ -35,7 +35,7 @@ install(TARGETS strbpf_shared EXPORT strbpfTargets
     ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
 install(TARGETS strbpf RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(FILES include/strbpf/result.hpp include/strbpf/maps.hpp include/strbpf/object.hpp include/strbpf/extensions.hpp
-    include/strbpf/program.hpp include/strbpf/ring_buffer.hpp include/strbpf/perf_buffer.hpp include/strbpf/strbpf.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/strbpf)
+    include/strbpf/program.hpp include/strbpf/ring_buffer.hpp include/strbpf/user_ring_buffer.hpp include/strbpf/perf_buffer.hpp include/strbpf/strbpf.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/strbpf)
 install(DIRECTORY ${CMAKE_BINARY_DIR}/bench/progs/ DESTINATION ${CMAKE_INSTALL_DATADIR}/strbpf/bench
     FILES_MATCHING PATTERN "*.bpf.o" PATTERN "broken" EXCLUDE)
 # The .pc file is relocatable: its prefix is found from its own directory.

@@ -117,6 +117,7 @@ class MapRef {
     friend class Object;
     friend class RingBuffer;
     friend class PerfBuffer;
+    friend class UserRingBuffer;
     Status batch_walk(std::span<const uint8_t> in_batch, std::span<uint8_t> out_batch, std::span<uint8_t> keys,
                       std::span<uint8_t> values, uint32_t& count, const BatchOptions& opts, bool del) const;
     explicit MapRef(void* map) : map_(map) {}

@@ -243,6 +243,18 @@ int strbpf_ring_buffer_consume(strbpf_ring_buffer* rb);
 int strbpf_ring_buffer_epoll_fd(const strbpf_ring_buffer* rb);
 void strbpf_ring_buffer_free(strbpf_ring_buffer* rb); /* NULL is fine */
 
+/* User ring buffer producers as libbpf's user_ring_buffer__*: samples a program's bpf_user_ringbuf_drain takes in
+ * order. reserve and reserve_blocking return the sample or NULL with errno (and strbpf_last_error) set: E2BIG (too
+ * large for the ring), ENOSPC (no room; after the timeout for reserve_blocking, whose timeout_ms -1 waits without
+ * limit), EINVAL; submit and discard return 0 or -EINVAL (not a reserved sample). */
+typedef struct strbpf_user_ring_buffer strbpf_user_ring_buffer;
+strbpf_user_ring_buffer* strbpf_user_ring_buffer_new(strbpf_map* map); /* NULL: error */
+void* strbpf_user_ring_buffer_reserve(strbpf_user_ring_buffer* rb, uint32_t size);
+void* strbpf_user_ring_buffer_reserve_blocking(strbpf_user_ring_buffer* rb, uint32_t size, int timeout_ms);
+int strbpf_user_ring_buffer_submit(strbpf_user_ring_buffer* rb, void* sample);
+int strbpf_user_ring_buffer_discard(strbpf_user_ring_buffer* rb, void* sample);
+void strbpf_user_ring_buffer_free(strbpf_user_ring_buffer* rb); /* NULL is fine */
+
 /* Perf buffer consumers as libbpf's perf_buffer__*: a reader on the slot of every possible CPU of a perf event
  * array (up to its max_entries), page_cnt pages each (a power of two); sample gets each record bpf_perf_event_output
  * stored, in order per CPU, lost the records a full reader dropped since the last report. poll returns the

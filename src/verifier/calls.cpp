@@ -217,6 +217,11 @@ bool check_helper_arg(Env& env, const runtime::HelperProto& h, int regno, ArgKin
             return env.fail(
                 fmt::format("variable ringbuf_mem access var_off={} disallowed", tnum_str(r.var)));
         return true;
+    case ArgKind::ptr_to_percpu_btf_id:
+        // bpf_per_cpu_ptr / bpf_this_cpu_ptr take a percpu kernel object: a `__ksym` percpu variable or a percpu
+        // kptr, neither of which strbpf's programs can hold (such externs fail their program, percpu BTF pointers
+        // are refused where they would be made), so every register is one the kernel refuses too.
+        return type_mismatch(env, regno, "percpu_ptr_, percpu_rcu_ptr_, percpu_trusted_ptr_");
     default: break; // the kinds strbpf does not model: do_helper_call refuses them before this
     }
     return true;
@@ -740,9 +745,10 @@ bool check_call_args(Env& env, const runtime::HelperProto& h, CallMeta* meta) {
                 return false;
             continue;
         }
-        // bpf_check_mtu's mtu_len (ARG_PTR_TO_FIXED_SIZE_MEM | MEM_WRITE | MEM_ALIGNED, 4 bytes) is modelled here
-        // only: an embedder's helper cannot take it.
-        if (!runtime::arg_kind_modelled(kind) && kind != ArgKind::ptr_to_fixed_size_mem_write_aligned)
+        // bpf_check_mtu's mtu_len (ARG_PTR_TO_FIXED_SIZE_MEM | MEM_WRITE | MEM_ALIGNED, 4 bytes) and the percpu
+        // helpers' ARG_PTR_TO_PERCPU_BTF_ID are modelled here only: an embedder's helper cannot take them.
+        if (!runtime::arg_kind_modelled(kind) && kind != ArgKind::ptr_to_fixed_size_mem_write_aligned &&
+            kind != ArgKind::ptr_to_percpu_btf_id)
             return not_modelled(env, h, fmt::format("argument {} ({})", i + 1, runtime::arg_kind_name(kind)));
         if (!check_helper_arg(env, h, i + 1, kind, &meta->map_index, &mem_regno, &mem_access) ||
             !note_ref_arg(env, i + 1, kind, &meta->refs))

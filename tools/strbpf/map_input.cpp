@@ -15,6 +15,7 @@
 
 #include "cli.hpp"
 #include "exec/kernel/kernel_engine.hpp"
+#include "runtime/maps/user_ringbuf_map.hpp"
 
 namespace strbpf::cli {
 namespace {
@@ -202,6 +203,38 @@ Status fill(const MapInput& in, uint32_t type, uint32_t key_size, uint32_t value
     return ok_status();
 }
 
+// A user ring buffer's entries are samples (no key, a value of any size), submitted in the file's order.
+template <typename Produce> Status fill_samples(const MapInput& in, Produce produce) {
+    for (size_t i = 0; i < in.entries.size(); i++) {
+        const MapInputEntry& e = in.entries[i];
+        auto fail = [&](const std::string& why, int code) {
+            return make_error(fmt::format("--map-in {}: '{}' entry {}: {}", in.map, in.file, i + 1, why), code);
+        };
+        if (!e.key.empty() || e.values.size() != 1)
+            return fail("a user ring buffer's entry is a sample: a \"value\" and no key", -EINVAL);
+        if (int err = produce(e.values[0]); err < 0)
+            return fail(fmt::format("the sample was not submitted: {}", std::strerror(-err)), err);
+    }
+    return ok_status();
+}
+
+// The samples through libbpf's producer on the kernel's map.
+Status fill_kernel_samples(const MapInput& in, int fd) {
+    user_ring_buffer* rb = user_ring_buffer__new(fd, nullptr);
+    if (!rb)
+        return make_error(fmt::format("--map-in {}: user_ring_buffer__new: {}", in.map, std::strerror(errno)), -errno);
+    Status st = fill_samples(in, [rb](const std::vector<uint8_t>& v) {
+        void* p = user_ring_buffer__reserve(rb, uint32_t(v.size()));
+        if (!p)
+            return -errno;
+        std::memcpy(p, v.data(), v.size());
+        user_ring_buffer__submit(rb, p);
+        return 0;
+    });
+    user_ring_buffer__free(rb);
+    return st;
+}
+
 bool percpu_type(uint32_t type) {
     return type == 5 || type == 6 || type == 10 || type == 21; // percpu_hash, percpu_array, lru_percpu_hash, percpu_cgroup_storage
 }
@@ -225,6 +258,19 @@ Status apply_map_inputs(const runtime::ObjectInstance& inst, const std::vector<M
         if (!m)
             return make_error(fmt::format("--map-in {}: no map '{}' in the object", in.map, in.map), -ENOENT);
         const loader::MapSpec& sp = m->spec();
+        if (sp.type == loader::kMapUserRingbuf) {
+            auto* rb = static_cast<runtime::UserRingbufMap*>(m);
+            STRBPF_TRY(fill_samples(in, [rb](const std::vector<uint8_t>& v) {
+                int err = 0;
+                void* p = rb->reserve(uint32_t(v.size()), &err);
+                if (p) {
+                    std::memcpy(p, v.data(), v.size());
+                    err = rb->commit(p, false);
+                }
+                return err;
+            }));
+            continue;
+        }
         STRBPF_TRY(fill(in, sp.type, sp.key_size, sp.value_size, m->ncpus(), m->percpu(),
                         [m](const void* key, const void* value) { return m->update_value(key, value, 0); }));
     }
@@ -238,6 +284,10 @@ Status apply_map_inputs(const exec::kernel::KernelObject& ko, const std::vector<
         uint32_t len = sizeof info;
         if (fd < 0 || bpf_obj_get_info_by_fd(fd, &info, &len) != 0)
             return make_error(fmt::format("--map-in {}: no map '{}' in the loaded object", in.map, in.map), -ENOENT);
+        if (info.type == loader::kMapUserRingbuf) {
+            STRBPF_TRY(fill_kernel_samples(in, fd));
+            continue;
+        }
         const int ncpus = libbpf_num_possible_cpus();
         STRBPF_TRY(fill(in, info.type, info.key_size, info.value_size, uint32_t(ncpus > 0 ? ncpus : 1),
                         percpu_type(info.type), [fd](const void* key, const void* value) {

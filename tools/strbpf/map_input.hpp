@@ -5,7 +5,9 @@
 // {"key": K, "value": V} or, for per-CPU maps, {"key": K, "values": [{"cpu": N, "value": V}, ...]} (CPUs not listed
 // get zeros); K and V are hex strings ("0a000000") or lists of bytes (["0x0a", "0x00", ...] or numbers). Queue,
 // stack and bloom filter entries have no key: their values are pushed so that pops take them in the file's order
-// (a queue's from the first entry, a stack's from the last: the dump lists a stack from its top).
+// (a queue's from the first entry, a stack's from the last: the dump lists a stack from its top). A user ring
+// buffer's entries are samples ({"value": V} of any length), submitted in the file's order as libbpf's
+// user_ring_buffer__reserve / __submit would (on the kernel engine through libbpf itself).
 #pragma once
 #include <cstdint>
 #include <string>

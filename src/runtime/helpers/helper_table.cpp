@@ -28,6 +28,7 @@
 #include "runtime/helpers/xdp_helpers.hpp"
 #include "runtime/helpers/string_helpers.hpp"
 #include "runtime/helpers/task_helpers.hpp"
+#include "runtime/helpers/user_ringbuf_helpers.hpp"
 
 namespace strbpf::runtime {
 namespace {
@@ -345,7 +346,7 @@ constexpr HelperProto kHelpers[] = {
     {206, "bpf_tcp_raw_check_syncookie_ipv4", nullptr, R::integer, {A::ptr_to_fixed_size_mem, A::ptr_to_fixed_size_mem, _, _, _}, true, T("sched_cls sched_act xdp"), true, 0},
     {207, "bpf_tcp_raw_check_syncookie_ipv6", nullptr, R::integer, {A::ptr_to_fixed_size_mem, A::ptr_to_fixed_size_mem, _, _, _}, true, T("sched_cls sched_act xdp"), true, 0},
     {208, "bpf_ktime_get_tai_ns", bpf_ktime_get_tai_ns_helper, R::integer, {_, _, _, _, _}, false, kAll, false, 0},
-    {209, "bpf_user_ringbuf_drain", nullptr, R::integer, {A::const_map_ptr, A::ptr_to_func, A::ptr_to_stack_or_null, A::anything, _}, false, kAll, false, 0},
+    {209, "bpf_user_ringbuf_drain", bpf_user_ringbuf_drain_helper, R::integer, {A::const_map_ptr, A::ptr_to_func, A::ptr_to_stack_or_null, A::anything, _}, false, kAll, false, 0},
     {210, "bpf_cgrp_storage_get", nullptr, R::map_value_or_null, {A::const_map_ptr, A::ptr_to_btf_id_or_null, A::ptr_to_map_value_or_null, A::anything, _}, false, kAll, false, 0},
     {211, "bpf_cgrp_storage_delete", nullptr, R::integer, {A::const_map_ptr, A::ptr_to_btf_id_or_null, _, _, _}, false, kAll, false, 0},
 };

@@ -45,8 +45,10 @@ uint64_t bpf_get_listener_sock_helper(uint64_t sk, uint64_t, uint64_t, uint64_t,
 uint64_t bpf_skc_to_helper(uint64_t sk, uint64_t, uint64_t, uint64_t, uint64_t, RunContext*);
 // bpf_sk_assign. For sk_lookup programs (bpf_sk_lookup_assign) on the run's SkLookupModel: selects SK (or NULL) as
 // the lookup's result. A run has no socket an sk_lookup program could obtain, so a non-NULL SK ends the run as not
-// modelled; tc's bpf_sk_assign (of a __sk_buff) is not implemented either. Returns: 0; -EINVAL (flags other than
-// BPF_SK_LOOKUP_F_REPLACE | BPF_SK_LOOKUP_F_NO_REUSEPORT); -EEXIST (a socket is selected and REPLACE is not set).
+// modelled. Returns: 0; -EINVAL (flags other than BPF_SK_LOOKUP_F_REPLACE | BPF_SK_LOOKUP_F_NO_REUSEPORT); -EEXIST
+// (a socket is selected and REPLACE is not set). For tc programs (of a __sk_buff) in a test run, whose skb is never
+// at tc ingress, as the live kernel answers: -EINVAL (flags not 0); -EOPNOTSUPP (otherwise; the skb keeps its
+// socket).
 uint64_t bpf_sk_assign_helper(uint64_t ctx_ptr, uint64_t sk, uint64_t flags, uint64_t, uint64_t, RunContext*);
 // bpf_spin_lock / bpf_spin_unlock on a map value's struct bpf_spin_lock (the verifier proved the pointer is one).
 // Returns: 0.

@@ -3,6 +3,7 @@
 #include "runtime/maps/map.hpp"
 #include "runtime/maps/cgroup_storage_map.hpp"
 #include "runtime/maps/fd_maps.hpp"
+#include "runtime/maps/user_ringbuf_map.hpp"
 
 #include <bpf/libbpf.h>
 
@@ -56,6 +57,8 @@ Result<std::unique_ptr<Map>> create_map(const loader::MapSpec& given) {
     switch (spec.type) {
     case loader::kMapRingbuf:
         return create_ringbuf_map(spec);
+    case loader::kMapUserRingbuf:
+        return create_user_ringbuf_map(spec);
     case loader::kMapQueue:
     case loader::kMapStack:
         return create_queue_stack_map(spec);

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: BSD-2-Clause
 // BPF_MAP_TYPE_RINGBUF (runtime stage), see ringbuf_map.hpp.
 #include "runtime/maps/ringbuf_map.hpp"
+#include "runtime/maps/ring_pages.hpp"
 
 #include <sys/eventfd.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -18,40 +18,16 @@ constexpr uint64_t kMaxRecord = 0xffffffffu / 4; // RINGBUF_MAX_RECORD_SZ
 
 uint64_t round8(uint64_t n) { return (n + 7) & ~uint64_t(7); }
 
-// Maps one memfd twice, back to back, so the data area wraps seamlessly. nullptr on failure.
-uint8_t* map_twice(uint64_t size) {
-    const int fd = memfd_create("strbpf-ringbuf", MFD_CLOEXEC);
-    if (fd < 0)
-        return nullptr;
-    uint8_t* out = nullptr;
-    if (ftruncate(fd, off_t(size)) == 0) {
-        void* area = mmap(nullptr, 2 * size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        if (area != MAP_FAILED) {
-            auto* base = static_cast<uint8_t*>(area);
-            const bool ok =
-                mmap(base, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0) != MAP_FAILED &&
-                mmap(base + size, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0) != MAP_FAILED;
-            if (ok)
-                out = base;
-            else
-                munmap(area, 2 * size);
-        }
-    }
-    close(fd);
-    return out;
-}
-
 } // namespace
 
 RingbufMap::RingbufMap(const loader::MapSpec& spec) : Map(spec), size_(spec.max_entries) {
-    data_ = map_twice(size_);
+    data_ = map_ring_twice(size_);
 }
 
 RingbufMap::~RingbufMap() {
     if (const int fd = wakeup_fd_.load(std::memory_order_acquire); fd >= 0)
         close(fd);
-    if (data_)
-        munmap(data_, 2 * size_);
+    unmap_ring_twice(data_, size_);
 }
 
 // __bpf_ringbuf_reserve: the record fits when the producer stays less than the ring size ahead of both the

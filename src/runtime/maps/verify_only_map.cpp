@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: BSD-2-Clause
 // Map types strbpf creates so that programs using them load and are verified with the kernel's rules, but whose
 // operations it does not run (runtime stage): sockets, devices, CPUs, cgroup arrays, stack traces, sk/inode/task/
-// cgrp local storage, user ring buffers (the cgroup storages run: cgroup_storage_map.hpp). The spec rules are
-// each type's map_alloc_check in Linux 6.18.
+// cgrp local storage (the cgroup storages run: cgroup_storage_map.hpp). The spec rules are each type's
+// map_alloc_check in Linux 6.18.
 // A helper that reaches one of these maps in a run aborts the run naming the map type; the syscall view answers
 // -EOPNOTSUPP.
 #include <cerrno>
@@ -94,17 +94,10 @@ bool is_verify_only_map_type(uint32_t type) {
     for (const SpecRule& r : kRules)
         if (r.type == type)
             return true;
-    return type == kMapUserRingbuf;
+    return false;
 }
 
 Result<std::unique_ptr<Map>> create_verify_only_map(const loader::MapSpec& spec) {
-    if (spec.type == kMapUserRingbuf) {
-        const uint32_t n = spec.max_entries, page = 4096;
-        if (spec.key_size || spec.value_size || n == 0 || (n & (n - 1)) || n % page)
-            return make_error(fmt::format("map '{}': a user ring buffer needs key and value size 0 and max_entries "
-                                          "a power of two multiple of {} (got {})", spec.name, page, n), -EINVAL);
-        return std::unique_ptr<Map>(std::make_unique<VerifyOnlyMap>(spec));
-    }
     for (const SpecRule& r : kRules) {
         if (r.type != spec.type)
             continue;

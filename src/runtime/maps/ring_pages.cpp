@@ -1,0 +1,38 @@
+// SPDX-License-Identifier: BSD-2-Clause
+// The ring buffers' twice-mapped data area (runtime stage), see ring_pages.hpp.
+#include "runtime/maps/ring_pages.hpp"
+
+#include <sys/mman.h>
+#include <unistd.h>
+
+namespace strbpf::runtime {
+
+// One memfd mapped twice into a reserved range.
+uint8_t* map_ring_twice(uint64_t size) {
+    const int fd = memfd_create("strbpf-ringbuf", MFD_CLOEXEC);
+    if (fd < 0)
+        return nullptr;
+    uint8_t* out = nullptr;
+    if (ftruncate(fd, off_t(size)) == 0) {
+        void* area = mmap(nullptr, 2 * size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (area != MAP_FAILED) {
+            auto* base = static_cast<uint8_t*>(area);
+            const bool ok =
+                mmap(base, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0) != MAP_FAILED &&
+                mmap(base + size, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0) != MAP_FAILED;
+            if (ok)
+                out = base;
+            else
+                munmap(area, 2 * size);
+        }
+    }
+    close(fd);
+    return out;
+}
+
+void unmap_ring_twice(uint8_t* data, uint64_t size) {
+    if (data)
+        munmap(data, 2 * size);
+}
+
+} // namespace strbpf::runtime
