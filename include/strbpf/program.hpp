@@ -23,12 +23,13 @@ struct RunOptions {
     uint32_t repeat = 1;       // runs, as BPF_PROG_TEST_RUN's repeat; the result is the last run's
     uint32_t cpu = 0;          // the CPU the program runs as: per-CPU map values, bpf_get_smp_processor_id
     std::FILE* trace = stderr; // where bpf_trace_printk writes
+    bool timed = false;        // fill RunResult::duration_ns (two clock reads around the runs); else it is 0
 };
 
 struct RunResult {
     uint64_t r0 = 0;
     uint32_t retval = 0; // low 32 bits of r0, as BPF_PROG_TEST_RUN reports it
-    uint64_t duration_ns = 0; // average per repetition
+    uint64_t duration_ns = 0; // average per repetition, when RunOptions::timed
     std::vector<uint8_t> data_out;
     std::vector<uint8_t> ctx_out;
 };

@@ -59,58 +59,98 @@ Status ext_ctx(const runtime::ExtProgType& t, const RunOptions& opts, std::vecto
         return make_error(fmt::format("a {} program's ctx is {} bytes and it has no packet (got {} and {})", t.name,
                                       t.ctx_size, opts.ctx.size(), opts.data.size()),
                           -EINVAL);
-    *buf = opts.ctx;
+    buf->assign(opts.ctx.begin(), opts.ctx.end());
     *r1 = reinterpret_cast<uint64_t>(buf->data());
     ctx.mem.add_local(runtime::Region{*r1, buf->size(), t.writable() ? runtime::kPermRW : runtime::kPermRead,
                                       runtime::RegionKind::ctx, "ctx"});
     return ok_status();
 }
 
-// The whole test run, as BPF_PROG_TEST_RUN: context per program type, `repeat` runs, outputs.
-Result<RunResult> full_run(const Object::Impl& o, const ProgramState& st, const RunOptions& opts,
-                           runtime::StackArea& stack) {
-    STRBPF_TRY(runnable(o, st));
-    const runtime::ExtProgType* ext = ext_type(o, st);
-    if (st.engine != Engine::interp_checked && !ext)
-        STRBPF_TRY(exec::check_ctx_size(st.spec->type, opts.ctx.size(), *st.linked->cache));
+} // namespace
+
+// What a full test run builds, kept from run to run (ProgramRef::run: one per thread; a Runner: its own): the run
+// context is reset and the test-run context rebuilt in place, so once their buffers have grown a run allocates
+// only its result.
+struct RunScratch {
     runtime::RunContext ctx;
+    exec::TestRunContext trc;
+    exec::RunRequest req;
+    std::vector<uint8_t> ext_buf;
+    bool busy = false; // a run on this thread is using it (an embedder's helper may run a program itself)
+};
+
+namespace {
+
+// The run context for one full run of ST: the instance's memory, the stack, cpu, trace stream, verified flag.
+void reset_run_context(runtime::RunContext& ctx, const Object::Impl& o, const ProgramState& st,
+                       const RunOptions& opts, runtime::StackArea& stack) {
     runtime::prepare_run_context(ctx, o.inst.get(), &stack);
     ctx.cpu = opts.cpu % runtime::possible_cpus();
     ctx.trace_out = opts.trace;
     ctx.verified = st.engine != Engine::interp_checked;
-    exec::TestRunContext trc;
-    std::vector<uint8_t> ext_buf;
+    ctx.ctx_model = 0;
+    ctx.tail_call_cnt = 0;
+}
+
+// The whole test run, as BPF_PROG_TEST_RUN: context per program type, `repeat` runs, outputs.
+Result<RunResult> full_run(const Object::Impl& o, const ProgramState& st, const RunOptions& opts,
+                           runtime::StackArea& stack, RunScratch& s) {
+    STRBPF_TRY(runnable(o, st));
+    const runtime::ExtProgType* ext = ext_type(o, st);
+    if (st.engine != Engine::interp_checked && !ext)
+        STRBPF_TRY(exec::check_ctx_size(st.spec->type, opts.ctx.size(), *st.linked->cache));
+    runtime::RunContext& ctx = s.ctx;
+    reset_run_context(ctx, o, st, opts, stack);
     uint64_t r1 = 0;
     if (ext) {
-        STRBPF_TRY(ext_ctx(*ext, opts, &ext_buf, ctx, &r1));
+        STRBPF_TRY(ext_ctx(*ext, opts, &s.ext_buf, ctx, &r1));
     } else {
-        exec::RunRequest req;
-        req.ctx_in = opts.ctx;
-        req.data_in = opts.data;
-        if (auto b = trc.build(st.spec->type, req, ctx, &r1); !b)
+        s.req.ctx_in.assign(opts.ctx.begin(), opts.ctx.end());
+        s.req.data_in.assign(opts.data.begin(), opts.data.end());
+        if (auto b = s.trc.build(st.spec->type, s.req, ctx, &r1); !b)
             return make_error(b.error().message, -EINVAL);
     }
     const uint32_t repeat = opts.repeat == 0 ? 1 : opts.repeat;
     Once last{true, 0, {}, -1};
-    const auto t0 = std::chrono::steady_clock::now();
-    for (uint32_t i = 0; i < repeat && last.ok; i++)
+    std::chrono::steady_clock::time_point t0, t1;
+    if (opts.timed)
+        t0 = std::chrono::steady_clock::now();
+    for (uint32_t i = 0; i < repeat && last.ok; i++) {
+        wipe_stack(st, stack);
         last = run_once(st, r1, ctx, stack);
-    const auto t1 = std::chrono::steady_clock::now();
+    }
+    if (opts.timed)
+        t1 = std::chrono::steady_clock::now();
     if (!last.ok)
         return make_error(fmt::format("program '{}': {}", st.spec->name, last.error), -EINVAL, last.pc);
     RunResult out;
     out.r0 = last.r0;
     out.retval = uint32_t(last.r0);
-    out.duration_ns = uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(t1 - t0).count()) / repeat;
+    if (opts.timed)
+        out.duration_ns = uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(t1 - t0).count()) / repeat;
     if (ext) {
-        out.ctx_out = std::move(ext_buf);
+        out.ctx_out = s.ext_buf;
         return out;
     }
     exec::RunReport rep;
-    trc.finish(&rep);
+    s.trc.finish(&rep);
     out.data_out = std::move(rep.data_out);
     out.ctx_out = std::move(rep.ctx_out);
     return out;
+}
+
+// full_run on SCRATCH, or on a scratch of its own when SCRATCH is in use (a run started inside a run).
+Result<RunResult> full_run_on(const Object::Impl& o, const ProgramState& st, const RunOptions& opts,
+                              runtime::StackArea& stack, RunScratch& scratch) {
+    if (scratch.busy) [[unlikely]] {
+        auto own = std::make_unique<RunScratch>();
+        auto own_stack = std::make_unique<runtime::StackArea>();
+        return full_run(o, st, opts, *own_stack, *own);
+    }
+    scratch.busy = true;
+    auto r = full_run(o, st, opts, stack, scratch);
+    scratch.busy = false;
+    return r;
 }
 
 bool ctx_is_bytes(ProgType t) {
@@ -153,33 +193,39 @@ Status ProgramRef::set_engine(Engine engine) {
 }
 
 Result<RunResult> ProgramRef::run(const RunOptions& opts) const {
-    thread_local runtime::StackArea stack; // one per thread: runs on several threads never share it
-    return full_run(impl(obj_), state(obj_, index_), opts, stack);
+    thread_local runtime::StackArea stack; // one per thread: runs on several threads never share them
+    thread_local RunScratch scratch;
+    return full_run_on(impl(obj_), state(obj_, index_), opts, stack, scratch);
 }
 
 // ---- Runner -----------------------------------------------------------------------------------------------------
 
 struct Runner::Impl {
-    const Object::Impl* obj = nullptr;
-    const ProgramState* st = nullptr;
-    const exec::jit::CompiledProgram* jit = nullptr;
+    // What every call() reads, together at the start of the runner (one cache line):
     exec::jit::x86_64::LeanFn lean = nullptr; // the JIT's lean entry (one function, no callbacks), else nullptr
     uint64_t stack_top = 0;                   // r10 of a lean run
-    std::span<const isa::Insn> insns;         // without the JIT: what the interpreter runs, found once
-    bool checked = false;                     // ... on interp_checked
     // The ctx sizes call() takes, as one unsigned compare and one mask: min_ctx <= size <= min_ctx + ctx_span and
     // size & align_mask == 0. A type whose ctx is not the caller's bytes takes none (min 1, span 0, mask ~0).
     size_t min_ctx = 0, ctx_span = 0, align_mask = 0;
+    uint64_t ctx_base = 0, ctx_size = 0;  // the ctx region registered now (local region 1); 0: none
+    uint32_t wipe_frames = 0;             // ProgramState::wipe_frames (0: nothing to zero)
+    // The rest: the program, its interpreter input, the run's context and stack.
+    const Object::Impl* obj = nullptr;
+    const ProgramState* st = nullptr;
+    const exec::jit::CompiledProgram* jit = nullptr;
+    std::span<const isa::Insn> insns;         // without the JIT: what the interpreter runs, found once
+    bool checked = false;                     // ... on interp_checked
     runtime::RunContext ctx;
     runtime::StackArea stack;
     uint32_t cpu = 0;
     uint8_t ctx_perms = 0;         // read-write for syscall programs (and writable embedder types), else read-only
-    uint64_t ctx_base = 0, ctx_size = 0; // the ctx region registered now (local region 1); 0: none
 
-    // Registers the caller's ctx as local region 1, unless it is the one registered already (a run leaves the
-    // regions as it found them: callbacks drop theirs), so calls with the same buffer write nothing.
+    // Registers the caller's ctx as local region 1, unless it is the one registered already, so calls with the
+    // same buffer write nothing. A lean run leaves the regions as it found them (no callbacks; the types a Runner
+    // takes have no helper that adds one); the other engines' runs may not (interp_checked registers what the
+    // embedder's kfuncs return), so before them the count is checked too (call_other).
     void set_ctx(uint64_t base, uint64_t size) {
-        if (base == ctx_base && size == ctx_size && ctx.mem.local_count() == (base ? 2 : 1)) [[likely]]
+        if (base == ctx_base && size == ctx_size) [[likely]]
             return;
         replace_ctx(base, size);
     }
@@ -206,6 +252,7 @@ struct Runner::Impl {
     [[gnu::noinline]] int lean_stopped(uint64_t r0, uint64_t status);
     [[gnu::noinline]] int call_other(uint64_t r1, uint64_t* r0);
     Error error; // of the last call that failed
+    std::unique_ptr<RunScratch> scratch; // run(RunOptions)'s, made at its first use
 };
 
 Runner::Runner(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -222,6 +269,7 @@ Result<Runner> Runner::create(const ProgramRef& prog, uint32_t cpu) {
     r->st = &st;
     r->jit = st.jit.get();
     r->cpu = cpu % runtime::possible_cpus();
+    r->wipe_frames = st.wipe_frames;
     if (r->jit && r->jit->lean()) {
         r->lean = r->jit->lean_entry();
         r->stack_top = reinterpret_cast<uint64_t>(r->stack.bytes) + sizeof r->stack.bytes;
@@ -273,6 +321,8 @@ int Runner::call(std::span<uint8_t> ctx_bytes, uint64_t* r0) {
         return m.refuse(size);
     const uint64_t r1 = size == 0 ? 0 : reinterpret_cast<uint64_t>(ctx_bytes.data());
     m.set_ctx(r1, size);
+    if (m.wipe_frames) // what the program may read of its stack before writing it
+        wipe_stack(*m.st, m.stack);
     if (m.lean) [[likely]] { // the JIT's lean entry itself: no JitResult built
         const exec::jit::x86_64::LeanResult res = m.lean(r1, 0, &m.ctx, m.stack_top);
         if (res.status == 0) [[likely]] {
@@ -291,6 +341,8 @@ int Runner::Impl::lean_stopped(uint64_t r0, uint64_t status) {
 }
 
 int Runner::Impl::call_other(uint64_t r1, uint64_t* r0) {
+    if (ctx.mem.local_count() != (ctx_base ? 2 : 1)) // the previous run left regions behind
+        replace_ctx(ctx_base, ctx_size);
     if (jit) {
         exec::jit::JitResult j = jit->run(r1, ctx, stack);
         if (j.ok) [[likely]] {
@@ -310,7 +362,9 @@ int Runner::Impl::call_other(uint64_t r1, uint64_t* r0) {
 const Error& Runner::last_error() const { return impl_->error; }
 
 Result<RunResult> Runner::run(const RunOptions& opts) {
-    auto r = full_run(*impl_->obj, *impl_->st, opts, impl_->stack);
+    if (!impl_->scratch)
+        impl_->scratch = std::make_unique<RunScratch>();
+    auto r = full_run_on(*impl_->obj, *impl_->st, opts, impl_->stack, *impl_->scratch);
     impl_->reset_context();
     if (!r)
         impl_->error = r.error();
