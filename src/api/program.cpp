@@ -5,6 +5,7 @@
 
 #include <cerrno>
 #include <chrono>
+#include <cstddef>
 
 #include <fmt/format.h>
 
@@ -201,15 +202,16 @@ Result<RunResult> ProgramRef::run(const RunOptions& opts) const {
 // ---- Runner -----------------------------------------------------------------------------------------------------
 
 struct Runner::Impl {
-    // What every call() reads, together at the start of the runner (one cache line):
+    // What every call reads, together at the start of the runner: the inline path's (the lean entry when there
+    // is no stack to zero first, the ctx region registered now: local region 1, none for base 0) and
+    // call_checked()'s ctx sizes, as one unsigned compare and one mask: min_ctx <= size <= min_ctx + ctx_span and
+    // size & align_mask == 0. A type whose ctx is not the caller's bytes takes none (min 1, span 0, mask ~0).
+    Fast fast;
+    size_t min_ctx = 0, ctx_span = 0, align_mask = 0;
+    // The rest: the program, its engine, the run's context and stack.
     exec::jit::x86_64::LeanFn lean = nullptr; // the JIT's lean entry (one function, no callbacks), else nullptr
     uint64_t stack_top = 0;                   // r10 of a lean run
-    // The ctx sizes call() takes, as one unsigned compare and one mask: min_ctx <= size <= min_ctx + ctx_span and
-    // size & align_mask == 0. A type whose ctx is not the caller's bytes takes none (min 1, span 0, mask ~0).
-    size_t min_ctx = 0, ctx_span = 0, align_mask = 0;
-    uint64_t ctx_base = 0, ctx_size = 0;  // the ctx region registered now (local region 1); 0: none
-    uint32_t wipe_frames = 0;             // ProgramState::wipe_frames (0: nothing to zero)
-    // The rest: the program, its interpreter input, the run's context and stack.
+    uint32_t wipe_frames = 0;                 // ProgramState::wipe_frames (0: nothing to zero)
     const Object::Impl* obj = nullptr;
     const ProgramState* st = nullptr;
     const exec::jit::CompiledProgram* jit = nullptr;
@@ -225,7 +227,7 @@ struct Runner::Impl {
     // takes have no helper that adds one); the other engines' runs may not (interp_checked registers what the
     // embedder's kfuncs return), so before them the count is checked too (call_other).
     void set_ctx(uint64_t base, uint64_t size) {
-        if (base == ctx_base && size == ctx_size) [[likely]]
+        if (base == fast.ctx_base && size == fast.ctx_size) [[likely]]
             return;
         replace_ctx(base, size);
     }
@@ -233,12 +235,13 @@ struct Runner::Impl {
         ctx.mem.drop_local_from(1); // keep the stack, replace the ctx
         if (base)
             ctx.mem.add_local(runtime::Region{base, size, ctx_perms, runtime::RegionKind::ctx, "ctx"});
-        ctx_base = base;
-        ctx_size = size;
+        fast.ctx_base = base;
+        fast.ctx_size = size;
     }
 
     void reset_context() {
-        ctx_base = ctx_size = 0;
+        fast.ctx_base = 0;
+        fast.ctx_size = ~uint64_t(0); // matches no span: the next call registers its ctx after checking it
         runtime::prepare_run_context(ctx, obj->inst.get(), &stack); // the stack is local region 0
         ctx.cpu = cpu;
         ctx.verified = st->engine != Engine::interp_checked;
@@ -255,9 +258,14 @@ struct Runner::Impl {
     std::unique_ptr<RunScratch> scratch; // run(RunOptions)'s, made at its first use
 };
 
-Runner::Runner(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
-Runner::Runner(Runner&&) noexcept = default;
-Runner& Runner::operator=(Runner&&) noexcept = default;
+Runner::Runner(std::unique_ptr<Impl> impl) : impl_(std::move(impl)), fast_(&impl_->fast) {}
+Runner::Runner(Runner&& o) noexcept : impl_(std::move(o.impl_)), fast_(o.fast_) { o.fast_ = nullptr; }
+Runner& Runner::operator=(Runner&& o) noexcept {
+    impl_ = std::move(o.impl_);
+    fast_ = o.fast_;
+    o.fast_ = nullptr;
+    return *this;
+}
 Runner::~Runner() = default;
 
 Result<Runner> Runner::create(const ProgramRef& prog, uint32_t cpu) {
@@ -273,6 +281,15 @@ Result<Runner> Runner::create(const ProgramRef& prog, uint32_t cpu) {
     if (r->jit && r->jit->lean()) {
         r->lean = r->jit->lean_entry();
         r->stack_top = reinterpret_cast<uint64_t>(r->stack.bytes) + sizeof r->stack.bytes;
+        // The same function type but for the run context's pointer type: the entry is generated code, called by
+        // the System V convention with its two-word result in rax:rdx either way.
+        static_assert(sizeof(Pair) == sizeof(exec::jit::x86_64::LeanResult) &&
+                      offsetof(Pair, status) == offsetof(exec::jit::x86_64::LeanResult, status));
+        if (!st.wipe_frames)
+            r->fast.entry = reinterpret_cast<Pair (*)(uint64_t, uint64_t, void*, uint64_t)>(
+                reinterpret_cast<uintptr_t>(r->lean));
+        r->fast.stack_top = r->stack_top;
+        r->fast.run = &r->ctx;
     }
     const ProgType t = st.spec->type;
     const bool checked = st.engine == Engine::interp_checked;
@@ -314,25 +331,17 @@ int Runner::Impl::refuse(size_t size) {
 // The per-call path: the checks that keep the run inside its memory (the ctx is what the verifier saw: the
 // program's type takes a bytes ctx of at least the size it reads), the ctx region, the engine. Nothing is built
 // per call: the run context and stack are the runner's, the result is r0.
-int Runner::call(std::span<uint8_t> ctx_bytes, uint64_t* r0) {
+int Runner::call_checked(std::span<uint8_t> ctx_bytes, uint64_t* r0) {
     Impl& m = *impl_;
     const size_t size = ctx_bytes.size();
     if (size - m.min_ctx > m.ctx_span || (size & m.align_mask)) [[unlikely]]
         return m.refuse(size);
     const uint64_t r1 = size == 0 ? 0 : reinterpret_cast<uint64_t>(ctx_bytes.data());
-    m.set_ctx(r1, size);
-    if (m.wipe_frames) // what the program may read of its stack before writing it
-        wipe_stack(*m.st, m.stack);
-    if (m.lean) [[likely]] { // the JIT's lean entry itself: no JitResult built
-        const exec::jit::x86_64::LeanResult res = m.lean(r1, 0, &m.ctx, m.stack_top);
-        if (res.status == 0) [[likely]] {
-            *r0 = res.r0;
-            return 0;
-        }
-        return m.lean_stopped(res.r0, res.status);
-    }
+    m.set_ctx(r1, size); // from now on, calls with this buffer take call()'s inline path
     return m.call_other(r1, r0);
 }
+
+int Runner::stopped(Pair p) { return impl_->lean_stopped(p.r0, p.status); }
 
 // The cold and the slower paths stay out of call(), so it keeps the lean entry's result in registers and saves
 // few of its own: a stopped lean run (passed by value), and programs the lean entry does not run.
@@ -341,8 +350,18 @@ int Runner::Impl::lean_stopped(uint64_t r0, uint64_t status) {
 }
 
 int Runner::Impl::call_other(uint64_t r1, uint64_t* r0) {
-    if (ctx.mem.local_count() != (ctx_base ? 2 : 1)) // the previous run left regions behind
-        replace_ctx(ctx_base, ctx_size);
+    if (ctx.mem.local_count() != (fast.ctx_base ? 2 : 1)) // the previous run left regions behind
+        replace_ctx(fast.ctx_base, fast.ctx_size);
+    if (wipe_frames) // what the program may read of its stack before writing it
+        wipe_stack(*st, stack);
+    if (lean) {
+        const exec::jit::x86_64::LeanResult res = lean(r1, 0, &ctx, stack_top);
+        if (res.status == 0) [[likely]] {
+            *r0 = res.r0;
+            return 0;
+        }
+        return lean_stopped(res.r0, res.status);
+    }
     if (jit) {
         exec::jit::JitResult j = jit->run(r1, ctx, stack);
         if (j.ok) [[likely]] {
