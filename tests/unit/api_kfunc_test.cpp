@@ -2,8 +2,9 @@
 // The embedder's kfuncs (include/strbpf/extensions.hpp, KfuncDef): resolved by name from an object's
 // `extern ... __ksym` declarations, checked as the kernel's check_kfunc_args checks a kfunc's prototype (scalars,
 // `__k` constants, memory and `__sz` pairs, `__str` strings, the ctx, KF_ACQUIRE / KF_RELEASE / KF_RET_NULL
-// references) with the kernel's words, named in the verifier log, and called on the interpreter and the JIT; the
-// C API's strbpf_extensions_add_kfunc declares the same rows.
+// references, KF_TRUSTED_ARGS / KF_RCU's NULL rule) with the kernel's words, named in the verifier log, and called
+// on the interpreter and the JIT, and on interp_checked through argument checks; the C API's
+// strbpf_extensions_add_kfunc declares the same rows.
 #include <gtest/gtest.h>
 
 #include <atomic>
