@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: BSD-2-Clause
-// The embedder's helpers and program types (runtime stage): their rows checked as the kernel checks a
+// The embedder's helpers, kfuncs and program types (runtime stage): their rows checked as the kernel checks a
 // bpf_func_proto (check_func_proto: memory arguments paired with a size, a map argument before a map key or value),
-// the process-wide helper slots linked programs call, and the per-type rows the verifier reads.
+// the process-wide slots linked programs call, the argument-checking entries of the checked interpreter, and the
+// per-type rows the verifier reads.
 #include "runtime/extensions.hpp"
 
 #include <algorithm>
