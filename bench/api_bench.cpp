@@ -6,7 +6,9 @@
 //   ApiRunner: strbpf::Runner::run(span) (per-thread runner; the ctx region is re-registered only when it moves);
 //   ApiCall: strbpf::Runner::call(span, &r0), the same without a Result;
 //   CRunner: strbpf_runner_run() of include/strbpf/strbpf.h;
-//   ApiRun: ProgramRef::run(RunOptions), the full BPF_PROG_TEST_RUN-shaped call (ctx copied in and out).
+//   ApiRun: ProgramRef::run(RunOptions), the full BPF_PROG_TEST_RUN-shaped call (ctx copied in and out), untimed;
+//   ApiRun/.../timed: the same with RunOptions::timed (duration_ns: two clock reads per call);
+//   FnPtr (jit only): the JIT'd code's lean entry through a plain function pointer, the floor under the others.
 // Each API figure is compared with the Internal one of the same program and engine.
 #include <cstring>
 #include <memory>
@@ -69,6 +71,34 @@ void BM_Internal(benchmark::State& state, const char* prog_name, Engine engine) 
             }
             benchmark::DoNotOptimize(r.r0);
         }
+    }
+}
+
+// The floor under every figure: the JIT'd code's lean entry called through a plain function pointer with its
+// arguments ready (what a hand-written embedder holding the code address would do), no checks, no Result.
+void BM_FnPtr(benchmark::State& state, const char* prog_name) {
+    auto spec = loader::load_object_file(kObject);
+    auto inst = spec ? runtime::ObjectInstance::create(std::make_shared<const loader::ObjectSpec>(std::move(*spec)))
+                     : Result<std::unique_ptr<runtime::ObjectInstance>>(Error{});
+    const runtime::LinkedProgram* prog = inst ? (*inst)->find_program(prog_name) : nullptr;
+    const bool ok = prog && exec::load_check(exec::EngineKind::jit, **inst, *prog);
+    auto compiled = ok ? exec::jit::compile(*prog) : Result<std::unique_ptr<exec::jit::CompiledProgram>>(Error{});
+    const auto fn = compiled ? (*compiled)->lean_entry() : nullptr;
+    if (!fn) {
+        state.SkipWithError("no lean JIT entry");
+        return;
+    }
+    runtime::RunContext ctx;
+    auto stack = std::make_unique<runtime::StackArea>();
+    runtime::prepare_run_context(ctx, inst->get(), stack.get());
+    ctx.verified = true;
+    uint64_t arg = 0;
+    const auto r1 = reinterpret_cast<uint64_t>(&arg);
+    const auto top = reinterpret_cast<uint64_t>(stack->bytes) + sizeof stack->bytes;
+    for (auto _ : state) {
+        const exec::jit::x86_64::LeanResult r = fn(r1, 0, &ctx, top);
+        benchmark::DoNotOptimize(r.r0);
+        benchmark::DoNotOptimize(r.status);
     }
 }
 
@@ -147,7 +177,7 @@ void BM_CRunner(benchmark::State& state, const char* prog_name, Engine engine) {
     strbpf_object_close(obj);
 }
 
-void BM_ApiRun(benchmark::State& state, const char* prog_name, Engine engine) {
+void BM_ApiRun(benchmark::State& state, const char* prog_name, Engine engine, bool timed) {
     auto obj = loaded_object(prog_name, engine);
     if (!obj) {
         state.SkipWithError(obj.error().message.c_str());
@@ -156,6 +186,7 @@ void BM_ApiRun(benchmark::State& state, const char* prog_name, Engine engine) {
     const ProgramRef prog = *obj->program(prog_name);
     RunOptions opts;
     opts.ctx.assign(8, 0);
+    opts.timed = timed;
     for (auto _ : state) {
         auto r = prog.run(opts);
         if (!r) [[unlikely]] {
@@ -166,26 +197,32 @@ void BM_ApiRun(benchmark::State& state, const char* prog_name, Engine engine) {
     }
 }
 
+BENCHMARK_CAPTURE(BM_FnPtr, empty/jit, "jit_bench_empty");
 BENCHMARK_CAPTURE(BM_Internal, empty/jit, "jit_bench_empty", Engine::jit);
 BENCHMARK_CAPTURE(BM_ApiRunner, empty/jit, "jit_bench_empty", Engine::jit);
 BENCHMARK_CAPTURE(BM_ApiCall, empty/jit, "jit_bench_empty", Engine::jit);
 BENCHMARK_CAPTURE(BM_CRunner, empty/jit, "jit_bench_empty", Engine::jit);
-BENCHMARK_CAPTURE(BM_ApiRun, empty/jit, "jit_bench_empty", Engine::jit);
+BENCHMARK_CAPTURE(BM_ApiRun, empty/jit, "jit_bench_empty", Engine::jit, false);
+BENCHMARK_CAPTURE(BM_ApiRun, empty/jit/timed, "jit_bench_empty", Engine::jit, true);
 BENCHMARK_CAPTURE(BM_Internal, empty/interp, "jit_bench_empty", Engine::interp);
 BENCHMARK_CAPTURE(BM_ApiRunner, empty/interp, "jit_bench_empty", Engine::interp);
 BENCHMARK_CAPTURE(BM_ApiCall, empty/interp, "jit_bench_empty", Engine::interp);
 BENCHMARK_CAPTURE(BM_CRunner, empty/interp, "jit_bench_empty", Engine::interp);
-BENCHMARK_CAPTURE(BM_ApiRun, empty/interp, "jit_bench_empty", Engine::interp);
+BENCHMARK_CAPTURE(BM_ApiRun, empty/interp, "jit_bench_empty", Engine::interp, false);
+BENCHMARK_CAPTURE(BM_ApiRun, empty/interp/timed, "jit_bench_empty", Engine::interp, true);
+BENCHMARK_CAPTURE(BM_FnPtr, helper_loop/jit, "jit_bench_helper_loop");
 BENCHMARK_CAPTURE(BM_Internal, helper_loop/jit, "jit_bench_helper_loop", Engine::jit);
 BENCHMARK_CAPTURE(BM_ApiRunner, helper_loop/jit, "jit_bench_helper_loop", Engine::jit);
 BENCHMARK_CAPTURE(BM_ApiCall, helper_loop/jit, "jit_bench_helper_loop", Engine::jit);
 BENCHMARK_CAPTURE(BM_CRunner, helper_loop/jit, "jit_bench_helper_loop", Engine::jit);
-BENCHMARK_CAPTURE(BM_ApiRun, helper_loop/jit, "jit_bench_helper_loop", Engine::jit);
+BENCHMARK_CAPTURE(BM_ApiRun, helper_loop/jit, "jit_bench_helper_loop", Engine::jit, false);
+BENCHMARK_CAPTURE(BM_ApiRun, helper_loop/jit/timed, "jit_bench_helper_loop", Engine::jit, true);
 BENCHMARK_CAPTURE(BM_Internal, helper_loop/interp, "jit_bench_helper_loop", Engine::interp);
 BENCHMARK_CAPTURE(BM_ApiRunner, helper_loop/interp, "jit_bench_helper_loop", Engine::interp);
 BENCHMARK_CAPTURE(BM_ApiCall, helper_loop/interp, "jit_bench_helper_loop", Engine::interp);
 BENCHMARK_CAPTURE(BM_CRunner, helper_loop/interp, "jit_bench_helper_loop", Engine::interp);
-BENCHMARK_CAPTURE(BM_ApiRun, helper_loop/interp, "jit_bench_helper_loop", Engine::interp);
+BENCHMARK_CAPTURE(BM_ApiRun, helper_loop/interp, "jit_bench_helper_loop", Engine::interp, false);
+BENCHMARK_CAPTURE(BM_ApiRun, helper_loop/interp/timed, "jit_bench_helper_loop", Engine::interp, true);
 
 } // namespace
 

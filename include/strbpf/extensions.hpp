@@ -104,6 +104,11 @@ enum class KfuncRet : uint8_t { integer, void_, mem };
 inline constexpr uint32_t kKfAcquire = 1u << 0; // returns a reference the program must release (needs KfuncRet::mem)
 inline constexpr uint32_t kKfRelease = 1u << 1; // releases the reference passed in its pointer argument
 inline constexpr uint32_t kKfRetNull = 1u << 2; // the returned pointer may be NULL: the program must check it
+// A pointer argument that may be NULL is refused ("Possibly NULL pointer passed to trusted argN") unless the
+// parameter is nullable (a mem_sized one's `__opt` does not count); KF_RELEASE implies it. KF_RCU has the same rule
+// for an embedder's kfunc: its arguments are memory, never the kernel's RCU-protected objects.
+inline constexpr uint32_t kKfTrustedArgs = 1u << 4;
+inline constexpr uint32_t kKfRcu = 1u << 7;
 
 struct KfuncDef {
     std::string name; // what the program's `extern ... __ksym` names; in messages and in the verifier's log

@@ -23,12 +23,13 @@ struct RunOptions {
     uint32_t repeat = 1;       // runs, as BPF_PROG_TEST_RUN's repeat; the result is the last run's
     uint32_t cpu = 0;          // the CPU the program runs as: per-CPU map values, bpf_get_smp_processor_id
     std::FILE* trace = stderr; // where bpf_trace_printk writes
+    bool timed = false;        // fill RunResult::duration_ns (two clock reads around the runs); else it is 0
 };
 
 struct RunResult {
     uint64_t r0 = 0;
     uint32_t retval = 0; // low 32 bits of r0, as BPF_PROG_TEST_RUN reports it
-    uint64_t duration_ns = 0; // average per repetition
+    uint64_t duration_ns = 0; // average per repetition, when RunOptions::timed
     std::vector<uint8_t> data_out;
     std::vector<uint8_t> ctx_out;
 };
@@ -90,17 +91,46 @@ class Runner {
         return last_error();
     }
     // The same without a Result: 0 with *r0 set, or the negative errno with last_error() describing it. The
-    // cheapest call the API has (what run(span) and the C API's strbpf_runner_run are built on).
-    int call(std::span<uint8_t> ctx, uint64_t* r0);
+    // cheapest call the API has (what run(span) and the C API's strbpf_runner_run are built on): inline, a JIT'd
+    // program given the buffer of the previous call is entered directly; anything else takes call_checked().
+    int call(std::span<uint8_t> ctx, uint64_t* r0) {
+        const Fast& f = *fast_;
+        const uint64_t r1 = ctx.empty() ? 0 : reinterpret_cast<uint64_t>(ctx.data());
+        if (f.entry && r1 == f.ctx_base && ctx.size() == f.ctx_size) [[likely]] {
+            const Pair p = f.entry(r1, 0, f.run, f.stack_top);
+            if (p.status == 0) [[likely]] {
+                *r0 = p.r0;
+                return 0;
+            }
+            return stopped(p);
+        }
+        return call_checked(ctx, r0);
+    }
     // The error of the last call() or run() that failed.
     const Error& last_error() const;
     // Any program type: the full test run, as ProgramRef::run, on this runner's stack.
     Result<RunResult> run(const RunOptions& opts);
 
   private:
+    // What call() reads inline, the first member of the runner's state: the JIT's lean entry when the program
+    // needs nothing before it (else nullptr), its run context and stack top, and the ctx buffer the last call
+    // registered after checking it (size SIZE_MAX: none).
+    struct Pair {
+        uint64_t r0, status; // status 0: ran to its exit
+    };
+    struct Fast {
+        Pair (*entry)(uint64_t r1, uint64_t r2, void* run, uint64_t fp) = nullptr;
+        void* run = nullptr;
+        uint64_t stack_top = 0;
+        uint64_t ctx_base = 0;
+        uint64_t ctx_size = ~uint64_t(0);
+    };
+    int call_checked(std::span<uint8_t> ctx, uint64_t* r0); // the ctx checks, then the engine
+    int stopped(Pair p);                                     // a run call() entered that did not reach its exit
     struct Impl;
     explicit Runner(std::unique_ptr<Impl> impl);
     std::unique_ptr<Impl> impl_;
+    const Fast* fast_ = nullptr; // inside *impl_
 };
 
 } // namespace strbpf

@@ -110,6 +110,8 @@ enum strbpf_kfunc_ret { STRBPF_KFUNC_RET_INTEGER = 0, STRBPF_KFUNC_RET_VOID, STR
 #define STRBPF_KF_ACQUIRE (1u << 0)  /* returns a reference the program must release */
 #define STRBPF_KF_RELEASE (1u << 1)  /* releases the reference of its pointer argument */
 #define STRBPF_KF_RET_NULL (1u << 2) /* the returned pointer may be NULL */
+#define STRBPF_KF_TRUSTED_ARGS (1u << 4) /* pointer arguments may not be NULL (unless nullable) */
+#define STRBPF_KF_RCU (1u << 7)          /* the same rule for its arguments, as the kernel's KF_RCU */
 
 struct strbpf_kfunc_arg {
     enum strbpf_kfunc_arg_kind kind;

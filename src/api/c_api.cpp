@@ -173,6 +173,7 @@ int strbpf_program_run(const strbpf_program* prog, strbpf_run_opts* opts) {
     ro.data.assign(data.begin(), data.end());
     ro.repeat = opts->repeat;
     ro.cpu = opts->cpu;
+    ro.timed = true; // strbpf_run_opts always reports duration_ns
     auto r = prog->ref.run(ro);
     if (!r)
         return fail(r.error());

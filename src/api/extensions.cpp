@@ -6,6 +6,7 @@
 #include "api/extensions_impl.hpp"
 #include "runtime/context.hpp"
 #include "runtime/instance.hpp"
+#include "strbpf/strbpf.h"
 
 namespace strbpf {
 namespace {
@@ -107,4 +108,6 @@ Status Extensions::add_kfunc(const KfuncDef& def) {
 static_assert(int(strbpf::KfuncArgKind::ctx) == int(strbpf::runtime::ExtKfuncArg::ctx) &&
               int(strbpf::KfuncArgKind::const_size) == int(strbpf::runtime::ExtKfuncArg::const_size) &&
               int(strbpf::KfuncRet::mem) == int(strbpf::runtime::ExtKfuncRet::mem) &&
-              strbpf::kKfRetNull == strbpf::runtime::kExtKfRetNull);
+              strbpf::kKfRetNull == strbpf::runtime::kExtKfRetNull &&
+              strbpf::kKfTrustedArgs == strbpf::runtime::kExtKfTrustedArgs && strbpf::kKfRcu == strbpf::runtime::kExtKfRcu &&
+              STRBPF_KF_TRUSTED_ARGS == strbpf::kKfTrustedArgs && STRBPF_KF_RCU == strbpf::kKfRcu);

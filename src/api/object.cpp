@@ -3,6 +3,7 @@
 // maps and programs. Globals are in globals.cpp, programs and runners in program.cpp.
 #include "strbpf/object.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <fstream>
 #include <iterator>
@@ -14,6 +15,7 @@
 #include "api/object_impl.hpp"
 #include "exec/runner.hpp"
 #include "loader/loader.hpp"
+#include "verifier/verified_program.hpp"
 
 namespace strbpf {
 namespace {
@@ -67,17 +69,23 @@ void apply_ext_sections(const runtime::Extensions& ext, loader::ObjectSpec& spec
     }
 }
 
-// The first embedder's helper or kfunc the linked program calls ("helper host_sum#65536", "kfunc host_len"), or "".
-std::string embedder_call(const runtime::Extensions& ext, const runtime::LinkedProgram& lp) {
-    for (const isa::Insn& in : lp.insns) {
-        if (in.opcode != (isa::BPF_JMP | isa::BPF_CALL) || in.src != 0)
-            continue;
-        if (const runtime::ExtHelper* h = ext.helper_by_slot(in.imm))
-            return fmt::format("helper {}#{}", h->name, h->proto.id);
-        if (const runtime::ExtKfunc* k = ext.kfunc_by_slot(in.imm))
-            return fmt::format("kfunc {}", k->name);
+// ProgramState::wipe_* from the verified program: its functions' deepest stack use, or the whole stack when the
+// program is unverified (interp_checked) or tail-calls (the target's frames are not ours to know).
+void plan_stack_wipe(ProgramState& st) {
+    const verifier::VerifiedProgram* vp = st.linked->cache->program.get();
+    auto tail_call = [](const isa::Insn& in) { // bpf_tail_call
+        return in.opcode == (isa::BPF_JMP | isa::BPF_CALL) && in.src == 0 && in.imm == 12;
+    };
+    if (st.engine == Engine::interp_checked || !vp || std::any_of(vp->insns.begin(), vp->insns.end(), tail_call)) {
+        st.wipe_frames = uint32_t(isa::kMaxCallDepth);
+        st.wipe_bytes = uint32_t(isa::kStackSize);
+        return;
     }
-    return {};
+    uint32_t depth = 0;
+    for (const verifier::Function& f : vp->functions)
+        depth = std::max(depth, f.stack_depth);
+    st.wipe_bytes = std::min<uint32_t>(depth, isa::kStackSize);
+    st.wipe_frames = st.wipe_bytes ? uint32_t(std::min<size_t>(vp->functions.size(), isa::kMaxCallDepth)) : 0;
 }
 
 // Verifies one autoload program and prepares its engine. Error: the load fails with it.
@@ -90,12 +98,6 @@ Status load_program(Object::Impl& o, ProgramState& st, const LoadOptions& opts) 
     const Engine engine = st.engine_set ? st.engine : opts.engine;
     st.engine = engine;
     st.linked = lp;
-    if (engine == Engine::interp_checked && o.ext) // unverified runs would hand them unchecked arguments
-        if (std::string what = embedder_call(*o.ext, *lp); !what.empty())
-            return make_error(fmt::format("program '{}': the embedder's {} cannot run on interp_checked, which runs "
-                                          "programs unverified",
-                                          st.spec->name, what),
-                              -EINVAL);
     const Status verdict = exec::load_check(engine_kind(engine), *o.inst, *lp, opts.log_level, &st.log);
     if (!verdict && engine != Engine::interp_checked)
         return verdict.error();
@@ -111,6 +113,7 @@ Status load_program(Object::Impl& o, ProgramState& st, const LoadOptions& opts) 
             return make_error(fmt::format("program '{}': {}", st.spec->name, code.error().message), -EINVAL);
         st.jit = std::move(code).value();
     }
+    plan_stack_wipe(st);
     st.loaded = true;
     return ok_status();
 }

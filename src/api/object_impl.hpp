@@ -2,12 +2,14 @@
 // What an Object holds behind include/strbpf (api stage): the loaded spec, then the live instance, and per program
 // its autoload and engine choices, the verifier's verdict and log, and the JIT's code.
 #pragma once
+#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "exec/engine.hpp"
 #include "exec/jit/jit.hpp"
+#include "isa/insn.hpp"
 #include "loader/object_spec.hpp"
 #include "runtime/extensions.hpp"
 #include "runtime/instance.hpp"
@@ -27,6 +29,11 @@ struct ProgramState {
     std::string log;
     const runtime::LinkedProgram* linked = nullptr;
     std::shared_ptr<const exec::jit::CompiledProgram> jit; // engine jit only
+    // What a run zeroes of its stack first (the verifier lets programs read stack bytes they never wrote, so a
+    // reused stack would show them a previous run's): wipe_bytes at the top of each of the first wipe_frames
+    // frames. Verified programs: the deepest stack_depth of their functions, in as many frames as they have
+    // functions (calls cannot recurse); all of it after a tail call or on interp_checked. 0: nothing to zero.
+    uint32_t wipe_frames = 0, wipe_bytes = 0;
 
     void unload(bool keep_log) { // back to the state before load(), choices kept; the verdict too if keep_log
         loaded = accepted = false;
@@ -36,6 +43,7 @@ struct ProgramState {
         }
         linked = nullptr;
         jit.reset();
+        wipe_frames = wipe_bytes = 0;
     }
 };
 
@@ -61,6 +69,13 @@ struct Object::Impl {
             opts.log(level, msg);
     }
 };
+
+// Zeroes what ST's runs may read of STACK before writing it (ProgramState::wipe_*).
+inline void wipe_stack(const ProgramState& st, runtime::StackArea& stack) {
+    uint8_t* top = stack.bytes + sizeof stack.bytes;
+    for (uint32_t f = 0; f < st.wipe_frames; f++, top -= isa::kStackSize)
+        std::memset(top - st.wipe_bytes, 0, st.wipe_bytes);
+}
 
 // Fills o.globals from the object's ELF image (globals.cpp).
 Status index_globals(Object::Impl& o, std::vector<uint8_t> image);

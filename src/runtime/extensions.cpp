@@ -1,19 +1,23 @@
 // SPDX-License-Identifier: BSD-2-Clause
-// The embedder's helpers and program types (runtime stage): their rows checked as the kernel checks a
+// The embedder's helpers, kfuncs and program types (runtime stage): their rows checked as the kernel checks a
 // bpf_func_proto (check_func_proto: memory arguments paired with a size, a map argument before a map key or value),
-// the process-wide helper slots linked programs call, and the per-type rows the verifier reads.
+// the process-wide slots linked programs call, the argument-checking entries of the checked interpreter, and the
+// per-type rows the verifier reads.
 #include "runtime/extensions.hpp"
 
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <cstring>
 #include <mutex>
 
 #include <fmt/format.h>
 
 #include "loader/loader.hpp"
+#include "runtime/instance.hpp"
 #include "runtime/kfuncs/kfunc_table.hpp"
 #include "runtime/kfuncs/verify_only.hpp"
+#include "runtime/maps/map.hpp"
 
 namespace strbpf::runtime {
 namespace {
@@ -26,6 +30,7 @@ struct Slot {
     HelperFn user = nullptr;
     int64_t lo = 0, hi = 0;
     const ExtHelper* helper = nullptr;
+    const ExtKfunc* kfunc = nullptr;
 };
 Slot g_slots[kMaxExtSlots];
 bool g_used[kMaxExtSlots];
@@ -60,6 +65,7 @@ void free_slot(int32_t slot_id) {
     std::lock_guard<std::mutex> lock(g_slots_mu);
     g_slots[i].entry.store(nullptr, std::memory_order_release);
     g_slots[i].helper = nullptr;
+    g_slots[i].kfunc = nullptr;
     g_used[i] = false;
 }
 
@@ -146,16 +152,201 @@ std::string kfunc_problem(const ExtKfunc& k) {
         return "KF_ACQUIRE and KF_RET_NULL need a memory return";
     if ((k.flags & kExtKfRelease) && !pointer)
         return "KF_RELEASE needs a memory argument to release";
-    if (k.flags & ~(kExtKfAcquire | kExtKfRelease | kExtKfRetNull))
-        return "only KF_ACQUIRE, KF_RELEASE and KF_RET_NULL are modelled";
+    if ((k.flags & (kExtKfTrustedArgs | kExtKfRcu)) &&
+        std::none_of(k.params.begin(), k.params.end(), [](const ExtKfuncParam& p) { return is_pointer(p.kind); }))
+        return "KF_TRUSTED_ARGS and KF_RCU need a pointer argument";
+    if (k.flags & ~(kExtKfAcquire | kExtKfRelease | kExtKfRetNull | kExtKfTrustedArgs | kExtKfRcu))
+        return "only KF_ACQUIRE, KF_RELEASE, KF_RET_NULL, KF_TRUSTED_ARGS and KF_RCU are modelled";
     return {};
 }
+
+
+// ---- Calls from the checked interpreter ------------------------------------------------------------------------
+// An unverified program's call of an embedder's helper or kfunc: each argument checked against the run's memory
+// by its declared kind, as the verifier would have proved it, before the embedder's function sees it. A kfunc's
+// returned memory becomes a local region of the run (so the program's accesses through R0 are checked too); the
+// references KF_ACQUIRE kfuncs return are held per run, so a release must name one and a released object's region
+// is refused from then on.
+
+struct Held {
+    const RunContext* run = nullptr;
+    uint64_t ptr = 0;
+    const ExtKfunc* by = nullptr;
+};
+thread_local std::vector<Held> t_held; // a run is on one thread; nested runs have their own RunContext
+
+constexpr const char* kKfuncRegion = "embedder kfunc memory";
+
+std::string callee_name(const Slot& s) {
+    return s.kfunc ? fmt::format("kfunc {}", s.kfunc->name) : fmt::format("helper {}#{}", s.helper->name, s.helper->proto.id);
+}
+
+bool stop_call(RunContext& run, const Slot& s, size_t arg, const std::string& why) {
+    run.abort(fmt::format("the embedder's {}: argument {} {}", callee_name(s), arg + 1, why));
+    return false;
+}
+
+bool mem_arg(RunContext& run, const Slot& s, size_t arg, uint64_t p, uint64_t n, uint8_t perms, bool null_ok) {
+    if (p == 0 && null_ok)
+        return true;
+    if (n != 0 && !run.mem.check(p, n, perms)) // zero bytes: nothing is read or written
+        return stop_call(run, s, arg, fmt::format("({:#x}, {} bytes) is not memory the program may {}", p, n,
+                                                  perms & kPermWrite ? "write" : "read"));
+    return true;
+}
+
+bool str_arg(RunContext& run, const Slot& s, size_t arg, uint64_t p) {
+    const uint64_t span = run.mem.readable_span(p);
+    if (span == 0 || !std::memchr(reinterpret_cast<const void*>(p), 0, span))
+        return stop_call(run, s, arg, fmt::format("({:#x}) is no NUL-terminated string in readable memory", p));
+    return true;
+}
+
+bool ctx_arg(RunContext& run, const Slot& s, size_t arg, uint64_t p) {
+    const Region* r = run.mem.find(p);
+    if (!r || r->kind != RegionKind::ctx || r->base != p)
+        return stop_call(run, s, arg, fmt::format("({:#x}) is not the program's ctx", p));
+    return true;
+}
+
+bool helper_args(RunContext& run, const Slot& s, const uint64_t* regs) {
+    const std::array<ArgKind, 5>& args = s.helper->proto.args;
+    const Map* map = nullptr;
+    for (size_t i = 0; i < args.size(); i++) {
+        const ArgKind k = args[i];
+        const uint64_t p = regs[i], n = i + 1 < args.size() ? regs[i + 1] : 0;
+        const bool zero_ok = i + 1 < args.size() && args[i + 1] == ArgKind::const_size_or_zero;
+        bool ok = true;
+        if (is_mem(k) && n == 0 && !zero_ok)
+            return stop_call(run, s, i + 1, "(a size) is 0");
+        switch (k) {
+        case ArgKind::ptr_to_mem: ok = mem_arg(run, s, i, p, n, kPermRW, false); break;
+        case ArgKind::ptr_to_mem_rdonly: ok = mem_arg(run, s, i, p, n, kPermRead, false); break;
+        case ArgKind::ptr_to_mem_rdonly_or_null: ok = mem_arg(run, s, i, p, n, kPermRead, n == 0); break;
+        case ArgKind::ptr_to_uninit_mem: ok = mem_arg(run, s, i, p, n, kPermWrite, false); break;
+        case ArgKind::ptr_to_const_str: ok = str_arg(run, s, i, p); break;
+        case ArgKind::ptr_to_ctx: ok = ctx_arg(run, s, i, p); break;
+        case ArgKind::ptr_to_long: ok = p % 8 == 0 && mem_arg(run, s, i, p, 8, kPermWrite, false); break;
+        case ArgKind::ptr_to_stack_or_null: {
+            const Region* r = p ? run.mem.find(p) : nullptr;
+            if (p && (!r || r->kind != RegionKind::stack))
+                return stop_call(run, s, i, fmt::format("({:#x}) is neither NULL nor on the stack", p));
+            break;
+        }
+        case ArgKind::const_map_ptr:
+            if (!run.instance || !run.instance->is_map(p))
+                return stop_call(run, s, i, fmt::format("({:#x}) is no map of the object", p));
+            map = reinterpret_cast<const Map*>(p);
+            break;
+        case ArgKind::ptr_to_map_key:
+            ok = map && mem_arg(run, s, i, p, map->spec().key_size, kPermRead, false);
+            break;
+        case ArgKind::ptr_to_map_value:
+            ok = map && mem_arg(run, s, i, p, map->spec().value_size, kPermRead, false);
+            break;
+        default: break;
+        }
+        if (!ok)
+            return false;
+    }
+    return true;
+}
+
+// The reference the release kfunc's pointer argument P names; nullptr when the run holds none at P.
+Held* held_at(const RunContext& run, uint64_t p) {
+    for (Held& h : t_held)
+        if (h.run == &run && h.ptr == p)
+            return &h;
+    return nullptr;
+}
+
+// The region a kfunc's returned memory got (our own, at its base), for reuse and for refusing it once released.
+Region* own_region(RunContext& run, uint64_t p) {
+    const Region* r = run.mem.find(p);
+    if (!r || r->base != p || r->name != kKfuncRegion)
+        return nullptr;
+    return const_cast<Region*>(r); // the run's own local region: RunContext is not const here
+}
+
+bool kfunc_args(RunContext& run, const Slot& s, const uint64_t* regs, uint64_t* released) {
+    const ExtKfunc& k = *s.kfunc;
+    for (size_t i = 0; i < k.params.size(); i++) {
+        const ExtKfuncParam& p = k.params[i];
+        const uint64_t v = regs[i];
+        bool ok = true;
+        switch (p.kind) {
+        case ExtKfuncArg::mem: // NULL as the verifier lets it through: always, unless the flags want trusted args
+            ok = mem_arg(run, s, i, v, p.mem_size, kPermRW,
+                         p.nullable || !(k.flags & (kExtKfTrustedArgs | kExtKfRcu | kExtKfRelease)));
+            break;
+        case ExtKfuncArg::mem_sized: ok = mem_arg(run, s, i, v, i + 1 < 5 ? regs[i + 1] : 0, kPermRW, p.nullable); break;
+        case ExtKfuncArg::const_str: ok = str_arg(run, s, i, v); break;
+        case ExtKfuncArg::ctx: ok = ctx_arg(run, s, i, v); break;
+        default: break;
+        }
+        if (!ok)
+            return false;
+        if ((k.flags & kExtKfRelease) && !*released && (p.kind == ExtKfuncArg::mem || p.kind == ExtKfuncArg::mem_sized) &&
+            v && held_at(run, v))
+            *released = v;
+    }
+    if ((k.flags & kExtKfRelease) && !*released)
+        return stop_call(run, s, 0, "releases no reference this run holds (the kernel's verifier refuses: release "
+                                    "kernel function expects refcounted PTR_TO_BTF_ID)");
+    return true;
+}
+
+// After a kfunc returned: its memory registered (or re-opened, when the same object comes back), its reference
+// held; a released reference dropped and its memory refused.
+void kfunc_after(RunContext& run, const ExtKfunc& k, uint64_t r0, uint64_t released) {
+    if (released) {
+        std::erase_if(t_held, [&](const Held& h) { return h.run == &run && h.ptr == released; });
+        if (Region* r = own_region(run, released))
+            r->perms = 0;
+    }
+    if (k.ret != ExtKfuncRet::mem || r0 == 0)
+        return;
+    if (Region* r = own_region(run, r0)) {
+        r->size = k.ret_size;
+        r->perms = kPermRW;
+    } else if (!run.mem.find(r0) &&
+               !run.mem.add_local(Region{r0, k.ret_size, kPermRW, RegionKind::other, kKfuncRegion})) {
+        run.abort(fmt::format("the embedder's kfunc {} returned memory the run has no region left for", k.name));
+        return;
+    }
+    if (k.flags & kExtKfAcquire)
+        t_held.push_back(Held{&run, r0, &k});
+}
+
+template <size_t N>
+uint64_t arg_checked_entry(uint64_t r1, uint64_t r2, uint64_t r3, uint64_t r4, uint64_t r5, RunContext* ctx) {
+    const Slot& s = g_slots[N];
+    const uint64_t regs[5] = {r1, r2, r3, r4, r5};
+    uint64_t released = 0;
+    if (s.kfunc ? !kfunc_args(*ctx, s, regs, &released) : !helper_args(*ctx, s, regs))
+        return 0;
+    const uint64_t v = s.entry.load(std::memory_order_acquire)(r1, r2, r3, r4, r5, ctx);
+    if (s.kfunc && !ctx->aborted)
+        kfunc_after(*ctx, *s.kfunc, v, released);
+    return v;
+}
+template <size_t... N> constexpr std::array<HelperFn, sizeof...(N)> arg_checked_entries(std::index_sequence<N...>) {
+    return {arg_checked_entry<N>...};
+}
+constexpr auto kArgChecked = arg_checked_entries(std::make_index_sequence<kMaxExtSlots>{});
 
 } // namespace
 
 HelperFn ext_slot_fn(int32_t id) {
     const uint32_t i = uint32_t(id) - uint32_t(kExtSlotBase);
     return i < kMaxExtSlots ? g_slots[i].entry.load(std::memory_order_acquire) : nullptr;
+}
+
+HelperFn ext_checked_fn(int32_t id) {
+    const uint32_t i = uint32_t(id) - uint32_t(kExtSlotBase);
+    if (i < kMaxExtSlots && g_slots[i].entry.load(std::memory_order_acquire))
+        return kArgChecked[i];
+    return helper_fn(id);
 }
 
 bool ExtProgType::writable() const {
@@ -191,6 +382,7 @@ Status Extensions::add_kfunc(ExtKfunc def) {
     Slot& s = g_slots[slot];
     s.user = k->fn;
     s.helper = nullptr;
+    s.kfunc = k.get();
     s.entry.store(k->fn, std::memory_order_release);
     kfuncs_.push_back(std::move(k));
     return ok_status();
@@ -252,6 +444,7 @@ Status Extensions::add_helper(std::string name, int32_t id, HelperFn fn, RetKind
     s.lo = ret_range ? ret_range->lo : 0;
     s.hi = ret_range ? ret_range->hi : 0;
     s.helper = h.get();
+    s.kfunc = nullptr;
     s.entry.store(h->proto.fn, std::memory_order_release);
     helpers_.push_back(std::move(h));
     return ok_status();
@@ -368,6 +561,25 @@ const HelperProto* Extensions::resolve(int32_t id, loader::ProgType t, const Hel
         return builtin;
     const ExtHelper* e = helper_by_id(id);
     return e ? &e->proto : nullptr;
+}
+
+} // namespace strbpf::runtime
+
+namespace strbpf::runtime {
+
+void ext_checked_run_begin(const RunContext& run) {
+    std::erase_if(t_held, [&](const Held& h) { return h.run == &run; });
+}
+
+std::string ext_checked_run_end(const RunContext& run) {
+    std::string leak;
+    for (const Held& h : t_held)
+        if (h.run == &run && leak.empty())
+            leak = fmt::format("the run ended holding the reference {} returned ({:#x}): the kernel's verifier refuses "
+                               "the program (Unreleased reference)",
+                               h.by->name, h.ptr);
+    ext_checked_run_begin(run);
+    return leak;
 }
 
 } // namespace strbpf::runtime

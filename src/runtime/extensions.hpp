@@ -31,6 +31,17 @@ inline constexpr uint32_t kExtProgTypeFirst = 40, kExtProgTypeEnd = 64;
 // The function a slot id calls (nullptr for an id that is no live slot). What helper_fn() asks past the kernel's ids.
 HelperFn ext_slot_fn(int32_t id);
 
+// What the checked interpreter (unverified programs) calls for helper id ID: for a live slot, an entry that checks
+// the call's arguments against the run's memory by the row's kinds before calling the embedder's function (a
+// memory pointer and its size, a string, the ctx, a map and its key or value, a reference to release), registers a
+// kfunc's returned memory and tracks its references, ending the run with a message on the first misuse; for any
+// other id, helper_fn(ID).
+HelperFn ext_checked_fn(int32_t id);
+// A checked run of RUN begins (drops references a stopped run of the same context left) or ends: "" when it holds
+// no reference an embedder's KF_ACQUIRE kfunc returned, else what the kernel's verifier would have refused.
+void ext_checked_run_begin(const RunContext& run);
+std::string ext_checked_run_end(const RunContext& run);
+
 struct ExtRange {
     int64_t lo = 0, hi = 0;
 };
@@ -51,8 +62,9 @@ struct ExtKfuncParam {
     bool nullable = false;
 };
 enum class ExtKfuncRet : uint8_t { integer, void_, mem };
-// The kernel's KF_ACQUIRE, KF_RELEASE, KF_RET_NULL values.
-inline constexpr uint32_t kExtKfAcquire = 1u << 0, kExtKfRelease = 1u << 1, kExtKfRetNull = 1u << 2;
+// The kernel's KF_ACQUIRE, KF_RELEASE, KF_RET_NULL, KF_TRUSTED_ARGS and KF_RCU values.
+inline constexpr uint32_t kExtKfAcquire = 1u << 0, kExtKfRelease = 1u << 1, kExtKfRetNull = 1u << 2,
+                          kExtKfTrustedArgs = 1u << 4, kExtKfRcu = 1u << 7;
 
 struct ExtKfunc {
     std::string name;

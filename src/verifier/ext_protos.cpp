@@ -109,6 +109,12 @@ bool check_kfunc_ptr_arg(Env& env, const runtime::ExtKfunc& k, size_t* i, KfuncM
     const int regno = int(*i) + 1;
     const Reg& r = env.cur.cur().regs[regno];
     const bool release = k.flags & runtime::kExtKfRelease;
+    // KF_TRUSTED_ARGS and KF_RCU (and KF_RELEASE, which implies trusted arguments) refuse a pointer that may be
+    // NULL, before anything else is looked at, unless the parameter is `__nullable` (a sized pointer's `__opt`
+    // does not count).
+    const bool trusted = k.flags & (runtime::kExtKfTrustedArgs | runtime::kExtKfRcu | runtime::kExtKfRelease);
+    if (trusted && (reg_is_null(r) || r.maybe_null) && !(p.nullable && p.kind != ExtKfuncArg::mem_sized))
+        return env.fail(fmt::format("Possibly NULL pointer passed to trusted arg{}", *i));
     if (r.ref_obj_id) {
         if (release && meta->ref_obj_id)
             return env.fail(fmt::format("verifier internal error: more than one arg with ref_obj_id R{} {} {}", regno,

@@ -68,6 +68,14 @@ int ext_not_allowed(struct filter_ctx *c)
     return bpf_get_prandom_u32() & 1;
 }
 
+/* Reads past the stack's top: the verifier refuses it; interp_checked stops at the call. */
+SEC("?filter")
+int ext_sum_past_stack(struct filter_ctx *c)
+{
+    __u64 buf = 0;
+    return host_sum(&buf, 64) & 1;
+}
+
 /* host_sum is callable from syscall programs too (HelperDef::kernel_prog_types), host_clamp is not. */
 SEC("?syscall")
 int syscall_sum(void *ctx)

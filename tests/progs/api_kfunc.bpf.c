@@ -23,6 +23,26 @@ extern __u64 host_ctx_len(void *ctx) __ksym;                      /* the ctx's f
 extern __u64 host_maybe(const void *buf__opt, __u32 buf__sz) __ksym; /* 1 for a NULL buf */
 extern __u64 host_twice(__u64 a) __ksym __weak;                   /* a * 2 */
 extern __u64 host_absent(__u64 a) __ksym __weak;                  /* registered by no one */
+/* o->v[0] (99 for NULL): KF_TRUSTED_ARGS, KF_RCU, no flag, and KF_TRUSTED_ARGS with a nullable parameter. */
+extern __u64 host_peek(const struct host_obj *o) __ksym;
+extern __u64 host_peek_rcu(const struct host_obj *o) __ksym;
+extern __u64 host_peek_plain(const struct host_obj *o) __ksym;
+extern __u64 host_peek_opt(const struct host_obj *o__nullable) __ksym;
+
+struct {
+    __uint(type, BPF_MAP_TYPE_ARRAY);
+    __uint(max_entries, 1);
+    __type(key, __u32);
+    __type(value, struct host_obj);
+} objs SEC(".maps");
+
+/* A hash map's lookup may always answer NULL (an array's with a constant key in range may not, since 6.14). */
+struct {
+    __uint(type, BPF_MAP_TYPE_HASH);
+    __uint(max_entries, 1);
+    __type(key, __u32);
+    __type(value, struct host_obj);
+} objs_hash SEC(".maps");
 
 static const char hello[] = "hello";
 
@@ -166,6 +186,58 @@ int kf_filter_not_ctx(void *ctx)
     __u64 x = 0;
 
     return host_ctx_len(&x);
+}
+
+/* KF_TRUSTED_ARGS: a checked pointer is fine; a maybe-NULL one (the lookup's result unchecked) or NULL is refused
+ * unless the parameter is nullable. Without the flag the kfunc takes the maybe-NULL pointer. */
+SEC("?syscall")
+int kf_trusted_ok(void *ctx)
+{
+    __u32 k = 0;
+    struct host_obj *o = bpf_map_lookup_elem(&objs, &k);
+
+    if (!o)
+        return 1;
+    o->v[0] = 7;
+    return host_peek(o) + host_peek_rcu(o) + host_peek_opt((void *)0); /* 7 + 7 + 99 */
+}
+
+SEC("?syscall")
+int kf_plain_maybe_null(void *ctx)
+{
+    __u32 k = 0;
+
+    return host_peek_plain(bpf_map_lookup_elem(&objs_hash, &k));
+}
+
+SEC("?syscall")
+int kf_trusted_maybe_null(void *ctx)
+{
+    __u32 k = 0;
+
+    return host_peek(bpf_map_lookup_elem(&objs_hash, &k));
+}
+
+SEC("?syscall")
+int kf_rcu_maybe_null(void *ctx)
+{
+    __u32 k = 0;
+
+    return host_peek_rcu(bpf_map_lookup_elem(&objs_hash, &k));
+}
+
+SEC("?syscall")
+int kf_trusted_null(void *ctx)
+{
+    return host_peek((void *)0);
+}
+
+/* KF_RELEASE implies trusted arguments: the acquired pointer must be checked before it is released. */
+SEC("?syscall")
+int kf_release_maybe_null(void *ctx)
+{
+    host_obj_put(host_obj_get(1));
+    return 0;
 }
 
 char _license[] SEC("license") = "GPL";

@@ -210,15 +210,30 @@ TEST(ApiExt, HelpersRunOnInterpAndJitWithTheProgramsArguments) {
     }
 }
 
-TEST(ApiExt, UnverifiedRunsDoNotReachTheEmbeddersHelpers) {
+// interp_checked runs unverified programs: the embedder's helper is called only with arguments its row's kinds
+// allow in the run's memory.
+TEST(ApiExt, CheckedRunsCheckTheHelpersArguments) {
     Seen seen;
     const Extensions ext = make_ext(&seen);
-    auto obj = load_only(ext, "ext_sum", Engine::interp_checked);
-    ASSERT_FALSE(obj);
-    EXPECT_NE(obj.error().message.find("the embedder's helper host_sum#65536 cannot run on interp_checked"),
-              std::string::npos)
-        << obj.error().message;
-    EXPECT_TRUE(load_only(ext, "ext_kernel_helper", Engine::interp_checked)) << "no embedder helper: it runs";
+    uint8_t ctx[64] = {};
+    ctx[0] = 3;
+    for (int i = 0; i < 16; i++)
+        ctx[8 + i] = uint8_t(i + 1);
+    auto ok = load_only(ext, "ext_sum", Engine::interp_checked);
+    ASSERT_TRUE(ok) << ok.error().message;
+    auto runner = Runner::create(*ok->program("ext_sum"));
+    ASSERT_TRUE(runner) << runner.error().message;
+    EXPECT_EQ(runner->run(std::span<uint8_t>(ctx, sizeof ctx)).value(), 100u) << "host_clamp(136 + 3)";
+    EXPECT_EQ(seen.sum_calls, 1u);
+    auto bad = load_only(ext, "ext_sum_past_stack", Engine::interp_checked);
+    ASSERT_TRUE(bad) << bad.error().message;
+    EXPECT_FALSE(bad->program("ext_sum_past_stack")->accepted());
+    auto r = Runner::create(*bad->program("ext_sum_past_stack")).value().run(std::span<uint8_t>(ctx, sizeof ctx));
+    ASSERT_FALSE(r);
+    EXPECT_NE(r.error().message.find("the embedder's helper host_sum#65536: argument 1"), std::string::npos)
+        << r.error().message;
+    EXPECT_EQ(seen.sum_calls, 1u) << "the helper never saw the bad arguments";
+    EXPECT_NE(load_error(ext, "ext_sum_past_stack").find("invalid read from stack"), std::string::npos);
 }
 
 TEST(ApiExt, BadRowsAreRefused) {

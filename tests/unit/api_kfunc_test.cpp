@@ -2,8 +2,9 @@
 // The embedder's kfuncs (include/strbpf/extensions.hpp, KfuncDef): resolved by name from an object's
 // `extern ... __ksym` declarations, checked as the kernel's check_kfunc_args checks a kfunc's prototype (scalars,
 // `__k` constants, memory and `__sz` pairs, `__str` strings, the ctx, KF_ACQUIRE / KF_RELEASE / KF_RET_NULL
-// references) with the kernel's words, named in the verifier log, and called on the interpreter and the JIT; the
-// C API's strbpf_extensions_add_kfunc declares the same rows.
+// references, KF_TRUSTED_ARGS / KF_RCU's NULL rule) with the kernel's words, named in the verifier log, and called
+// on the interpreter and the JIT, and on interp_checked through argument checks; the C API's
+// strbpf_extensions_add_kfunc declares the same rows.
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -50,6 +51,9 @@ uint64_t host_obj_put(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, CallCont
 }
 uint64_t host_maybe(uint64_t buf, uint64_t, uint64_t, uint64_t, uint64_t, CallContext*) { return buf == 0; }
 uint64_t host_twice(uint64_t a, uint64_t, uint64_t, uint64_t, uint64_t, CallContext*) { return a * 2; }
+uint64_t host_peek(uint64_t o, uint64_t, uint64_t, uint64_t, uint64_t, CallContext*) {
+    return o ? reinterpret_cast<const uint64_t*>(o)[0] : 99;
+}
 uint64_t host_ctx_len(uint64_t ctx, uint64_t, uint64_t, uint64_t, uint64_t, CallContext*) {
     uint32_t v;
     std::memcpy(&v, reinterpret_cast<const void*>(ctx), 4);
@@ -104,6 +108,12 @@ Extensions make_ext(Host* host) {
     EXPECT_TRUE(ext.add_kfunc(kfunc("host_ctx_len", host_ctx_len, {arg(K::ctx)})));
     EXPECT_TRUE(ext.add_kfunc(kfunc("host_twice", host_twice, {arg(K::scalar)}, syscall)));
     EXPECT_TRUE(ext.add_kfunc(kfunc("host_maybe", host_maybe, {arg(K::mem_sized, 0, true), arg(K::size)}, syscall)));
+    const KfuncRet integer = KfuncRet::integer;
+    EXPECT_TRUE(ext.add_kfunc(kfunc("host_peek", host_peek, {arg(K::mem, 16)}, syscall, integer, 0, kKfTrustedArgs)));
+    EXPECT_TRUE(ext.add_kfunc(kfunc("host_peek_rcu", host_peek, {arg(K::mem, 16)}, syscall, integer, 0, kKfRcu)));
+    EXPECT_TRUE(ext.add_kfunc(kfunc("host_peek_plain", host_peek, {arg(K::mem, 16)}, syscall)));
+    EXPECT_TRUE(
+        ext.add_kfunc(kfunc("host_peek_opt", host_peek, {arg(K::mem, 16, true)}, syscall, integer, 0, kKfTrustedArgs)));
     ProgramTypeDef t;
     t.name = "kfilter";
     t.section = "kfilter";
@@ -160,6 +170,10 @@ TEST(ApiKfunc, MisuseIsRejectedInTheKernelsWords) {
         {"kf_ctx_kfunc_elsewhere", "calling kernel function host_ctx_len is not allowed"},
         {"kf_filter_not_allowed", "calling kernel function host_mix is not allowed"},
         {"kf_filter_not_ctx", "arg#0 expected pointer to ctx, but got fp"},
+        {"kf_trusted_maybe_null", "Possibly NULL pointer passed to trusted arg0"},
+        {"kf_rcu_maybe_null", "Possibly NULL pointer passed to trusted arg0"},
+        {"kf_trusted_null", "Possibly NULL pointer passed to trusted arg0"},
+        {"kf_release_maybe_null", "Possibly NULL pointer passed to trusted arg0"},
     };
     for (const auto& c : cases) {
         const std::string err = load_error(ext, c.prog);
@@ -251,14 +265,55 @@ TEST(ApiKfunc, TheLogNamesThem) {
     EXPECT_EQ(log.find("call kfunc#"), std::string::npos) << log;
 }
 
-TEST(ApiKfunc, UncheckedRunsDoNotReachThem) {
+// KF_TRUSTED_ARGS and KF_RCU are what refuse a maybe-NULL pointer: the same call of the flagless kfunc verifies,
+// and a checked pointer (or NULL for a nullable parameter) passes on every engine.
+TEST(ApiKfunc, TrustedAndRcuArgumentsMayNotBeNull) {
     Host host;
     const Extensions ext = make_ext(&host);
-    auto obj = load_only(ext, "kf_sum", Engine::interp_checked);
-    ASSERT_FALSE(obj);
-    EXPECT_NE(obj.error().message.find("the embedder's kfunc host_hash cannot run on interp_checked"),
-              std::string::npos)
-        << obj.error().message;
+    EXPECT_EQ(load_error(ext, "kf_plain_maybe_null"), "loaded");
+    for (Engine e : {Engine::jit, Engine::interp, Engine::interp_checked}) {
+        auto obj = load_only(ext, "kf_trusted_ok", e);
+        ASSERT_TRUE(obj) << obj.error().message;
+        RunOptions ro;
+        ro.ctx.resize(8);
+        EXPECT_EQ(obj->program("kf_trusted_ok")->run(ro).value().retval, 7u + 7u + 99u);
+    }
+}
+
+// interp_checked runs unverified programs: an embedder's kfunc sees only arguments its row's kinds allow in the
+// run's memory, its returned memory is checked like any region, and its references are held per run.
+TEST(ApiKfunc, CheckedRunsCheckTheirArguments) {
+    Host host;
+    const Extensions ext = make_ext(&host);
+    auto run = [&](const char* prog) {
+        auto obj = load_only(ext, prog, Engine::interp_checked);
+        EXPECT_TRUE(obj) << prog << ": " << obj.error().message;
+        RunOptions ro;
+        ro.ctx.resize(8);
+        return obj ? obj->program(prog)->run(ro) : Result<RunResult>(obj.error());
+    };
+    EXPECT_EQ(run("kf_sum").value().retval, 136u + 34u + 5u);
+    EXPECT_EQ(run("kf_obj").value().retval, 35u);
+    EXPECT_EQ(host.gets.load(), host.puts.load());
+    const struct {
+        const char* prog;
+        const char* words;
+    } stops[] = {
+        {"kf_bad_size", "the embedder's kfunc host_hash: argument 1"},
+        {"kf_not_opt", "the embedder's kfunc host_hash: argument 1 (0x0, 8 bytes) is not memory the program may"},
+        {"kf_release_unreferenced", "the embedder's kfunc host_obj_put: argument 1 releases no reference"},
+        {"kf_leak", "the run ended holding the reference host_obj_get returned"},
+        {"kf_filter_not_ctx", "is not the program's ctx"},
+    };
+    for (const auto& c : stops) {
+        auto r = run(c.prog);
+        ASSERT_FALSE(r) << c.prog;
+        EXPECT_NE(r.error().message.find(c.words), std::string::npos) << c.prog << ": " << r.error().message;
+    }
+    const int puts = host.puts.load();
+    auto uaf = run("kf_use_after_release"); // the released object's memory is refused from then on
+    ASSERT_FALSE(uaf);
+    EXPECT_EQ(host.puts.load(), puts + 1);
 }
 
 TEST(ApiKfunc, BadRowsAreRefused) {
@@ -343,6 +398,31 @@ TEST(ApiKfunc, TheCApiDeclaresThem) {
     ro.ctx_size_in = sizeof ctx;
     ASSERT_EQ(strbpf_program_run(strbpf_object_find_program(obj, "kf_sum"), &ro), 0) << strbpf_last_error();
     EXPECT_EQ(ro.retval, 136u + 34u + 5u);
+    strbpf_object_close(obj);
+}
+
+TEST(ApiKfunc, TheCApiDeclaresTrustedArguments) {
+    strbpf_extensions* ext = strbpf_extensions_new(nullptr);
+    const uint32_t syscall = 31;
+    const strbpf_kfunc_arg obj_arg[] = {{STRBPF_KFUNC_ARG_MEM, 16, 0}};
+    strbpf_kfunc_def d{};
+    d.sz = sizeof d;
+    d.kernel_prog_types = &syscall;
+    d.n_kernel_prog_types = 1;
+    d.name = "host_peek", d.fn = c_mix, d.args = obj_arg, d.n_args = 1, d.flags = STRBPF_KF_TRUSTED_ARGS;
+    ASSERT_EQ(strbpf_extensions_add_kfunc(ext, &d), 0) << strbpf_last_error();
+    strbpf_open_opts oo{};
+    oo.sz = sizeof oo;
+    oo.extensions = ext;
+    strbpf_object* obj = nullptr;
+    ASSERT_EQ(strbpf_object_open_file(path("api_kfunc.bpf.o").c_str(), &oo, &obj), 0) << strbpf_last_error();
+    strbpf_extensions_free(ext);
+    for (const char* name : {"kf_sum", "kf_obj", "kf_exists", "kf_filter_ctx", "kf_opt"})
+        ASSERT_EQ(strbpf_program_set_autoload(strbpf_object_find_program(obj, name), 0), 0) << name;
+    ASSERT_EQ(strbpf_program_set_autoload(strbpf_object_find_program(obj, "kf_trusted_maybe_null"), 1), 0);
+    EXPECT_NE(strbpf_object_load(obj, nullptr), 0);
+    EXPECT_NE(std::string(strbpf_last_error()).find("Possibly NULL pointer passed to trusted arg0"), std::string::npos)
+        << strbpf_last_error();
     strbpf_object_close(obj);
 }
 

@@ -217,6 +217,75 @@ TEST(ApiLifecycle, ThreadsRunOneLoadedObjectAtOnce) {
     EXPECT_EQ(sum, uint64_t(threads) * iters);
 }
 
+// A run reuses its thread's (ProgramRef::run) or its runner's stack: it starts on zeroes wherever the program may
+// read before writing, whatever ran there before, on every engine.
+TEST(ApiLifecycle, ARunNeverSeesAnEarlierRunsStack) {
+    for (Engine e : {Engine::jit, Engine::interp, Engine::interp_checked}) {
+        Object obj = open("api_runs.bpf.o");
+        LoadOptions lo;
+        lo.engine = e;
+        ASSERT_TRUE(obj.load(lo).ok());
+        const ProgramRef dirty = *obj.program("stack_dirty"), fresh = *obj.program("stack_fresh");
+        for (int i = 0; i < 3; i++) { // another program's bytes, then its own previous run's
+            EXPECT_TRUE(dirty.run().ok());
+            EXPECT_EQ(fresh.run().value().retval, 0u) << "ProgramRef::run, engine " << int(e) << ", round " << i;
+            EXPECT_EQ(fresh.run().value().retval, 0u) << "engine " << int(e);
+        }
+        auto runner = Runner::create(fresh);
+        ASSERT_TRUE(runner.ok());
+        for (int i = 0; i < 3; i++)
+            EXPECT_EQ(runner->run(std::span<uint8_t>()).value(), 0u) << "Runner, engine " << int(e) << ", call " << i;
+        RunOptions o;
+        o.repeat = 4; // every repetition starts clean too: the last one's result is reported
+        EXPECT_EQ(runner->run(o).value().retval, 0u);
+        EXPECT_EQ(fresh.run(o).value().retval, 0u);
+    }
+}
+
+// Full test runs of one loaded program from several threads at once, through ProgramRef::run (per-thread state)
+// and Runner::run(RunOptions): each thread's ctx_out is its own ctx_in doubled.
+TEST(ApiLifecycle, ThreadsGetTheirOwnCtxOut) {
+    Object obj = open("api_runs.bpf.o");
+    ASSERT_TRUE(obj.load().ok());
+    const ProgramRef prog = *obj.program("double_ctx");
+    constexpr uint32_t kThreads = 4, kIters = 3000;
+    std::vector<int> failures(kThreads, 0);
+    std::vector<std::thread> pool;
+    for (uint32_t t = 0; t < kThreads; t++)
+        pool.emplace_back([&, t] {
+            auto runner = Runner::create(prog);
+            if (!runner.ok()) {
+                failures[t]++;
+                return;
+            }
+            for (uint32_t i = 0; i < kIters; i++) {
+                const uint64_t v = (uint64_t(t) << 32) | i;
+                RunOptions o;
+                o.ctx.resize(8);
+                std::memcpy(o.ctx.data(), &v, 8);
+                auto r = i % 2 ? runner->run(o) : prog.run(o);
+                uint64_t out = 0;
+                if (r.ok() && r->ctx_out.size() == 8)
+                    std::memcpy(&out, r->ctx_out.data(), 8);
+                failures[t] += !r.ok() || r->retval != i || out != v * 2;
+            }
+        });
+    for (auto& th : pool)
+        th.join();
+    EXPECT_EQ(failures, std::vector<int>(kThreads, 0));
+}
+
+// RunOptions::timed asks for duration_ns; an untimed run reads no clock and reports 0.
+TEST(ApiLifecycle, DurationOnlyWhenTimed) {
+    Object obj = open("api_runs.bpf.o");
+    ASSERT_TRUE(obj.load().ok());
+    RunOptions o;
+    o.repeat = 1000;
+    EXPECT_EQ(obj.program("stack_dirty")->run(o).value().duration_ns, 0u);
+    o.timed = true;
+    EXPECT_GT(obj.program("stack_dirty")->run(o).value().duration_ns, 0u);
+}
+
 TEST(ApiLifecycle, SpanKeysWithVectorValuesAreBytes) {
     Object obj = open("maps_hash_array.bpf.o");
     ASSERT_TRUE(obj.load().ok());

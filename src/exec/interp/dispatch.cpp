@@ -11,6 +11,7 @@
 #include "exec/interp/machine.hpp"
 #include "isa/opcodes.hpp"
 #include "runtime/ctx_model.hpp"
+#include "runtime/extensions.hpp"
 #include "runtime/helpers/helper_table.hpp"
 #include "runtime/kfuncs/kfunc_table.hpp"
 
@@ -301,7 +302,7 @@ namespace {
         goto L_TAIL_CALL;                                                                                              \
     NEXT();
 #define EXEC_CALL_HELPER(sem)                                                                                          \
-    fn = runtime::helper_fn(ip->imm);                                                                                  \
+    fn = st.checked ? runtime::ext_checked_fn(ip->imm) : runtime::helper_fn(ip->imm);                                  \
     if (!fn)                                                                                                           \
         goto L_BAD_HELPER;                                                                                             \
     CALL_NATIVE()

@@ -8,6 +8,7 @@
 #include "exec/interp/machine.hpp"
 #include "exec/runner.hpp"
 #include "exec/source_pc.hpp"
+#include "runtime/extensions.hpp"
 #include "runtime/instance.hpp"
 #include "runtime/kfuncs/verify_only.hpp"
 #include "isa/opcodes.hpp"
@@ -151,7 +152,14 @@ InterpResult run_validated(std::span<const isa::Insn> insns, uint64_t r1, uint64
     ctx.tail_call_cnt = 0; // the kernel counts tail calls per run
     ctx.engine_state = &st;
     Outcome out;
+    if (checked) // the embedder's kfuncs' references, held per run (runtime/extensions.hpp)
+        runtime::ext_checked_run_begin(ctx);
     execute(Entry{insns.data(), {r1, r2, 0, 0, 0}, 1}, ctx, st, insn_limit, out);
+    if (checked)
+        if (std::string leak = runtime::ext_checked_run_end(ctx); !leak.empty() && out.stop == Stop::exit) {
+            out.stop = Stop::aborted;
+            ctx.abort(std::move(leak));
+        }
     ctx.invoke_callback = saved_fn;
     ctx.tail_call = saved_tail;
     ctx.engine_state = saved_state;
