@@ -18,9 +18,9 @@ namespace strbpf::verifier {
 inline constexpr uint8_t kLoopMayGoto = 1, kLoopIterNext = 2;
 
 // ---- iter_loop.cpp --------------------------------------------------------------------------------------------
-// find_prev_entry: the nearest checkpoint at PC on the current path (FROM and its parents) whose frames were called
-// from the same call sites as CUR's, or null.
-StoredState* find_prev_entry(StoredState* from, int32_t pc, const State& cur);
+// find_prev_entry: the previous iteration's checkpoint: the nearest checkpoint at env.pc on the current path, other
+// than the path's own parent, whose frames were called from the same call sites as CUR's, or null.
+const StoredState* find_prev_entry(const Env& env, const State& cur);
 // widen_imprecise_scalars: every scalar register and spilled scalar of CUR that OLD holds too, imprecise there and
 // not equal, becomes unknown (so that the next iteration's state can be contained in this one).
 void widen_imprecise_scalars(const State& old, State& cur);

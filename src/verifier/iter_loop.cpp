@@ -52,10 +52,11 @@ bool is_spill(const StackSlot& s) { return std::find(s.bytes.begin(), s.bytes.en
 
 } // namespace
 
-StoredState* find_prev_entry(StoredState* from, int32_t pc, const State& cur) {
-    for (StoredState* s = from; s; s = s->parent)
-        if (s->pc == pc && s->branches && same_callsites(s->st, cur))
-            return s;
+const StoredState* find_prev_entry(const Env& env, const State& cur) {
+    const std::vector<StoredState*>& open = env.open_checkpoints[size_t(env.pc)];
+    for (size_t i = open.size(); i-- > 0;)
+        if (open[i] != env.cur_parent && same_callsites(open[i]->st, cur))
+            return open[i];
     return nullptr;
 }
 
