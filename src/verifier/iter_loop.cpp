@@ -48,14 +48,15 @@ void maybe_widen(const Reg& o, Reg& c, IdPairs& ids) {
     c = reg_unknown();
 }
 
-bool is_spill(const StackSlot& s) { return std::find(s.bytes.begin(), s.bytes.end(), Slot::spill) != s.bytes.end(); }
+// The kernel's is_spilled_reg: the slot's lowest-addressed byte holds a spill.
+bool is_spill(const StackSlot& s) { return s.bytes[0] == Slot::spill; }
 
 } // namespace
 
-const StoredState* find_prev_entry(const Env& env, const State& cur) {
+const StoredState* find_prev_entry(const Env& env, const State& cur, bool with_parent) {
     const std::vector<StoredState*>& open = env.open_checkpoints[size_t(env.pc)];
     for (size_t i = open.size(); i-- > 0;)
-        if (open[i] != env.cur_parent && same_callsites(open[i]->st, cur))
+        if ((with_parent || open[i] != env.cur_parent) && same_callsites(open[i]->st, cur))
             return open[i];
     return nullptr;
 }
