@@ -18,7 +18,8 @@ time: per object, the user + system seconds of the whole `strbpf verify OBJ` pro
 rusage; the kernel's bpf_check and JIT run in that process's system time), beside the same columns' meaning:
   strbpf     the process that verifies every program with strbpf's verifier
   load       the process that loads every program into the kernel through libbpf
-Both processes read the object with strbpf's loader first, so that cost is on both sides.
+Both processes read the object with strbpf's loader first, so that cost is on both sides; an object that
+does not load (exit status 2) is left out.
 """
 import argparse
 import json
@@ -48,12 +49,13 @@ def verify(strbpf, obj, engine):
 
 
 def cpu_seconds(strbpf, obj, engine):
-    """User + system seconds of one `strbpf verify OBJ` process (its rusage, children included)."""
+    """User + system seconds of one `strbpf verify OBJ` process (its rusage), or None when it judged nothing (exit
+    status 2: the object did not load, so neither side verified a program)."""
     cmd = [strbpf, "verify", str(obj), "--engine", engine]
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    _, _, usage = os.wait4(proc.pid, 0)
-    proc.returncode = 0  # reaped by wait4
-    return usage.ru_utime + usage.ru_stime
+    _, status, usage = os.wait4(proc.pid, 0)
+    proc.returncode = os.waitstatus_to_exitcode(status)  # reaped by wait4
+    return None if proc.returncode not in (0, 1) else usage.ru_utime + usage.ru_stime
 
 
 def cpu_table(args, objs):
@@ -61,16 +63,21 @@ def cpu_table(args, objs):
     print("|---|---:|---:|---:|")
     tot = [0.0, 0.0]
     slower = []
+    compared = 0
     for obj in objs:
-        s = min(cpu_seconds(args.strbpf, obj, "strbpf") for _ in range(args.repeat))
-        load = min(cpu_seconds(args.strbpf, obj, "kernel") for _ in range(args.repeat))
+        mine = [cpu_seconds(args.strbpf, obj, "strbpf") for _ in range(args.repeat)]
+        kern = [cpu_seconds(args.strbpf, obj, "kernel") for _ in range(args.repeat)]
+        if None in mine or None in kern:
+            continue
+        s, load = min(mine), min(kern)
+        compared += 1
         tot = [tot[0] + s, tot[1] + load]
         if load < s:
             slower.append(obj.name)
         print(f"| {obj.name} | {s * 1e3:.1f} | {load * 1e3:.1f} | {ratio(load, s)} |")
     print(f"| **total** | {tot[0] * 1e3:.1f} | {tot[1] * 1e3:.1f} | {ratio(tot[1], tot[0])} |")
     print()
-    print(f"verify-timing (CPU): {len(objs)} objects, strbpf {tot[0] * 1e3:.1f} ms, kernel load {tot[1] * 1e3:.1f} ms; "
+    print(f"verify-timing (CPU): {compared} objects, strbpf {tot[0] * 1e3:.1f} ms, kernel load {tot[1] * 1e3:.1f} ms; "
           f"strbpf slower than the kernel's load on {len(slower)}" + (f": {', '.join(slower)}" if slower else ""))
 
 
