@@ -13,6 +13,11 @@
 #include <mutex>
 #include <unordered_set>
 
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include "verifier/btf_lists.hpp"
 #include "verifier/btf_probe.hpp"
 #include "verifier/btf_target.hpp"
@@ -25,6 +30,26 @@ namespace strbpf::verifier {
 namespace {
 
 constexpr const char* kRunningKernelBtf = "/sys/kernel/btf/vmlinux";
+
+// Raw BTF read through one mapping of the file (sysfs maps vmlinux BTF since 6.16) rather than btf__parse's reads,
+// which sysfs answers 4 KiB at a time; null when the file cannot be mapped or is not raw BTF (an ELF vmlinux: the
+// caller then uses btf__parse).
+struct btf* parse_mapped(const std::string& path) {
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return nullptr;
+    struct stat st {};
+    struct btf* b = nullptr;
+    if (::fstat(fd, &st) == 0 && st.st_size > 0 && uint64_t(st.st_size) < (1ull << 31)) {
+        void* p = ::mmap(nullptr, size_t(st.st_size), PROT_READ, MAP_PRIVATE, fd, 0);
+        if (p != MAP_FAILED) {
+            b = btf__new(p, uint32_t(st.st_size)); // copies the data; null (libbpf 1.x) when it is not raw BTF
+            ::munmap(p, size_t(st.st_size));
+        }
+    }
+    ::close(fd);
+    return b;
+}
 
 struct BtfCache {
     std::mutex mu;
@@ -236,7 +261,11 @@ const struct btf* target_btf(std::string* error, bool* running) {
     auto [it, fresh] = c.loaded.try_emplace(path);
     if (fresh) {
         errno = 0;
-        struct btf* b = btf__parse(path.c_str(), nullptr);
+        struct btf* b = parse_mapped(path);
+        if (!b) {
+            errno = 0;
+            b = btf__parse(path.c_str(), nullptr);
+        }
         if (!b) {
             char why[128] = "";
             libbpf_strerror(errno ? errno : EINVAL, why, sizeof why); // libbpf's own codes too (-LIBBPF_ERRNO__FORMAT)

@@ -556,34 +556,6 @@ bool push_callback(Env& env, int32_t helper) {
     return true;
 }
 
-// The kernel's widen_imprecise_scalars: scalars that changed since the last visit of the helper call on this
-// path and that nothing relied on there become unknown, so repeating callbacks reach a fixed point.
-void widen_imprecise(Env& env, int32_t callsite) {
-    const StoredState* prev = env.cur_parent;
-    while (prev && (prev->pc != callsite || prev->st.frames.size() != env.cur.frames.size() ||
-                    prev->st.cur().callsite != env.cur.cur().callsite))
-        prev = prev->parent;
-    if (!prev)
-        return;
-    auto widen = [](const Reg& old, Reg& cur) {
-        if (old.type == RegType::scalar && cur.type == RegType::scalar && !old.precise) {
-            Reg a = old, b = cur;
-            a.precise = b.precise = false;
-            if (!(a == b))
-                cur = reg_unknown();
-        }
-    };
-    for (size_t f = 0; f < env.cur.frames.size(); f++) {
-        const Frame& o = prev->st.frames[f];
-        Frame& c = env.cur.frames[f];
-        for (int r = 0; r < isa::kNumRegs; r++)
-            widen(o.regs[size_t(r)], c.regs[size_t(r)]);
-        for (size_t i = 0; i < o.stack.size() && i < c.stack.size(); i++)
-            if (o.stack[i].bytes[0] == Slot::spill && c.stack[i].bytes[0] == Slot::spill)
-                widen(o.stack[i].spilled, c.stack[i].spilled);
-    }
-}
-
 // prepare_func_exit's log: "returning from callee:" and the callee's frame (before it is popped), then "to caller
 // at N:" and the caller's frame (after).
 std::string log_callee(const Env& env) {
@@ -611,7 +583,10 @@ bool callback_exit(Env& env) {
     env.cur.frames.pop_back();
     log_caller(env, callee);
     env.cur_entry.flags |= kHistCallbackRet;
-    widen_imprecise(env, env.pc);
+    // Scalars that changed since the previous round at this call and that nothing relied on there become unknown,
+    // so repeating callbacks reach a fixed point (prepare_func_exit, with the iterators' rule: iter_loop.cpp).
+    if (const StoredState* prev = find_prev_entry(env, env.cur, true))
+        widen_imprecise_scalars(prev->st, env.cur);
     return true;
 }
 

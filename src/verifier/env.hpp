@@ -56,11 +56,11 @@ inline constexpr uint8_t kHistDstStack = 4, kHistSrcStack = 8;
 struct BtSet {
     std::array<uint16_t, isa::kMaxCallDepth> regs{};
     std::array<uint64_t, isa::kMaxCallDepth> slots{};
-    bool empty() const {
+    bool empty() const { // one reduction, no branch per frame: backtracking asks after every insn
+        uint64_t any = 0;
         for (size_t i = 0; i < regs.size(); i++)
-            if (regs[i] || slots[i])
-                return false;
-        return true;
+            any |= regs[i] | slots[i];
+        return any == 0;
     }
 };
 
@@ -72,7 +72,6 @@ struct StoredState {
     StoredState* parent = nullptr;
     uint32_t branches = 1; // paths from here still being explored
     uint32_t hit = 0, miss = 0;
-    uint64_t hash = 0;     // of the current frame's registers (loop detection)
     bool evicted = false;  // missed more than hit * n + n times (n = kMisses or kForcedMisses): no longer compared
 };
 
@@ -139,6 +138,9 @@ class Env {
     uint64_t jmps_processed = 0, prev_jmps = 0, prev_insns = 0;
     uint32_t id_gen = 0;
     uint64_t total_states = 0, peak_states = 0, cur_states = 0;
+    // Per insn, its checkpoints still being explored (branches > 0), oldest first. They all lie on the current
+    // path (the walk is depth-first), so the last one whose call sites match is the nearest such ancestor.
+    std::vector<std::vector<StoredState*>> open_checkpoints;
 
     // ---- precision (precision.cpp) -------------------------------------------------------------------
     std::vector<HistEntry> hist;   // insns executed since cur_parent
@@ -271,7 +273,9 @@ bool do_cond_jump(Env& env, const isa::OpInfo& op, const isa::Insn& insn, State*
 // against checkpoints whose paths are still being explored); exact: equality (infinite loops).
 enum class Cmp : uint8_t { range, all_precise, exact };
 bool states_equal(const Env& env, const State& old, const State& cur, int32_t pc, Cmp cmp);
-uint64_t state_hash(const State& st);
+// The kernel's states_maybe_looping: the current frames' registers are bit for bit alike (precision aside), the
+// cheap test before an exact comparison for an infinite loop.
+bool states_maybe_looping(const State& old, const State& cur);
 // precision.cpp: marks the scalars in SET (values in the current state, before the current insn) precise in
 // every checkpoint of the current path they flow from, backtracking through the path's instruction history;
 // true when some checkpoint was not marked so before.

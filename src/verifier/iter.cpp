@@ -121,10 +121,7 @@ bool iter_next(Env& env, int spi, uint8_t frameno) {
         State queued = env.cur;
         StackSlot& qs = queued.frames[frameno].stack[size_t(spi)];
         qs.iter_depth++;
-        StoredState* from = env.cur_parent;
-        if (from && from->pc == env.pc)
-            from = from->parent;
-        if (const StoredState* prev = find_prev_entry(from, env.pc, env.cur))
+        if (const StoredState* prev = find_prev_entry(env, env.cur))
             widen_imprecise_scalars(prev->st, queued);
         queued.cur().regs[0] = reg_ptr(RegType::mem, 4); // int *, not NULL
         env.callback_pending = true;

@@ -18,11 +18,13 @@ namespace strbpf::verifier {
 inline constexpr uint8_t kLoopMayGoto = 1, kLoopIterNext = 2;
 
 // ---- iter_loop.cpp --------------------------------------------------------------------------------------------
-// find_prev_entry: the nearest checkpoint at PC on the current path (FROM and its parents) whose frames were called
-// from the same call sites as CUR's, or null.
-StoredState* find_prev_entry(StoredState* from, int32_t pc, const State& cur);
-// widen_imprecise_scalars: every scalar register and spilled scalar of CUR that OLD holds too, imprecise there and
-// not equal, becomes unknown (so that the next iteration's state can be contained in this one).
+// find_prev_entry: the previous iteration's checkpoint: the nearest checkpoint at env.pc on the current path whose
+// frames were called from the same call sites as CUR's, or null. The path's own parent counts only with
+// WITH_PARENT (a callback's return to its call; at a loop point the parent is this iteration's own checkpoint).
+const StoredState* find_prev_entry(const Env& env, const State& cur, bool with_parent = false);
+// widen_imprecise_scalars: every scalar register and spilled scalar (a slot whose lowest byte is a spill, as
+// is_spilled_reg) of CUR that OLD holds too, imprecise in both and not equal (ids mapped one to one), becomes unknown
+// (so that the next iteration's state can be contained in this one). Loops and callback rounds alike.
 void widen_imprecise_scalars(const State& old, State& cur);
 // same_callsites: both states are in the same call of the same functions (the kernel's same_callsites; its
 // checkpoint lists are per insn and callsite).

@@ -48,14 +48,16 @@ void maybe_widen(const Reg& o, Reg& c, IdPairs& ids) {
     c = reg_unknown();
 }
 
-bool is_spill(const StackSlot& s) { return std::find(s.bytes.begin(), s.bytes.end(), Slot::spill) != s.bytes.end(); }
+// The kernel's is_spilled_reg: the slot's lowest-addressed byte holds a spill.
+bool is_spill(const StackSlot& s) { return s.bytes[0] == Slot::spill; }
 
 } // namespace
 
-StoredState* find_prev_entry(StoredState* from, int32_t pc, const State& cur) {
-    for (StoredState* s = from; s; s = s->parent)
-        if (s->pc == pc && s->branches && same_callsites(s->st, cur))
-            return s;
+const StoredState* find_prev_entry(const Env& env, const State& cur, bool with_parent) {
+    const std::vector<StoredState*>& open = env.open_checkpoints[size_t(env.pc)];
+    for (size_t i = open.size(); i-- > 0;)
+        if ((with_parent || open[i] != env.cur_parent) && same_callsites(open[i]->st, cur))
+            return open[i];
     return nullptr;
 }
 

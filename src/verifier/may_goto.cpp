@@ -19,10 +19,7 @@ State may_goto_fallthrough(Env& env) {
     State queued = env.cur;
     queued.may_goto_depth++;
     // The checkpoint forced at this insn is the current path's parent: the previous iteration's is further up.
-    StoredState* from = env.cur_parent;
-    if (from && from->pc == env.pc)
-        from = from->parent;
-    if (const StoredState* prev = find_prev_entry(from, env.pc, env.cur))
+    if (const StoredState* prev = find_prev_entry(env, env.cur))
         widen_imprecise_scalars(prev->st, queued);
     return queued;
 }

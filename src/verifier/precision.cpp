@@ -142,11 +142,17 @@ void backtrack_insn(const Env& env, const HistEntry& e, int next_frame, BtSet& b
     case Shape::JMP32_K:
     case Shape::JMP32_X: {
         // Either operand (or a scalar refined with them through a shared id) being needed makes all needed.
-        BtSet group;
         const bool is_x = op.shape == Shape::JMP_X || op.shape == Shape::JMP32_X;
-        group.regs[f] = uint16_t(((e.flags & kHistDstStack) ? 0 : d) | (is_x && !(e.flags & kHistSrcStack) ? s : 0));
-        if (e.linked >= 0)
-            merge(group, env.linked_sets[size_t(e.linked)]);
+        const uint16_t operands =
+            uint16_t(((e.flags & kHistDstStack) ? 0 : d) | (is_x && !(e.flags & kHistSrcStack) ? s : 0));
+        if (e.linked < 0) { // the common case, without a set of linked scalars
+            if (r & operands)
+                r |= operands;
+            break;
+        }
+        BtSet group;
+        group.regs[f] = operands;
+        merge(group, env.linked_sets[size_t(e.linked)]);
         if (intersects(bt, group))
             merge(bt, group);
         break;

@@ -154,21 +154,20 @@ bool states_equal(const Env& env, const State& old, const State& cur, int32_t pc
     return true;
 }
 
-uint64_t state_hash(const State& st) {
-    uint64_t h = 1469598103934665603ull ^ st.frames.size();
-    auto mix = [&](uint64_t v) { h = (h ^ v) * 1099511628211ull; };
-    for (const Reg& r : st.cur().regs) {
-        mix(uint64_t(r.type) | (uint64_t(r.maybe_null) << 8) | (uint64_t(r.frameno) << 16) |
-            (uint64_t(uint32_t(r.off)) << 32));
-        mix(r.aux);
-        mix(r.var.value);
-        mix(r.var.mask);
-        mix(r.umin);
-        mix(r.umax);
-        mix(uint64_t(r.smin));
-        mix(uint64_t(r.smax));
+bool states_maybe_looping(const State& old, const State& cur) {
+    if (old.frames.size() != cur.frames.size())
+        return false;
+    const auto& o = old.cur().regs;
+    const auto& c = cur.cur().regs;
+    for (size_t i = 0; i < o.size(); i++) {
+        const Reg& a = o[i];
+        const Reg& b = c[i];
+        if (a.type != b.type || a.maybe_null != b.maybe_null || a.frameno != b.frameno || a.off != b.off ||
+            a.aux != b.aux || !(a.var == b.var) || a.umin != b.umin || a.umax != b.umax || a.smin != b.smin ||
+            a.smax != b.smax)
+            return false;
     }
-    return h;
+    return true;
 }
 
 } // namespace strbpf::verifier

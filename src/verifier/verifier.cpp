@@ -5,6 +5,7 @@
 #include "verifier/verifier.hpp"
 #include "verifier/map_rules.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <fmt/format.h>
@@ -95,7 +96,9 @@ bool same_callback_rounds(const State& a, const State& b) {
 
 class Walker {
   public:
-    explicit Walker(Env& env) : env_(env), explored_(env.insns.size()), seen_(env.insns.size() + 1) {}
+    explicit Walker(Env& env) : env_(env), explored_(env.insns.size()), seen_(env.insns.size() + 1) {
+        env_.open_checkpoints.assign(env.insns.size(), {});
+    }
 
     bool run(int32_t entry, State initial) {
         env_.cur = std::move(initial);
@@ -104,6 +107,8 @@ class Walker {
         env_.hist.clear();
         env_.jmp_history = 0;
         pending_.clear();
+        for (std::vector<StoredState*>& open : env_.open_checkpoints)
+            open.clear();
         mark_all_scratched(env_);
         for (;;) {
             bool path_done = false;
@@ -144,6 +149,7 @@ class Walker {
         for (StoredState* s = env_.cur_parent; s; s = s->parent) {
             if (--s->branches)
                 break;
+            close_checkpoint(s);
             if (s->evicted)
                 env_.cur_states--;
             if (auto it = backedges_.find(s); it != backedges_.end()) {
@@ -151,6 +157,15 @@ class Walker {
                 backedges_.erase(it);
             }
         }
+    }
+
+    // S is explored: it leaves its insn's open checkpoints, where it is the last (any later one there would be
+    // below it, and so explored before it).
+    void close_checkpoint(StoredState* s) {
+        std::vector<StoredState*>& open = env_.open_checkpoints[size_t(s->pc)];
+        auto it = std::find(open.rbegin(), open.rend(), s);
+        if (it != open.rend())
+            open.erase(std::next(it).base());
     }
 
     // A path cut against a checkpoint whose precision marks were not final (one still being explored: a callback
@@ -240,7 +255,7 @@ class Walker {
 
     // One checkpoint at the current insn against the current state (is_state_visited's loop body). 1: the path
     // is covered; 0: a miss; -1: rejected. *add is cleared inside a loop, where checkpoints are added sparingly.
-    int compare(StoredState* s, uint64_t h, bool forced, uint8_t loop, bool force_new, bool* add) {
+    int compare(StoredState* s, bool forced, uint8_t loop, bool force_new, bool* add) {
         if (s->branches == 0) {
             // Inside a loop still being explored the checkpoint's marks are not final: every scalar by range.
             StoredState* loop = open_loop_of(s);
@@ -261,7 +276,7 @@ class Walker {
             return 1;
         }
         // An iterator's next call never repeats an iteration unchanged (the drained branch ends it).
-        if (loop != kLoopIterNext && s->hash == h && same_iteration(s->st) &&
+        if (loop != kLoopIterNext && states_maybe_looping(s->st, env_.cur) && same_iteration(s->st) &&
             same_callback_rounds(s->st, env_.cur))
             return infinite_loop(s);
         if (!force_new && env_.jmps_processed - env_.prev_jmps < 20 && env_.insn_processed - env_.prev_insns < 100)
@@ -311,7 +326,6 @@ class Walker {
         // Otherwise only after 2 jumps and 8 insns since the last one.
         bool add = force_new ||
                    (env_.jmps_processed - env_.prev_jmps >= 2 && env_.insn_processed - env_.prev_insns >= 8);
-        const uint64_t h = state_hash(env_.cur);
         max_states_ = std::max(max_states_, list.size());
         if (loop && loop_closed(list))
             return 1;
@@ -321,7 +335,7 @@ class Walker {
             // same function is neither compared nor charged a miss.
             if (!same_callsites(s->st, env_.cur))
                 continue;
-            const int r = compare(s, h, forced, loop, force_new, &add);
+            const int r = compare(s, forced, loop, force_new, &add);
             if (r != 0) {
                 s->hit += r > 0;
                 return r;
@@ -337,11 +351,11 @@ class Walker {
         }
         if (!add)
             return 0;
-        add_checkpoint(list, h);
+        add_checkpoint(list);
         return 0;
     }
 
-    void add_checkpoint(std::vector<StoredState*>& list, uint64_t h) {
+    void add_checkpoint(std::vector<StoredState*>& list) {
         pool_.push_back(std::make_unique<StoredState>());
         StoredState* s = pool_.back().get();
         s->st = env_.cur;
@@ -351,8 +365,8 @@ class Walker {
         env_.jmp_history = 0;
         s->pc = env_.pc;
         s->parent = env_.cur_parent;
-        s->hash = h;
         list.push_back(s);
+        env_.open_checkpoints[size_t(s->pc)].push_back(s);
         env_.cur_parent = s;
         env_.prev_jmps = env_.jmps_processed;
         env_.prev_insns = env_.insn_processed;
@@ -581,7 +595,11 @@ void attach_program(Env& env, const runtime::ObjectInstance& inst, const loader:
 Verdict verify(const runtime::ObjectInstance& inst, const loader::ProgramSpec& prog, const Options& opts) {
     const auto started = std::chrono::steady_clock::now();
     Verdict v;
-    Env env(inst, prog, opts);
+    // The walk logs at the level's BPF_LOG_LEVEL bits only: with BPF_LOG_STATS alone the kernel prints no
+    // instructions or states (do_check tests `level & BPF_LOG_LEVEL`), so none are formatted here either.
+    Options walk_opts = opts;
+    walk_opts.log_level &= 3;
+    Env env(inst, prog, walk_opts);
     if (const std::string why = unverifiable_reason(prog); !why.empty()) {
         v.reason = why;
         v.log = v.reason + "\n";
@@ -622,7 +640,7 @@ Verdict verify(const runtime::ObjectInstance& inst, const loader::ProgramSpec& p
         }
     }
     bool ok = check_cfg(env);
-    if (ok && opts.log_level > 0)
+    if (ok && env.opts.log_level > 0)
         log_main_args(env);
     Walker walker(env);
     if (ok)
@@ -631,11 +649,11 @@ Verdict verify(const runtime::ObjectInstance& inst, const loader::ProgramSpec& p
         const Subprog& sp = env.subprogs[i];
         if (!sp.global)
             continue;
-        if (opts.log_level > 0)
+        if (env.opts.log_level > 0)
             env.log_line(fmt::format("Validating {}() func#{}...", sp.name, i));
         State st;
         ok = prepare_global_entry(env, sp, &st) && walker.run(sp.start, std::move(st));
-        if (ok && opts.log_level > 0)
+        if (ok && env.opts.log_level > 0)
             env.log_line(fmt::format("Func#{} ('{}') is safe for any args that match its prototype", i, sp.name));
     }
     if (ok && !env.failed())
