@@ -4,6 +4,7 @@
 #pragma once
 #include <array>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <span>
 #include <string_view>
@@ -119,6 +120,7 @@ class Env {
     // insn_aux_data.ptr_type): ctx accesses are rewritten per insn, so no other path may use another type there.
     std::vector<RegType> insn_ptr_type;
     std::vector<int32_t> insn_ptr_mixed; // load/store pcs reached through different (non-ctx) pointer types
+    std::map<int32_t, CallFacts> call_facts; // per string call reached (linked pc): its argument facts
     bool gpl_compatible = false;         // the object's license is one the kernel counts as GPL-compatible
     uint32_t max_ctx_offset = 0;         // furthest ctx byte accessed (off + size)
     int32_t min_ctx_offset = 0;          // lowest negative ctx offset accessed

@@ -8,6 +8,8 @@
 
 #include <fmt/format.h>
 
+#include "verifier/callsite_facts.hpp"
+
 namespace strbpf::verifier {
 namespace {
 
@@ -186,6 +188,7 @@ Result<std::shared_ptr<const VerifiedProgram>> build_verified_program(const Env&
     }
     STRBPF_TRY(retarget(*vp, counter_at));
     build_functions(env, slots, *vp);
+    attach_call_facts(env, *vp);
     if (Status s = isa::validate(vp->insns); !s)
         return make_error(fmt::format("program '{}': the rewritten program is invalid: {}", env.prog.name,
                                       s.error().message),

@@ -8,6 +8,8 @@
 // BPF_MAX_LOOPS; it jumps once the counter is 0 and else counts it down (what the kernel's fix-up emits). Later fix-ups (helper inlining, map-lookup inlining) are further passes over
 // the same structure (rewrite.hpp: a pass hands back patches; the driver splices them and fixes every jump).
 #pragma once
+#include <algorithm>
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -59,6 +61,29 @@ struct Function {
     uint32_t stack_depth = 0; // deepest stack byte any path reached, in bytes (a multiple of 8), + 8 with may_goto
 };
 
+// What the verifier found in an argument register of a string call (bpf_strncmp, the string kfuncs) on every path
+// it explored to that call, resolved against the instance it verified for (callsite_facts.cpp). A path the
+// verifier pruned before the call reaches it with a state judged as safe, not necessarily with the same values:
+// an engine that relies on a fact checks the register against it first (one compare) and else takes the general
+// path.
+struct ArgFact {
+    enum class Kind : uint8_t {
+        none,     // differs between paths, or nothing an engine can use
+        address,  // a pointer into a global-data value (one fixed value per instance), inside it
+        constant, // a scalar constant
+    };
+    Kind kind = Kind::none;
+    bool frozen = false; // address: the bytes from `value` to the value's end never change (frozen .rodata)
+    uint32_t span = 0;   // address: bytes from `value` to the end of the global-data value (> 0)
+    uint64_t value = 0;  // address: the pointer; constant: the scalar
+    bool operator==(const ArgFact&) const = default;
+};
+
+struct CallFacts {
+    int32_t pc = 0;              // the call
+    std::array<ArgFact, 3> args; // R1..R3
+};
+
 struct VerifiedProgram {
     loader::ProgType type = loader::ProgType::unspec;
     runtime::CtxModel ctx_model = runtime::CtxModel::none; // what R1 must point at in a run
@@ -69,6 +94,14 @@ struct VerifiedProgram {
     uint32_t max_ctx_offset = 0;    // verifier::Verdict's
     int32_t min_ctx_offset = 0;
     uint32_t ctx_rewrites = 0, ld_abs_rewrites = 0; // how many accesses were converted (statistics, tests)
+    std::vector<CallFacts> call_facts; // sorted by pc (rewritten numbering): the string calls some path reached
+
+    // The facts of the call at rewritten pc, or nullptr.
+    const CallFacts* call_facts_at(int64_t pc) const {
+        auto it = std::lower_bound(call_facts.begin(), call_facts.end(), pc,
+                                   [](const CallFacts& f, int64_t p) { return f.pc < p; });
+        return it != call_facts.end() && it->pc == pc ? &*it : nullptr;
+    }
 
     // The linked instruction rewritten instruction PC came from.
     int32_t orig_pc(int64_t pc) const {

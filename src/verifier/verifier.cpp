@@ -15,6 +15,7 @@
 #include "runtime/helpers/helper_table.hpp"
 #include "verifier/domain/scalar.hpp"
 #include "verifier/btf_target.hpp"
+#include "verifier/callsite_facts.hpp"
 #include "verifier/env.hpp"
 #include "verifier/iter.hpp"
 #include "verifier/kfunc_btf.hpp"
@@ -475,6 +476,7 @@ class Walker {
         case Shape::JMP32_X: return cond_jump(op, insn);
         case Shape::CALL_HELPER:
             env_.jmps_processed++;
+            note_call_facts(env_, insn);
             if (!do_helper_call(env_, insn))
                 return false;
             if (env_.callback_pending) {
@@ -486,6 +488,7 @@ class Walker {
             return true;
         case Shape::CALL_KFUNC:
             env_.jmps_processed++;
+            note_call_facts(env_, insn);
             if (!do_kfunc_call(env_, insn))
                 return false;
             if (env_.callback_pending) { // an iterator's next call: its active branch

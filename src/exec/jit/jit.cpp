@@ -194,14 +194,14 @@ Result<std::unique_ptr<CompiledProgram>> compile(std::span<const isa::Insn> insn
         if (asmjit::Error e = code.init(asmjit::Environment::host()))
             return asmjit_error("CodeHolder::init", e);
         STRBPF_TRY(
-            x86_64::emit_program(insns, code, x86_64::CodegenOptions{bmi2, opts.sse42, nullptr, slots.get(), sites}, &first));
+            x86_64::emit_program(insns, code, x86_64::CodegenOptions{bmi2, opts.sse42, nullptr, slots.get(), sites, opts.verified}, &first));
     }
     asmjit::CodeHolder code;
     if (asmjit::Error e = code.init(asmjit::Environment::host()))
         return asmjit_error("CodeHolder::init", e);
     x86_64::Emitted em;
     STRBPF_TRY(
-        x86_64::emit_program(insns, code, x86_64::CodegenOptions{bmi2, opts.sse42, &first.short_ok, slots.get(), sites}, &em));
+        x86_64::emit_program(insns, code, x86_64::CodegenOptions{bmi2, opts.sse42, &first.short_ok, slots.get(), sites, opts.verified}, &em));
     if (asmjit::Error e = code.flatten())
         return asmjit_error("flatten", e);
     if (asmjit::Error e = code.resolveUnresolvedLinks())
@@ -253,6 +253,7 @@ Result<std::unique_ptr<CompiledProgram>> compile(const runtime::LinkedProgram& p
                                       prog.spec->name));
     CompileOptions opts = CompileOptions::host();
     opts.call_sites = true;
+    opts.verified = prog.cache->program.get();
     auto compiled = compile(code, opts);
     if (compiled)
         (*compiled)->source_ = prog.cache->program;

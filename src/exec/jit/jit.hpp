@@ -29,6 +29,9 @@ struct CompileOptions {
     // shared region each string pointer was found in. Such code must only run with one object instance's
     // contexts (compile(LinkedProgram) sets it: a linked program belongs to its instance).
     bool call_sites = false;
+    // The verified program the instructions are (compile(LinkedProgram) sets it): its call facts specialise the
+    // string call sites (x86_64/codegen.hpp); it must outlive the code.
+    const verifier::VerifiedProgram* verified = nullptr;
     static CompileOptions host();
 };
 

@@ -137,7 +137,8 @@ class Gen {
     void atomic_loop(bool w64, Sem s, int src, const x86::Mem& mem);
     void jump(bool w64, bool reg, Sem s, const isa::Insn& i, size_t target);
     void call_native(uint64_t fn, bool callback_capable);
-    void call_site(const runtime::CallSiteEntries& e, bool check_abort);
+    void call_site(size_t pc, const runtime::CallSiteEntries& e, bool check_abort);
+    bool site_guard(const verifier::ArgFact* f, const x86::Gp& ptr, const x86::Gp& span, const Label& miss);
     void call_local(size_t pc, size_t target);
     void jump_to(const Label& l, CC cc, bool always);
     void jcc(CC cc, const Label& l) { jump_to(l, cc, false); }
@@ -163,8 +164,7 @@ class Gen {
     };
     std::vector<MissStub> miss_stubs_; // call sites' cold paths: the miss entry, then back to `done`
     size_t next_site_ = 0;             // the next call site's index into opts_.site_slots
-    Label short_pool_;                 // the short paths' constants (emit_short_constants), after the stubs
-    bool short_pool_used_ = false;
+    ShortPool short_pool_;             // the short paths' constants (emit_short_constants), after the stubs
     Label enter_, enter_exit_, enter_main_, fail_, abort_;
     // Lean program (one BPF function, no callback-taking helper): main runs inline in enter_main_ (a LeanFn) and
     // exits straight to its caller; stubs return their status in rdx instead of unwinding through the RunState.
@@ -286,7 +286,8 @@ void Gen::lean_plan() {
 }
 
 // LeanResult enter_main(r1, r2, ctx, fp) for a lean program: saves what lean_plan() found, then main's body
-// follows directly. r0, r3..r5 and the used r6..r9 start at 0, as in the interpreter.
+// follows directly. r0, r3..r5 and the used r6..r9 start at 0, as in the interpreter, unless the code is a
+// verified program's (which reads none of them before writing it).
 void Gen::emit_enter_main() {
     a_.bind(enter_main_);
     for (const x86::Gp& r : lean_saved_)
@@ -297,6 +298,8 @@ void Gen::emit_enter_main() {
         a_.mov(kCtxReg, x86::rdx);
     if (std::find(lean_saved_.begin(), lean_saved_.end(), x86::rbp) != lean_saved_.end())
         a_.mov(x86::rbp, x86::rcx);
+    if (opts_.verified) // the verifier refuses any read of r0 or r3..r9 before a write (R3 !read_ok)
+        return;
     a_.xor_(x86::eax, x86::eax);
     a_.xor_(x86::edx, x86::edx);
     a_.xor_(x86::ecx, x86::ecx);
@@ -332,7 +335,7 @@ Status Gen::run(Emitted* out) {
     enter_exit_ = a_.newLabel();
     fail_ = a_.newLabel();
     abort_ = a_.newLabel();
-    short_pool_ = a_.newLabel();
+    short_pool_.fold = a_.newLabel();
     find_targets();
     // Callbacks need the trampoline's RunState, so a program calling a callback-taking helper is never lean.
     single_ = !calls_back_ &&
@@ -368,8 +371,7 @@ Status Gen::run(Emitted* out) {
         pc += size_t(isa::slots(op));
     }
     emit_stubs();
-    if (short_pool_used_)
-        emit_short_constants(a_, short_pool_);
+    emit_short_constants(a_, short_pool_);
     if (err_.error != asmjit::kErrorOk)
         return make_error(fmt::format("JIT: asmjit: {}", err_.text));
     finish_jumps(out);
@@ -789,16 +791,26 @@ void Gen::call_native(uint64_t fn, bool callback_capable) {
 // A call with call-site entries (runtime/kfuncs/call_site.hpp): each string pointer is checked against the region
 // its slot keeps; all inside -> its span (region end - pointer) goes in r4 (rcx) / r5 (r8) and `resolved` is called,
 // no registry look-up (a short string is first answered inline, x86_64/short_strings.hpp); any outside -> the cold
-// path calls `miss` with r4 = the slots (it looks up and fills them).
-void Gen::call_site(const runtime::CallSiteEntries& e, bool check_abort) {
+// path calls `miss` with r4 = the slots (it looks up and fills them). Where the verifier found the pointer to be
+// one global-data address on every path (verifier::CallFacts), the check is one compare with that address and the
+// span an immediate, and the short path knows both (and a frozen string's bytes).
+void Gen::call_site(size_t pc, const runtime::CallSiteEntries& e, bool check_abort) {
     runtime::CallSiteSlot* slots = opts_.site_slots + 2 * next_site_++;
+    const verifier::CallFacts* facts = opts_.verified ? opts_.verified->call_facts_at(int64_t(pc)) : nullptr;
     const x86::Gp span_reg[2] = {x86::rcx, x86::r8};
     const MissStub ms{a_.newLabel(), a_.newLabel(), reinterpret_cast<uint64_t>(slots),
                       reinterpret_cast<uint64_t>(e.miss)};
+    SiteKnowledge known;
     for (int k = 0; k < 2; k++) {
         if (!e.ptr_regs[k])
             continue;
         const x86::Gp S = span_reg[k];
+        const verifier::ArgFact* f = facts && e.ptr_regs[k] <= 3 ? &facts->args[e.ptr_regs[k] - 1] : nullptr;
+        if (site_guard(f, q(e.ptr_regs[k]), S, ms.miss)) {
+            known.span[k] = f->span;
+            known.bytes[k] = f->frozen ? reinterpret_cast<const uint8_t*>(f->value) : nullptr;
+            continue;
+        }
         a_.mov(x86::r11, imm(reinterpret_cast<uint64_t>(&slots[k])));
         a_.mov(x86::r11, x86::qword_ptr(x86::r11)); // const Region*
         a_.mov(x86::r9, q(e.ptr_regs[k]));
@@ -809,7 +821,7 @@ void Gen::call_site(const runtime::CallSiteEntries& e, bool check_abort) {
     }
     const Label call = a_.newLabel();
     // answers short strings inline
-    short_pool_used_ |= emit_short_path(a_, e.short_path, call, ms.done, co_.verified, opts_.sse42, short_pool_);
+    emit_short_path(a_, e.short_path, call, ms.done, co_.verified, opts_.sse42, known, short_pool_);
     a_.bind(call);
     a_.mov(x86::r9, kCtxReg);
     a_.call(imm(reinterpret_cast<uint64_t>(e.resolved)));
@@ -819,6 +831,18 @@ void Gen::call_site(const runtime::CallSiteEntries& e, bool check_abort) {
         a_.cmp(x86::byte_ptr(kCtxReg, co_.aborted), imm(0));
         jcc(CC::kNE, abort_);
     }
+}
+
+// A pointer the verifier's fact F names (one global-data address): `ptr` must be that address, else the cold
+// path's look-up decides; its span is an immediate. False (nothing emitted) without such a fact.
+bool Gen::site_guard(const verifier::ArgFact* f, const x86::Gp& ptr, const x86::Gp& span, const Label& miss) {
+    if (!f || f->kind != verifier::ArgFact::Kind::address || f->span == 0)
+        return false;
+    a_.mov(x86::r11, imm(f->value));
+    a_.cmp(ptr, x86::r11);
+    jcc(CC::kNE, miss);
+    a_.mov(span.r32(), imm(f->span));
+    return true;
 }
 
 void Gen::call_local(size_t pc, size_t target) {
@@ -973,7 +997,7 @@ void Gen::emit_insn(size_t pc, const isa::OpInfo& op, const isa::Insn& i) {
         const runtime::HelperFn fn = runtime::helper_fn(i.imm);
         const runtime::CallSiteEntries* site = runtime::helper_call_site(i.imm);
         if (fn && site && next_site_ < opts_.site_count)
-            call_site(*site, true);
+            call_site(pc, *site, true);
         else if (fn)
             call_native(reinterpret_cast<uint64_t>(fn), takes_callback(i.imm));
         else
@@ -984,7 +1008,7 @@ void Gen::emit_insn(size_t pc, const isa::OpInfo& op, const isa::Insn& i) {
         const auto table = runtime::kfunc_table();
         const runtime::KfuncProto* k = uint32_t(i.imm) < table.size() ? &table[uint32_t(i.imm)] : nullptr;
         if (k && k->fn && k->site && next_site_ < opts_.site_count)
-            call_site(*k->site, false); // the string kfuncs never abort a run
+            call_site(pc, *k->site, false); // the string kfuncs never abort a run
         else if (k && k->fn)
             call_native(reinterpret_cast<uint64_t>(k->fn), false);
         else

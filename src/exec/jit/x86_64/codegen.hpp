@@ -10,6 +10,7 @@
 #include "isa/insn.hpp"
 #include "runtime/kfuncs/call_site.hpp"
 #include "strbpf/result.hpp"
+#include "verifier/verified_program.hpp"
 
 namespace strbpf::exec::jit::x86_64 {
 
@@ -34,6 +35,9 @@ struct CodegenOptions {
     // they must outlive the code. Null: every helper and kfunc call goes to its generic entry.
     runtime::CallSiteSlot* site_slots = nullptr;
     size_t site_count = 0; // call sites site_slots has room for (calls beyond go to the generic entry)
+    // The verifier's program these instructions are (null: nobody verified them): its call facts specialise the
+    // string call sites, and a lean program leaves the registers the verifier proved unread at entry unset.
+    const verifier::VerifiedProgram* verified = nullptr;
 };
 
 // How many calls of `insns` have call-site entries (the string kfuncs, bpf_strncmp): CodegenOptions::site_slots

@@ -7,8 +7,13 @@
 // lane exactly as the serial loops do (runtime/strings/serial.cpp): those loops read only bytes up to that lane,
 // all of them inside the span, so -EFAULT cannot arise. No stop lane in the 16 bytes (a longer string), or a limit
 // past them, falls through to the resolved entry. strlen, strchr, strchrnul, strrchr, strcmp, strspn and strcspn go
-// on block by block (16 bytes each, every block wholly inside its span) up to kInlineBytes.
+// on block by block (16 bytes each, every block wholly inside its span) up to kInlineBytes. Where the verifier's
+// facts fixed a string at compile time (SiteKnowledge), span tests fold into constants, and a frozen set or needle
+// is not read at run time at all: its vector comes from the pool, and a set of one or two bytes or one byte range
+// is tested with SSE2 compares instead of pcmpistrm.
 #include "exec/jit/x86_64/short_strings.hpp"
+
+#include <algorithm>
 
 #include "runtime/strings/serial.hpp"
 
@@ -34,10 +39,34 @@ constexpr uint8_t kPoolBytes[kPoolVecs] = {0x41, 25, 0xC0, 30, 0xD7, 0x20};
 // pcmpistrm modes (unsigned bytes, bit mask in xmm0): any byte of the set; its negation; the needle in order.
 constexpr uint8_t kEqualAny = 0x00, kEqualAnyNegated = 0x10, kEqualOrdered = 0x0C;
 
+// A frozen set string, as the span paths test it: its distinct bytes (none is NUL), sorted.
+struct ConstSet {
+    std::vector<uint8_t> bytes;
+    bool range() const { return bytes.size() >= 3 && bytes.back() - bytes.front() + 1u == bytes.size(); }
+};
+
+// The set string in BYTES (SPAN of them, frozen): its distinct bytes when its NUL lies inside the span within 256
+// bytes (so the kernel's loop reads it wholly and never fails on it); false otherwise.
+bool const_set(const uint8_t* bytes, int64_t span, ConstSet* out) {
+    if (!bytes)
+        return false;
+    bool seen[256] = {};
+    for (int64_t j = 0; j < span && j < 256; j++) {
+        if (bytes[j] == 0) {
+            for (int c = 1; c < 256; c++)
+                if (seen[c])
+                    out->bytes.push_back(uint8_t(c));
+            return true;
+        }
+        seen[bytes[j]] = true;
+    }
+    return false;
+}
+
 class ShortPathGen {
   public:
-    ShortPathGen(x86::Assembler& a, const Label& call, const Label& done, const Label& pool)
-        : a_(a), call_(call), done_(done), pool_(pool) {}
+    ShortPathGen(x86::Assembler& a, const Label& call, const Label& done, const SiteKnowledge& known, ShortPool& pool)
+        : a_(a), call_(call), done_(done), known_(known), pool_(pool) {}
     void strlen();
     void strnlen();
     void chr(bool nul_is_answer);
@@ -46,21 +75,48 @@ class ShortPathGen {
     void strcmp();
     void strncmp(int32_t verified_off);
     void casecmp(bool bounded);
-    void span(bool accept);
+    bool span(bool accept, bool sse42);
     void substr(bool bounded, bool fold);
 
   private:
     // rel32: the first tests jump over the whole path, whose length depends on operand encodings.
     void to_call(x86::CondCode cc) { a_.long_().j(cc, call_); }
     void to_done() { a_.short_().jmp(done_); }
+    static int span_index(const x86::Gp& span) { return span == x86::r8 ? 1 : 0; }
+    int64_t known_span(const x86::Gp& span) const { return known_.span[span_index(span)]; }
     void need_span(const x86::Gp& span) { // fewer than 16 readable bytes: the resolved entry decides
+        if (known_span(span) >= kLanes)
+            return;
+        if (known_span(span) >= 0) {
+            a_.long_().jmp(call_);
+            return;
+        }
         a_.cmp(span, kLanes);
         to_call(x86::CondCode::kB);
+    }
+    // A 16-byte constant of the pool.
+    x86::Mem vec(const std::array<uint8_t, kLanes>& v) {
+        pool_.vectors.emplace_back(a_.newLabel(), v);
+        return x86::xmmword_ptr(pool_.vectors.back().first);
+    }
+    x86::Mem splat(uint8_t b) {
+        std::array<uint8_t, kLanes> v;
+        v.fill(b);
+        return vec(v);
     }
     // The block loop's step (r9 = the block's offset): the next block, when it lies below kInlineBytes and
     // wholly inside every span; else the resolved entry decides. r10 scratch.
     void next_block(const Label& loop, const x86::Gp& span, const x86::Gp* span2 = nullptr) {
         a_.add(x86::r9, kLanes);
+        if (known_span(span) >= 0 && (!span2 || known_span(*span2) >= 0)) { // r9 < span - 15 for each span
+            int64_t limit = std::min<int64_t>(kInlineBytes, known_span(span) - (kLanes - 1));
+            if (span2)
+                limit = std::min<int64_t>(limit, known_span(*span2) - (kLanes - 1));
+            a_.cmp(x86::r9, int32_t(std::max<int64_t>(limit, 0)));
+            to_call(x86::CondCode::kAE);
+            a_.jmp(loop);
+            return;
+        }
         a_.cmp(x86::r9, kInlineBytes);
         to_call(x86::CondCode::kAE);
         a_.lea(x86::r10, x86::ptr(x86::r9, kLanes));
@@ -130,7 +186,10 @@ class ShortPathGen {
             a_.sbb(x86::eax, 0);
     }
 
-    x86::Mem pool(PoolVec k) { return x86::xmmword_ptr(pool_, int32_t(k) * kLanes); }
+    x86::Mem pool(PoolVec k) {
+        pool_.fold_used = true;
+        return x86::xmmword_ptr(pool_.fold, int32_t(k) * kLanes);
+    }
     // v = the kernel's tolower() of each byte (lib/ctype.c: 'A'..'Z', 0xC0..0xDE but 0xD7 get +0x20), as the
     // vector backends' fold does it; xmm3..xmm5 scratch.
     void fold(const x86::Xmm& v) {
@@ -162,6 +221,16 @@ class ShortPathGen {
     // only when the load stays in their page (whose first byte is readable); lanes past the span are then
     // loaded but never used.
     void load_terminated_s2() {
+        if (const uint8_t* b = known_.bytes[1]) { // frozen: its NUL is known, its vector comes from the pool
+            const auto n = int32_t(std::find(b, b + std::min<int64_t>(known_.span[1], kLanes), 0) - b);
+            if (n < std::min<int64_t>(known_.span[1], kLanes)) {
+                std::array<uint8_t, kLanes> v{};
+                std::copy(b, b + n, v.begin());
+                a_.movdqa(x86::xmm2, vec(v));
+                a_.mov(x86::r9d, n);
+                return;
+            }
+        }
         const Label loadable = a_.newLabel();
         a_.cmp(x86::r8, kLanes);
         a_.short_().jae(loadable);
@@ -201,6 +270,9 @@ class ShortPathGen {
             a_.movzx(x86::r9d, x86::byte_ptr(x86::r11, x86::r9));
             a_.movzx(x86::r10d, x86::byte_ptr(x86::rdi));
             a_.movzx(x86::r10d, x86::byte_ptr(x86::r11, x86::r10));
+        } else if (known_.bytes[1]) { // s2 frozen: its first byte is an immediate
+            a_.mov(x86::r9d, uint32_t(known_.bytes[1][0]));
+            a_.movzx(x86::r10d, x86::byte_ptr(x86::rdi));
         } else {
             a_.movzx(x86::r9d, x86::byte_ptr(x86::rsi));
             a_.movzx(x86::r10d, x86::byte_ptr(x86::rdi));
@@ -217,10 +289,13 @@ class ShortPathGen {
         a_.long_().jz(done_); // both NUL: 0
     }
 
+    void member_lanes(const ConstSet& set);
+
     x86::Assembler& a_;
     const Label& call_;
     const Label& done_;
-    const Label& pool_;
+    const SiteKnowledge& known_;
+    ShortPool& pool_;
 };
 
 // bpf_strlen(s): the first NUL lane, block by block.
@@ -432,8 +507,67 @@ void ShortPathGen::casecmp(bool bounded) {
 // pcmpistrm tests each of s's lanes against it, block by block (lanes at and past s's NUL count as "not in the
 // set"); the first lane outside the set (strspn) or in it or at the NUL (strcspn) is the answer: the kernel's
 // loops read only s's bytes up to that lane and the set's up to its NUL, all inside the spans.
-void ShortPathGen::span(bool accept) {
+// eax = the lanes of xmm0 whose byte is in SET (one or two bytes, or one range: SSE2 compares; else pcmpistrm
+// over the set's vector from the pool). xmm1, xmm2 scratch.
+void ShortPathGen::member_lanes(const ConstSet& set) {
+    const std::vector<uint8_t>& b = set.bytes;
+    a_.movdqa(x86::xmm1, x86::xmm0);
+    if (set.range()) { // byte - lo <= hi - lo, unsigned
+        a_.psubb(x86::xmm1, splat(b.front()));
+        a_.movdqa(x86::xmm2, x86::xmm1);
+        a_.pminub(x86::xmm2, splat(uint8_t(b.back() - b.front())));
+        a_.pcmpeqb(x86::xmm1, x86::xmm2);
+    } else if (b.size() <= 2) {
+        a_.pcmpeqb(x86::xmm1, splat(b[0]));
+        if (b.size() == 2) {
+            a_.movdqa(x86::xmm2, x86::xmm0);
+            a_.pcmpeqb(x86::xmm2, splat(b[1]));
+            a_.por(x86::xmm1, x86::xmm2);
+        }
+    } else {
+        std::array<uint8_t, kLanes> v{};
+        std::copy(b.begin(), b.end(), v.begin());
+        a_.movdqa(x86::xmm2, vec(v));
+        a_.pcmpistrm(x86::xmm2, x86::xmm1, imm(kEqualAny), x86::xmm0); // lanes from s's NUL on: not members
+        a_.movd(x86::eax, x86::xmm0);
+        return;
+    }
+    a_.pmovmskb(x86::eax, x86::xmm1);
+}
+
+// A frozen set (SiteKnowledge bytes of r8's string, the set): the member lanes of each block of s; the first lane
+// outside the set (strspn: s's NUL is never a member) or in it or at s's NUL (strcspn) is the answer. Returns
+// false (nothing emitted) when the set is not one, or needs SSE4.2 the code may not use.
+bool ShortPathGen::span(bool accept, bool sse42) {
+    ConstSet set;
+    const bool known = const_set(known_.bytes[1], known_.span[1], &set) && !set.bytes.empty() &&
+                       (set.range() || set.bytes.size() <= 2 || (sse42 && set.bytes.size() <= kLanes));
+    if (!known && !sse42)
+        return false;
     need_span(x86::rcx);
+    if (known) {
+        const Label loop = a_.newLabel(), found = a_.newLabel();
+        a_.xor_(x86::r9d, x86::r9d);
+        a_.bind(loop);
+        a_.movdqu(x86::xmm0, x86::ptr(x86::rdi, x86::r9));
+        if (!accept) {
+            a_.pxor(x86::xmm3, x86::xmm3);
+            a_.pcmpeqb(x86::xmm3, x86::xmm0);
+            a_.pmovmskb(x86::r11d, x86::xmm3);
+        }
+        member_lanes(set);
+        if (accept)
+            a_.xor_(x86::eax, 0xFFFF);
+        else
+            a_.or_(x86::eax, x86::r11d);
+        a_.short_().jnz(found);
+        next_block(loop, x86::rcx);
+        a_.bind(found);
+        a_.bsf(x86::eax, x86::eax);
+        a_.add(x86::eax, x86::r9d);
+        to_done_far();
+        return true;
+    }
     load_terminated_s2();
     const Label loop = a_.newLabel(), found = a_.newLabel();
     a_.xor_(x86::r9d, x86::r9d);
@@ -452,6 +586,7 @@ void ShortPathGen::span(bool accept) {
     a_.bsf(x86::eax, x86::eax);
     a_.add(x86::eax, x86::r9d);
     to_done_far();
+    return true;
 }
 
 // The strstr family (s1 = rdi, needle = rsi, len = rdx when bounded): when the needle (n2 bytes) ends within its
@@ -496,56 +631,60 @@ void ShortPathGen::substr(bool bounded, bool fold_case) {
 
 } // namespace
 
-bool emit_short_path(x86::Assembler& a, ShortPath kind, const Label& call, const Label& done, int32_t verified_off,
-                     bool sse42, const Label& pool) {
-    ShortPathGen g(a, call, done, pool);
+void emit_short_path(x86::Assembler& a, ShortPath kind, const Label& call, const Label& done, int32_t verified_off,
+                     bool sse42, const SiteKnowledge& known, ShortPool& pool) {
+    ShortPathGen g(a, call, done, known, pool);
     switch (kind) {
     case ShortPath::none:
-        return false;
+        return;
     case ShortPath::strlen:
-        return g.strlen(), false;
+        return g.strlen();
     case ShortPath::strnlen:
-        return g.strnlen(), false;
+        return g.strnlen();
     case ShortPath::strchr:
-        return g.chr(false), false;
+        return g.chr(false);
     case ShortPath::strchrnul:
-        return g.chr(true), false;
+        return g.chr(true);
     case ShortPath::strnchr:
-        return g.strnchr(), false;
+        return g.strnchr();
     case ShortPath::strrchr:
-        return g.strrchr(), false;
+        return g.strrchr();
     case ShortPath::strcmp:
-        return g.strcmp(), false;
+        return g.strcmp();
     case ShortPath::strncmp:
-        return g.strncmp(verified_off), false;
+        return g.strncmp(verified_off);
     case ShortPath::strcasecmp:
-        return g.casecmp(false), true;
+        return g.casecmp(false);
     case ShortPath::strncasecmp:
-        return g.casecmp(true), true;
+        return g.casecmp(true);
     case ShortPath::strspn:
     case ShortPath::strcspn:
-        if (sse42)
-            g.span(kind == ShortPath::strspn);
-        return false;
+        g.span(kind == ShortPath::strspn, sse42);
+        return;
     case ShortPath::strstr:
     case ShortPath::strnstr:
     case ShortPath::strcasestr:
-    case ShortPath::strncasestr: {
-        if (!sse42)
-            return false;
-        const bool fold_case = kind == ShortPath::strcasestr || kind == ShortPath::strncasestr;
-        g.substr(kind == ShortPath::strnstr || kind == ShortPath::strncasestr, fold_case);
-        return fold_case;
+    case ShortPath::strncasestr:
+        if (sse42)
+            g.substr(kind == ShortPath::strnstr || kind == ShortPath::strncasestr,
+                     kind == ShortPath::strcasestr || kind == ShortPath::strncasestr);
+        return;
     }
-    }
-    return false;
 }
 
-void emit_short_constants(x86::Assembler& a, const Label& pool) {
+void emit_short_constants(x86::Assembler& a, ShortPool& pool) {
+    if (!pool.fold_used && pool.vectors.empty())
+        return;
     a.align(asmjit::AlignMode::kData, kLanes);
-    a.bind(pool);
-    for (uint8_t b : kPoolBytes)
-        a.embedUInt8(b, kLanes);
+    if (pool.fold_used) {
+        a.bind(pool.fold);
+        for (uint8_t b : kPoolBytes)
+            a.embedUInt8(b, kLanes);
+    }
+    for (const auto& [label, v] : pool.vectors) {
+        a.bind(label);
+        a.embed(v.data(), v.size());
+    }
 }
 
 } // namespace strbpf::exec::jit::x86_64

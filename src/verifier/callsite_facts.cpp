@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: BSD-2-Clause
+// Argument facts of the string calls (verifier stage), see callsite_facts.hpp.
+#include "verifier/callsite_facts.hpp"
+
+#include "isa/opcodes.hpp"
+#include "runtime/helpers/string_helpers.hpp"
+#include "runtime/kfuncs/kfunc_table.hpp"
+
+namespace strbpf::verifier {
+namespace {
+
+// A call whose engines have call-site entries: bpf_strncmp and the string kfuncs.
+bool is_string_call(const Env& env, const isa::Insn& insn) {
+    const isa::OpInfo* op = env.ops[size_t(env.pc)];
+    if (op && op->shape == isa::Shape::CALL_HELPER)
+        return runtime::helper_call_site(insn.imm) != nullptr;
+    if (!op || op->shape != isa::Shape::CALL_KFUNC)
+        return false;
+    const auto& names = env.inst.spec().kfuncs;
+    if (insn.imm < 0 || size_t(insn.imm) >= names.size())
+        return false;
+    const runtime::KfuncProto* proto = runtime::find_kfunc(names[size_t(insn.imm)]);
+    return proto && proto->site;
+}
+
+// What R holds, as far as an engine can use it: global data has one value per instance, at a fixed address, so a
+// map-value pointer into it with a constant offset names one address; other map values move from element to
+// element and are left alone.
+ArgFact fact_of(const Env& env, const Reg& r) {
+    if (r.type == RegType::scalar)
+        return r.var.is_const() ? ArgFact{ArgFact::Kind::constant, false, 0, r.var.value} : ArgFact{};
+    if (r.type != RegType::map_value || r.maybe_null || !r.var.is_const())
+        return {};
+    runtime::Map* m = env.inst.map(r.aux);
+    if (!m || !m->spec().global_data)
+        return {};
+    const int64_t off = int64_t(r.off) + int64_t(r.var.value);
+    const uint32_t size = m->spec().value_size;
+    if (off < 0 || off >= int64_t(size))
+        return {}; // outside the value: the kernel's answer depends on what lies there
+    return ArgFact{ArgFact::Kind::address, m->spec().frozen, uint32_t(size - uint64_t(off)),
+                   reinterpret_cast<uint64_t>(m->arena()) + uint64_t(off)};
+}
+
+} // namespace
+
+void note_call_facts(Env& env, const isa::Insn& insn) {
+    if (!is_string_call(env, insn))
+        return;
+    const auto& regs = env.cur.cur().regs;
+    auto [it, fresh] = env.call_facts.try_emplace(env.pc);
+    it->second.pc = env.pc;
+    for (size_t k = 0; k < it->second.args.size(); k++) {
+        const ArgFact f = fact_of(env, regs[k + 1]);
+        if (fresh)
+            it->second.args[k] = f;
+        else if (it->second.args[k] != f)
+            it->second.args[k] = ArgFact{};
+    }
+}
+
+void attach_call_facts(const Env& env, VerifiedProgram& vp) {
+    vp.call_facts.clear();
+    for (const auto& [pc, f] : env.call_facts) {
+        if (pc < 0 || size_t(pc) >= vp.new_pc.size())
+            continue;
+        size_t k = size_t(vp.new_pc[size_t(pc)]); // past a may_goto counter's set-up at a function's start
+        while (k < vp.facts.size() && vp.facts[k].orig_pc == pc && vp.facts[k].origin != InsnOrigin::copied)
+            k++;
+        if (k >= vp.facts.size() || vp.facts[k].orig_pc != pc)
+            continue;
+        CallFacts c = f;
+        c.pc = int32_t(k);
+        vp.call_facts.push_back(c);
+    }
+}
+
+} // namespace strbpf::verifier
