@@ -453,7 +453,8 @@ TEST(FlowDissectorTestRun, FlowKeysAsTheKernel) {
     const std::vector<FdCase> cases = {
         {"IPv4 TCP", from_hex(eth + "0800" + ip4 + tcp.substr(0, 40)), {}, 0, 0, 34, 0x901f},
         {"IPv6 UDP", from_hex(eth + "86dd" + ip6 + udp), {}, 0, 0, 54, 0x3500},
-        {"IPv6 UDP, STOP_AT_FLOW_LABEL", from_hex(eth + "86dd" + ip6 + udp), flow_keys_in(4), 0, 0, 54, 0},
+        {"IPv6 UDP, STOP_AT_FLOW_LABEL", from_hex(eth + "86dd" + ip6 + udp), flow_keys_in(2), 0, 0, 54, 0},
+        {"IPv6 UDP, STOP_AT_ENCAP", from_hex(eth + "86dd" + ip6 + udp), flow_keys_in(4), 0, 0, 54, 0x3500},
         {"IPv4 ihl 15 in 54 bytes: thoff clamped", from_hex(eth + "0800" + "4f" + ip4.substr(2) + tcp.substr(0, 40)),
          {}, 0, 2, 54, 0},
         {"ARP", from_hex(eth + "0806" + "0001080006040001"), {}, 0, 2, 14, 0},
