@@ -60,7 +60,9 @@ bool skb_test_run(ProgType type) {
     }
 }
 
-bool takes_packet(ProgType type) { return type == ProgType::xdp || skb_test_run(type); }
+bool takes_packet(ProgType type) {
+    return type == ProgType::xdp || type == ProgType::flow_dissector || skb_test_run(type);
+}
 
 struct SkBuff { // struct __sk_buff (include/uapi/linux/bpf.h)
     uint32_t len, pkt_type, mark, queue_mapping, protocol, vlan_present, vlan_tci, vlan_proto, priority;
@@ -106,11 +108,10 @@ void eth_type_trans(const uint8_t* eth, uint32_t len, SkBuff* s) {
         s->protocol = 0x0400; // htons(ETH_P_802_2)
 }
 
-// The types 6.18's BPF_PROG_TEST_RUN has a test_run for beyond the ones built here: flow_dissector, tracing
-// (fentry/fexit/fmod_ret) and struct_ops.
+// The types 6.18's BPF_PROG_TEST_RUN has a test_run for beyond the ones built here: tracing (fentry/fexit/fmod_ret)
+// and struct_ops.
 bool kernel_test_runs(ProgType type) {
     switch (type) {
-    case ProgType::flow_dissector:
     case ProgType::tracing:
     case ProgType::struct_ops:
         return true;
@@ -219,6 +220,8 @@ Status TestRunContext::build(loader::ProgType type, const RunRequest& req, runti
         return build_sk_lookup(req, ctx, r1);
     case ProgType::netfilter:
         return build_netfilter(req, ctx, r1);
+    case ProgType::flow_dissector:
+        return build_flow_dissector(data_in, ctx, r1);
     default:
         if (skb_test_run(type))
             return build_skb(type, data_in, ctx, r1);
@@ -322,6 +325,8 @@ void TestRunContext::finish(RunReport* report) const {
         return finish_xdp(report);
     if (type_ == ProgType::sk_lookup)
         return finish_sk_lookup(report);
+    if (type_ == ProgType::flow_dissector)
+        return finish_flow_dissector(report);
     if (data_) {
         report->data_out.assign(data_, data_ + data_len_);
         std::memset(report->data_out.data(), 0, hh_zero_);

@@ -9,7 +9,9 @@
 //   xdp: the xdp_buff model (xdp_md accesses rewritten onto it) inside bpf_prog_test_run_xdp's buffer (headroom,
 //   linear data, skb_shared_info, frags; contexts_xdp.cpp); syscall: ctx_in read-write, copied back;
 //   sk_lookup: a struct bpf_sk_lookup ctx_in, the program's ctx the bpf_sk_lookup_kern model (contexts_sk_lookup.cpp);
-//   netfilter: bpf_prog_test_run_nf's data and nf_hook_state rules, an opaque ctx (contexts_netfilter.cpp).
+//   netfilter: bpf_prog_test_run_nf's data and nf_hook_state rules, an opaque ctx (contexts_netfilter.cpp);
+//   flow_dissector: an Ethernet frame, the bpf_flow_dissector model and its flow keys, which data_out returns
+//   (contexts_flow_dissector.cpp).
 // Packet programs given no data_in get kDefaultPacketLen zero bytes (the kernel test_loader's TEST_DATA_LEN), on
 // every engine: the kernel engine passes the same.
 #pragma once
@@ -54,11 +56,14 @@ class TestRunContext {
     Status build_sk_lookup(const RunRequest& req, runtime::RunContext& ctx, uint64_t* r1);
     void finish_sk_lookup(RunReport* report) const;
     Status build_netfilter(const RunRequest& req, runtime::RunContext& ctx, uint64_t* r1);
+    Status build_flow_dissector(const std::vector<uint8_t>& data_in, runtime::RunContext& ctx, uint64_t* r1);
+    void finish_flow_dissector(RunReport* report) const;
 
     loader::ProgType type_ = loader::ProgType::unspec;
     std::vector<uint8_t> ctx_buf_;
     alignas(8) uint8_t ctx_struct_[256] = {}; // skb: the SkbModel; sk_lookup: the SkLookupModel
     alignas(8) uint8_t sock_[80] = {};        // skb: the socket skb->sk points at (runtime::SockModel)
+    alignas(8) uint8_t flow_keys_[56] = {};   // flow_dissector: the struct bpf_flow_keys the program fills
     uint8_t* data_ = nullptr;  // what data_out starts with
     uint32_t data_len_ = 0;
     bool skb_ctx_out_ = false; // skb programs given a ctx_in report the __sk_buff back

@@ -32,4 +32,11 @@ std::string name_source_pc(std::string message, const verifier::VerifiedProgram*
     return message;
 }
 
+std::string name_call_pc(std::string message, int64_t pc, const verifier::VerifiedProgram* source) {
+    const int64_t orig = source && pc >= 0 && size_t(pc) < source->facts.size() ? source->orig_pc(pc) : pc;
+    if (orig == pc)
+        return fmt::format("{} (call at pc {})", message, pc);
+    return fmt::format("{} (call at pc {}, rewritten pc {})", message, orig, pc);
+}
+
 } // namespace strbpf::exec

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-2-Clause
-// The uAPI-to-model field tables of xdp_md, __sk_buff and bpf_sk_lookup (runtime stage), their emulation for the
+// The uAPI-to-model field tables of xdp_md, __sk_buff (also a flow dissector's) and bpf_sk_lookup (runtime stage), their emulation for the
 // checked interpreter, and the load helper LD_ABS/LD_IND are lowered to (net/core/filter.c's bpf_skb_load_helper_*).
 #include "runtime/ctx_model.hpp"
 
@@ -79,12 +79,23 @@ constexpr CtxField kSkLookupFields[] = {
 };
 #undef SKL
 
+// struct __sk_buff's fields of a flow dissector (flow_dissector_convert_ctx_access): pointers into struct
+// bpf_flow_dissector.
+#define FD(f) uint16_t(offsetof(FlowDissectorModel, f))
+constexpr CtxField kFlowDissectorFields[] = {
+    {76, 4, 0, FD(data), 8, CtxConv::plain},
+    {80, 4, 0, FD(data_end), 8, CtxConv::plain},
+    {144, 8, 0, FD(flow_keys), 8, CtxConv::plain},
+};
+#undef FD
+
 #undef XDP
 #undef SKB
 
 // The checked interpreter finds a uAPI access by its offset inside the model's region: the models are at least
 // as large as the uAPI structs (xdp_md 24 bytes, __sk_buff 192).
-static_assert(sizeof(XdpModel) >= 24 && sizeof(SkbModel) >= 192 && sizeof(SkLookupModel) >= 72);
+static_assert(sizeof(XdpModel) >= 24 && sizeof(SkbModel) >= 192 && sizeof(SkLookupModel) >= 72 &&
+              sizeof(FlowDissectorModel) >= 192);
 
 constexpr uint16_t kNoQueueMapping = 0xffff; // NO_QUEUE_MAPPING
 constexpr int32_t kSkfNetOff = -0x100000, kSkfLlOff = -0x200000; // SKF_NET_OFF, SKF_LL_OFF
@@ -108,6 +119,7 @@ std::span<const CtxField> ctx_fields(CtxModel model) {
     case CtxModel::xdp: return kXdpFields;
     case CtxModel::skb: return kSkbFields;
     case CtxModel::sk_lookup: return kSkLookupFields;
+    case CtxModel::flow_dissector: return kFlowDissectorFields;
     case CtxModel::none: break;
     }
     return {};
@@ -136,6 +148,7 @@ size_t ctx_model_size(CtxModel model) {
     case CtxModel::xdp: return sizeof(XdpModel);
     case CtxModel::skb: return sizeof(SkbModel);
     case CtxModel::sk_lookup: return sizeof(SkLookupModel);
+    case CtxModel::flow_dissector: return sizeof(FlowDissectorModel);
     case CtxModel::none: break;
     }
     return 0;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
-// strbpf's own ctx structures (runtime stage): what an xdp, __sk_buff or sk_lookup program's R1 points at during a
-// run, in place of the kernel's struct xdp_buff, struct sk_buff and struct bpf_sk_lookup_kern. Programs never see
+// strbpf's own ctx structures (runtime stage): what an xdp, __sk_buff, sk_lookup or flow dissector program's R1
+// points at during a run, in place of the kernel's struct xdp_buff, struct sk_buff, struct bpf_sk_lookup_kern and
+// struct bpf_flow_dissector. Programs never see
 // these layouts: the verifier rewrites every uAPI ctx access (struct xdp_md, struct __sk_buff, struct
 // bpf_sk_lookup) into loads and stores on them (verifier/rewrite_ctx.cpp),
 // as the kernel's convert_ctx_accesses does, so packet pointers are plain 64-bit addresses. The field table below
@@ -15,7 +16,7 @@
 
 namespace strbpf::runtime {
 
-enum class CtxModel : uint8_t { none, xdp, skb, sk_lookup };
+enum class CtxModel : uint8_t { none, xdp, skb, sk_lookup, flow_dissector };
 
 // struct xdp_buff. The kernel reaches the interface index and queue through xdp->rxq->dev and xdp->txq->dev;
 // strbpf keeps the values themselves.
@@ -87,6 +88,17 @@ struct SkLookupModel {
     uint32_t ingress_ifindex = 0;
     uint8_t no_reuseport = 0;
     uint8_t pad[11] = {}; // up to sizeof(struct bpf_sk_lookup), for the checked interpreter's offsets
+};
+
+// struct bpf_flow_dissector, a flow dissector program's ctx: the flow keys it fills, the skb (none in a test run,
+// where bpf_skb_load_bytes answers -EFAULT) and the packet. Its uAPI view is struct __sk_buff's data, data_end and
+// flow_keys fields.
+struct FlowDissectorModel {
+    uint64_t flow_keys = 0;
+    uint64_t skb = 0;
+    uint64_t data = 0;
+    uint64_t data_end = 0;
+    uint8_t pad[160] = {}; // up to sizeof(struct __sk_buff), for the checked interpreter's offsets
 };
 
 // How one uAPI field becomes a model access (the cases of xdp_convert_ctx_access / bpf_convert_ctx_access).

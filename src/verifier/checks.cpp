@@ -56,6 +56,7 @@ bool check_region(Env& env, int regno, int64_t off, int64_t size, uint64_t mem_s
 // The kernel's check_map_access_type (bpf_map_flags_to_cap): programs may not write a BPF_F_RDONLY_PROG map
 // (.rodata* is one) nor read a BPF_F_WRONLY_PROG one. OFF is the fixed offset (insn off + register off).
 constexpr uint32_t kMapFlagWronlyProg = 1u << 8; // BPF_F_WRONLY_PROG
+constexpr uint32_t kFlowKeysSize = 56;            // sizeof(struct bpf_flow_keys)
 bool check_map_access_type(Env& env, const loader::MapSpec* spec, int64_t off, int64_t size, Access access) {
     if (!spec)
         return true;
@@ -373,6 +374,7 @@ bool check_strict_alignment(Env& env, int regno, int32_t insn_off, int size, boo
                        : r.type == RegType::sock_common ? "sock_common "
                        : r.type == RegType::tcp_sock    ? "tcp_sock "
                        : r.type == RegType::xdp_sock    ? "xdp_sock "
+                       : r.type == RegType::flow_keys   ? "flow keys "
                                                         : "";
     const int64_t ip_align = packet ? 2 : 0;
     const uint64_t bits = r.var.value + uint64_t(ip_align + int64_t(r.off) + insn_off);
@@ -536,6 +538,14 @@ bool check_mem_access(Env& env, int regno, int32_t insn_off, int size, Access ac
         if (!sock_access(env, regno, insn_off, size, is_write(access), is_write(access) ? -1 : value_regno))
             return false;
         break;
+    case RegType::flow_keys: // check_flow_keys_access: within struct bpf_flow_keys
+        if (is_helper(access))
+            return env.fail(fmt::format("R{} invalid mem access '{}'", regno, reg_type_str(r)));
+        if (int64_t at = int64_t(insn_off) + r.off; at < 0 || at + size > int64_t(kFlowKeysSize))
+            return env.fail(fmt::format("invalid access to flow keys off={} size={}", at, size));
+        if (dst)
+            *dst = reg_unknown();
+        break;
     case RegType::packet:
     case RegType::packet_meta:
         if (access == Access::write && !packet_writable(env.prog.type))
@@ -552,7 +562,8 @@ bool check_mem_access(Env& env, int regno, int32_t insn_off, int size, Access ac
     if (r.type != RegType::map_value && r.type != RegType::mem && r.type != RegType::stack &&
         r.type != RegType::map_key && r.type != RegType::btf_id &&
         !(r.type == RegType::map_ptr && !is_helper(access)) && !(is_sock_type(r.type) && !r.maybe_null) &&
-        r.type != RegType::ctx && r.type != RegType::packet && r.type != RegType::packet_meta)
+        r.type != RegType::ctx && r.type != RegType::packet && r.type != RegType::packet_meta &&
+        r.type != RegType::flow_keys)
         return env.fail(fmt::format("R{} invalid mem access '{}'", regno, reg_type_str(r)));
     if (dst && dst->type == RegType::scalar && size < 8) {
         if (sign_extend)

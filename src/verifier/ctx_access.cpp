@@ -5,7 +5,7 @@
 // sk_skb_, flow_dissector_, sock_filter_, sock_addr_, sock_ops_, sk_msg_, sk_lookup_, cgroup_dev_, sysctl_,
 // sk_reuseport_, cg_sockopt_, nf_ and raw_tp_writable_prog_is_valid_access). Socket fields load as the kernel types
 // them (PTR_TO_SOCKET, PTR_TO_SOCKET_OR_NULL, PTR_TO_SOCK_COMMON_OR_NULL; verifier/sock.cpp). Fields the kernel
-// types as pointers strbpf does not model (flow keys, BTF objects, tracepoint buffers) are refused: a rejection
+// types as pointers strbpf does not model (BTF objects, tracepoint buffers) are refused: a rejection
 // where the kernel accepts, never an acceptance of what it would reject.
 #include <fmt/format.h>
 #include <initializer_list>
@@ -197,13 +197,18 @@ bool sk_skb_ctx(const CtxAccess& a, RegType* field) {
     return skb_with_packet(a, field);
 }
 
-// flow_dissector_is_valid_access: read-only data, data_end (and flow_keys, PTR_TO_FLOW_KEYS: not modeled).
+// flow_dissector_is_valid_access: read-only data, data_end (u32 loads) and flow_keys (a u64 load:
+// PTR_TO_FLOW_KEYS, whose own rule, check_flow_keys_access, is in checks.cpp).
 bool flow_dissector_ctx(const CtxAccess& a, RegType* field) {
     if (a.off < 0 || a.off >= kSkbSize || a.off % a.size != 0 || a.write)
         return false;
     if (in(a.off, kSkbData, 4) || in(a.off, kSkbDataEnd, 4)) {
         *field = in(a.off, kSkbData, 4) ? RegType::packet : RegType::packet_end;
         return !a.sx && a.size == 4;
+    }
+    if (in(a.off, kSkbFlowKeys, 8)) {
+        *field = RegType::flow_keys;
+        return a.size == 8;
     }
     return false;
 }

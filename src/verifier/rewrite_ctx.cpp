@@ -91,9 +91,8 @@ runtime::CtxModel ctx_model_of(loader::ProgType type) {
     case ProgType::lwt_out:
     case ProgType::lwt_xmit:
     case ProgType::lwt_seg6local:
-    case ProgType::sk_skb:
-    case ProgType::flow_dissector: // its data/data_end: the kernel's bpf_flow_dissector, here the skb model
-        return runtime::CtxModel::skb;
+    case ProgType::sk_skb: return runtime::CtxModel::skb;
+    case ProgType::flow_dissector: return runtime::CtxModel::flow_dissector;
     case ProgType::sk_lookup: return runtime::CtxModel::sk_lookup;
     default: return runtime::CtxModel::none;
     }

@@ -67,6 +67,10 @@ bool ptr_arith(Env& env, int dst, const Reg& ptr, const Reg& off, Sem sem, bool 
     case RegType::btf_id:
     case RegType::dynptr:
     case RegType::func: break;
+    case RegType::flow_keys: // a known offset only, kept in the fixed offset
+        if (off.is_const())
+            break;
+        [[fallthrough]];
     case RegType::map_ptr:
         if (off.is_const() && off.var.value == 0 && sem == Sem::add)
             break;
@@ -342,7 +346,7 @@ bool do_load_store(Env& env, const isa::OpInfo& op, const isa::Insn& insn) {
         if (insn.imm == isa::BPF_CMPXCHG && !check_reg_init(env, 0))
             return false;
         const Reg& d = env.cur.cur().regs[insn.dst];
-        if (d.type == RegType::ctx || d.is_pkt() || is_sock_type(d.type))
+        if (d.type == RegType::ctx || d.is_pkt() || d.type == RegType::flow_keys || is_sock_type(d.type))
             return env.fail(fmt::format("BPF_ATOMIC stores into R{} {} is not allowed", insn.dst,
                                         reg_type_str(d)));
         // check_atomic_rmw: a read, then for a fetch a second read into the loading register (a stack slot

@@ -150,7 +150,7 @@ int sk_msg_writes_size(struct sk_msg_md *msg)
 	return 1;
 }
 
-/* ---- flow_dissector: data and data_end only */
+/* ---- flow_dissector: data, data_end and flow_keys (flow_dissector_parse.bpf.c has the flow keys rules) */
 
 SEC("flow_dissector")
 __success

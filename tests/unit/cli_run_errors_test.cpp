@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 // How the CLI reports what it could not do: a run-time error of the interpreter or the JIT names the pc of the
-// program as written, and the verified (rewritten) program's pc beside it where the two differ; programs that need
+// program as written, and the verified (rewritten) program's pc beside it where the two differ (a helper's or
+// kfunc's abort names its call so); programs that need
 // kernel BTF are skipped, naming what is missing, when there is none to read.
 #include <fstream>
 #include <string>
@@ -41,6 +42,20 @@ TEST(CliRunErrors, RunTimeErrorsNameThePcAsWritten) {
     Out checked = cli("run " + obj + " --prog rcu_after_may_goto --engine interp-checked");
     EXPECT_EQ(checked.out.find("rewritten pc"), std::string::npos) << checked.out;
     EXPECT_NE(checked.out.find("at pc 1"), std::string::npos) << checked.out;
+}
+
+// A helper that ends the run names no pc itself: the engine adds the call's, as written and as rewritten.
+TEST(CliRunErrors, HelperAbortsNameTheirCall) {
+    const std::string obj = kProgs + "/loader_run_errors.bpf.o";
+    const std::string why = "bpf_map_delete_elem: strbpf verifies programs that use sockmap maps but does not run "
+                            "their operations (map 'socks')";
+    for (const char* e : {"interp", "jit"}) {
+        Out o = cli("run " + obj + " --prog sockmap_after_may_goto --engine " + e);
+        EXPECT_NE(o.rc, 0) << e << o.out;
+        EXPECT_NE(o.out.find(why + " (call at pc 7, rewritten pc 8)"), std::string::npos) << e << ": " << o.out;
+    }
+    Out checked = cli("run " + obj + " --prog sockmap_after_may_goto --engine interp-checked");
+    EXPECT_NE(checked.out.find(why + " (call at pc 7)"), std::string::npos) << checked.out;
 }
 
 TEST(CliRunErrors, TestsNeedingKernelBtfSkipWithoutIt) {

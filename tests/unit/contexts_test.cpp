@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 // Test-run contexts side by side with the live kernel (tests): XDP buffers of every size (linear part, frags,
 // ctx_in's rules, data_out and ctx_out), bpf_xdp_adjust_tail on frags, sk_lookup's ctx_in rules and ctx_out,
+// flow_dissector's packet and ctx_in rules and flow keys out,
 // netfilter's data and ctx_in rules, and every string kfunc on strings that
 // start around data_end, on interp, jit and the kernel engine. Without bpf() the kernel column is skipped and
 // only the values written here are checked.
@@ -401,6 +402,101 @@ TEST(NetfilterTestRun, RulesAsTheKernel) {
     }
     if (kfd >= 0)
         close(kfd);
+}
+
+// ---- flow_dissector -------------------------------------------------------------------------------------------
+
+Bytes from_hex(const std::string& hex) {
+    Bytes b;
+    for (size_t i = 0; i + 1 < hex.size(); i += 2)
+        b.push_back(uint8_t(std::stoi(hex.substr(i, 2), nullptr, 16)));
+    return b;
+}
+
+// struct bpf_flow_keys with only flags set (a ctx_in), SIZE bytes.
+Bytes flow_keys_in(uint32_t flags, size_t size = 56) {
+    Bytes b(std::max<size_t>(size, 56), 0);
+    std::memcpy(b.data() + 48, &flags, 4);
+    b.resize(size);
+    return b;
+}
+
+uint16_t u16_at(const Bytes& b, size_t off) { return uint16_t(b[off] | b[off + 1] << 8); }
+
+// bpf_prog_test_run_flow_dissector: an Ethernet frame of ETH_HLEN..PAGE_SIZE bytes, a bpf_flow_keys ctx_in with
+// only flags set (zero past the struct), the flow keys as data_out (nhoff, thoff clamped into the packet), ctx_out
+// the ctx_in as given, retval the program's BPF_OK (0) or BPF_DROP (2). The parser is
+// tests/progs/flow_dissector_parse.bpf.c's.
+TEST(FlowDissectorTestRun, FlowKeysAsTheKernel) {
+    auto spec = spec_of("flow_dissector_parse");
+    ASSERT_TRUE(spec);
+    Kernel kernel("flow_dissector_parse", "parse_ipv4_tcp");
+    if (!kernel.ok())
+        std::cout << "note: no kernel column: " << kernel.why() << "\n";
+    const std::string eth = "000000000000000000000000";
+    const std::string tcp = "1f900050000000000000000050000000000000000";
+    const std::string ip4 = "45000028000000004006000" "00a0000010a000002";
+    const std::string ip6 = "6001234500141140" "20010db8000000000000000000000001" "20010db8000000000000000000000002";
+    const std::string udp = "0035d43100080000";
+    Bytes stray = flow_keys_in(0);
+    stray[0] = 1; // nhoff
+    Bytes tail = flow_keys_in(0, 64);
+    tail[60] = 1;
+    struct FdCase {
+        const char* what;
+        Bytes data, ctx;
+        int err;         // 0: runs
+        int32_t retval;  // BPF_OK 0, BPF_DROP 2
+        uint16_t thoff;  // data_out's thoff
+        uint16_t sport;  // data_out's sport as the packet has it (big-endian bytes read little-endian)
+    };
+    const std::vector<FdCase> cases = {
+        {"IPv4 TCP", from_hex(eth + "0800" + ip4 + tcp.substr(0, 40)), {}, 0, 0, 34, 0x901f},
+        {"IPv6 UDP", from_hex(eth + "86dd" + ip6 + udp), {}, 0, 0, 54, 0x3500},
+        {"IPv6 UDP, STOP_AT_FLOW_LABEL", from_hex(eth + "86dd" + ip6 + udp), flow_keys_in(2), 0, 0, 54, 0},
+        {"IPv6 UDP, STOP_AT_ENCAP", from_hex(eth + "86dd" + ip6 + udp), flow_keys_in(4), 0, 0, 54, 0x3500},
+        {"IPv4 ihl 15 in 54 bytes: thoff clamped", from_hex(eth + "0800" + "4f" + ip4.substr(2) + tcp.substr(0, 40)),
+         {}, 0, 2, 54, 0},
+        {"ARP", from_hex(eth + "0806" + "0001080006040001"), {}, 0, 2, 14, 0},
+        {"ETH_HLEN exactly", from_hex(eth + "0800"), {}, 0, 2, 14, 0},
+        {"13 bytes", Bytes(13, 0), {}, -22, 0, 0, 0},
+        {"a page", Bytes(4096, 0), {}, 0, 2, 14, 0},
+        {"a page and a byte", Bytes(4097, 0), {}, -22, 0, 0, 0},
+        {"ctx_in sets nhoff", from_hex(eth + "0800" + ip4 + tcp.substr(0, 40)), stray, -22, 0, 0, 0},
+        {"ctx_in 16 bytes", from_hex(eth + "0800" + ip4 + tcp.substr(0, 40)), flow_keys_in(0, 16), 0, 0, 34, 0x901f},
+        {"ctx_in non-zero past the struct", from_hex(eth + "0800"), tail, -7, 0, 0, 0},
+    };
+    for (const FdCase& c : cases) {
+        exec::RunRequest req;
+        req.data_in = c.data;
+        req.ctx_in = c.ctx;
+        std::vector<exec::RunReport> reports;
+        for (exec::EngineKind e : kUserEngines) {
+            reports.push_back(exec::run_fresh(e, spec, "parse_ipv4_tcp", req));
+            const exec::RunReport& r = reports.back();
+            ASSERT_EQ(r.ran, c.err == 0) << c.what << ": " << describe(r);
+            if (r.ran) {
+                EXPECT_EQ(int32_t(r.retval), c.retval) << c.what;
+                ASSERT_EQ(r.data_out.size(), 56u) << c.what;
+                EXPECT_EQ(u16_at(r.data_out, 0), 14) << c.what; // nhoff
+                EXPECT_EQ(u16_at(r.data_out, 2), c.thoff) << c.what;
+                EXPECT_EQ(u16_at(r.data_out, 12), c.sport) << c.what;
+                EXPECT_EQ(Bytes(r.data_out.begin() + 10, r.data_out.begin() + 12),
+                          Bytes(c.data.begin() + 12, c.data.begin() + 14))
+                    << c.what; // n_proto
+                Bytes ctx_out = c.ctx;
+                if (!ctx_out.empty())
+                    ctx_out.resize(56);
+                EXPECT_EQ(r.ctx_out, ctx_out) << c.what;
+            } else {
+                EXPECT_EQ(run_errno(r.error), c.err) << c.what << ": " << r.error;
+            }
+            EXPECT_TRUE(same_outcome(r, reports[0])) << c.what;
+        }
+        if (kernel.ok()) {
+            EXPECT_TRUE(same_outcome(reports[0], kernel.run(req))) << c.what << " (strbpf vs the kernel)";
+        }
+    }
 }
 
 // ---- the string kfuncs around data_end ------------------------------------------------------------------------

@@ -267,7 +267,7 @@ TEST(Interp, HelperAbortEndsTheRunAtTheCall) {
     const auto res = s.run(false);
     ASSERT_FALSE(res.ok);
     EXPECT_EQ(res.pc, 6);
-    EXPECT_NE(res.error.find("R3 does not point to a readonly map"), std::string::npos) << res.error;
+    EXPECT_NE(res.error.find("R3 does not point to a readonly map' (call at pc 6)"), std::string::npos) << res.error;
 }
 
 // The callback value of ld_imm64 BPF_PSEUDO_FUNC (what bpf_loop receives) is the address of the function's first

@@ -263,11 +263,23 @@ TEST(Jit, HelperAbortUnwindsFromNestedFramesAndTheProgramRunsAgain) {
     for (int k = 0; k < 3; k++) {
         const auto bad = s.run(false);
         ASSERT_FALSE(bad.ok);
-        EXPECT_NE(bad.error.find("R3 does not point to a readonly map"), std::string::npos) << bad.error;
+        // the call is at pc 12, below three frames of local calls (0, 2, 4)
+        EXPECT_NE(bad.error.find("R3 does not point to a readonly map' (call at pc 12)"), std::string::npos)
+            << bad.error;
         const auto good = s.run(true);
         ASSERT_TRUE(good.ok) << good.error;
         EXPECT_LT(int64_t(good.r0), 0);
     }
+}
+
+// A lean program (one function) stops from the call's own stub too, which names it.
+TEST(Jit, LeanHelperAbortNamesTheCall) {
+    StrncmpRun s(0);
+    ASSERT_TRUE(s.prog);
+    const auto bad = s.run(false);
+    ASSERT_FALSE(bad.ok);
+    EXPECT_NE(bad.error.find("R3 does not point to a readonly map' (call at pc 6)"), std::string::npos) << bad.error;
+    EXPECT_TRUE(s.run(true).ok);
 }
 
 TEST(Jit, CallDepthLimitIsTheInterpreters) {

@@ -68,6 +68,18 @@ std::string stop_message(const Outcome& o, const isa::Insn* code, const runtime:
     return "unknown stop";
 }
 
+namespace {
+
+// A helper or kfunc ended the run: the first frame to see it names its call (O.at) in the message, once.
+void name_abort(runtime::RunContext& ctx, EngineState& st, const Outcome& o) {
+    if (st.abort_named)
+        return;
+    ctx.abort_message = name_call_pc(std::move(ctx.abort_message), o.at - st.code, st.source);
+    st.abort_named = true;
+}
+
+} // namespace
+
 bool interp_tail_call(runtime::RunContext* ctx, const void* target) {
     EngineState& st = *static_cast<EngineState*>(ctx->engine_state);
     const auto& prog = *static_cast<const runtime::LinkedProgram*>(target);
@@ -122,8 +134,12 @@ uint64_t invoke_callback(runtime::RunContext* ctx, uint64_t callback, uint64_t r
     st.used = saved_used;
     st.nested = saved_nested + out.executed;
     if (out.stop != Stop::exit) {
-        if (out.stop != Stop::aborted)
+        if (out.stop == Stop::aborted) {
+            name_abort(*ctx, st, out);
+        } else {
             ctx->abort(name_source_pc(stop_message(out, st.code, *ctx, st.limit), st.source));
+            st.abort_named = true;
+        }
         return 0;
     }
     return out.r0;
@@ -167,8 +183,12 @@ InterpResult run_validated(std::span<const isa::Insn> insns, uint64_t r1, uint64
     res.r0 = out.r0;
     res.pc = out.at - st.code; // after a tail call, pcs count in the program that ran last
     res.ok = out.stop == Stop::exit;
-    if (!res.ok)
+    if (out.stop == Stop::aborted) {
+        name_abort(ctx, st, out);
+        res.error = ctx.abort_message;
+    } else if (!res.ok) {
         res.error = name_source_pc(stop_message(out, st.code, ctx, insn_limit), st.source);
+    }
     return res;
 }
 

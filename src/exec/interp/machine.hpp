@@ -101,6 +101,7 @@ struct EngineState {
     size_t tail_size = 0;
     uint64_t may_goto_left = isa::kMaxLoops; // unverified runs: the may_goto budget of the whole run
     const verifier::VerifiedProgram* source = nullptr; // the program running, when verified: error pcs map through it
+    bool abort_named = false; // ctx.abort_message already names a pc (the first stop to see an abort names it)
 };
 
 // runtime::RunContext::TailCallFn of the interpreter (interpreter.cpp): checks the target loads (the verifier, as

@@ -51,7 +51,9 @@ uint64_t invoke_callback(runtime::RunContext* ctx, uint64_t callback, uint64_t r
         return 0;
     }
     if (st->cur_fp <= st->floor) {
-        ctx->abort(fmt::format("call depth exceeds {} frames (callback at pc {})", isa::kMaxCallDepth, pc));
+        ctx->abort(name_source_pc(fmt::format("call depth exceeds {} frames (callback at pc {})", isa::kMaxCallDepth,
+                                              pc),
+                                  prog->source()));
         return 0;
     }
     x86_64::EntryFrame f{{r1, r2, r3, r4, r5}, ctx, st->cur_fp, callback};
@@ -60,8 +62,12 @@ uint64_t invoke_callback(runtime::RunContext* ctx, uint64_t callback, uint64_t r
     st->entry_rsp = saved_rsp;
     st->cur_fp = saved_fp;
     if (st->status != uint32_t(ExitCode::ok)) {
+        // The innermost frame to see a stop names its pc; the frames it unwinds through keep that message.
         if (st->status != uint32_t(ExitCode::aborted))
             ctx->abort(prog->stop_message(st->status, st->pc, *ctx));
+        else if (!st->abort_named)
+            ctx->abort_message = prog->stop_message(st->status, st->pc, *ctx);
+        st->abort_named = true;
         st->status = uint32_t(ExitCode::ok);
         return 0;
     }
@@ -85,6 +91,7 @@ class RunScope {
         st.pc = -1;
         st.enter = reinterpret_cast<x86_64::EnterFn>(enter);
         st.program = prog;
+        st.abort_named = false;
         ctx.engine_state = &st;
         ctx.invoke_callback = &invoke_callback;
     }
@@ -115,6 +122,8 @@ JitResult CompiledProgram::run_trampoline(uint64_t r1, uint64_t r2, runtime::Run
     const uint64_t r0 = reinterpret_cast<x86_64::EnterFn>(run_entry_)(&f);
     if (scope.st.status == uint32_t(ExitCode::ok)) [[likely]]
         return JitResult{true, r0, {}};
+    if (scope.st.status == uint32_t(ExitCode::aborted) && scope.st.abort_named)
+        return JitResult{false, r0, ctx.abort_message};
     return JitResult{false, r0, stop_message(scope.st.status, scope.st.pc, ctx)};
 }
 
@@ -132,8 +141,11 @@ int64_t CompiledProgram::function_pc(uint64_t target) const {
     return it != functions_.end() && it->first == target ? it->second : -1;
 }
 
-// The interpreter's wording (exec/interp/interpreter.cpp), so both engines fail the same way; pcs as written.
+// The interpreter's wording (exec/interp/interpreter.cpp), so both engines fail the same way; pcs as written. A
+// helper's or kfunc's abort names its call (the stub of the call at PC).
 std::string CompiledProgram::stop_message(uint32_t status, int32_t pc, const runtime::RunContext& ctx) const {
+    if (ExitCode(status) == ExitCode::aborted)
+        return name_call_pc(ctx.abort_message, pc, source_.get());
     return name_source_pc(rewritten_stop_message(status, pc, ctx), source_.get());
 }
 

@@ -104,6 +104,8 @@ class CompiledProgram {
     // The error message for a run that stopped with `status` at `pc` (see x86_64/abi.hpp ExitCode), naming the pc
     // as the linked program has it when the code was compiled from a verified program.
     std::string stop_message(uint32_t status, int32_t pc, const runtime::RunContext& ctx) const;
+    // The verified program the code was compiled from (its pc table), or nullptr.
+    const verifier::VerifiedProgram* source() const { return source_.get(); }
 
   private:
     friend Result<std::unique_ptr<CompiledProgram>> compile(std::span<const isa::Insn> insns,

@@ -47,6 +47,7 @@ bool is_packet_type(uint32_t type) {
     case BPF_PROG_TYPE_LWT_OUT:
     case BPF_PROG_TYPE_LWT_XMIT:
     case BPF_PROG_TYPE_LWT_SEG6LOCAL:
+    case BPF_PROG_TYPE_FLOW_DISSECTOR:
         return true;
     default:
         return false;

@@ -32,6 +32,16 @@ bool checked_ctx(uint64_t p, CtxModel model, RunContext* ctx, const char* helper
 }
 const SkbModel& skb_of(uint64_t p) { return *reinterpret_cast<const SkbModel*>(p); }
 
+// bpf_flow_dissector_load_bytes reads from the ctx's skb through skb_header_pointer. A test run has no skb (the
+// kernel's bpf_prog_test_run_flow_dissector leaves ctx->skb NULL), so every call zeroes TO and answers -EFAULT.
+uint64_t flow_dissector_load_bytes(uint64_t fd, uint64_t to, uint32_t n, RunContext* ctx) {
+    if (!checked_ctx(fd, CtxModel::flow_dissector, ctx, "bpf_skb_load_bytes") ||
+        !checked_mem(to, n, kPermWrite, ctx, "to", "bpf_skb_load_bytes"))
+        return 0;
+    std::memset(reinterpret_cast<void*>(to), 0, n);
+    return uint64_t(int64_t(-EFAULT));
+}
+
 // bpf_try_make_writable(skb, write_len) on a linear skb: the bytes must be within skb->len; returns their address.
 uint8_t* skb_writable(uint64_t skb, uint64_t write_len, RunContext* ctx) {
     const uint32_t len = skb_of(skb).len;
@@ -88,6 +98,8 @@ void csum_replace_by_diff(uint8_t* p, uint32_t diff) {
 uint64_t bpf_skb_load_bytes_helper(uint64_t skb, uint64_t offset, uint64_t to, uint64_t len, uint64_t,
                                    RunContext* ctx) {
     const uint32_t n = uint32_t(len);
+    if (CtxModel(ctx->ctx_model) == CtxModel::flow_dissector)
+        return flow_dissector_load_bytes(skb, to, n, ctx);
     if (!checked_ctx(skb, CtxModel::skb, ctx, "bpf_skb_load_bytes"))
         return 0;
     if (!checked_mem(to, n, kPermWrite, ctx, "to", "bpf_skb_load_bytes"))

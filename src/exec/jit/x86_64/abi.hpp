@@ -51,6 +51,7 @@ struct RunState {
     int32_t pc;         // the instruction an error stub names
     EnterFn enter;
     const void* program; // the CompiledProgram, for callback checks and messages
+    bool abort_named;    // RunContext::abort_message already names its pc (a callback's stop named it)
 };
 static_assert(std::is_standard_layout_v<RunState> && std::is_standard_layout_v<EntryFrame>);
 

@@ -165,7 +165,8 @@ class Gen {
     std::vector<MissStub> miss_stubs_; // call sites' cold paths: the miss entry, then back to `done`
     size_t next_site_ = 0;             // the next call site's index into opts_.site_slots
     ShortPool short_pool_;             // the short paths' constants (emit_short_constants), after the stubs
-    Label enter_, enter_exit_, enter_main_, fail_, abort_;
+    Label enter_, enter_exit_, enter_main_, fail_;
+    size_t insn_pc_ = 0; // the instruction emit_insn is emitting: a helper or kfunc call's abort stub names it
     // Lean program (one BPF function, no callback-taking helper): main runs inline in enter_main_ (a LeanFn) and
     // exits straight to its caller; stubs return their status in rdx instead of unwinding through the RunState.
     bool single_ = false;
@@ -334,7 +335,6 @@ Status Gen::run(Emitted* out) {
     enter_ = a_.newLabel();
     enter_exit_ = a_.newLabel();
     fail_ = a_.newLabel();
-    abort_ = a_.newLabel();
     short_pool_.fold = a_.newLabel();
     find_targets();
     // Callbacks need the trampoline's RunState, so a program calling a callback-taking helper is never lean.
@@ -785,7 +785,7 @@ void Gen::call_native(uint64_t fn, bool callback_capable) {
     a_.mov(x86::r9, kCtxReg);
     a_.call(imm(fn));
     a_.cmp(x86::byte_ptr(kCtxReg, co_.aborted), imm(0));
-    jcc(CC::kNE, abort_);
+    jcc(CC::kNE, stub(insn_pc_, ExitCode::aborted));
 }
 
 // A call with call-site entries (runtime/kfuncs/call_site.hpp): each string pointer is checked against the region
@@ -829,7 +829,7 @@ void Gen::call_site(size_t pc, const runtime::CallSiteEntries& e, bool check_abo
     miss_stubs_.push_back(ms);
     if (check_abort) {
         a_.cmp(x86::byte_ptr(kCtxReg, co_.aborted), imm(0));
-        jcc(CC::kNE, abort_);
+        jcc(CC::kNE, stub(insn_pc_, ExitCode::aborted));
     }
 }
 
@@ -873,9 +873,6 @@ void Gen::emit_stubs() {
             a_.mov(x86::rdx, imm(lean_status(s.code, s.pc)));
             emit_lean_tail();
         }
-        a_.bind(abort_);
-        a_.mov(x86::rdx, imm(lean_status(ExitCode::aborted, -1)));
-        emit_lean_tail();
         return;
     }
     for (const Stub& s : stubs_) {
@@ -884,9 +881,6 @@ void Gen::emit_stubs() {
         a_.mov(x86::r9d, imm(uint32_t(s.code)));
         jmp(fail_);
     }
-    a_.bind(abort_);
-    a_.mov(x86::r10d, imm(-1));
-    a_.mov(x86::r9d, imm(uint32_t(ExitCode::aborted)));
     a_.bind(fail_);
     a_.mov(x86::r11, x86::qword_ptr(kCtxReg, co_.engine_state));
     a_.mov(x86::dword_ptr(x86::r11, kStateStatus), x86::r9d);
@@ -922,6 +916,7 @@ void Gen::finish_jumps(Emitted* out) {
 }
 
 void Gen::emit_insn(size_t pc, const isa::OpInfo& op, const isa::Insn& i) {
+    insn_pc_ = pc;
     switch (op.shape) {
     case Shape::ALU64_K:
         alu_k(true, op.sem, i.dst, i.imm);
