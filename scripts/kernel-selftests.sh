@@ -188,6 +188,23 @@ compile_all() {
     export CLANG SELFTESTS OBJS TOOLS
     # shellcheck disable=SC2016  # $1 and $2 are the inner shell's
     echo "$names" | xargs -P "$JOBS" -I{} bash -c 'compile_one "$1" "$2"' _ {} "$flags"
+    compile_btf_targets "$names" "$flags"
+}
+
+# The target BTF files the selected tests name with __btf_path("X.bpf.o") (CO-RE relocations resolved against
+# another object's BTF, as test_progs runs them from its output directory): X.c of progs/ compiled beside the
+# objects, which run from that directory.
+compile_btf_targets() {
+    local names=$1 flags=$2 targets t
+    targets=$(cd "$SELFTESTS/progs" && for n in $names; do
+        grep -ho '__btf_path("[^"]*\.bpf\.o")' "$n.c" 2>/dev/null; done |
+        sed 's/__btf_path("\(.*\)\.bpf\.o")/\1/' | sort -u)
+    for t in $targets; do
+        [ -f "$SELFTESTS/progs/$t.c" ] || continue
+        compile_one "$t" "$flags"
+        [ -f "$OBJS/$t.err" ] && echo "kernel-selftests: target BTF $t.bpf.o did not compile" >&2
+        rm -f "$OBJS/$t.err"
+    done
 }
 
 # bpf() through bpftool: listing programs needs the same privilege as loading them. Prints why not.
@@ -215,11 +232,12 @@ run_all() {
     say "running strbpf test --json --engine $engines on $(echo "$names" | wc -l) objects, -j$JOBS"
     # Each object: NAME.jsonl (its records), NAME.stderr, NAME.rc. strbpf exits 1 when a test FAILs; that is data.
     # shellcheck disable=SC2016  # $1..$5 are the inner shell's
+    # From the objects' directory, where a test's __btf_path finds its target BTF.
     echo "$names" | xargs -P "$JOBS" -I{} sh -c '
-        obj=$2/{}.bpf.o
-        [ -f "$obj" ] || exit 0
-        timeout "$5" "$1" test --json --engine "$4" "$obj" >"$3/{}.jsonl" 2>"$3/{}.stderr"
-        echo $? >"$3/{}.rc"' _ "$STRBPF" "$OBJS" "$RESULTS" "$engines" "$TIMEOUT"
+        cd "$2" || exit 0
+        [ -f {}.bpf.o ] || exit 0
+        timeout "$5" "$1" test --json --engine "$4" {}.bpf.o >"$3/{}.jsonl" 2>"$3/{}.stderr"
+        echo $? >"$3/{}.rc"' _ "$(realpath "$STRBPF")" "$OBJS" "$(realpath "$RESULTS")" "$engines" "$TIMEOUT"
 }
 
 # objects.tsv: one line per selected file: name, status (ok | compile-failed | run-failed), detail.
