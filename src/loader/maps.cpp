@@ -338,10 +338,45 @@ int MapTable::find_btf_map(size_t shndx, uint64_t offset) const {
 }
 
 int MapTable::find_data_map(size_t shndx) const {
+    if (arena_section && shndx == arena_section)
+        return arena_map;
     for (size_t i = 0; i < specs.size(); ++i)
         if (specs[i].global_data && origins[i].section == shndx)
             return static_cast<int>(i);
     return -1;
+}
+
+// libbpf's init_arena_map_data: one arena map per object; `.addr_space.1` (the __arena globals) becomes its initial
+// bytes, placed at the arena's start, and relocations against it name the arena (a user address, libbpf's
+// RELO_DATA with the arena's data offset 0).
+Status collect_arena(const ElfFile& elf, MapTable& out) {
+    for (size_t i = 0; i < out.specs.size(); i++) {
+        if (out.specs[i].type != kMapArena)
+            continue;
+        if (out.arena_map >= 0)
+            return make_error(fmt::format("map '{}': only single ARENA map is supported (map '{}' is also ARENA)",
+                                          out.specs[i].name, out.specs[size_t(out.arena_map)].name),
+                              -EINVAL);
+        out.arena_map = int(i);
+    }
+    const ElfSection* sec = elf.find_section(".addr_space.1");
+    if (!sec)
+        return ok_status();
+    if (out.arena_map < 0)
+        return make_error("elf: sec '.addr_space.1': to use global __arena variables the ARENA map should be "
+                          "explicitly declared in SEC(\".maps\")",
+                          -ENOENT);
+    MapSpec& arena = out.specs[size_t(out.arena_map)];
+    const uint64_t page = 4096, alloc = (sec->size + page - 1) / page * page;
+    if (alloc > uint64_t(arena.max_entries) * page)
+        return make_error(fmt::format("elf: sec '.addr_space.1': declared ARENA map size ({}) is too small to hold "
+                                      "global __arena variables of size {}",
+                                      uint64_t(arena.max_entries) * page, sec->size),
+                          -E2BIG);
+    arena.initial.assign(sec->bytes.begin(), sec->bytes.end());
+    arena.initial.resize(sec->size, 0); // NOBITS: zeros
+    out.arena_section = sec->index;
+    return ok_status();
 }
 
 Result<MapTable> collect_maps(const ElfFile& elf, const struct btf* btf) {
@@ -360,6 +395,7 @@ Result<MapTable> collect_maps(const ElfFile& elf, const struct btf* btf) {
         STRBPF_TRY(add_data_map(s, out, &nobits_total));
     }
     STRBPF_TRY(check_map_memory(out));
+    STRBPF_TRY(collect_arena(elf, out));
     return out;
 }
 

@@ -12,6 +12,7 @@
 #include "runtime/helpers/helper_table.hpp"
 #include "runtime/helpers/snprintf_helpers.hpp"
 #include "runtime/kfuncs/kfunc_table.hpp"
+#include "verifier/arena.hpp"
 #include "verifier/btf_target.hpp"
 #include "verifier/dynptr.hpp"
 #include "verifier/iter.hpp"
@@ -884,6 +885,8 @@ bool do_kfunc_call(Env& env, const isa::Insn& insn) {
         return check_ext_kfunc_call(env, *e, insn); // the embedder's, after the built-ins (ext_protos.cpp)
     if (!proto)
         return fail_missing_kfunc(env, uint32_t(insn.imm));
+    if (is_arena_kfunc(proto->name)) // arena.cpp: checked against the kfunc's kernel BTF
+        return do_arena_kfunc(env, *proto, insn);
     if (is_iter_kfunc(proto->name)) // iter.cpp: the iterator's stack slots and its reference
         return do_iter_kfunc(env, *proto);
     if (is_dynptr_kfunc(proto->name)) // dynptr.cpp

@@ -451,7 +451,7 @@ bool check_mem_access(Env& env, int regno, int32_t insn_off, int size, Access ac
                       bool sign_extend, bool strict_once) {
     const Reg r = env.cur.cur().regs[regno];
     Reg* dst = (!is_write(access) && value_regno >= 0) ? &env.cur.cur().regs[value_regno] : nullptr;
-    if (!is_helper(access) && r.type != RegType::stack && !r.maybe_null &&
+    if (!is_helper(access) && r.type != RegType::stack && r.type != RegType::arena && !r.maybe_null &&
         !check_strict_alignment(env, regno, insn_off, size, strict_once))
         return false;
     switch (r.type) {
@@ -536,6 +536,10 @@ bool check_mem_access(Env& env, int regno, int32_t insn_off, int size, Access ac
         if (!sock_access(env, regno, insn_off, size, is_write(access), is_write(access) ? -1 : value_regno))
             return false;
         break;
+    case RegType::arena: // no bounds: an access to a page not allocated reads 0 (arena.cpp)
+        if (dst)
+            *dst = reg_unknown();
+        break;
     case RegType::packet:
     case RegType::packet_meta:
         if (access == Access::write && !packet_writable(env.prog.type))
@@ -552,7 +556,8 @@ bool check_mem_access(Env& env, int regno, int32_t insn_off, int size, Access ac
     if (r.type != RegType::map_value && r.type != RegType::mem && r.type != RegType::stack &&
         r.type != RegType::map_key && r.type != RegType::btf_id &&
         !(r.type == RegType::map_ptr && !is_helper(access)) && !(is_sock_type(r.type) && !r.maybe_null) &&
-        r.type != RegType::ctx && r.type != RegType::packet && r.type != RegType::packet_meta)
+        r.type != RegType::ctx && r.type != RegType::packet && r.type != RegType::packet_meta &&
+        !(r.type == RegType::arena && !is_helper(access)))
         return env.fail(fmt::format("R{} invalid mem access '{}'", regno, reg_type_str(r)));
     if (dst && dst->type == RegType::scalar && size < 8) {
         if (sign_extend)

@@ -35,6 +35,7 @@ const char* reg_type_name(RegType t, bool maybe_null) {
     case RegType::tcp_sock: return maybe_null ? "tcp_sock_or_null" : "tcp_sock";
     case RegType::xdp_sock: return maybe_null ? "xdp_sock_or_null" : "xdp_sock";
     case RegType::dynptr: return "dynptr_ptr";
+    case RegType::arena: return "arena";
     }
     return "?";
 }

@@ -13,6 +13,7 @@
 #include "runtime/ctx_model.hpp"
 #include "runtime/helpers/helper_table.hpp"
 #include "runtime/kfuncs/kfunc_table.hpp"
+#include "verifier/verified_program.hpp"
 
 namespace strbpf::exec::interp {
 namespace {
@@ -171,7 +172,7 @@ namespace {
     DST = alu::sem##_64(DST, uint64_t(int64_t(ip->imm)));                                                              \
     NEXT();
 #define EXEC_ALU64_X(sem)                                                                                              \
-    DST = alu::sem##_64(DST, SRC);                                                                                     \
+    DST = alu::alu64_x(alu::sem##_64, DST, SRC, ip->imm);                                                              \
     NEXT();
 #define EXEC_ALU32_K(sem)                                                                                              \
     DST = alu::sem##_32(uint32_t(DST), uint32_t(ip->imm));                                                             \
@@ -210,6 +211,32 @@ namespace {
         const uint64_t a = DST + uint64_t(int64_t(ip->off));                                                           \
         CHECK(mc.writable(a, sizeof(T)), a, sizeof(T), L_WRITE_FAULT)                                                  \
         store<T>(a, T(SRC));                                                                                           \
+    }                                                                                                                  \
+    NEXT();
+// Arena accesses (the verifier's ARENA_* forms): a page not allocated reads 0 and takes no store. A program run
+// without a verified arena view (the checked interpreter over a hand-made program) stops at them.
+#define EXEC_ARENA_LDX(T)                                                                                              \
+    {                                                                                                                  \
+        uint8_t* a = nullptr;                                                                                          \
+        CHECK(arena.window != nullptr, SRC, sizeof(T), L_READ_FAULT)                                                   \
+        DST = runtime::arena_access(arena, SRC, ip->off, sizeof(T), &a) ? uint64_t(load<T>(uint64_t(a))) : 0;          \
+    }                                                                                                                  \
+    NEXT();
+#define EXEC_ARENA_LDSX(T) EXEC_ARENA_LDX(T)
+#define EXEC_ARENA_ST(T)                                                                                               \
+    {                                                                                                                  \
+        uint8_t* a = nullptr;                                                                                          \
+        CHECK(arena.window != nullptr, DST, sizeof(T), L_WRITE_FAULT)                                                  \
+        if (runtime::arena_access(arena, DST, ip->off, sizeof(T), &a))                                                 \
+            store<T>(uint64_t(a), T(ip->imm));                                                                         \
+    }                                                                                                                  \
+    NEXT();
+#define EXEC_ARENA_STX(T)                                                                                              \
+    {                                                                                                                  \
+        uint8_t* a = nullptr;                                                                                          \
+        CHECK(arena.window != nullptr, DST, sizeof(T), L_WRITE_FAULT)                                                  \
+        if (runtime::arena_access(arena, DST, ip->off, sizeof(T), &a))                                                 \
+            store<T>(uint64_t(a), T(SRC));                                                                             \
     }                                                                                                                  \
     NEXT();
 #define ATOMIC_add(T, a) atomic::add<T>(a, SRC)
@@ -356,6 +383,7 @@ void loop(const Entry& entry, runtime::RunContext& ctx, EngineState& st, [[maybe
     reg[10] = uint64_t(top - (depth - 1) * isa::kStackSize);
     Frame frames[isa::kMaxCallDepth];
     MemCache mc(ctx.mem, st.checked);
+    const runtime::ArenaView arena = st.source ? st.source->arena : runtime::ArenaView{};
     const isa::Insn* ip = entry.start;
     const uint64_t used0 = st.used;
     uint64_t n = 0;

@@ -3,6 +3,7 @@
 // kernel's semantics and the kernel JIT's register mapping (arch/x86/net/bpf_jit_comp.c). Trusts the verifier:
 // loads and stores are not checked. Helpers and kfuncs are called directly (rel32) with &ctx in r9.
 #pragma once
+#include "runtime/maps/arena_view.hpp"
 #include <array>
 #include <cstdint>
 #include <memory>
@@ -29,6 +30,7 @@ struct CompileOptions {
     // shared region each string pointer was found in. Such code must only run with one object instance's
     // contexts (compile(LinkedProgram) sets it: a linked program belongs to its instance).
     bool call_sites = false;
+    runtime::ArenaView arena{}; // the verified program's arena (compile(LinkedProgram) sets it)
     static CompileOptions host();
 };
 

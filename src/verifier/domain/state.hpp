@@ -34,6 +34,7 @@ enum class RegType : uint8_t {
     tcp_sock,    // PTR_TO_TCP_SOCK: struct bpf_tcp_sock
     xdp_sock,    // PTR_TO_XDP_SOCK: struct bpf_xdp_sock
     dynptr,      // CONST_PTR_TO_DYNPTR: a callback's or a global function's const struct bpf_dynptr * (dynptr.hpp)
+    arena,       // PTR_TO_ARENA: a 32-bit offset into the program's arena (arena.cpp); no bounds, any arithmetic
 };
 
 // The kernel's bpf_dynptr_type: what a dynptr's memory is (dynptr.hpp). 0: none.

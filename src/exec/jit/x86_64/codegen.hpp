@@ -2,6 +2,7 @@
 // x86-64 code generation for the JIT (exec stage, JIT): emits the entry trampoline and every BPF function of a
 // validated program into an asmjit CodeHolder. The native addresses are known only after relocation (jit.cpp).
 #pragma once
+#include "runtime/maps/arena_view.hpp"
 #include <span>
 #include <vector>
 
@@ -34,6 +35,7 @@ struct CodegenOptions {
     // they must outlive the code. Null: every helper and kfunc call goes to its generic entry.
     runtime::CallSiteSlot* site_slots = nullptr;
     size_t site_count = 0; // call sites site_slots has room for (calls beyond go to the generic entry)
+    runtime::ArenaView arena{}; // the program's arena, for its ARENA_* accesses (window null: they stop the run)
 };
 
 // How many calls of `insns` have call-site entries (the string kfuncs, bpf_strncmp): CodegenOptions::site_slots
