@@ -361,6 +361,11 @@ std::string global_call_problem(Env& env, const Subprog& sp) {
         if (t && btf_is_ptr(t) && !has_arg_tag(env, sp, i, "ctx") &&
             !is_ctx_struct(env, b, skip_mods(b, t->type)) && is_dynptr_param(b, t))
             continue; // checked by check_global_mem_args
+        if (t && btf_is_ptr(t) && has_arg_tag(env, sp, i, "arena")) { // __arg_arena: ARG_PTR_TO_ARENA
+            if (r.type != RegType::arena && r.type != RegType::scalar)
+                return fmt::format("R{} is not a pointer to arena or scalar.", regno);
+            continue;
+        }
         if (t && btf_is_ptr(t) && global_trusted_arg(env, sp.btf_type, i, &trusted, &why)) { // btf_args.cpp
             if (why.empty())
                 why = trusted_arg_mismatch(env, regno, trusted, true);
@@ -1052,7 +1057,9 @@ bool prepare_global_entry(Env& env, const Subprog& sp, State* st) {
             const btf_type* pointee = skip_mods(b, t->type, &pointee_id);
             TrustedArg trusted;
             std::string why;
-            if (is_ctx_struct(env, b, pointee) || has_arg_tag(env, sp, i, "ctx")) {
+            if (has_arg_tag(env, sp, i, "arena")) { // the callee casts it itself: an unknown scalar
+                f.regs[i + 1] = reg_unknown();
+            } else if (is_ctx_struct(env, b, pointee) || has_arg_tag(env, sp, i, "ctx")) {
                 f.regs[i + 1] = reg_ptr(RegType::ctx);
             } else if (is_dynptr_param(b, t)) { // ARG_PTR_TO_DYNPTR | MEM_RDONLY: a local dynptr
                 f.regs[i + 1] = global_dynptr_reg(env);

@@ -218,7 +218,8 @@ namespace {
 #define EXEC_ARENA_LDX(T)                                                                                              \
     {                                                                                                                  \
         uint8_t* a = nullptr;                                                                                          \
-        CHECK(arena.window != nullptr, SRC, sizeof(T), L_READ_FAULT)                                                   \
+        if (!arena.window)                                                                                             \
+            goto L_NO_ARENA;                                                                                           \
         DST = runtime::arena_access(arena, SRC, ip->off, sizeof(T), &a) ? uint64_t(load<T>(uint64_t(a))) : 0;          \
     }                                                                                                                  \
     NEXT();
@@ -226,7 +227,8 @@ namespace {
 #define EXEC_ARENA_ST(T)                                                                                               \
     {                                                                                                                  \
         uint8_t* a = nullptr;                                                                                          \
-        CHECK(arena.window != nullptr, DST, sizeof(T), L_WRITE_FAULT)                                                  \
+        if (!arena.window)                                                                                             \
+            goto L_NO_ARENA;                                                                                           \
         if (runtime::arena_access(arena, DST, ip->off, sizeof(T), &a))                                                 \
             store<T>(uint64_t(a), T(ip->imm));                                                                         \
     }                                                                                                                  \
@@ -234,7 +236,8 @@ namespace {
 #define EXEC_ARENA_STX(T)                                                                                              \
     {                                                                                                                  \
         uint8_t* a = nullptr;                                                                                          \
-        CHECK(arena.window != nullptr, DST, sizeof(T), L_WRITE_FAULT)                                                  \
+        if (!arena.window)                                                                                             \
+            goto L_NO_ARENA;                                                                                           \
         if (runtime::arena_access(arena, DST, ip->off, sizeof(T), &a))                                                 \
             store<T>(uint64_t(a), T(SRC));                                                                             \
     }                                                                                                                  \
@@ -462,6 +465,9 @@ L_LEGACY: {
 }
 L_UNLINKED:
     out.stop = Stop::unlinked_ld;
+    goto L_STOP;
+L_NO_ARENA:
+    out.stop = Stop::no_arena;
 L_STOP:
     out.at = ip;
     out.r0 = reg[0];
