@@ -452,7 +452,8 @@ bool check_global_mem_args(Env& env, const Subprog& sp) {
             continue;
         }
         if (!t || !btf_is_ptr(t) || is_ctx_struct(env, b, skip_mods(b, t->type, &pointee_id)) ||
-            has_arg_tag(env, sp, i, "ctx") || has_arg_tag(env, sp, i, "trusted") || pointee_id == 0)
+            has_arg_tag(env, sp, i, "ctx") || has_arg_tag(env, sp, i, "trusted") || has_arg_tag(env, sp, i, "arena") ||
+            pointee_id == 0)
             continue;
         const int64_t size = btf__resolve_size(b, pointee_id);
         if (size <= 0)

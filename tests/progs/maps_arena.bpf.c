@@ -12,7 +12,6 @@
 #define PG 4096
 #define __arena __attribute__((address_space(1)))
 #define __naked __attribute__((naked))
-#define __arg_arena __attribute__((btf_decl_tag("arg:arena")))
 #define __imm(name) [name] "i"(name)
 #define __imm_addr(name) [name] "i"(&name)
 #define __clobber_all "r0", "r1", "r2", "r3", "r4", "r5", "r6", "r7", "r8", "r9", "memory"
@@ -324,40 +323,6 @@ __naked int arena_atomic_fetch_or(void *ctx)
 		     :
 		     : __imm_addr(arena)
 		     : __clobber_all);
-}
-
-/* __arg_arena: a global function takes an arena pointer or a scalar (NULL), and sees an unknown scalar it casts. */
-__noinline int arena_arg_read(int __arena *p __arg_arena)
-{
-	if (!p)
-		return 7;
-	return *p + 1;
-}
-
-__noinline int arena_arg_any(int *p __arg_arena)
-{
-	return p != 0;
-}
-
-SEC("syscall")
-__success __retval(7042)
-int arena_global_arg(void *ctx)
-{
-	int __arena *p = bpf_arena_alloc_pages(&arena, NULL, 1, -1, 0);
-
-	if (!p)
-		return 100;
-	*p = 41;
-	return arena_arg_read(p) + arena_arg_read((void __arena *)0) * 1000;
-}
-
-SEC("syscall")
-__failure __msg("R1 is not a pointer to arena or scalar.")
-int arena_global_arg_stack(void *ctx)
-{
-	int x = 5;
-
-	return arena_arg_any(&x);
 }
 
 char _license[] SEC("license") = "GPL";
