@@ -293,19 +293,19 @@ int arena_alloc_not_sleepable(void *ctx)
 }
 
 SEC("syscall")
-__failure __msg("R2 type=arena expected=fp")
+__failure __msg("R1 type=arena expected=map_ptr")
 __naked int arena_pointer_to_helper(void *ctx)
 {
 	asm volatile("r1 = %[arena] ll;"
 		     "r1 = 0;"
-		     "r3 = addr_space_cast(r1, 0x0, 0x1);"
-		     "r1 = %[arr] ll;"
-		     "r2 = r3;"
+		     "r1 = addr_space_cast(r1, 0x0, 0x1);"
+		     "r2 = r10;"
+		     "r2 += -8;"
 		     "call %[bpf_map_lookup_elem];"
 		     "r0 = 0;"
 		     "exit;"
 		     :
-		     : __imm_addr(arena), __imm_addr(arr), __imm(bpf_map_lookup_elem)
+		     : __imm_addr(arena), __imm(bpf_map_lookup_elem)
 		     : __clobber_all);
 }
 
