@@ -48,6 +48,13 @@ class MapRef {
     // Returns the number of records consumed. RingBuffer (ring_buffer.hpp) adds waiting and a pollable fd.
     Result<size_t> consume(const std::function<int(std::span<const uint8_t>)>& fn);
 
+    // Arenas (BPF_MAP_TYPE_ARENA): the arena's pages as the host maps them (the kernel's mmap of the map): max_entries
+    // pages from the arena's user address, the address programs' addr_space_cast(p, 1, 0) gives. The host sees what
+    // programs write to allocated pages and programs see what it writes there. Pages no program allocated read as
+    // zero; unlike the kernel, a host write does not allocate such a page: programs do not see it, and a later
+    // bpf_arena_alloc_pages of the page zeroes it. An empty span for other map types.
+    std::span<uint8_t> arena_memory() const;
+
     // BPF_MAP_LOOKUP_AND_DELETE_ELEM: the value of `key` (value_bytes()), and the element deleted, atomically.
     // Hash maps only (-ENOTSUPP, -524, otherwise); flags only BPF_F_LOCK (-EINVAL); -ENOENT absent; -EPERM frozen.
     Status lookup_and_delete(std::span<const uint8_t> key, std::span<uint8_t> value, uint64_t flags = 0);

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "runtime/maps/arena_map.hpp"
 #include "runtime/maps/map.hpp"
 #include "runtime/maps/ringbuf_map.hpp"
 
@@ -37,6 +38,11 @@ uint32_t MapRef::key_size() const { return M(map_).spec().key_size; }
 uint32_t MapRef::value_size() const { return M(map_).spec().value_size; }
 uint32_t MapRef::max_entries() const { return M(map_).spec().max_entries; }
 uint32_t MapRef::value_bytes() const { return uint32_t(M(map_).syscall_value_size()); }
+
+std::span<uint8_t> MapRef::arena_memory() const {
+    const runtime::ArenaMap* a = runtime::as_arena_map(&M(map_));
+    return a ? std::span<uint8_t>(a->user_base(), a->user_size()) : std::span<uint8_t>();
+}
 
 Status MapRef::lookup(std::span<const uint8_t> key, std::span<uint8_t> value) const {
     runtime::Map& m = M(map_);

@@ -376,12 +376,16 @@ Status Assembler::encode(const OpInfo& op, const Line& l) {
         return ok_status();
     case Shape::LDX:
     case Shape::LDSX:
+    case Shape::ARENA_LDX: // internal forms: their two-word mnemonics never parse; kept for the switch
+    case Shape::ARENA_LDSX:
         STRBPF_ASM_SET(n.dst, reg_operand(l.ops[0], ln));
         return mem_operand(l.ops[1], &n, true, ln);
     case Shape::ST:
+    case Shape::ARENA_ST:
         STRBPF_TRY(mem_operand(l.ops[0], &n, false, ln));
         return imm32_operand(l.ops[1], &n.imm, ln);
     case Shape::STX:
+    case Shape::ARENA_STX:
     case Shape::ATOMIC_W:
     case Shape::ATOMIC_DW:
         STRBPF_TRY(mem_operand(l.ops[0], &n, false, ln));
@@ -518,10 +522,14 @@ std::string to_asm(std::span<const Insn> prog, size_t pc) {
         return fmt::format("{} %r{}", m, i.dst);
     case Shape::LDX:
     case Shape::LDSX:
+    case Shape::ARENA_LDX:
+    case Shape::ARENA_LDSX:
         return fmt::format("{} %r{}, {}", m, i.dst, mem(i.src, i.off));
     case Shape::ST:
+    case Shape::ARENA_ST:
         return fmt::format("{} {}, {}", m, mem(i.dst, i.off), i.imm);
     case Shape::STX:
+    case Shape::ARENA_STX:
     case Shape::ATOMIC_W:
     case Shape::ATOMIC_DW:
         return fmt::format("{} {}, %r{}", m, mem(i.dst, i.off), i.src);

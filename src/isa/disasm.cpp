@@ -168,6 +168,9 @@ std::string format(const OpInfo& op, std::span<const Insn> prog, size_t pc, cons
     case Shape::ALU64_X:
     case Shape::ALU32_K:
     case Shape::ALU32_X:
+        if (op.sem == Sem::addr_space_cast)
+            return fmt::format("r{} = addr_space_cast(r{}, {}, {})", i.dst, i.src, uint32_t(i.imm) >> 16,
+                               uint16_t(i.imm));
         return alu(op, i);
     case Shape::NEG64:
         return fmt::format("r{} = -r{}", i.dst, i.dst);
@@ -177,10 +180,15 @@ std::string format(const OpInfo& op, std::span<const Insn> prog, size_t pc, cons
         return fmt::format("r{} = {} r{}", i.dst, op.mnemonic, i.dst);
     case Shape::LDX:
     case Shape::LDSX:
-        return fmt::format("r{} = *({} *)(r{} {:+d})", i.dst, type_name(size, op.shape == Shape::LDSX), i.src, i.off);
+    case Shape::ARENA_LDX: // an arena access prints as the access it was (the kernel's BPF_PROBE_MEM32 does)
+    case Shape::ARENA_LDSX:
+        return fmt::format("r{} = *({} *)(r{} {:+d})", i.dst,
+                           type_name(size, op.shape == Shape::LDSX || op.shape == Shape::ARENA_LDSX), i.src, i.off);
     case Shape::ST:
+    case Shape::ARENA_ST:
         return fmt::format("*({} *)(r{} {:+d}) = {}", type_name(size, false), i.dst, i.off, i.imm);
     case Shape::STX:
+    case Shape::ARENA_STX:
         return fmt::format("*({} *)(r{} {:+d}) = r{}", type_name(size, false), i.dst, i.off, i.src);
     case Shape::ATOMIC_W:
     case Shape::ATOMIC_DW:

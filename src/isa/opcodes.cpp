@@ -61,7 +61,7 @@ std::string reserved_fields(const OpInfo& op, const Insn& i) {
         break;
     case Shape::ALU64_X:
     case Shape::ALU32_X:
-        imm = true, off = op.field != Field::OFF;
+        imm = op.sem != Sem::addr_space_cast, off = op.field != Field::OFF;
         break;
     case Shape::NEG64:
     case Shape::NEG32:
@@ -73,9 +73,13 @@ std::string reserved_fields(const OpInfo& op, const Insn& i) {
     case Shape::LDX:
     case Shape::LDSX:
     case Shape::STX:
+    case Shape::ARENA_LDX:
+    case Shape::ARENA_LDSX:
+    case Shape::ARENA_STX:
         imm = true;
         break;
     case Shape::ST:
+    case Shape::ARENA_ST:
         src = true;
         break;
     case Shape::ATOMIC_W:
@@ -135,6 +139,9 @@ bool reads_src_reg(Shape s) {
     case Shape::LDX:
     case Shape::LDSX:
     case Shape::STX:
+    case Shape::ARENA_LDX:
+    case Shape::ARENA_LDSX:
+    case Shape::ARENA_STX:
     case Shape::ATOMIC_W:
     case Shape::ATOMIC_DW:
     case Shape::LD_IND:
@@ -184,6 +191,8 @@ namespace {
 Status check_insn(std::span<const Insn> prog, size_t pc, Scope scope, const OpInfo** out) {
     const Insn& i = prog[pc];
     const OpInfo* op = decode(i);
+    if (op && scope == Scope::load && is_internal(op->shape))
+        return at(pc, fmt::format("invalid opcode 0x{:02x}", i.opcode)); // only a verified program holds these
     if (!op) {
         const auto forms = forms_of(i.opcode);
         if (forms.empty())
@@ -233,6 +242,10 @@ int access_size(const OpInfo& op) {
     case Shape::LDSX:
     case Shape::ST:
     case Shape::STX:
+    case Shape::ARENA_LDX:
+    case Shape::ARENA_LDSX:
+    case Shape::ARENA_ST:
+    case Shape::ARENA_STX:
     case Shape::LD_ABS:
     case Shape::LD_IND:
         switch (op.opcode & 0x18) {
@@ -265,6 +278,8 @@ bool writes_dst(Shape s) {
     case Shape::END:
     case Shape::LDX:
     case Shape::LDSX:
+    case Shape::ARENA_LDX:
+    case Shape::ARENA_LDSX:
     case Shape::LDDW:
         return true;
     default:
@@ -318,12 +333,16 @@ std::vector<Insn> sample_program(const OpInfo& op) {
     case Shape::JMP32_X:
     case Shape::LDX:
     case Shape::LDSX:
+    case Shape::ARENA_LDX:
+    case Shape::ARENA_LDSX:
         i.src = 1;
         break;
     case Shape::ST:
+    case Shape::ARENA_ST:
         i.dst = 1, i.imm = 7;
         break;
     case Shape::STX:
+    case Shape::ARENA_STX:
     case Shape::ATOMIC_W:
     case Shape::ATOMIC_DW:
         i.dst = 1, i.src = 2;

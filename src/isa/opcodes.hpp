@@ -55,12 +55,22 @@ enum class Shape : uint8_t {
     CALL_LOCAL,  // call the subprogram at pc+imm+1    call local +5
     CALL_KFUNC,  // r0 = kfunc#imm(r1..r5)             call runtime 3
     EXIT,        // return r0 / return to caller       exit
+    // Internal forms: only the verifier's rewrite emits them (validate's Scope::load refuses them as undefined).
+    // An access through an arena pointer (the kernel's BPF_PROBE_MEM32): the address is the arena's 32-bit
+    // offset (u32)reg + off; an access to a page not allocated reads 0 and writes nothing.
+    ARENA_LDX,   // dst = *(uN *)(arena + (u32)src + off)
+    ARENA_LDSX,  // dst = *(sN *)(arena + (u32)src + off)
+    ARENA_ST,    // *(uN *)(arena + (u32)dst + off) = imm
+    ARENA_STX,   // *(uN *)(arena + (u32)dst + off) = src
 };
+
+// The internal forms (Shape::ARENA_*): what only a verified program holds.
+inline bool is_internal(Shape s) { return s >= Shape::ARENA_LDX; }
 
 // The operation within a shape; each engine maps these to its own code.
 // clang-format off
 enum class Sem : uint8_t {
-    add, sub, mul, div, sdiv, or_, and_, lsh, rsh, neg, mod, smod, xor_, mov, movsx8, movsx16, movsx32, arsh,
+    add, sub, mul, div, sdiv, or_, and_, lsh, rsh, neg, mod, smod, xor_, mov, movsx8, movsx16, movsx32, arsh, addr_space_cast,
     le16, le32, le64, be16, be32, be64, bswap16, bswap32, bswap64,
     u8, u16, u32, u64, s8, s16, s32,
     fetch_add, fetch_or, fetch_and, fetch_xor, xchg, cmpxchg,

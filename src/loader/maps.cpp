@@ -57,6 +57,22 @@ Result<uint32_t> int_field(const struct btf* btf, const std::string& map, const 
     return btf_array(arr)->nelems;
 }
 
+// map_extra (libbpf's get_map_field_long): __uint, or __ulong's one-valued enum (`enum { ... = val } name`), whose
+// value may take all 64 bits.
+Result<uint64_t> long_field(const struct btf* btf, const std::string& map, const char* field, uint32_t type_id) {
+    const btf_type* t = skip_mods(btf, type_id);
+    if (t && btf_is_ptr(t)) {
+        auto v = int_field(btf, map, field, type_id);
+        STRBPF_TRY(v);
+        return uint64_t(*v);
+    }
+    if (!t || !(btf_is_enum(t) || btf_is_enum64(t)))
+        return make_error(fmt::format("map '{}': attr '{}': expected ENUM or ENUM64 (__ulong) or __uint", map, field));
+    if (btf_vlen(t) != 1)
+        return make_error(fmt::format("map '{}': attr '{}': invalid __ulong", map, field));
+    return btf_is_enum(t) ? uint64_t(uint32_t(btf_enum(t)->val)) : btf_enum64_value(btf_enum64(t));
+}
+
 // __type(name, T) is `T* name`: the size of T.
 Result<uint32_t> type_size_field(const struct btf* btf, const std::string& map, const char* field, uint32_t type_id) {
     const btf_type* ptr = skip_mods(btf, type_id);
@@ -138,8 +154,12 @@ Status parse_map_def(const struct btf* btf, const btf_type* def, MapSpec& spec, 
     for (uint16_t i = 0; i < btf_vlen(def); ++i, ++m) {
         const char* field = btf__name_by_offset(btf, m->name_off);
         std::string_view f = field ? field : "";
-        if (f == "type" || f == "max_entries" || f == "map_flags" || f == "key_size" || f == "value_size" ||
-            f == "numa_node" || f == "pinning" || f == "map_extra") {
+        if (f == "map_extra") {
+            auto v = long_field(btf, spec.name, field, m->type);
+            STRBPF_TRY(v);
+            spec.map_extra = *v;
+        } else if (f == "type" || f == "max_entries" || f == "map_flags" || f == "key_size" || f == "value_size" ||
+                   f == "numa_node" || f == "pinning") {
             auto v = int_field(btf, spec.name, field, m->type);
             STRBPF_TRY(v);
             if (f == "type")
@@ -148,8 +168,6 @@ Status parse_map_def(const struct btf* btf, const btf_type* def, MapSpec& spec, 
                 spec.max_entries = *v;
             else if (f == "map_flags")
                 spec.map_flags = *v;
-            else if (f == "map_extra")
-                spec.map_extra = *v;
             else if (f == "key_size")
                 STRBPF_TRY(merge_size(spec.name, "key", *v, &spec.key_size, &key_seen));
             else if (f == "value_size")
@@ -338,10 +356,45 @@ int MapTable::find_btf_map(size_t shndx, uint64_t offset) const {
 }
 
 int MapTable::find_data_map(size_t shndx) const {
+    if (arena_section && shndx == arena_section)
+        return arena_map;
     for (size_t i = 0; i < specs.size(); ++i)
         if (specs[i].global_data && origins[i].section == shndx)
             return static_cast<int>(i);
     return -1;
+}
+
+// libbpf's init_arena_map_data: one arena map per object; `.addr_space.1` (the __arena globals) becomes its initial
+// bytes, placed at the arena's start, and relocations against it name the arena (a user address, libbpf's
+// RELO_DATA with the arena's data offset 0).
+Status collect_arena(const ElfFile& elf, MapTable& out) {
+    for (size_t i = 0; i < out.specs.size(); i++) {
+        if (out.specs[i].type != kMapArena)
+            continue;
+        if (out.arena_map >= 0)
+            return make_error(fmt::format("map '{}': only single ARENA map is supported (map '{}' is also ARENA)",
+                                          out.specs[i].name, out.specs[size_t(out.arena_map)].name),
+                              -EINVAL);
+        out.arena_map = int(i);
+    }
+    const ElfSection* sec = elf.find_section(".addr_space.1");
+    if (!sec)
+        return ok_status();
+    if (out.arena_map < 0)
+        return make_error("elf: sec '.addr_space.1': to use global __arena variables the ARENA map should be "
+                          "explicitly declared in SEC(\".maps\")",
+                          -ENOENT);
+    MapSpec& arena = out.specs[size_t(out.arena_map)];
+    const uint64_t page = 4096, alloc = (sec->size + page - 1) / page * page;
+    if (alloc > uint64_t(arena.max_entries) * page)
+        return make_error(fmt::format("elf: sec '.addr_space.1': declared ARENA map size ({}) is too small to hold "
+                                      "global __arena variables of size {}",
+                                      uint64_t(arena.max_entries) * page, sec->size),
+                          -E2BIG);
+    arena.initial.assign(sec->bytes.begin(), sec->bytes.end());
+    arena.initial.resize(sec->size, 0); // NOBITS: zeros
+    out.arena_section = sec->index;
+    return ok_status();
 }
 
 Result<MapTable> collect_maps(const ElfFile& elf, const struct btf* btf) {
@@ -360,6 +413,7 @@ Result<MapTable> collect_maps(const ElfFile& elf, const struct btf* btf) {
         STRBPF_TRY(add_data_map(s, out, &nobits_total));
     }
     STRBPF_TRY(check_map_memory(out));
+    STRBPF_TRY(collect_arena(elf, out));
     return out;
 }
 

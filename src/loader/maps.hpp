@@ -26,8 +26,10 @@ class MapTable {
 
     // Index of the .maps map at `offset` of section `shndx`, -1 when none.
     int find_btf_map(size_t shndx, uint64_t offset) const;
-    // Index of the global-data map made from section `shndx`, -1 when none.
+    // Index of the global-data map made from section `shndx` (the arena for `.addr_space.1`), -1 when none.
     int find_data_map(size_t shndx) const;
+    int arena_map = -1;       // the object's arena map (libbpf allows one), -1 when none
+    size_t arena_section = 0; // the `.addr_space.1` section (the arena's globals), 0 when none
 };
 
 // Sections libbpf turns into global-data maps.

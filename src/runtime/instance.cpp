@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: BSD-2-Clause
 // A loaded object made live (runtime stage): maps, global data, linked programs.
 #include "runtime/instance.hpp"
+
+#include "runtime/maps/arena_map.hpp"
 #include "runtime/extensions.hpp"
 
 #include <algorithm>
@@ -37,6 +39,10 @@ Result<std::unique_ptr<ObjectInstance>> ObjectInstance::create(std::shared_ptr<c
         Map* m = inst->maps_[i].get();
         if (ms.global_data && !ms.initial.empty())
             std::memcpy(m->arena(), ms.initial.data(), std::min<size_t>(ms.initial.size(), ms.value_size));
+        ArenaMap* arena = ms.initial.empty() ? nullptr : as_arena_map(m);
+        if (arena && !arena->place_globals(ms.initial.data(), ms.initial.size())) // libbpf: at the arena's start
+            return make_error(fmt::format("map '{}': the arena's {} pages cannot hold its `.addr_space.1` globals "
+                                          "({} bytes)", ms.name, ms.max_entries, ms.initial.size()), -E2BIG);
     }
     for (const auto& g : globals) {
         Map* m = inst->find_map(g.map);
@@ -124,7 +130,14 @@ Status ObjectInstance::link(const loader::ProgramSpec& prog, LinkedProgram* out)
                 }
                 Map* m = maps_[idx].get();
                 uint64_t addr = reinterpret_cast<uint64_t>(m);
-                if (in.src == BPF_PSEUDO_MAP_VALUE) {
+                const ArenaMap* arena = in.src == BPF_PSEUDO_MAP_VALUE ? as_arena_map(m) : nullptr;
+                if (arena) { // arena_map_direct_value_addr: a global of `.addr_space.1`, at its user address
+                    const uint32_t off = uint32_t(hi.imm);
+                    if (off > arena->user_size())
+                        return make_error(fmt::format("program '{}': invalid access to map value pointer, "
+                                                      "value_size=0 off={}", prog.name, off), -ERANGE, int64_t(pc));
+                    addr = arena->user_vm_start() + off;
+                } else if (in.src == BPF_PSEUDO_MAP_VALUE) {
                     const uint32_t off = uint32_t(hi.imm);
                     if (!m->direct_value())
                         return fail(pc, "no direct value access support for this map type");

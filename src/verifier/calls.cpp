@@ -12,6 +12,7 @@
 #include "runtime/helpers/helper_table.hpp"
 #include "runtime/helpers/snprintf_helpers.hpp"
 #include "runtime/kfuncs/kfunc_table.hpp"
+#include "verifier/arena.hpp"
 #include "verifier/btf_target.hpp"
 #include "verifier/dynptr.hpp"
 #include "verifier/iter.hpp"
@@ -365,6 +366,11 @@ std::string global_call_problem(Env& env, const Subprog& sp) {
         if (t && btf_is_ptr(t) && !has_arg_tag(env, sp, i, "ctx") &&
             !is_ctx_struct(env, b, skip_mods(b, t->type)) && is_dynptr_param(b, t))
             continue; // checked by check_global_mem_args
+        if (t && btf_is_ptr(t) && has_arg_tag(env, sp, i, "arena")) { // __arg_arena: ARG_PTR_TO_ARENA
+            if (r.type != RegType::arena && r.type != RegType::scalar)
+                return fmt::format("R{} is not a pointer to arena or scalar.", regno);
+            continue;
+        }
         if (t && btf_is_ptr(t) && global_trusted_arg(env, sp.btf_type, i, &trusted, &why)) { // btf_args.cpp
             if (why.empty())
                 why = trusted_arg_mismatch(env, regno, trusted, true);
@@ -451,7 +457,8 @@ bool check_global_mem_args(Env& env, const Subprog& sp) {
             continue;
         }
         if (!t || !btf_is_ptr(t) || is_ctx_struct(env, b, skip_mods(b, t->type, &pointee_id)) ||
-            has_arg_tag(env, sp, i, "ctx") || has_arg_tag(env, sp, i, "trusted") || pointee_id == 0)
+            has_arg_tag(env, sp, i, "ctx") || has_arg_tag(env, sp, i, "trusted") || has_arg_tag(env, sp, i, "arena") ||
+            pointee_id == 0)
             continue;
         const int64_t size = btf__resolve_size(b, pointee_id);
         if (size <= 0)
@@ -865,6 +872,8 @@ bool do_kfunc_call(Env& env, const isa::Insn& insn) {
         return check_ext_kfunc_call(env, *e, insn); // the embedder's, after the built-ins (ext_protos.cpp)
     if (!proto)
         return fail_missing_kfunc(env, uint32_t(insn.imm));
+    if (is_arena_kfunc(proto->name)) // arena.cpp: checked against the kfunc's kernel BTF
+        return do_arena_kfunc(env, *proto, insn);
     if (is_iter_kfunc(proto->name)) // iter.cpp: the iterator's stack slots and its reference
         return do_iter_kfunc(env, *proto);
     if (is_dynptr_kfunc(proto->name)) // dynptr.cpp
@@ -1030,7 +1039,9 @@ bool prepare_global_entry(Env& env, const Subprog& sp, State* st) {
             const btf_type* pointee = skip_mods(b, t->type, &pointee_id);
             TrustedArg trusted;
             std::string why;
-            if (is_ctx_struct(env, b, pointee) || has_arg_tag(env, sp, i, "ctx")) {
+            if (has_arg_tag(env, sp, i, "arena")) { // the callee casts it itself: an unknown scalar
+                f.regs[i + 1] = reg_unknown();
+            } else if (is_ctx_struct(env, b, pointee) || has_arg_tag(env, sp, i, "ctx")) {
                 f.regs[i + 1] = reg_ptr(RegType::ctx);
             } else if (is_dynptr_param(b, t)) { // ARG_PTR_TO_DYNPTR | MEM_RDONLY: a local dynptr
                 f.regs[i + 1] = global_dynptr_reg(env);

@@ -453,7 +453,7 @@ bool check_mem_access(Env& env, int regno, int32_t insn_off, int size, Access ac
                       bool sign_extend, bool strict_once) {
     const Reg r = env.cur.cur().regs[regno];
     Reg* dst = (!is_write(access) && value_regno >= 0) ? &env.cur.cur().regs[value_regno] : nullptr;
-    if (!is_helper(access) && r.type != RegType::stack && !r.maybe_null &&
+    if (!is_helper(access) && r.type != RegType::stack && r.type != RegType::arena && !r.maybe_null &&
         !check_strict_alignment(env, regno, insn_off, size, strict_once))
         return false;
     switch (r.type) {
@@ -543,6 +543,8 @@ bool check_mem_access(Env& env, int regno, int32_t insn_off, int size, Access ac
             return env.fail(fmt::format("R{} invalid mem access '{}'", regno, reg_type_str(r)));
         if (int64_t at = int64_t(insn_off) + r.off; at < 0 || at + size > int64_t(kFlowKeysSize))
             return env.fail(fmt::format("invalid access to flow keys off={} size={}", at, size));
+        [[fallthrough]];
+    case RegType::arena: // no bounds: an access to a page not allocated reads 0 (arena.cpp)
         if (dst)
             *dst = reg_unknown();
         break;
@@ -563,7 +565,7 @@ bool check_mem_access(Env& env, int regno, int32_t insn_off, int size, Access ac
         r.type != RegType::map_key && r.type != RegType::btf_id &&
         !(r.type == RegType::map_ptr && !is_helper(access)) && !(is_sock_type(r.type) && !r.maybe_null) &&
         r.type != RegType::ctx && r.type != RegType::packet && r.type != RegType::packet_meta &&
-        r.type != RegType::flow_keys)
+        r.type != RegType::flow_keys && !(r.type == RegType::arena && !is_helper(access)))
         return env.fail(fmt::format("R{} invalid mem access '{}'", regno, reg_type_str(r)));
     if (dst && dst->type == RegType::scalar && size < 8) {
         if (sign_extend)

@@ -121,6 +121,10 @@ class Env {
     std::vector<RegType> insn_ptr_type;
     std::vector<int32_t> insn_ptr_mixed; // load/store pcs reached through different (non-ctx) pointer types
     std::map<int32_t, CallFacts> call_facts; // per string call reached (linked pc): its argument facts
+    // The arena the program's ld_imm64s name (the kernel's prog->aux->arena; arena.cpp), -1 for none, and per insn
+    // whether a 64-bit ALU op had an arena operand on some path (the kernel's needs_zext: it becomes 32-bit).
+    int32_t arena_map = -1;
+    std::vector<uint8_t> arena_zext;
     bool gpl_compatible = false;         // the object's license is one the kernel counts as GPL-compatible
     uint32_t max_ctx_offset = 0;         // furthest ctx byte accessed (off + size)
     int32_t min_ctx_offset = 0;          // lowest negative ctx offset accessed

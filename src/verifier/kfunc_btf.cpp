@@ -205,6 +205,11 @@ bool check_ptr_arg(Env& env, KfuncMeta& m, const btf_param* args, int i) {
     }
     uint32_t ref_id = 0;
     const btf_type* ref_t = skip_mods(m.btf, skip_mods(m.btf, args[i].type)->type, &ref_id);
+    if (has_suffix(m.btf, args[i], "__map")) { // KF_ARG_PTR_TO_MAP: a map the program names, of any type
+        if (r.type != RegType::map_ptr)
+            return env.fail(fmt::format("pointer in R{} isn't map pointer", regno));
+        return true; // CONST_PTR_TO_MAP is trusted, its offset 0
+    }
     if (m.k->special == KfuncSpecial::cast_to_kern_ctx)
         return check_ctx_arg(env, m, i);
     if (nullable && is_null_const(r))

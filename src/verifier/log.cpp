@@ -36,6 +36,7 @@ const char* reg_type_name(RegType t, bool maybe_null) {
     case RegType::xdp_sock: return maybe_null ? "xdp_sock_or_null" : "xdp_sock";
     case RegType::dynptr: return "dynptr_ptr";
     case RegType::flow_keys: return "flow_keys";
+    case RegType::arena: return "arena";
     }
     return "?";
 }

@@ -226,6 +226,7 @@ std::string special_field_incompatibility(const loader::ObjectSpec& obj, const l
 
 std::string map_prog_incompatibility(const runtime::ObjectInstance& inst, const loader::ProgramSpec& prog) {
     const runtime::Map* storage[2] = {}; // bpf_cgroup_storage_assign: one map per storage type (shared, per-CPU)
+    const runtime::Map* arena = nullptr;
     for (size_t pc = 0; pc + 1 < prog.insns.size(); pc++) {
         const isa::Insn& in = prog.insns[pc];
         if (!isa::is_ld_imm64(in))
@@ -242,6 +243,11 @@ std::string map_prog_incompatibility(const runtime::ObjectInstance& inst, const 
                                    std::end(kSleepableTypes))
             return "Sleepable programs can only use array, hash, ringbuf and local storage maps";
         const uint32_t t = m->spec().type;
+        if (t == loader::kMapArena) {
+            if (arena && arena != m)
+                return "Only one arena per program";
+            arena = m;
+        }
         if (t == loader::kMapCgroupStorage || t == loader::kMapPercpuCgroupStorage) {
             const runtime::Map*& held = storage[t == loader::kMapPercpuCgroupStorage];
             if (held && held != m)

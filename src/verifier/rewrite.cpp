@@ -4,6 +4,8 @@
 // and the function table (see verified_program.hpp and rewrite.hpp).
 #include "verifier/rewrite.hpp"
 
+#include "verifier/arena.hpp"
+
 #include <algorithm>
 
 #include <fmt/format.h>
@@ -165,6 +167,8 @@ Result<std::shared_ptr<const VerifiedProgram>> build_verified_program(const Env&
         }
         if (p.insns.empty()) {
             vp->insns.push_back(src[pc]);
+            if (op)
+                arena_rewrite(env, int32_t(pc), *op, &vp->insns.back(), &facts); // arena.cpp
             vp->facts.push_back(facts);
             if (op && op->shape == Shape::LDDW && pc + 1 < src.size()) { // the second slot, same facts
                 vp->new_pc[++pc] = int32_t(vp->insns.size());
@@ -189,6 +193,7 @@ Result<std::shared_ptr<const VerifiedProgram>> build_verified_program(const Env&
     STRBPF_TRY(retarget(*vp, counter_at));
     build_functions(env, slots, *vp);
     attach_call_facts(env, *vp);
+    fill_arena_view(env, vp.get());
     if (Status s = isa::validate(vp->insns); !s)
         return make_error(fmt::format("program '{}': the rewritten program is invalid: {}", env.prog.name,
                                       s.error().message),

@@ -73,6 +73,7 @@ bool regsafe(const Reg& o, const Reg& c, IdMap& ids, Cmp cmp) {
     case RegType::dynptr:
     case RegType::flow_keys:
     case RegType::func: return regs_exact(o, c, ids);
+    case RegType::arena: return true; // no bounds: any arena pointer is as safe as any other
     case RegType::map_value: // ids must correspond, set or not alike, null-checked or not (as the kernel's)
         return o.off == c.off && o.aux == c.aux && range_within(o, c) && ids.check(o.id, c.id, false);
     default:

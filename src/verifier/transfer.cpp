@@ -3,6 +3,7 @@
 // abstract state, including the kernel's pointer arithmetic rules.
 #include <fmt/format.h>
 
+#include "verifier/arena.hpp"
 #include "verifier/domain/scalar.hpp"
 #include "verifier/env.hpp"
 #include "verifier/sock.hpp"
@@ -237,6 +238,8 @@ bool do_alu(Env& env, const isa::OpInfo& op, const isa::Insn& insn) {
     const bool is64 = op.shape == Shape::ALU64_K || op.shape == Shape::ALU64_X || op.shape == Shape::NEG64 ||
                       (op.shape == Shape::END && (op.sem == Sem::bswap16 || op.sem == Sem::bswap32 ||
                                                   op.sem == Sem::bswap64));
+    if (op.sem == Sem::addr_space_cast)
+        return do_addr_space_cast(env, insn); // arena.cpp
     if (is_x && !check_reg_init(env, insn.src))
         return false;
     const bool is_mov = op.sem == Sem::mov || op.sem == Sem::movsx8 || op.sem == Sem::movsx16 || op.sem == Sem::movsx32;
@@ -270,6 +273,10 @@ bool do_alu(Env& env, const isa::OpInfo& op, const isa::Insn& insn) {
             return env.fail(fmt::format("invalid shift {}", insn.imm));
         if ((op.sem == Sem::div || op.sem == Sem::mod || op.sem == Sem::sdiv || op.sem == Sem::smod) && insn.imm == 0)
             return env.fail("div by zero"); // check_alu_op's words
+    }
+    if (dst.type == RegType::arena || src.type == RegType::arena) {
+        arena_alu(env, insn, is64); // arena.cpp: any op, an arena pointer out
+        return true;
     }
     if (dst.type != RegType::scalar || src.type != RegType::scalar) {
         if (!is64) {
@@ -313,7 +320,8 @@ static bool save_aux_ptr_type(Env& env, RegType type) {
     RegType& prev = env.insn_ptr_type[size_t(env.pc)];
     if (prev == RegType::not_init)
         prev = type;
-    else if (prev != type && (prev == RegType::ctx || type == RegType::ctx || is_sock_type(prev) || is_sock_type(type)))
+    else if (prev != type && (prev == RegType::ctx || type == RegType::ctx || is_sock_type(prev) || is_sock_type(type) ||
+                              prev == RegType::arena || type == RegType::arena))
         return env.fail("same insn cannot be used with different pointers");
     return true;
 }
@@ -346,9 +354,14 @@ bool do_load_store(Env& env, const isa::OpInfo& op, const isa::Insn& insn) {
         if (insn.imm == isa::BPF_CMPXCHG && !check_reg_init(env, 0))
             return false;
         const Reg& d = env.cur.cur().regs[insn.dst];
-        if (d.type == RegType::ctx || d.is_pkt() || d.type == RegType::flow_keys || is_sock_type(d.type))
+        const bool arena_fetch_bitop = insn.imm == (isa::BPF_FETCH | 0x40) || insn.imm == (isa::BPF_FETCH | 0x50) ||
+                                       insn.imm == (isa::BPF_FETCH | 0xa0); // x86-64's JIT lacks them in arenas
+        if (d.type == RegType::ctx || d.is_pkt() || d.type == RegType::flow_keys || is_sock_type(d.type) ||
+            (d.type == RegType::arena && arena_fetch_bitop))
             return env.fail(fmt::format("BPF_ATOMIC stores into R{} {} is not allowed", insn.dst,
                                         reg_type_str(d)));
+        if (d.type == RegType::arena)
+            return env.fail("strbpf does not run atomic operations on arena memory");
         // check_atomic_rmw: a read, then for a fetch a second read into the loading register (a stack slot
         // fills it as a load would: a zeroed slot gives 0, a spilled register itself), then the write.
         // The loading register is marked written first (check_reg_arg DST_OP), so it cannot also be the address.
@@ -413,6 +426,10 @@ bool do_ld_imm64(Env& env, const isa::OpInfo& op, const isa::Insn& insn) {
             return env.fail(fmt::format("fd {} is not pointing to valid bpf_map", insn.imm));
         if (insn.src == isa::BPF_PSEUDO_MAP_FD || insn.src == isa::BPF_PSEUDO_MAP_IDX) {
             regs[insn.dst] = reg_ptr(RegType::map_ptr, uint32_t(insn.imm));
+            return true;
+        }
+        if (spec->type == loader::kMapArena) { // a global of `.addr_space.1`: its user address, a scalar
+            regs[insn.dst] = reg_unknown();
             return true;
         }
         if (spec->type != loader::kMapArray || spec->max_entries != 1)

@@ -17,6 +17,7 @@
 #include "isa/insn.hpp"
 #include "loader/object_spec.hpp"
 #include "runtime/ctx_model.hpp"
+#include "runtime/maps/arena_view.hpp"
 
 namespace strbpf::verifier {
 
@@ -30,6 +31,7 @@ enum class MemKind : uint8_t {
     map_key,
     packet, // packet data or metadata
     mem,    // PTR_TO_MEM (ring buffer records, helper results)
+    arena,  // PTR_TO_ARENA: the instruction became an internal ARENA_* form (isa/opcodes.def)
     mixed,  // different kinds on different paths (never ctx: the verifier refuses that)
 };
 
@@ -94,6 +96,7 @@ struct VerifiedProgram {
     uint32_t max_ctx_offset = 0;    // verifier::Verdict's
     int32_t min_ctx_offset = 0;
     uint32_t ctx_rewrites = 0, ld_abs_rewrites = 0; // how many accesses were converted (statistics, tests)
+    runtime::ArenaView arena;       // the program's arena, for its ARENA_* accesses (window null: it uses none)
     std::vector<CallFacts> call_facts; // sorted by pc (rewritten numbering): the string calls some path reached
 
     // The facts of the call at rewritten pc, or nullptr.

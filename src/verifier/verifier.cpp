@@ -2,6 +2,7 @@
 // The verifier's driver (verifier stage): walks every path of the program depth-first from the entry (and from
 // each global subprogram), one abstract state at a time, saving checkpoints at prune points and cutting paths
 // that reach a checkpoint already proven safe. See src/verifier/README.md for the theory of operation.
+#include "verifier/arena.hpp"
 #include "verifier/verifier.hpp"
 #include "verifier/map_rules.hpp"
 
@@ -634,6 +635,7 @@ Verdict verify(const runtime::ObjectInstance& inst, const loader::ProgramSpec& p
         v.log = why + "\n";
         return v;
     }
+    find_prog_arena(env); // arena.cpp: the kernel's prog->aux->arena
     if (env.prog.type == loader::ProgType::tracing || env.prog.type == loader::ProgType::lsm ||
         env.prog.type == loader::ProgType::struct_ops) {
         if (!resolve_attach_target(env)) { // check_attach_btf_id, before the program is walked

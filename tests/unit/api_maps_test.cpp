@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <fstream>
 #include <set>
 #include <thread>
 #include <vector>
@@ -385,6 +386,36 @@ TEST(ApiMapsC, BatchesAndRingBuffers) {
     strbpf_runner_free(runner);
     strbpf_ring_buffer_free(rb);
     strbpf_object_close(obj);
+}
+
+// ---- arenas -------------------------------------------------------------------------------------------------
+
+// The host's view of an arena (the kernel's mmap of the map): what programs write to it, and programs see what the
+// host writes to allocated pages (here the `.addr_space.1` globals' page).
+TEST(ApiMaps, ArenaMemoryIsSharedWithPrograms) {
+    if (!std::ifstream(std::string(STRBPF_PROGS_DIR) + "/maps_arena_globals.bpf.o"))
+        GTEST_SKIP() << "arena programs need clang 18 or later (CMakeLists.txt)";
+    Object obj = open("maps_arena_globals.bpf.o");
+    MapRef arena = *obj.map("arena");
+    const std::span<uint8_t> mem = arena.arena_memory();
+    ASSERT_EQ(mem.size(), 4u * 4096);
+    auto r = obj.program("arena_globals_values")->run();
+    ASSERT_TRUE(r.ok()) << r.error().message;
+    EXPECT_EQ(r->retval, 11u);
+    uint32_t globals[2];
+    std::memcpy(globals, mem.data(), sizeof globals); // counter and zeroed, in some order
+    EXPECT_EQ(std::min(globals[0], globals[1]), 5u);
+    EXPECT_EQ(std::max(globals[0], globals[1]), 6u);
+    const uint32_t hundred[2] = {100, 100};
+    std::memcpy(mem.data(), hundred, sizeof hundred);
+    r = obj.program("arena_globals_values")->run();
+    ASSERT_TRUE(r.ok()) << r.error().message;
+    EXPECT_EQ(r->retval, 106u); // counter 100 + 1, zeroed set to 5
+}
+
+TEST(ApiMaps, ArenaMemoryIsEmptyForOtherMaps) {
+    Object obj = open("maps_hash_array.bpf.o");
+    EXPECT_TRUE(obj.map("array")->arena_memory().empty());
 }
 
 } // namespace

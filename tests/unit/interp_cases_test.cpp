@@ -154,6 +154,13 @@ TEST_P(InterpEveryOp, IsHandled) {
     case isa::Shape::CALL_HELPER:
         EXPECT_NE(res.error.find("unknown helper #0"), std::string::npos);
         break;
+    case isa::Shape::ARENA_LDX: // a verified program's arena access, here without an arena
+    case isa::Shape::ARENA_LDSX:
+    case isa::Shape::ARENA_ST:
+    case isa::Shape::ARENA_STX:
+        EXPECT_NE(res.error.find("arena access at pc 0 in a program without an arena"), std::string::npos)
+            << res.error;
+        break;
     case isa::Shape::CALL_KFUNC:
         EXPECT_NE(res.error.find("unknown kfunc"), std::string::npos);
         break;

@@ -74,8 +74,9 @@ class CallSiteTest : public ::testing::TestWithParam<rs::Backend> {
     // Every kfunc with a call-site entry: resolved(r1, r2, r3, span(r1), span(r2)) == generic(r1, r2, r3).
     void expect_same(const Case& c, const std::string& what) {
         for (const KfuncProto& k : kfunc_table()) {
-            if (std::string_view(k.name).starts_with("bpf_iter_") || std::string_view(k.name).starts_with("bpf_dynptr_"))
-                continue; // the iterator and dynptr kfuncs have no string call site
+            if (std::string_view(k.name).starts_with("bpf_iter_") || std::string_view(k.name).starts_with("bpf_dynptr_") ||
+                std::string_view(k.name).starts_with("bpf_arena_"))
+                continue; // the iterator, dynptr and arena kfuncs have no string call site
             ASSERT_NE(k.site, nullptr) << k.name;
             const bool two = k.site->ptr_regs[1] != 0;
             const uint64_t r2 = two ? c.r2 : c.r3; // second string, or the kfunc's scalar

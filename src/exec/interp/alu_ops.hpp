@@ -4,6 +4,7 @@
 #pragma once
 #include <bit>
 #include <cstdint>
+#include <type_traits>
 
 namespace strbpf::exec::interp::alu {
 
@@ -25,6 +26,19 @@ inline uint64_t mov_64(uint64_t, uint64_t s) { return s; }
 inline uint64_t movsx8_64(uint64_t, uint64_t s) { return uint64_t(int64_t(int8_t(s))); }
 inline uint64_t movsx16_64(uint64_t, uint64_t s) { return uint64_t(int64_t(int16_t(s))); }
 inline uint64_t movsx32_64(uint64_t, uint64_t s) { return uint64_t(int64_t(int32_t(s))); }
+// addr_space_cast in its verified form (the verifier made every other cast a 32-bit move): an arena offset to the
+// arena's user address, imm = the address's upper 32 bits; offset 0 stays NULL.
+inline uint64_t addr_space_cast_64(uint64_t, uint64_t s, int32_t imm) {
+    return uint32_t(s) ? (uint64_t(uint32_t(imm)) << 32) | uint32_t(s) : 0;
+}
+// A 64-bit X form: addr_space_cast also reads the instruction's imm.
+template <class F>
+inline uint64_t alu64_x(F f, uint64_t d, uint64_t s, int32_t imm) {
+    if constexpr (std::is_invocable_v<F, uint64_t, uint64_t, int32_t>)
+        return f(d, s, imm);
+    else
+        return f(d, s);
+}
 // Signed: truncating division; x / 0 = 0, x % 0 = x, INT64_MIN / -1 = INT64_MIN, INT64_MIN % -1 = 0.
 inline uint64_t sdiv_64(uint64_t d, uint64_t s) {
     if (s == 0)

@@ -14,6 +14,7 @@
 #include "runtime/extensions.hpp"
 #include "runtime/helpers/helper_table.hpp"
 #include "runtime/kfuncs/kfunc_table.hpp"
+#include "verifier/verified_program.hpp"
 
 namespace strbpf::exec::interp {
 namespace {
@@ -172,7 +173,7 @@ namespace {
     DST = alu::sem##_64(DST, uint64_t(int64_t(ip->imm)));                                                              \
     NEXT();
 #define EXEC_ALU64_X(sem)                                                                                              \
-    DST = alu::sem##_64(DST, SRC);                                                                                     \
+    DST = alu::alu64_x(alu::sem##_64, DST, SRC, ip->imm);                                                              \
     NEXT();
 #define EXEC_ALU32_K(sem)                                                                                              \
     DST = alu::sem##_32(uint32_t(DST), uint32_t(ip->imm));                                                             \
@@ -211,6 +212,35 @@ namespace {
         const uint64_t a = DST + uint64_t(int64_t(ip->off));                                                           \
         CHECK(mc.writable(a, sizeof(T)), a, sizeof(T), L_WRITE_FAULT)                                                  \
         store<T>(a, T(SRC));                                                                                           \
+    }                                                                                                                  \
+    NEXT();
+// Arena accesses (the verifier's ARENA_* forms): a page not allocated reads 0 and takes no store. A program run
+// without a verified arena view (the checked interpreter over a hand-made program) stops at them.
+#define EXEC_ARENA_LDX(T)                                                                                              \
+    {                                                                                                                  \
+        uint8_t* a = nullptr;                                                                                          \
+        if (!arena.window)                                                                                             \
+            goto L_NO_ARENA;                                                                                           \
+        DST = runtime::arena_access(arena, SRC, ip->off, sizeof(T), &a) ? uint64_t(load<T>(uint64_t(a))) : 0;          \
+    }                                                                                                                  \
+    NEXT();
+#define EXEC_ARENA_LDSX(T) EXEC_ARENA_LDX(T)
+#define EXEC_ARENA_ST(T)                                                                                               \
+    {                                                                                                                  \
+        uint8_t* a = nullptr;                                                                                          \
+        if (!arena.window)                                                                                             \
+            goto L_NO_ARENA;                                                                                           \
+        if (runtime::arena_access(arena, DST, ip->off, sizeof(T), &a))                                                 \
+            store<T>(uint64_t(a), T(ip->imm));                                                                         \
+    }                                                                                                                  \
+    NEXT();
+#define EXEC_ARENA_STX(T)                                                                                              \
+    {                                                                                                                  \
+        uint8_t* a = nullptr;                                                                                          \
+        if (!arena.window)                                                                                             \
+            goto L_NO_ARENA;                                                                                           \
+        if (runtime::arena_access(arena, DST, ip->off, sizeof(T), &a))                                                 \
+            store<T>(uint64_t(a), T(SRC));                                                                             \
     }                                                                                                                  \
     NEXT();
 #define ATOMIC_add(T, a) atomic::add<T>(a, SRC)
@@ -357,6 +387,7 @@ void loop(const Entry& entry, runtime::RunContext& ctx, EngineState& st, [[maybe
     reg[10] = uint64_t(top - (depth - 1) * isa::kStackSize);
     Frame frames[isa::kMaxCallDepth];
     MemCache mc(ctx.mem, st.checked);
+    const runtime::ArenaView arena = st.source ? st.source->arena : runtime::ArenaView{};
     const isa::Insn* ip = entry.start;
     const uint64_t used0 = st.used;
     uint64_t n = 0;
@@ -435,6 +466,9 @@ L_LEGACY: {
 }
 L_UNLINKED:
     out.stop = Stop::unlinked_ld;
+    goto L_STOP;
+L_NO_ARENA:
+    out.stop = Stop::no_arena;
 L_STOP:
     out.at = ip;
     out.r0 = reg[0];

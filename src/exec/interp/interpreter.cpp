@@ -64,6 +64,8 @@ std::string stop_message(const Outcome& o, const isa::Insn* code, const runtime:
     case Stop::unlinked_ld:
         return fmt::format("ld_imm64 {} at pc {} was not resolved by the linker",
                            isa::ld_imm64_pseudo_name(i.src) ? isa::ld_imm64_pseudo_name(i.src) : "?", pc);
+    case Stop::no_arena:
+        return fmt::format("arena access at pc {} in a program without an arena", pc);
     }
     return "unknown stop";
 }

@@ -69,6 +69,7 @@ enum class Stop : uint8_t {
     call_depth,  // a local call would need a 9th frame
     legacy_ld,   // LD_ABS / LD_IND
     unlinked_ld, // ld_imm64 pseudo form left unresolved
+    no_arena,    // an arena access without the verified program's arena (only an unverified program has one)
 };
 
 struct Outcome {

@@ -14,6 +14,7 @@
 #include "exec/source_pc.hpp"
 #include "isa/opcodes.hpp"
 #include "runtime/kfuncs/verify_only.hpp"
+#include "verifier/verified_program.hpp"
 #include "runtime/helpers/helper_table.hpp"
 
 namespace strbpf::exec::jit {
@@ -170,6 +171,8 @@ std::string CompiledProgram::rewritten_stop_message(uint32_t status, int32_t pc,
         const char* name = i ? isa::ld_imm64_pseudo_name(i->src) : nullptr;
         return fmt::format("ld_imm64 {} at pc {} was not resolved by the linker", name ? name : "?", pc);
     }
+    case ExitCode::no_arena:
+        return fmt::format("arena access at pc {} in a program without an arena", pc);
     }
     return fmt::format("JIT run stopped with unknown status {}", status);
 }
@@ -206,14 +209,14 @@ Result<std::unique_ptr<CompiledProgram>> compile(std::span<const isa::Insn> insn
         if (asmjit::Error e = code.init(asmjit::Environment::host()))
             return asmjit_error("CodeHolder::init", e);
         STRBPF_TRY(
-            x86_64::emit_program(insns, code, x86_64::CodegenOptions{bmi2, opts.sse42, nullptr, slots.get(), sites, opts.verified}, &first));
+            x86_64::emit_program(insns, code, x86_64::CodegenOptions{bmi2, opts.sse42, nullptr, slots.get(), sites, opts.verified, opts.arena}, &first));
     }
     asmjit::CodeHolder code;
     if (asmjit::Error e = code.init(asmjit::Environment::host()))
         return asmjit_error("CodeHolder::init", e);
     x86_64::Emitted em;
     STRBPF_TRY(
-        x86_64::emit_program(insns, code, x86_64::CodegenOptions{bmi2, opts.sse42, &first.short_ok, slots.get(), sites, opts.verified}, &em));
+        x86_64::emit_program(insns, code, x86_64::CodegenOptions{bmi2, opts.sse42, &first.short_ok, slots.get(), sites, opts.verified, opts.arena}, &em));
     if (asmjit::Error e = code.flatten())
         return asmjit_error("flatten", e);
     if (asmjit::Error e = code.resolveUnresolvedLinks())
@@ -266,6 +269,8 @@ Result<std::unique_ptr<CompiledProgram>> compile(const runtime::LinkedProgram& p
     CompileOptions opts = CompileOptions::host();
     opts.call_sites = true;
     opts.verified = prog.cache->program.get();
+    if (prog.cache && prog.cache->program)
+        opts.arena = prog.cache->program->arena;
     auto compiled = compile(code, opts);
     if (compiled)
         (*compiled)->source_ = prog.cache->program;

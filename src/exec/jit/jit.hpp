@@ -3,6 +3,7 @@
 // kernel's semantics and the kernel JIT's register mapping (arch/x86/net/bpf_jit_comp.c). Trusts the verifier:
 // loads and stores are not checked. Helpers and kfuncs are called directly (rel32) with &ctx in r9.
 #pragma once
+#include "runtime/maps/arena_view.hpp"
 #include <array>
 #include <cstdint>
 #include <memory>
@@ -32,6 +33,7 @@ struct CompileOptions {
     // The verified program the instructions are (compile(LinkedProgram) sets it): its call facts specialise the
     // string call sites (x86_64/codegen.hpp); it must outlive the code.
     const verifier::VerifiedProgram* verified = nullptr;
+    runtime::ArenaView arena{}; // the verified program's arena (compile(LinkedProgram) sets it)
     static CompileOptions host();
 };
 

@@ -9,11 +9,16 @@
 #include <bpf/libbpf.h>
 #include <linux/bpf.h>
 
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <fstream>
 #include <iterator>
+
+#include <fmt/format.h>
 
 #include "exec/kernel/elf_kfuncs.hpp"
 #include "exec/kernel/libbpf_capture.hpp"
@@ -144,10 +149,46 @@ int KernelObject::map_fd(const std::string& name) const {
 void KernelObject::close() {
     if (obj_)
         bpf_object__close(obj_);
+    for (auto& [addr, size] : arena_maps_)
+        munmap(addr, size);
+    arena_maps_.clear();
     obj_ = nullptr;
     prog_ = nullptr;
     prog_fd_ = -1;
     maps_.clear();
+}
+
+// libbpf 1.4's bpf_object__create_maps for BPF_MAP_TYPE_ARENA (33): the map, then its mmap of max_entries pages at
+// map_extra (when set), and the map handed to libbpf. MAP_FIXED_NOREPLACE where libbpf passes MAP_FIXED: an address
+// in use (another arena of this process) is refused, not overwritten.
+Status KernelObject::create_arenas() {
+    constexpr uint32_t kMapArena = 33;
+    struct bpf_map* m;
+    bpf_object__for_each_map(m, obj_) {
+        if (bpf_map__type(m) != kMapArena || !bpf_map__autocreate(m))
+            continue;
+        LIBBPF_OPTS(bpf_map_create_opts, co, .map_flags = bpf_map__map_flags(m), .map_extra = bpf_map__map_extra(m));
+        const int fd = bpf_map_create(static_cast<bpf_map_type>(kMapArena), bpf_map__name(m), 0, 0,
+                                      bpf_map__max_entries(m), &co);
+        if (fd < 0)
+            return make_error(fmt::format("map '{}': failed to create arena: {}", bpf_map__name(m),
+                                          errno_text(errno)), -errno);
+        const size_t size = size_t(bpf_map__max_entries(m)) * size_t(sysconf(_SC_PAGE_SIZE));
+        const uint64_t at = bpf_map__map_extra(m);
+        void* p = mmap(reinterpret_cast<void*>(at), size, PROT_READ | PROT_WRITE,
+                       MAP_SHARED | (at ? MAP_FIXED_NOREPLACE : 0), fd, 0);
+        const int err = p == MAP_FAILED ? errno : 0;
+        const int rc = err ? 0 : bpf_map__reuse_fd(m, fd);
+        ::close(fd); // libbpf keeps its own copy
+        if (err || rc) {
+            if (!err)
+                munmap(p, size);
+            return make_error(fmt::format("map '{}': failed to mmap arena: {}", bpf_map__name(m),
+                                          errno_text(err ? err : -rc)), err ? -err : rc);
+        }
+        arena_maps_.emplace_back(p, size);
+    }
+    return ok_status();
 }
 
 bool KernelObject::open_and_load(const std::vector<runtime::GlobalPatch>& globals) {
@@ -157,6 +198,13 @@ bool KernelObject::open_and_load(const std::vector<runtime::GlobalPatch>& global
     if (!opts_.btf_custom_path.empty())
         opts.btf_custom_path = opts_.btf_custom_path.c_str();
     obj_ = bpf_object__open_mem(image_.data(), image_.size(), &opts);
+    if (!obj_ && capture.text().find("in section '.addr_space.1'") != std::string::npos) {
+        error_ = std::string("the installed libbpf (") + libbpf_version_string() + ") does not know section '.addr_space.1' "
+                 "(__arena globals need libbpf 1.4)";
+        details_.log = capture.text();
+        details_.unsupported = true;
+        return false;
+    }
     if (!obj_) {
         std::string why = capture.first_error();
         error_ = "libbpf cannot open " + path_ + ": " + (why.empty() ? errno_text(errno) : why);
@@ -209,6 +257,12 @@ bool KernelObject::open_and_load(const std::vector<runtime::GlobalPatch>& global
     }
     if (Status st = apply_globals_before_load(globals); !st.ok()) {
         error_ = st.error().message;
+        close();
+        return false;
+    }
+    if (Status st = create_arenas(); !st.ok()) {
+        error_ = st.error().message;
+        details_.log = capture.text();
         close();
         return false;
     }

@@ -103,6 +103,7 @@ class KernelObject {
     void run_syscall(const RunRequest& req, RunReport* report);
     void run_packet(const RunRequest& req, bool is_packet, RunReport* report);
     void record_run_error(int err, RunReport* report);
+    Status create_arenas();
 
     std::string path_;
     std::string prog_name_;
@@ -114,6 +115,9 @@ class KernelObject {
     uint32_t prog_type_ = 0;
     std::vector<GlobalMap> maps_;
     std::vector<runtime::GlobalPatch> applied_; // the globals the object currently holds
+    // Arena maps, created and mapped here as libbpf 1.4+ does (libbpf 1.1 knows neither): the kernel fixes an
+    // arena's user address at its first mmap, and refuses a program whose arena has none.
+    std::vector<std::pair<void*, size_t>> arena_maps_;
     std::string error_;
     RunDetails details_;
 };

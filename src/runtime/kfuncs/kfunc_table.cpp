@@ -3,6 +3,7 @@
 // __ign/__sz/__k/__str suffix rules apply to our rows as they do to vmlinux BTF.
 #include "runtime/kfuncs/kfunc_table.hpp"
 
+#include "runtime/kfuncs/arena_kfuncs.hpp"
 #include "runtime/kfuncs/dynptr_kfuncs.hpp"
 #include "runtime/kfuncs/iter_kfuncs.hpp"
 #include "runtime/kfuncs/string_kfuncs.hpp"
@@ -17,6 +18,7 @@ constexpr KfuncParam sz(const char* name) { return {name, K::scalar, 8, false}; 
 constexpr KfuncParam chr(const char* name) { return {name, K::scalar, 1, false}; } // char (unsigned in the kernel)
 constexpr KfuncParam i32(const char* name) { return {name, K::scalar, 4, true}; }  // int
 constexpr KfuncParam u32arg(const char* name) { return {name, K::scalar, 4, false}; } // u32
+constexpr KfuncParam u64arg(const char* name) { return {name, K::scalar, 8, false}; } // u64
 
 // clang-format off
 const KfuncProto kKfuncs[] = {
@@ -55,6 +57,9 @@ const KfuncProto kKfuncs[] = {
     {"bpf_dynptr_is_rdonly",  kfuncs::bpf_dynptr_is_rdonly,  1, {ptr("p"), kNone, kNone, kNone, kNone}, 1, "6.5", nullptr},
     {"bpf_dynptr_memset",     kfuncs::bpf_dynptr_memset,     4, {ptr("p"), u32arg("offset"), u32arg("size"), {"val", K::scalar, 1, false}, kNone}, 4, "6.17", nullptr},
     {"bpf_dynptr_copy",       kfuncs::bpf_dynptr_copy,       5, {ptr("dst_ptr"), u32arg("dst_off"), ptr("src_ptr"), u32arg("src_off"), u32arg("size")}, 4, "6.15", nullptr},
+    // Arenas (KF_TRUSTED_ARGS | KF_SLEEPABLE; the verifier's arena.cpp): the map of any type, the address ignored.
+    {"bpf_arena_alloc_pages", kfuncs::bpf_arena_alloc_pages, 5, {ptr("p__map"), ptr("addr__ign"), u32arg("page_cnt"), i32("node_id"), u64arg("flags")}, 8, "6.9", nullptr},
+    {"bpf_arena_free_pages",  kfuncs::bpf_arena_free_pages,  3, {ptr("p__map"), ptr("ptr__ign"), u32arg("page_cnt"), kNone, kNone}, 0, "6.9", nullptr},
 };
 // clang-format on
 } // namespace

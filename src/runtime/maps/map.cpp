@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 // Map creation and the operations every map type shares (runtime stage).
 #include "runtime/maps/map.hpp"
+#include "runtime/maps/arena_map.hpp"
 #include "runtime/maps/cgroup_storage_map.hpp"
 #include "runtime/maps/fd_maps.hpp"
 #include "runtime/maps/user_ringbuf_map.hpp"
@@ -68,6 +69,8 @@ Result<std::unique_ptr<Map>> create_map(const loader::MapSpec& given) {
         return create_bloom_filter_map(spec);
     case loader::kMapPerfEventArray:
         return create_perf_event_array_map(spec);
+    case loader::kMapArena:
+        return ArenaMap::create(spec);
     default:
         break;
     }
@@ -75,7 +78,7 @@ Result<std::unique_ptr<Map>> create_map(const loader::MapSpec& given) {
         return create_cgroup_storage_map(spec);
     if (is_verify_only_map_type(spec.type))
         return create_verify_only_map(spec);
-    if (spec.type == loader::kMapArena || spec.type == loader::kMapStructOps || spec.type >= loader::kMapTypeCount)
+    if (spec.type == loader::kMapStructOps || spec.type >= loader::kMapTypeCount)
         return make_error(fmt::format("map '{}': strbpf does not support {} maps (type {})", spec.name,
                                       loader::map_type_name(spec.type), spec.type), -EINVAL);
     if (spec.max_entries == 0 || spec.value_size == 0)

@@ -35,6 +35,7 @@ enum class RegType : uint8_t {
     xdp_sock,    // PTR_TO_XDP_SOCK: struct bpf_xdp_sock
     dynptr,      // CONST_PTR_TO_DYNPTR: a callback's or a global function's const struct bpf_dynptr * (dynptr.hpp)
     flow_keys,   // PTR_TO_FLOW_KEYS: a flow dissector's struct bpf_flow_keys (ctx->flow_keys)
+    arena,       // PTR_TO_ARENA: a 32-bit offset into the program's arena (arena.cpp); no bounds, any arithmetic
 };
 
 // The kernel's bpf_dynptr_type: what a dynptr's memory is (dynptr.hpp). 0: none.

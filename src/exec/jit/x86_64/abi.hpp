@@ -19,6 +19,7 @@ enum class ExitCode : uint32_t {
     bad_kfunc,   // kfunc index outside the table
     legacy_ld,   // LD_ABS / LD_IND
     unlinked_ld, // ld_imm64 pseudo form left unresolved
+    no_arena,    // an arena access in a program compiled without its arena (only an unverified program has one)
 };
 
 // What the entry trampoline loads: BPF r1..r5, the run context (kept in r12), the r10 the called function's

@@ -134,6 +134,8 @@ class Gen {
     void store_imm(Sem s, int dst, int16_t off, int32_t k);
     void store_reg(Sem s, int dst, int src, int16_t off);
     void atomic(bool w64, Sem s, int dst, int src, int16_t off);
+    x86::Mem arena_address(size_t pc, int reg, int16_t off, int size, const Label& absent);
+    void arena_insn(size_t pc, const isa::OpInfo& op, const isa::Insn& i);
     void atomic_loop(bool w64, Sem s, int src, const x86::Mem& mem);
     void jump(bool w64, bool reg, Sem s, const isa::Insn& i, size_t target);
     void call_native(uint64_t fn, bool callback_capable);
@@ -465,6 +467,8 @@ void Gen::alu_x(bool w64, Sem s, int dst, int src) {
     case Sem::movsx32:
         a_.movsxd(q(dst), d(src));
         break;
+    case Sem::addr_space_cast: // alu_cast handles it (it reads imm)
+        break;
     case Sem::lsh:
     case Sem::rsh:
     case Sem::arsh:
@@ -697,6 +701,63 @@ void Gen::store_reg(Sem s, int dst, int src, int16_t off) {
     }
 }
 
+// An arena access (runtime/maps/arena_view.hpp's arena_access): r11 = (u32)reg + off + kArenaGuard, the index
+// into the reservation; the presence bytes of the first and the last byte's page are tested (r9, r10 scratch),
+// and an absent page jumps to ABSENT. Returns the operand [window + r11]. Without an arena the run stops.
+x86::Mem Gen::arena_address(size_t pc, int reg, int16_t off, int size, const Label& absent) {
+    const runtime::ArenaView& ar = opts_.arena;
+    if (!ar.window) {
+        jmp(stub(pc, ExitCode::no_arena));
+        return x86::qword_ptr(x86::r11);
+    }
+    a_.mov(x86::r11d, d(reg));
+    a_.add(x86::r11, imm(int32_t(off) + int32_t(runtime::kArenaGuard)));
+    a_.mov(x86::r10, imm(reinterpret_cast<uint64_t>(ar.present)));
+    a_.mov(x86::r9, x86::r11);
+    a_.shr(x86::r9, imm(12));
+    a_.cmp(x86::byte_ptr(x86::r10, x86::r9), imm(0));
+    a_.je(absent);
+    if (size > 1) {
+        a_.lea(x86::r9, x86::ptr(x86::r11, size - 1));
+        a_.shr(x86::r9, imm(12));
+        a_.cmp(x86::byte_ptr(x86::r10, x86::r9), imm(0));
+        a_.je(absent);
+    }
+    a_.mov(x86::r10, imm(reinterpret_cast<uint64_t>(ar.window)));
+    return x86::ptr(x86::r10, x86::r11);
+}
+
+// ARENA_* forms: the access through [window + r11], or on an absent page a load of 0 and no store.
+void Gen::arena_insn(size_t pc, const isa::OpInfo& op, const isa::Insn& i) {
+    const bool ld = op.shape == Shape::ARENA_LDX || op.shape == Shape::ARENA_LDSX;
+    const int size = isa::access_size(op);
+    const Label absent = a_.newLabel(), done = a_.newLabel();
+    x86::Mem m = arena_address(pc, ld ? i.src : i.dst, i.off, size, absent);
+    m.setSize(uint32_t(size));
+    if (ld) {
+        const bool sx = op.shape == Shape::ARENA_LDSX;
+        if (size == 8)
+            a_.mov(q(i.dst), m);
+        else if (size == 4)
+            sx ? a_.movsxd(q(i.dst), m) : a_.mov(d(i.dst), m);
+        else
+            sx ? a_.movsx(q(i.dst), m) : a_.movzx(d(i.dst), m);
+        a_.jmp(done);
+        a_.bind(absent);
+        a_.xor_(d(i.dst), d(i.dst));
+    } else if (op.shape == Shape::ARENA_ST) {
+        if (size == 8)
+            a_.mov(m, imm(i.imm));
+        else
+            a_.mov(m, imm(size == 4 ? int64_t(i.imm) : size == 2 ? int64_t(int16_t(i.imm)) : int64_t(int8_t(i.imm))));
+        a_.bind(absent);
+    } else {
+        a_.mov(m, size == 8 ? q(i.src) : size == 4 ? d(i.src) : size == 2 ? w(i.src) : b(i.src));
+        a_.bind(absent);
+    }
+    a_.bind(done);
+}
+
 // BPF_ATOMIC: lock-prefixed read-modify-write. 32-bit fetch results zero-extend (x86 32-bit writes do).
 void Gen::atomic(bool w64, Sem s, int dst, int src, int16_t off) {
     const x86::Mem mem = w64 ? x86::qword_ptr(q(dst), off) : x86::dword_ptr(q(dst), off);
@@ -925,6 +986,16 @@ void Gen::emit_insn(size_t pc, const isa::OpInfo& op, const isa::Insn& i) {
         alu_k(false, op.sem, i.dst, i.imm);
         break;
     case Shape::ALU64_X:
+        if (op.sem == Sem::addr_space_cast) { // verified form: offset -> user address, imm = its upper half
+            const Label null = a_.newLabel();
+            a_.mov(d(i.dst), d(i.src));
+            a_.test(d(i.dst), d(i.dst));
+            a_.jz(null);
+            a_.mov(x86::r11, imm(uint64_t(uint32_t(i.imm)) << 32));
+            a_.or_(q(i.dst), x86::r11);
+            a_.bind(null);
+            break;
+        }
         alu_x(true, op.sem, i.dst, i.src);
         break;
     case Shape::ALU32_X:
@@ -948,6 +1019,12 @@ void Gen::emit_insn(size_t pc, const isa::OpInfo& op, const isa::Insn& i) {
         break;
     case Shape::STX:
         store_reg(op.sem, i.dst, i.src, i.off);
+        break;
+    case Shape::ARENA_LDX:
+    case Shape::ARENA_LDSX:
+    case Shape::ARENA_ST:
+    case Shape::ARENA_STX:
+        arena_insn(pc, op, i);
         break;
     case Shape::ATOMIC_W:
         atomic(false, op.sem, i.dst, i.src, i.off);

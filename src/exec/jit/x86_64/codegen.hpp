@@ -2,6 +2,7 @@
 // x86-64 code generation for the JIT (exec stage, JIT): emits the entry trampoline and every BPF function of a
 // validated program into an asmjit CodeHolder. The native addresses are known only after relocation (jit.cpp).
 #pragma once
+#include "runtime/maps/arena_view.hpp"
 #include <span>
 #include <vector>
 
@@ -38,6 +39,7 @@ struct CodegenOptions {
     // The verifier's program these instructions are (null: nobody verified them): its call facts specialise the
     // string call sites, and a lean program leaves the registers the verifier proved unread at entry unset.
     const verifier::VerifiedProgram* verified = nullptr;
+    runtime::ArenaView arena{}; // the program's arena, for its ARENA_* accesses (window null: they stop the run)
 };
 
 // How many calls of `insns` have call-site entries (the string kfuncs, bpf_strncmp): CodegenOptions::site_slots
