@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
 // The helper table's data (no kernel needed): every 6.18 helper id has a row, rows are ordered by id with disjoint
-// variants, unknown ids stay unknown, kinds the verifier does not model refuse the program naming helper and
+// variants, unknown ids stay unknown, the callback column matches the ARG_PTR_TO_FUNC arguments, kinds the verifier does not model refuse the program naming helper and
 // kind, and a helper without an implementation gets a stub that ends the run naming it.
 #include <gtest/gtest.h>
 
@@ -55,6 +55,25 @@ TEST(HelperTable, StubEndsTheRunNamingTheHelper) {
     EXPECT_EQ(ctx.abort_message, "helper bpf_get_current_cgroup_id#80 is not implemented by strbpf");
     EXPECT_EQ(runtime::helper_fn(212), nullptr);
     EXPECT_TRUE(runtime::helper_implemented(16));
+}
+
+// The callback column: a row takes a callback exactly when one argument is ARG_PTR_TO_FUNC, at that argument;
+// sync and async as the kernel's is_sync_callback_calling_function / is_async_callback_calling_function split them.
+TEST(HelperTable, CallbackColumnNamesTheFuncArgumentAndItsKind) {
+    using runtime::CallbackKind;
+    for (const HelperProto& h : runtime::helper_table()) {
+        int func_arg = 0;
+        for (size_t i = 0; i < h.args.size(); i++)
+            if (h.args[i] == runtime::ArgKind::ptr_to_func)
+                func_arg = int(i) + 1;
+        EXPECT_EQ(h.callback.arg, func_arg) << h.name;
+        EXPECT_EQ(h.callback.kind != CallbackKind::none, func_arg != 0) << h.name;
+        EXPECT_EQ(h.callback.frame != runtime::CallbackFrame::none, func_arg != 0) << h.name;
+    }
+    for (int32_t id : {164, 180, 181, 209}) // for_each_map_elem, find_vma, loop, user_ringbuf_drain
+        EXPECT_EQ(runtime::find_helper(id)->callback.kind, CallbackKind::sync) << id;
+    EXPECT_EQ(runtime::find_helper(170)->callback.kind, CallbackKind::async); // bpf_timer_set_callback
+    EXPECT_EQ(runtime::find_helper(170)->callback.frame, runtime::CallbackFrame::timer);
 }
 
 std::vector<isa::Insn> call_only(int32_t id) {
