@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 // A loaded object made live (runtime stage): maps, global data, linked programs.
 #include "runtime/instance.hpp"
+#include "runtime/timers/timer_queue.hpp"
 #include "runtime/extensions.hpp"
 
 #include <algorithm>
@@ -22,6 +23,7 @@ Result<std::unique_ptr<ObjectInstance>> ObjectInstance::create(std::shared_ptr<c
                                                                const std::vector<GlobalPatch>& globals,
                                                                std::shared_ptr<const Extensions> ext) {
     std::unique_ptr<ObjectInstance> inst(new ObjectInstance());
+    inst->timers_ = std::make_shared<TimerQueue>();
     inst->spec_ = std::move(spec);
     inst->ext_ = std::move(ext);
     const auto& os = *inst->spec_;

@@ -22,6 +22,7 @@
 #include "verifier/btf_target.hpp"
 #include "verifier/env.hpp"
 #include "verifier/ext_protos.hpp"
+#include "verifier/timer.hpp"
 #include "verifier/map_rules.hpp"
 #include "verifier/sock.hpp"
 
@@ -134,8 +135,15 @@ bool check_helper_arg(Env& env, const runtime::HelperProto& h, int regno, ArgKin
             return env.fail(fmt::format("R{} type=map_value_or_null expected=map_ptr", regno));
         if (r.type != RegType::map_ptr)
             return type_mismatch(env, regno, "map_ptr");
+        if (*map_index >= 0 && *map_index != int(r.aux)) // a timer argument named the map already
+            return env.fail(fmt::format("timer pointer in R1 map_uid=0 doesn't match map pointer in R{} map_uid=0",
+                                        regno));
         *map_index = int(r.aux);
         return true;
+    case ArgKind::ptr_to_timer: // timer_types: PTR_TO_MAP_VALUE only
+        if (r.type != RegType::map_value || r.maybe_null)
+            return type_mismatch(env, regno, "map_value");
+        return process_timer_arg(env, regno, map_index);
     case ArgKind::ptr_to_map_value_or_null: // bpf_sk_storage_get's initial value: NULL, or value_size bytes
         if (r.type == RegType::scalar && r.is_const() && r.var.value == 0)
             return true;
@@ -868,6 +876,8 @@ bool do_helper_call(Env& env, const isa::Insn& insn) {
     if (insn.imm == 165 && !check_snprintf_call(env))
         return false;
     if (proto->callback.kind == runtime::CallbackKind::sync && !push_callback(env, *proto))
+        return false;
+    if (proto->callback.kind == runtime::CallbackKind::async && !push_async_callback(env, *proto, meta.map_index))
         return false;
     set_call_result(env, *proto, meta);
     refine_ext_retval(env, insn.imm);

@@ -28,6 +28,7 @@
 #include "runtime/helpers/xdp_helpers.hpp"
 #include "runtime/helpers/string_helpers.hpp"
 #include "runtime/helpers/task_helpers.hpp"
+#include "runtime/helpers/timer_helpers.hpp"
 
 namespace strbpf::runtime {
 namespace {
@@ -299,10 +300,10 @@ constexpr HelperProto kHelpers[] = {
     {166, "bpf_sys_bpf", nullptr, R::integer, {A::anything, A::ptr_to_mem_rdonly, A::const_size, _, _}, false, T("syscall"), false, kMightSleep},
     {167, "bpf_btf_find_by_name_kind", nullptr, R::integer, {A::ptr_to_mem_rdonly, A::const_size, A::anything, A::anything, _}, false, T("syscall"), false, kMightSleep},
     {168, "bpf_sys_close", nullptr, R::integer, {A::anything, _, _, _, _}, false, T("syscall"), false, kMightSleep},
-    {169, "bpf_timer_init", nullptr, R::integer, {A::ptr_to_timer, A::const_map_ptr, A::anything, _, _}, true, kAll, false, 0},
-    {170, "bpf_timer_set_callback", nullptr, R::integer, {A::ptr_to_timer, A::ptr_to_func, _, _, _}, true, kAll, false, 0, {2, CallbackKind::async, CallbackFrame::timer}},
-    {171, "bpf_timer_start", nullptr, R::integer, {A::ptr_to_timer, A::anything, A::anything, _, _}, true, kAll, false, 0},
-    {172, "bpf_timer_cancel", nullptr, R::integer, {A::ptr_to_timer, _, _, _, _}, true, kAll, false, 0},
+    {169, "bpf_timer_init", bpf_timer_init_helper, R::integer, {A::ptr_to_timer, A::const_map_ptr, A::anything, _, _}, true, kAll, false, 0},
+    {170, "bpf_timer_set_callback", bpf_timer_set_callback_helper, R::integer, {A::ptr_to_timer, A::ptr_to_func, _, _, _}, true, kAll, false, 0, {2, CallbackKind::async, CallbackFrame::timer}},
+    {171, "bpf_timer_start", bpf_timer_start_helper, R::integer, {A::ptr_to_timer, A::anything, A::anything, _, _}, true, kAll, false, 0},
+    {172, "bpf_timer_cancel", bpf_timer_cancel_helper, R::integer, {A::ptr_to_timer, _, _, _, _}, true, kAll, false, 0},
     {173, "bpf_get_func_ip", nullptr, R::integer, {A::ptr_to_ctx, _, _, _, _}, false, T("kprobe"), false, 0}, // bpf_get_func_ip_proto_kprobe_multi
     {173, "bpf_get_func_ip", nullptr, R::integer, {A::ptr_to_ctx, _, _, _, _}, true, T("tracepoint perf_event raw_tracepoint raw_tracepoint_writable tracing lsm syscall"), false, 0}, // bpf_get_func_ip_proto_tracing
     {174, "bpf_get_attach_cookie", nullptr, R::integer, {A::ptr_to_ctx, _, _, _, _}, false, T("kprobe"), false, 0}, // bpf_get_attach_cookie_proto_kmulti

@@ -93,7 +93,8 @@ constexpr bool arg_kind_modelled(ArgKind k) {
     case ArgKind::ptr_to_btf_id_sock_common:
     case ArgKind::ptr_to_btf_id_sock_common_or_null:
     case ArgKind::ptr_to_btf_id_sock_common_release:
-    case ArgKind::ptr_to_spin_lock: return true;
+    case ArgKind::ptr_to_spin_lock:
+    case ArgKind::ptr_to_timer: return true;
     default: return k <= ArgKind::scalar;
     }
 }
