@@ -65,6 +65,7 @@ bool push_async_callback(Env& env, const runtime::HelperProto& h, int map_index)
     f.regs[1] = reg_ptr(RegType::map_ptr, uint32_t(map_index));
     f.regs[2] = reg_ptr(RegType::map_key, uint32_t(map_index));
     f.regs[3] = reg_ptr(RegType::map_value, uint32_t(map_index));
+    f.regs[3].id = env.new_id(); // the live kernel gives the value pointer an id of its own, as for for_each
     f.regs[10] = reg_ptr(RegType::stack);
     f.subprog = sp;
     f.in_async_callback = true;
