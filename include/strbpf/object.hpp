@@ -92,6 +92,15 @@ class Object {
     Result<MapRef> map(const std::string& name) const;
     Result<ProgramRef> program(const std::string& name) const;
 
+    // Timers the programs armed with bpf_timer_start. The kernel fires each from an hrtimer in softirq context;
+    // strbpf runs them when this is called: on the calling thread, earliest expiry first, each callback on the
+    // engine of the program that set it, with (map, key, value). all=false runs those whose expiry has passed on
+    // their clock (bpf_ktime_get_ns's for CLOCK_MONOTONIC); all=true every armed timer, as if the time until the
+    // latest had passed. A timer a callback arms again waits for the next call. Returns how many callbacks ran.
+    // Errors: -EINVAL before load(); -EFAULT when a callback stopped (the others still ran).
+    Result<size_t> run_timers(bool all = false) const;
+    size_t armed_timers() const; // how many timers are armed now; 0 before load()
+
     struct Impl; // opaque: defined inside libstrbpf
     explicit Object(std::unique_ptr<Impl> impl);
 

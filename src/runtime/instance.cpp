@@ -3,6 +3,7 @@
 #include "runtime/instance.hpp"
 
 #include "runtime/maps/arena_map.hpp"
+#include "runtime/timers/timer_queue.hpp"
 #include "runtime/extensions.hpp"
 
 #include <algorithm>
@@ -24,6 +25,7 @@ Result<std::unique_ptr<ObjectInstance>> ObjectInstance::create(std::shared_ptr<c
                                                                const std::vector<GlobalPatch>& globals,
                                                                std::shared_ptr<const Extensions> ext) {
     std::unique_ptr<ObjectInstance> inst(new ObjectInstance());
+    inst->timers_ = std::make_shared<TimerQueue>();
     inst->spec_ = std::move(spec);
     inst->ext_ = std::move(ext);
     const auto& os = *inst->spec_;

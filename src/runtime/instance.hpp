@@ -64,6 +64,7 @@ std::string missing_kfunc_message(const loader::ObjectSpec& spec, uint32_t idx);
 inline constexpr int32_t kPoisonCallKfuncBase = 2002000000;
 
 class Extensions; // runtime/extensions.hpp: the embedder's own helpers and program types
+class TimerQueue; // runtime/timers/timer_queue.hpp: the bpf_timer helpers' timers
 
 class ObjectInstance {
   public:
@@ -89,6 +90,9 @@ class ObjectInstance {
     // True when ptr is one of this instance's Map objects (helpers validate map arguments with it).
     bool is_map(uint64_t ptr) const;
 
+    // The timers the programs' bpf_timer_* calls keep (exec/timers.hpp runs them); any thread may use it.
+    TimerQueue& timers() const { return *timers_; }
+
     const std::vector<LinkedProgram>& programs() const { return programs_; }
     const LinkedProgram* find_program(const std::string& name) const;
 
@@ -107,6 +111,7 @@ class ObjectInstance {
     std::vector<int> inner_index_;                // per map: its template's index in map(), or -1
     MemoryRegistry registry_;
     std::vector<LinkedProgram> programs_;
+    std::shared_ptr<TimerQueue> timers_; // shared_ptr: destroyed where TimerQueue is complete
 };
 
 } // namespace strbpf::runtime

@@ -23,6 +23,7 @@
 #include "verifier/btf_target.hpp"
 #include "verifier/env.hpp"
 #include "verifier/ext_protos.hpp"
+#include "verifier/timer.hpp"
 #include "verifier/map_rules.hpp"
 #include "verifier/sock.hpp"
 
@@ -135,8 +136,15 @@ bool check_helper_arg(Env& env, const runtime::HelperProto& h, int regno, ArgKin
             return env.fail(fmt::format("R{} type=map_value_or_null expected=map_ptr", regno));
         if (r.type != RegType::map_ptr)
             return type_mismatch(env, regno, "map_ptr");
+        if (*map_index >= 0 && *map_index != int(r.aux)) // a timer argument named the map already
+            return env.fail(fmt::format("timer pointer in R1 map_uid=0 doesn't match map pointer in R{} map_uid=0",
+                                        regno));
         *map_index = int(r.aux);
         return true;
+    case ArgKind::ptr_to_timer: // timer_types: PTR_TO_MAP_VALUE only
+        if (r.type != RegType::map_value || r.maybe_null)
+            return type_mismatch(env, regno, "map_value");
+        return process_timer_arg(env, regno, map_index);
     case ArgKind::ptr_to_map_value_or_null: // bpf_sk_storage_get's initial value: NULL, or value_size bytes
         if (r.type == RegType::scalar && r.is_const() && r.var.value == 0)
             return true;
@@ -512,15 +520,20 @@ bool call_global(Env& env, const Subprog& sp) {
     return true;
 }
 
-// bpf_loop (181) and bpf_for_each_map_elem (164), the kernel's push_callback_call: the callback body is a new
+// A helper that calls back during the call (the helper table's sync callback column: bpf_loop,
+// bpf_for_each_map_elem, bpf_user_ringbuf_drain), the kernel's push_callback_call: the callback body is a new
 // frame entered from this call and verified as a pending path; the caller goes on after the call as if the
 // callback ran no (more) times. The callback returns to this call, which runs again until the state repeats.
 // Every push gives a for_each callback's value pointer a new id, taken when the callback is pushed (before the
 // caller goes on), as the live 6.18 kernel does; and a push leaves the caller's whole frame to print after the
 // call.
-bool push_callback(Env& env, int32_t helper) {
+bool push_callback(Env& env, const runtime::HelperProto& h) {
+    using runtime::CallbackFrame;
+    const CallbackFrame kind = h.callback.frame;
+    if (kind != CallbackFrame::loop && kind != CallbackFrame::map_elem && kind != CallbackFrame::dynptr)
+        return not_modelled(env, h, "the callback's arguments");
     Frame& caller = env.cur.cur();
-    if (helper == 181) {
+    if (kind == CallbackFrame::loop) {
         if (caller.regs[4].is_const() && caller.regs[4].var.value == 0)
             mark_reg_precise(env, 4); // loop_flag_is_zero: whether the call may be inlined rests on it
         mark_reg_precise(env, 1);     // the iteration count decides when to stop unrolling
@@ -536,10 +549,10 @@ bool push_callback(Env& env, int32_t helper) {
     caller.callback_depth = 0;
     const Frame& c = st.cur();
     Frame callee;
-    if (helper == 181) { // callback(u64 index, void *ctx)
+    if (kind == CallbackFrame::loop) { // callback(u64 index, void *ctx)
         callee.regs[1] = reg_unknown();
         callee.regs[2] = c.regs[3];
-    } else if (helper == 209) { // bpf_user_ringbuf_drain: callback(const struct bpf_dynptr *dynptr, void *ctx)
+    } else if (kind == CallbackFrame::dynptr) { // callback(const struct bpf_dynptr *dynptr, void *ctx)
         callee.regs[1] = callback_dynptr_reg(env);
         callee.regs[2] = c.regs[3];
     } else { // callback(struct bpf_map *map, void *key, void *value, void *ctx)
@@ -610,7 +623,9 @@ bool license_is_gpl_compatible(std::string_view license) {
 namespace {
 
 // check_map_func_compatibility and set_map_elem_callback_state's map checks (map_rules.cpp).
-bool check_map_rules(Env& env, int32_t func_id, const char* func_name, int map_index) {
+bool check_map_rules(Env& env, const runtime::HelperProto& h, int map_index) {
+    const int32_t func_id = h.id;
+    const char* func_name = h.name;
     const loader::MapSpec* m = env.map_spec(uint32_t(map_index));
     if (!m)
         return true;
@@ -630,7 +645,7 @@ bool check_map_rules(Env& env, int32_t func_id, const char* func_name, int map_i
     } else if (std::string why = map_func_incompatibility(m->type, func_id, func_name); !why.empty()) {
         return env.fail(why);
     }
-    if (func_id == 164 && !map_has_for_each(m->type))
+    if (h.callback.frame == runtime::CallbackFrame::map_elem && !map_has_for_each(m->type))
         return env.fail("callback function not allowed for map");
     if (func_id == 1 && map_lookup_result(m->type) == LookupResult::socket && m->type != loader::kMapSockmap &&
         m->type != loader::kMapSockhash && m->type != loader::kMapXskmap)
@@ -769,7 +784,7 @@ bool check_snprintf_call(Env& env) {
 // After the arguments: record_func_map's tail-call check and the map's compatibility (map_rules.cpp), the return
 // kind.
 bool check_call_map_and_ret(Env& env, const runtime::HelperProto& h, const CallMeta& meta) {
-    if (meta.map_index >= 0 && !check_map_rules(env, h.id, h.name, meta.map_index))
+    if (meta.map_index >= 0 && !check_map_rules(env, h, meta.map_index))
         return false;
     if (!runtime::ret_kind_modelled(h.ret) && h.ret != runtime::RetKind::dynptr_mem_or_null && !sock_ret_kind(env, h) &&
         !btf_helper_ret(env, h.id, nullptr))
@@ -848,7 +863,9 @@ bool do_helper_call(Env& env, const isa::Insn& insn) {
     const bool dynptr_changes_pkt = dynptr_call_changes_pkt(env, *proto);
     if (insn.imm == 165 && !check_snprintf_call(env))
         return false;
-    if ((insn.imm == 181 || insn.imm == 164 || insn.imm == 209) && !push_callback(env, insn.imm))
+    if (proto->callback.kind == runtime::CallbackKind::sync && !push_callback(env, *proto))
+        return false;
+    if (proto->callback.kind == runtime::CallbackKind::async && !push_async_callback(env, *proto, meta.map_index))
         return false;
     set_call_result(env, *proto, meta);
     refine_ext_retval(env, insn.imm);

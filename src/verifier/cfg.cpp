@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "verifier/env.hpp"
+#include "verifier/ext_protos.hpp"
 #include "verifier/iter.hpp"
 
 namespace strbpf::verifier {
@@ -323,8 +324,15 @@ bool check_cfg(Env& env) {
             break;
         case Shape::CALL_LOCAL: env.prune_point[pc] = 1; [[fallthrough]];
         case Shape::CALL_HELPER:
-            if (op->shape == Shape::CALL_HELPER && (in.imm == 181 || in.imm == 164 || in.imm == 209))
-                env.prune_point[pc] = env.callback_call[pc] = env.jmp_point[pc] = 1;
+            if (op->shape == Shape::CALL_HELPER) {
+                // visit_insn: a sync callback's call is a forced checkpoint (its callback returns to it), an
+                // async one's a prune point.
+                const runtime::CallbackKind cb = helper_callback(env, in.imm).kind;
+                if (cb == runtime::CallbackKind::sync)
+                    env.prune_point[pc] = env.callback_call[pc] = env.jmp_point[pc] = 1;
+                else if (cb == runtime::CallbackKind::async)
+                    env.prune_point[pc] = 1;
+            }
             [[fallthrough]];
         case Shape::CALL_KFUNC:
             if (op->shape == Shape::CALL_KFUNC && is_iter_next_call(env, in))

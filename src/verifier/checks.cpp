@@ -10,6 +10,7 @@
 #include "verifier/btf_target.hpp"
 #include "verifier/dynptr.hpp"
 #include "verifier/env.hpp"
+#include "verifier/timer.hpp"
 #include "verifier/sock.hpp"
 
 namespace strbpf::verifier {
@@ -466,7 +467,8 @@ bool check_mem_access(Env& env, int regno, int32_t insn_off, int size, Access ac
         if (!check_map_access_type(env, spec, off, size, access))
             return false;
         if (!check_region(env, regno, off, size, vs, Region::map_value) ||
-            !check_spin_lock_access(env, r, off, size, is_helper(access)))
+            !check_spin_lock_access(env, r, off, size, is_helper(access)) ||
+            !check_timer_access(env, r, off, size, is_helper(access)))
             return false;
         if (dst) {
             Reg v;
@@ -613,7 +615,7 @@ bool check_helper_mem(Env& env, int regno, uint64_t size, bool zero_size_allowed
         if (!check_map_access_type(env, spec, r.off, sz, access))
             return false;
         return check_region(env, regno, r.off, sz, vs, Region::map_value) &&
-               check_spin_lock_access(env, r, r.off, sz, true);
+               check_spin_lock_access(env, r, r.off, sz, true) && check_timer_access(env, r, r.off, sz, true);
     }
     case RegType::mem:
         if (is_write(access) && r.rdonly)

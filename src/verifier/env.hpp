@@ -36,6 +36,7 @@ struct Subprog {
     std::string name;
     uint32_t btf_type = 0;
     bool global = false;
+    bool async_cb = false; // a timer callback: its own root of the stack-depth check, not its referrer's callee
 };
 
 // One executed instruction of the current path, for precision backtracking (precision.cpp).
@@ -134,6 +135,7 @@ class Env {
     bool attach_on_running_kernel = false; // the target BTF is the running kernel's: its symbols can be asked
     // Per map, where its value holds a struct bpf_spin_lock (refs.cpp: spin_lock_offset), found on first use.
     mutable std::vector<int32_t> spin_lock_offs;
+    mutable std::vector<int32_t> timer_offs; // the same for struct bpf_timer (timer.cpp: timer_offset)
 
     // ---- path exploration ----------------------------------------------------------------------------
     State cur;
@@ -161,6 +163,7 @@ class Env {
     bool callback_pending = false;
     State callback_state;
     int32_t callback_pc = 0;
+    bool callback_async = false; // the pending path is an async callback's: no parent state, no history
 
     std::string log;
     // Kernel-style log state (log_state.cpp): registers and stack slots (by slot index, any frame) the current

@@ -19,6 +19,11 @@ const runtime::HelperProto* helper_proto(const Env& env, int32_t id) {
     return ext ? ext->resolve(id, env.prog.type, builtin) : builtin;
 }
 
+runtime::CallbackInfo helper_callback(const Env& env, int32_t id) {
+    const runtime::HelperProto* h = helper_proto(env, id);
+    return h ? h->callback : runtime::CallbackInfo{};
+}
+
 void refine_ext_retval(Env& env, int32_t id) {
     const runtime::Extensions* ext = env.inst.extensions();
     const runtime::ExtHelper* h = ext ? ext->helper_by_id(id) : nullptr;

@@ -20,6 +20,8 @@ namespace strbpf::verifier {
 // The row of the helper call ID in this program: the built-in table's, or the embedder's (its helpers' slots, and
 // for a program of an embedder's type the rows that type allows). nullptr: no helper has the id.
 const runtime::HelperProto* helper_proto(const Env& env, int32_t id);
+// The callback facts of the helper call ID's row (the helper table's callback column); none when no row has the id.
+runtime::CallbackInfo helper_callback(const Env& env, int32_t id);
 // After the call's result is set: an embedder's helper with a declared return range bounds R0 to it.
 void refine_ext_retval(Env& env, int32_t id);
 // A ctx access of a program of an embedder's type: within one field (a write only to a writable one), of 1, 2, 4

@@ -192,6 +192,8 @@ std::string kernel_state_str(const Env& env, const State& st, int frameno, bool 
         out += fmt::format("{}{}", st.refs.empty() ? " refs=" : ",", st.lock.id);
     if (f.in_callback)
         out += " cb";
+    if (f.in_async_callback) // print_verifier_state's marker of an async callback's frame
+        out += " async_cb";
     return out;
 }
 

@@ -217,6 +217,10 @@ std::string special_field_incompatibility(const loader::ObjectSpec& obj, const l
         return "tracing progs cannot use bpf_spin_lock yet";
     if ((f & kFieldTimer) && tracing_type(t))
         return "tracing progs cannot use bpf_timer yet";
+    if ((f & kFieldTimer) && map.type != loader::kMapHash && map.type != loader::kMapLruHash &&
+        map.type != loader::kMapArray) // map_check_btf: the kernel refuses to create the map (-EOPNOTSUPP)
+        return fmt::format("map '{}' of type {} cannot hold a bpf_timer (the kernel creates none: -EOPNOTSUPP)",
+                           map.name, map.type);
     if ((f & kFieldWq) && tracing_type(t))
         return "tracing progs cannot use bpf_wq yet";
     return {};

@@ -7,6 +7,7 @@
 
 #include "runtime/helpers/helper_table.hpp"
 #include "verifier/env.hpp"
+#include "verifier/ext_protos.hpp"
 
 namespace strbpf::verifier {
 namespace {
@@ -40,13 +41,20 @@ void backtrack_call_entry(const Env& env, const HistEntry& e, BtSet& bt) {
         bt.regs[f] |= callee & 0x3e;
         return;
     }
-    if ((in.imm == 181 || in.imm == 209) && (callee & bit(2))) // bpf_loop, user_ringbuf_drain: ctx = caller's r3
-        bt.regs[f] |= bit(3);
-    if (in.imm == 164) { // for_each_map_elem: r1 = the caller's map, r4 = the caller's r3
+    using runtime::CallbackFrame;
+    switch (helper_callback(env, in.imm).frame) {
+    case CallbackFrame::loop:
+    case CallbackFrame::dynptr: // bpf_loop, user_ringbuf_drain: ctx = caller's r3
+        if (callee & bit(2))
+            bt.regs[f] |= bit(3);
+        break;
+    case CallbackFrame::map_elem: // for_each_map_elem: r1 = the caller's map, r4 = the caller's r3
         if (callee & bit(1))
             bt.regs[f] |= bit(1);
         if (callee & bit(4))
             bt.regs[f] |= bit(3);
+        break;
+    default: break;
     }
 }
 

@@ -61,9 +61,9 @@ bool check_reference_leak(Env& env, const char* prefix) {
 
 namespace {
 
-// Where TYPE_ID (a struct or union, or a DATASEC of global variables) holds a struct bpf_spin_lock, searching
-// nested structs; -1 when it holds none.
-int32_t find_spin_lock(const btf* b, uint32_t type_id, int depth = 0) {
+// Where TYPE_ID (a struct or union, or a DATASEC of global variables) holds a struct named FIELD (bpf_spin_lock,
+// bpf_timer), searching nested structs; -1 when it holds none.
+int32_t find_special(const btf* b, uint32_t type_id, const char* field, int depth = 0) {
     const btf_type* t = btf__type_by_id(b, type_id);
     while (t && (btf_is_mod(t) || btf_is_typedef(t)))
         t = btf__type_by_id(b, type_id = t->type);
@@ -73,7 +73,7 @@ int32_t find_spin_lock(const btf* b, uint32_t type_id, int depth = 0) {
         const btf_var_secinfo* v = btf_var_secinfos(t);
         for (uint16_t i = 0; i < btf_vlen(t); i++) {
             const btf_type* var = btf__type_by_id(b, v[i].type);
-            const int32_t at = var ? find_spin_lock(b, var->type, depth + 1) : -1;
+            const int32_t at = var ? find_special(b, var->type, field, depth + 1) : -1;
             if (at >= 0)
                 return int32_t(v[i].offset) + at;
         }
@@ -82,11 +82,11 @@ int32_t find_spin_lock(const btf* b, uint32_t type_id, int depth = 0) {
     if (!btf_is_composite(t))
         return -1;
     const char* name = btf__name_by_offset(b, t->name_off);
-    if (name && std::strcmp(name, "bpf_spin_lock") == 0)
+    if (name && std::strcmp(name, field) == 0)
         return 0;
     const btf_member* m = btf_members(t);
     for (uint16_t i = 0; i < btf_vlen(t); i++) {
-        const int32_t at = find_spin_lock(b, m[i].type, depth + 1);
+        const int32_t at = find_special(b, m[i].type, field, depth + 1);
         if (at >= 0)
             return int32_t(btf_member_bit_offset(t, i) / 8) + at;
     }
@@ -121,27 +121,27 @@ int32_t map_value_type(const btf* b, const std::string& map_name) {
     return -1;
 }
 
-int32_t compute_spin_lock_offset(const Env& env, uint32_t map_index) {
+} // namespace
+
+int32_t map_value_field_offset(const Env& env, uint32_t map_index, const char* field) {
     const loader::MapSpec* m = env.map_spec(map_index);
     const btf* b = env.inst.spec().btf.get();
     if (!m || !b || (m->section != ".maps" && !m->global_data))
         return -2; // a legacy map definition carries no BTF
     if (m->global_data) {
         const int sec = btf__find_by_name_kind(b, m->section.c_str(), BTF_KIND_DATASEC);
-        return sec > 0 ? find_spin_lock(b, uint32_t(sec)) : -2;
+        return sec > 0 ? find_special(b, uint32_t(sec), field) : -2;
     }
     const int32_t value = map_value_type(b, m->name);
-    return value > 0 ? find_spin_lock(b, uint32_t(value)) : -2;
+    return value > 0 ? find_special(b, uint32_t(value), field) : -2;
 }
-
-} // namespace
 
 int32_t spin_lock_offset(const Env& env, uint32_t map_index) {
     if (env.spin_lock_offs.size() <= map_index)
         env.spin_lock_offs.resize(map_index + 1, -3);
     int32_t& off = env.spin_lock_offs[map_index];
     if (off == -3)
-        off = compute_spin_lock_offset(env, map_index);
+        off = map_value_field_offset(env, map_index, "bpf_spin_lock");
     return off;
 }
 

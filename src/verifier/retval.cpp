@@ -9,6 +9,7 @@
 #include "verifier/btf_target.hpp"
 #include "verifier/env.hpp"
 #include "verifier/ext_protos.hpp"
+#include "verifier/timer.hpp"
 
 namespace strbpf::verifier {
 namespace {
@@ -127,6 +128,8 @@ bool check_return_code(Env& env) {
         return check_btf_return_code(env);
     if (!check_reg_init(env, 0))
         return false;
+    if (env.cur.frames[0].in_async_callback) // enforce return zero from async callbacks
+        return check_async_callback_return(env);
     const Reg& r0 = env.cur.frames[0].regs[0];
     if (env.cur.frames[0].subprog != 0) {
         if (r0.type != RegType::scalar)

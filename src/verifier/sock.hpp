@@ -51,6 +51,9 @@ bool check_sock_call(Env& env, const runtime::HelperProto& h);
 // bpf_spin_lock (refs.cpp): the offset of the struct bpf_spin_lock in the values of map MAP_INDEX, from the map's
 // BTF; -1 when the value has none, -2 when the map has no BTF.
 int32_t spin_lock_offset(const Env& env, uint32_t map_index);
+// Where the values of map MAP_INDEX hold a struct named FIELD (the kernel's btf_record field search, nested structs
+// included): its offset; -1 when they hold none; -2 when the map has no BTF.
+int32_t map_value_field_offset(const Env& env, uint32_t map_index, const char* field);
 // process_spin_lock: take (or, UNLOCK, give back) the lock the map value pointer in REGNO points at.
 bool process_spin_lock(Env& env, int regno, bool unlock);
 // A load or store (or, HELPER, a helper's access) through the map value pointer R at fixed offset OFF must not

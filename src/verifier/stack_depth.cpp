@@ -40,6 +40,16 @@ struct Walk {
         return priv_stack && d >= kPrivStackMinSize ? 0 : d;
     }
 
+    bool has_tail_call(int idx) const {
+        const Subprog& sp = env.subprogs[size_t(idx)];
+        for (int32_t pc = sp.start; pc < sp.end; pc++) {
+            const isa::OpInfo* op = env.ops[size_t(pc)];
+            if (op && op->shape == isa::Shape::CALL_HELPER && env.insns[size_t(pc)].imm == 12) // bpf_tail_call
+                return true;
+        }
+        return false;
+    }
+
     // Calls and callback references in subprogram IDX, in insn order: F(callee) for each.
     template <typename F> bool for_each_callee(int idx, F&& f) {
         const Subprog& sp = env.subprogs[size_t(idx)];
@@ -48,7 +58,14 @@ struct Walk {
             const isa::Insn& in = env.insns[size_t(pc)];
             const bool call = op && op->shape == isa::Shape::CALL_LOCAL;
             const bool func_ref = op && op->shape == isa::Shape::LDDW && in.src == isa::BPF_PSEUDO_FUNC;
-            if ((call || func_ref) && !f(env.subprog_of(pc + in.imm + 1)))
+            const int callee = env.subprog_of(pc + in.imm + 1);
+            // An async callback's stack is not its referrer's: it is a root of its own (check_max_stack_depth).
+            if (func_ref && env.subprogs[size_t(callee)].async_cb) {
+                if (has_tail_call(callee))
+                    return env.fail("verifier bug. subprog has tail_call and async cb");
+                continue;
+            }
+            if ((call || func_ref) && !f(callee))
                 return false;
         }
         return true;
@@ -119,7 +136,15 @@ bool check_max_stack_depth(Env& env) {
            std::vector<int64_t>(n),
            std::vector<int64_t>(n),
            std::vector<uint8_t>(n)};
-    return w.visit(0, 0);
+    if (!w.visit(0, 0))
+        return false;
+    for (size_t i = 1; i < n; i++) // async callbacks start a call chain of their own
+        if (env.subprogs[i].async_cb) {
+            w.chain.assign(1, int(i));
+            if (!w.visit(int(i), 0))
+                return false;
+        }
+    return true;
 }
 
 } // namespace strbpf::verifier

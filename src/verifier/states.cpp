@@ -133,7 +133,7 @@ bool states_equal(const Env& env, const State& old, const State& cur, int32_t pc
     for (size_t i = 0; i < old.frames.size(); i++) {
         const Frame& o = old.frames[i];
         const Frame& c = cur.frames[i];
-        if (o.callsite != c.callsite || o.in_callback != c.in_callback)
+        if (o.callsite != c.callsite || o.in_callback != c.in_callback || o.in_async_callback != c.in_async_callback)
             return false;
         // More bpf_loop rounds unrolled on the old path than on this one: this one has rounds still to run that
         // the old one never explored from here.

@@ -230,6 +230,15 @@ class Walker {
         return true;
     }
 
+    // An async callback's path (push_async_cb): a fresh state with no parent and no history, so nothing found
+    // on it reaches back into the path that set the callback.
+    bool push_async(State st, int32_t target) {
+        if (pending_.size() + 1 > size_t(kComplexityLimitJmpSeq))
+            return env_.fail(fmt::format("The sequence of {} jumps is too complex for async cb.", pending_.size() + 1));
+        pending_.push_back(Pending{std::move(st), target, env_.pc, nullptr, {}, 0, env_.log.size()});
+        return true;
+    }
+
     // The insn being executed joins the path's history (once; before any path forks from it).
     void commit_entry() {
         if (committed_)
@@ -482,7 +491,9 @@ class Walker {
                 return false;
             if (env_.callback_pending) {
                 env_.callback_pending = false;
-                if (!push(std::move(env_.callback_state), env_.callback_pc))
+                const bool async = std::exchange(env_.callback_async, false);
+                if (!(async ? push_async(std::move(env_.callback_state), env_.callback_pc)
+                            : push(std::move(env_.callback_state), env_.callback_pc)))
                     return false;
             }
             env_.pc++;

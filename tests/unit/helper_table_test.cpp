@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
 // The helper table's data (no kernel needed): every 6.18 helper id has a row, rows are ordered by id with disjoint
-// variants, unknown ids stay unknown, kinds the verifier does not model refuse the program naming helper and
+// variants, unknown ids stay unknown, the callback column matches the ARG_PTR_TO_FUNC arguments, kinds the verifier does not model refuse the program naming helper and
 // kind, and a helper without an implementation gets a stub that ends the run naming it.
 #include <gtest/gtest.h>
 
@@ -57,6 +57,25 @@ TEST(HelperTable, StubEndsTheRunNamingTheHelper) {
     EXPECT_TRUE(runtime::helper_implemented(16));
 }
 
+// The callback column: a row takes a callback exactly when one argument is ARG_PTR_TO_FUNC, at that argument;
+// sync and async as the kernel's is_sync_callback_calling_function / is_async_callback_calling_function split them.
+TEST(HelperTable, CallbackColumnNamesTheFuncArgumentAndItsKind) {
+    using runtime::CallbackKind;
+    for (const HelperProto& h : runtime::helper_table()) {
+        int func_arg = 0;
+        for (size_t i = 0; i < h.args.size(); i++)
+            if (h.args[i] == runtime::ArgKind::ptr_to_func)
+                func_arg = int(i) + 1;
+        EXPECT_EQ(h.callback.arg, func_arg) << h.name;
+        EXPECT_EQ(h.callback.kind != CallbackKind::none, func_arg != 0) << h.name;
+        EXPECT_EQ(h.callback.frame != runtime::CallbackFrame::none, func_arg != 0) << h.name;
+    }
+    for (int32_t id : {164, 180, 181, 209}) // for_each_map_elem, find_vma, loop, user_ringbuf_drain
+        EXPECT_EQ(runtime::find_helper(id)->callback.kind, CallbackKind::sync) << id;
+    EXPECT_EQ(runtime::find_helper(170)->callback.kind, CallbackKind::async); // bpf_timer_set_callback
+    EXPECT_EQ(runtime::find_helper(170)->callback.frame, runtime::CallbackFrame::timer);
+}
+
 std::vector<isa::Insn> call_only(int32_t id) {
     return {raw_insn(BPF_JMP | BPF_CALL, 0, 0, 0, id), raw_insn(BPF_ALU64 | BPF_MOV | BPF_K, 0, 0, 0, 0),
             raw_insn(BPF_JMP | BPF_EXIT, 0, 0, 0, 0)};
@@ -67,8 +86,8 @@ TEST(HelperTable, VerifierNamesKindsItDoesNotModel) {
     // bpf_get_current_task_btf's RET_PTR_TO_BTF_ID_TRUSTED is modelled against kernel BTF (a trusted task_struct).
     verifier::Verdict v = vtest::strbpf_verdict(xdp, call_only(158));
     EXPECT_TRUE(v.ok || v.reason.find("kernel BTF") != std::string::npos) << v.reason;
-    v = vtest::strbpf_verdict(xdp, call_only(169)); // bpf_timer_init
-    EXPECT_EQ(v.reason, "strbpf does not model argument 1 (ARG_PTR_TO_TIMER) of bpf_timer_init#169");
+    v = vtest::strbpf_verdict(xdp, call_only(153)); // bpf_per_cpu_ptr
+    EXPECT_EQ(v.reason, "strbpf does not model argument 1 (ARG_PTR_TO_PERCPU_BTF_ID) of bpf_per_cpu_ptr#153");
     v = vtest::strbpf_verdict(xdp, call_only(212));
     EXPECT_EQ(v.reason, "invalid func unknown#212");
 }

@@ -147,11 +147,12 @@ uint64_t invoke_callback(runtime::RunContext* ctx, uint64_t callback, uint64_t r
     return out.r0;
 }
 
-InterpResult run_validated(std::span<const isa::Insn> insns, uint64_t r1, uint64_t r2, runtime::RunContext& ctx,
-                           runtime::StackArea& stack, uint64_t insn_limit, bool checked,
-                           const verifier::VerifiedProgram* source) {
+namespace {
+InterpResult run_at(std::span<const isa::Insn> insns, size_t pc, const std::array<uint64_t, 5>& args,
+                    runtime::RunContext& ctx, runtime::StackArea& stack, uint64_t insn_limit, bool checked,
+                    const verifier::VerifiedProgram* source) {
     InterpResult res;
-    if (insns.empty()) {
+    if (insns.empty() || pc >= insns.size()) {
         res.error = "empty program";
         return res;
     }
@@ -172,7 +173,7 @@ InterpResult run_validated(std::span<const isa::Insn> insns, uint64_t r1, uint64
     Outcome out;
     if (checked) // the embedder's kfuncs' references, held per run (runtime/extensions.hpp)
         runtime::ext_checked_run_begin(ctx);
-    execute(Entry{insns.data(), {r1, r2, 0, 0, 0}, 1}, ctx, st, insn_limit, out);
+    execute(Entry{insns.data() + pc, {args[0], args[1], args[2], args[3], args[4]}, 1}, ctx, st, insn_limit, out);
     if (checked)
         if (std::string leak = runtime::ext_checked_run_end(ctx); !leak.empty() && out.stop == Stop::exit) {
             out.stop = Stop::aborted;
@@ -192,6 +193,20 @@ InterpResult run_validated(std::span<const isa::Insn> insns, uint64_t r1, uint64
         res.error = name_source_pc(stop_message(out, st.code, ctx, insn_limit), st.source);
     }
     return res;
+}
+
+} // namespace
+
+InterpResult run_validated(std::span<const isa::Insn> insns, uint64_t r1, uint64_t r2, runtime::RunContext& ctx,
+                           runtime::StackArea& stack, uint64_t insn_limit, bool checked,
+                           const verifier::VerifiedProgram* source) {
+    return run_at(insns, 0, {r1, r2, 0, 0, 0}, ctx, stack, insn_limit, checked, source);
+}
+
+InterpResult run_function(std::span<const isa::Insn> insns, size_t pc, const std::array<uint64_t, 5>& args,
+                          runtime::RunContext& ctx, runtime::StackArea& stack, bool checked,
+                          const verifier::VerifiedProgram* source) {
+    return run_at(insns, pc, args, ctx, stack, 0, checked, source);
 }
 
 InterpResult run(std::span<const isa::Insn> insns, uint64_t r1, uint64_t r2, runtime::RunContext& ctx,

@@ -2,6 +2,7 @@
 // The eBPF interpreter (exec stage): runs a linked program with the kernel's semantics (kernel/bpf/core.c
 // ___bpf_prog_run), one computed-goto dispatch generated from isa/opcodes.def over small per-class handlers.
 #pragma once
+#include <array>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -44,4 +45,9 @@ InterpResult run_validated(std::span<const isa::Insn> insns, uint64_t r1, uint64
                            runtime::StackArea& stack, uint64_t insn_limit = 0, bool checked = true,
                            const verifier::VerifiedProgram* source = nullptr);
 
+// run_validated() of the function starting at insns[pc] with r1..r5 = args, as frame 0 of `stack`: a timer
+// callback run after the program that set it returned (exec/timers.hpp). insns is what that program ran.
+InterpResult run_function(std::span<const isa::Insn> insns, size_t pc, const std::array<uint64_t, 5>& args,
+                          runtime::RunContext& ctx, runtime::StackArea& stack, bool checked,
+                          const verifier::VerifiedProgram* source);
 } // namespace strbpf::exec::interp

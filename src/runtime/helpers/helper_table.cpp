@@ -28,6 +28,7 @@
 #include "runtime/helpers/xdp_helpers.hpp"
 #include "runtime/helpers/string_helpers.hpp"
 #include "runtime/helpers/task_helpers.hpp"
+#include "runtime/helpers/timer_helpers.hpp"
 #include "runtime/helpers/user_ringbuf_helpers.hpp"
 
 namespace strbpf::runtime {
@@ -295,15 +296,15 @@ constexpr HelperProto kHelpers[] = {
     {162, "bpf_sock_from_file", nullptr, R::ptr_to_btf_id_or_null, {A::ptr_to_btf_id, _, _, _, _}, false, T("tracing lsm syscall"), false, 0},
     {163, "bpf_check_mtu", bpf_check_mtu_helper, R::integer, {A::ptr_to_ctx, A::anything, A::ptr_to_fixed_size_mem_write_aligned, A::anything, A::anything}, true, T("sched_cls sched_act"), false, 0}, // bpf_skb_check_mtu_proto
     {163, "bpf_check_mtu", bpf_check_mtu_helper, R::integer, {A::ptr_to_ctx, A::anything, A::ptr_to_fixed_size_mem_write_aligned, A::anything, A::anything}, true, T("xdp"), false, 0}, // bpf_xdp_check_mtu_proto
-    {164, "bpf_for_each_map_elem", bpf_for_each_map_elem_helper, R::integer, {A::const_map_ptr, A::ptr_to_func, A::ptr_to_stack_or_null, A::anything, _}, false, kAll, false, 0},
+    {164, "bpf_for_each_map_elem", bpf_for_each_map_elem_helper, R::integer, {A::const_map_ptr, A::ptr_to_func, A::ptr_to_stack_or_null, A::anything, _}, false, kAll, false, 0, {2, CallbackKind::sync, CallbackFrame::map_elem}},
     {165, "bpf_snprintf", bpf_snprintf_helper, R::integer, {A::ptr_to_mem_or_null, A::const_size_or_zero, A::ptr_to_const_str, A::ptr_to_mem_rdonly_or_null, A::const_size_or_zero}, true, kAll, false, 0},
     {166, "bpf_sys_bpf", nullptr, R::integer, {A::anything, A::ptr_to_mem_rdonly, A::const_size, _, _}, false, T("syscall"), false, kMightSleep},
     {167, "bpf_btf_find_by_name_kind", nullptr, R::integer, {A::ptr_to_mem_rdonly, A::const_size, A::anything, A::anything, _}, false, T("syscall"), false, kMightSleep},
     {168, "bpf_sys_close", nullptr, R::integer, {A::anything, _, _, _, _}, false, T("syscall"), false, kMightSleep},
-    {169, "bpf_timer_init", nullptr, R::integer, {A::ptr_to_timer, A::const_map_ptr, A::anything, _, _}, true, kAll, false, 0},
-    {170, "bpf_timer_set_callback", nullptr, R::integer, {A::ptr_to_timer, A::ptr_to_func, _, _, _}, true, kAll, false, 0},
-    {171, "bpf_timer_start", nullptr, R::integer, {A::ptr_to_timer, A::anything, A::anything, _, _}, true, kAll, false, 0},
-    {172, "bpf_timer_cancel", nullptr, R::integer, {A::ptr_to_timer, _, _, _, _}, true, kAll, false, 0},
+    {169, "bpf_timer_init", bpf_timer_init_helper, R::integer, {A::ptr_to_timer, A::const_map_ptr, A::anything, _, _}, true, kAll, false, 0},
+    {170, "bpf_timer_set_callback", bpf_timer_set_callback_helper, R::integer, {A::ptr_to_timer, A::ptr_to_func, _, _, _}, true, kAll, false, 0, {2, CallbackKind::async, CallbackFrame::timer}},
+    {171, "bpf_timer_start", bpf_timer_start_helper, R::integer, {A::ptr_to_timer, A::anything, A::anything, _, _}, true, kAll, false, 0},
+    {172, "bpf_timer_cancel", bpf_timer_cancel_helper, R::integer, {A::ptr_to_timer, _, _, _, _}, true, kAll, false, 0},
     {173, "bpf_get_func_ip", nullptr, R::integer, {A::ptr_to_ctx, _, _, _, _}, false, T("kprobe"), false, 0}, // bpf_get_func_ip_proto_kprobe_multi
     {173, "bpf_get_func_ip", nullptr, R::integer, {A::ptr_to_ctx, _, _, _, _}, true, T("tracepoint perf_event raw_tracepoint raw_tracepoint_writable tracing lsm syscall"), false, 0}, // bpf_get_func_ip_proto_tracing
     {174, "bpf_get_attach_cookie", nullptr, R::integer, {A::ptr_to_ctx, _, _, _, _}, false, T("kprobe"), false, 0}, // bpf_get_attach_cookie_proto_kmulti
@@ -316,8 +317,8 @@ constexpr HelperProto kHelpers[] = {
     {177, "bpf_trace_vprintk", bpf_trace_vprintk_helper, R::integer, {A::ptr_to_mem_rdonly, A::const_size, A::ptr_to_mem_rdonly_or_null, A::const_size_or_zero, _}, true, kAll, false, 0},
     {178, "bpf_skc_to_unix_sock", bpf_skc_to_helper, R::ptr_to_btf_id_or_null, {A::ptr_to_btf_id_sock_common, _, _, _, _}, false, T("socket_filter sched_cls sched_act xdp cgroup_skb lwt_in lwt_out lwt_xmit sock_ops sk_skb sk_msg cgroup_sock_addr lwt_seg6local flow_dissector tracing lsm sk_lookup syscall"), false, 0},
     {179, "bpf_kallsyms_lookup_name", nullptr, R::integer, {A::ptr_to_mem, A::const_size_or_zero, A::anything, A::ptr_to_long, _}, false, T("syscall"), false, 0},
-    {180, "bpf_find_vma", nullptr, R::integer, {A::ptr_to_btf_id, A::anything, A::ptr_to_func, A::ptr_to_stack_or_null, A::anything}, false, kAll, false, 0},
-    {181, "bpf_loop", bpf_loop_helper, R::integer, {A::scalar, A::ptr_to_func, A::ptr_to_stack_or_null, A::anything, _}, false, kAll, false, 0},
+    {180, "bpf_find_vma", nullptr, R::integer, {A::ptr_to_btf_id, A::anything, A::ptr_to_func, A::ptr_to_stack_or_null, A::anything}, false, kAll, false, 0, {3, CallbackKind::sync, CallbackFrame::find_vma}},
+    {181, "bpf_loop", bpf_loop_helper, R::integer, {A::scalar, A::ptr_to_func, A::ptr_to_stack_or_null, A::anything, _}, false, kAll, false, 0, {2, CallbackKind::sync, CallbackFrame::loop}},
     {182, "bpf_strncmp", bpf_strncmp_helper, R::integer, {A::ptr_to_mem_rdonly, A::const_size, A::ptr_to_const_str, _, _}, false, kAll, false, 0},
     {183, "bpf_get_func_arg", nullptr, R::integer, {A::ptr_to_ctx, A::anything, A::ptr_to_long, _, _}, false, T("tracing lsm"), false, 0},
     {184, "bpf_get_func_ret", nullptr, R::integer, {A::ptr_to_ctx, A::ptr_to_long, _, _, _}, false, T("tracing lsm"), false, 0},
@@ -346,7 +347,7 @@ constexpr HelperProto kHelpers[] = {
     {206, "bpf_tcp_raw_check_syncookie_ipv4", nullptr, R::integer, {A::ptr_to_fixed_size_mem, A::ptr_to_fixed_size_mem, _, _, _}, true, T("sched_cls sched_act xdp"), true, 0},
     {207, "bpf_tcp_raw_check_syncookie_ipv6", nullptr, R::integer, {A::ptr_to_fixed_size_mem, A::ptr_to_fixed_size_mem, _, _, _}, true, T("sched_cls sched_act xdp"), true, 0},
     {208, "bpf_ktime_get_tai_ns", bpf_ktime_get_tai_ns_helper, R::integer, {_, _, _, _, _}, false, kAll, false, 0},
-    {209, "bpf_user_ringbuf_drain", bpf_user_ringbuf_drain_helper, R::integer, {A::const_map_ptr, A::ptr_to_func, A::ptr_to_stack_or_null, A::anything, _}, false, kAll, false, 0},
+    {209, "bpf_user_ringbuf_drain", bpf_user_ringbuf_drain_helper, R::integer, {A::const_map_ptr, A::ptr_to_func, A::ptr_to_stack_or_null, A::anything, _}, false, kAll, false, 0, {2, CallbackKind::sync, CallbackFrame::dynptr}},
     {210, "bpf_cgrp_storage_get", nullptr, R::map_value_or_null, {A::const_map_ptr, A::ptr_to_btf_id_or_null, A::ptr_to_map_value_or_null, A::anything, _}, false, kAll, false, 0},
     {211, "bpf_cgrp_storage_delete", nullptr, R::integer, {A::const_map_ptr, A::ptr_to_btf_id_or_null, _, _, _}, false, kAll, false, 0},
 };

@@ -93,7 +93,8 @@ constexpr bool arg_kind_modelled(ArgKind k) {
     case ArgKind::ptr_to_btf_id_sock_common:
     case ArgKind::ptr_to_btf_id_sock_common_or_null:
     case ArgKind::ptr_to_btf_id_sock_common_release:
-    case ArgKind::ptr_to_spin_lock: return true;
+    case ArgKind::ptr_to_spin_lock:
+    case ArgKind::ptr_to_timer: return true;
     default: return k <= ArgKind::scalar;
     }
 }
@@ -109,6 +110,26 @@ enum HelperFlag : uint8_t {
     kMightSleep = 1,       // bpf_func_proto.might_sleep: only sleepable programs may call it
     kChangesPktData = 2,   // bpf_helper_changes_pkt_data(): the call invalidates every packet pointer
     kAllowedCallback = 4,  // bpf_func_proto.allowed: a per-program predicate strbpf does not model
+};
+
+// A helper's callback argument: which argument takes it, whether it runs during the call (the kernel's
+// is_sync_callback_calling_function) or later (is_async_callback_calling_function), and which arguments its frame
+// gets (the kernel's set_*_callback_state, one kind per callee-state function). Engines and the verifier read
+// these facts instead of naming helper ids.
+enum class CallbackKind : uint8_t { none, sync, async };
+enum class CallbackFrame : uint8_t {
+    none,
+    loop,      // bpf_loop: (u64 index, void *ctx); ctx is the helper's R3
+    map_elem,  // bpf_for_each_map_elem: (map, key, value, void *ctx); map is R1, ctx R3
+    dynptr,    // bpf_user_ringbuf_drain: (const struct bpf_dynptr *, void *ctx); ctx is R3
+    find_vma,  // bpf_find_vma: (task, vma, void *ctx); ctx is R4
+    timer,     // bpf_timer_set_callback: (map, key, value) of the timer's map element
+};
+struct CallbackInfo {
+    uint8_t arg = 0; // 1..5: the argument taking the callback; 0: none
+    CallbackKind kind = CallbackKind::none;
+    CallbackFrame frame = CallbackFrame::none;
+    constexpr bool takes() const { return arg != 0; }
 };
 
 // A set of program types: bit N stands for enum bpf_prog_type N (all of them are below 64).
@@ -127,6 +148,7 @@ struct HelperProto {
     ProgTypeSet prog_types; // whose get_func_proto returns this helper (helper_table.cpp: kBase, kSkb, ...)
     bool pkt_access = false; // bpf_func_proto.pkt_access: its pointer arguments may be packet pointers
     uint8_t flags = 0;       // HelperFlag bits
+    CallbackInfo callback{}; // the callback argument, if it takes one
 };
 
 // Every helper id Linux 6.18 has (1..211; 0 is BPF_FUNC_unspec, no helper), ordered by id. An id whose proto differs

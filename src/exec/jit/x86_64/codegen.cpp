@@ -56,12 +56,7 @@ class FirstError : public asmjit::ErrorHandler {
 
 bool takes_callback(int32_t helper_id) {
     const runtime::HelperProto* p = runtime::find_helper(helper_id);
-    if (!p)
-        return false;
-    for (runtime::ArgKind k : p->args)
-        if (k == runtime::ArgKind::ptr_to_func)
-            return true;
-    return false;
+    return p && p->callback.takes(); // the helper table's callback column
 }
 
 // Loop heads (targets of backward jumps) start on a 64-byte boundary, so a loop spans the fewest cache lines and
