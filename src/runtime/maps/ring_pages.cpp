@@ -5,6 +5,10 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <cerrno>
+
+#include <fmt/format.h>
+
 namespace strbpf::runtime {
 
 // One memfd mapped twice into a reserved range.
@@ -33,6 +37,18 @@ uint8_t* map_ring_twice(uint64_t size) {
 void unmap_ring_twice(uint8_t* data, uint64_t size) {
     if (data)
         munmap(data, 2 * size);
+}
+
+Status check_ring_spec(const loader::MapSpec& spec, std::string_view what) {
+    constexpr uint32_t kPage = 4096;
+    const uint32_t n = spec.max_entries;
+    if (spec.key_size || spec.value_size || n == 0 || (n & (n - 1)) || n % kPage)
+        return make_error(fmt::format("map '{}': a {} needs key and value size 0 and max_entries a power of two "
+                                      "multiple of {} (got {})", spec.name, what, kPage, n), -EINVAL);
+    if (n > (1u << 30))
+        return make_error(fmt::format("map '{}': {} of {} bytes exceeds the 1 GiB map limit", spec.name, what, n),
+                          -E2BIG);
+    return ok_status();
 }
 
 } // namespace strbpf::runtime

@@ -13,7 +13,6 @@
 namespace strbpf::runtime {
 namespace {
 
-constexpr uint64_t kPage = 4096;
 constexpr uint64_t kMaxRecord = 0xffffffffu / 4; // RINGBUF_MAX_RECORD_SZ
 
 uint64_t round8(uint64_t n) { return (n + 7) & ~uint64_t(7); }
@@ -154,13 +153,7 @@ long RingbufMap::peek(SampleFn fn, void* arg) { return walk(fn, arg, false); }
 
 // ringbuf_map_alloc: key and value sizes 0, max_entries a power of two and a multiple of the page size.
 Result<std::unique_ptr<Map>> create_ringbuf_map(const loader::MapSpec& spec) {
-    const uint32_t n = spec.max_entries;
-    if (spec.key_size || spec.value_size || n == 0 || (n & (n - 1)) || n % kPage)
-        return make_error(fmt::format("map '{}': a ring buffer needs key and value size 0 and max_entries a power of "
-                                      "two multiple of {} (got {})", spec.name, kPage, n), -EINVAL);
-    if (n > (1u << 30))
-        return make_error(fmt::format("map '{}': ring buffer of {} bytes exceeds the 1 GiB map limit", spec.name, n),
-                          -E2BIG);
+    STRBPF_TRY(check_ring_spec(spec, "ring buffer"));
     auto m = std::make_unique<RingbufMap>(spec);
     if (!m->ok())
         return make_error(fmt::format("map '{}': cannot map the ring buffer", spec.name), -ENOMEM);

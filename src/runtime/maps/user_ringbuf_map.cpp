@@ -13,7 +13,6 @@
 namespace strbpf::runtime {
 namespace {
 
-constexpr uint64_t kPage = 4096;
 constexpr uint32_t kDynptrMaxSize = (1u << 24) - 1; // DYNPTR_MAX_SIZE
 
 uint64_t round8(uint64_t n) { return (n + 7) & ~uint64_t(7); }
@@ -134,13 +133,7 @@ void UserRingbufMap::end_drain(uint64_t flags, long samples) {
 
 // ringbuf_map_alloc, shared by both ring buffer types.
 Result<std::unique_ptr<Map>> create_user_ringbuf_map(const loader::MapSpec& spec) {
-    const uint32_t n = spec.max_entries;
-    if (spec.key_size || spec.value_size || n == 0 || (n & (n - 1)) || n % kPage)
-        return make_error(fmt::format("map '{}': a user ring buffer needs key and value size 0 and max_entries a "
-                                      "power of two multiple of {} (got {})", spec.name, kPage, n), -EINVAL);
-    if (n > (1u << 30))
-        return make_error(fmt::format("map '{}': ring buffer of {} bytes exceeds the 1 GiB map limit", spec.name, n),
-                          -E2BIG);
+    STRBPF_TRY(check_ring_spec(spec, "user ring buffer"));
     auto m = std::make_unique<UserRingbufMap>(spec);
     if (!m->ok())
         return make_error(fmt::format("map '{}': cannot map the user ring buffer", spec.name), -ENOMEM);
