@@ -121,7 +121,8 @@ void scrub_iter_slot(StackSlot* s) {
     s->bytes.fill(Slot::misc);
 }
 
-void write_stack_fixed(Frame& f, int64_t off, int size, const Reg* value, bool value_is_zero) {
+// True when the write spilled VALUE (check_stack_write_fixed_off's save_register_state), false for data bytes.
+bool write_stack_fixed(Frame& f, int64_t off, int size, const Reg* value, bool value_is_zero) {
     StackSlot* s = stack_slot(f, off, true);
     scrub_iter_slot(s);
     const bool aligned = off % 8 == 0;
@@ -138,7 +139,7 @@ void write_stack_fixed(Frame& f, int64_t off, int size, const Reg* value, bool v
             else if (s->bytes[i] == Slot::spill)
                 s->bytes[i] = Slot::misc;
         }
-        return;
+        return true;
     }
     const bool had_spill = std::find(s->bytes.begin(), s->bytes.end(), Slot::spill) != s->bytes.end();
     if (had_spill)
@@ -155,6 +156,7 @@ void write_stack_fixed(Frame& f, int64_t off, int size, const Reg* value, bool v
             up->bytes[byte_index(off + i)] = type;
         }
     }
+    return false;
 }
 
 // check_stack_read_fixed_off: a slot whose first byte holds a spill is a register fill (whole, or a narrow fill
@@ -174,6 +176,7 @@ bool read_stack_fixed(Env& env, Frame& f, int64_t off, int size, int dst) {
             spill_size++;
         if (size == 8 && spill_size == 8) {
             result = s->spilled;
+            env.cur_entry.flags |= kHistFill;
         } else if (s->spilled.type != RegType::scalar) {
             return env.fail("invalid size of register fill");
         } else if (size <= spill_size && off % 8 == 0) {
@@ -181,6 +184,7 @@ bool read_stack_fixed(Env& env, Frame& f, int64_t off, int size, int dst) {
             if (size == 4 && spill_size == 4 && 64 - std::countl_zero(s->spilled.umax) <= 32)
                 assign_id_before_mov(env, s->spilled);
             result = s->spilled;
+            env.cur_entry.flags |= kHistFill;
             if (64 - std::countl_zero(result.umax) > size * 8)
                 clear_scalar_id(result);
         } else {
@@ -189,7 +193,11 @@ bool read_stack_fixed(Env& env, Frame& f, int64_t off, int size, int dst) {
                 spill += s->bytes[size_t(byte_index(off) + i)] == Slot::spill;
                 zero += s->bytes[size_t(byte_index(off) + i)] == Slot::zero;
             }
+            // check_stack_read_fixed_off: zero bytes of a spilled zero are a fill (precision follows the spill);
+            // STACK_ZERO bytes or a mix read as data, which the kernel's backtracking does not follow.
             const bool spilled_zero = s->spilled.is_const() && s->spilled.var.value == 0;
+            if (spill == size && spilled_zero)
+                env.cur_entry.flags |= kHistFill;
             if ((spill == size && spilled_zero) || zero == size)
                 result = reg_const(0);
         }
@@ -304,7 +312,7 @@ bool stack_access(Env& env, int regno, int64_t off, int size, Access access, int
             return true; // privileged: reading uninitialised stack is allowed
         if (is_write(access) && !destroy_dynptr_at(env, r.frameno, int((-at - 1) / 8)))
             return false; // check_stack_write_fixed_off: a write into a dynptr destroys it
-        note_stack_access(env, r.frameno, at, size, is_write(access));
+        note_stack_access(env, r.frameno, at, size);
         if (is_write(access)) {
             const Reg* v = value_regno >= 0 ? &env.cur.cur().regs[value_regno] : nullptr;
             const Reg imm = value_regno == -2 ? reg_const(uint64_t(int64_t(env.insns[env.pc].imm))) : Reg{};
@@ -318,7 +326,8 @@ bool stack_access(Env& env, int regno, int64_t off, int size, Access access, int
             if (value_regno >= 0 && at % 8 == 0 && v->type == RegType::scalar &&
                 64 - std::countl_zero(v->umax) <= size * 8)
                 assign_id_before_mov(env, env.cur.cur().regs[value_regno]);
-            write_stack_fixed(f, at, size, v, zero);
+            if (write_stack_fixed(f, at, size, v, zero))
+                env.cur_entry.flags |= kHistSpill;
             return true;
         }
         return read_stack_fixed(env, f, at, size, value_regno);

@@ -48,7 +48,8 @@ struct HistEntry {
     int32_t linked = -1;   // conditional jumps: index into Env::linked_sets of scalars sharing an operand's id
     uint64_t smask = 0;    // stack slots touched (bit i = fp-8*(i+1))
 };
-inline constexpr uint8_t kHistFullSlot = 1;    // a store that overwrote whole 8-byte slot(s)
+inline constexpr uint8_t kHistFill = 1;        // a load that restored a spilled register (precision follows it)
+inline constexpr uint8_t kHistSpill = 16;      // a store that spilled a register or an immediate into its slot
 inline constexpr uint8_t kHistCallbackRet = 2; // an exit from a callback frame (back to the helper call)
 // A conditional jump whose dst / src operand is a stack pointer (INSN_F_DST_REG_STACK / INSN_F_SRC_REG_STACK):
 // backtracking does not ask for its precision.
@@ -296,6 +297,6 @@ BtSet precise_set_of(const State& st);                  // what a checkpoint has
 void propagate_precision(Env& env, const State& old);
 BtSet all_scalars_of(const State& st); // every scalar register and spilled slot
 void clear_precise(State& st);                          // a new checkpoint starts with no precise marks
-void note_stack_access(Env& env, int frameno, int64_t off, int size, bool full_slot);
+void note_stack_access(Env& env, int frameno, int64_t off, int size);
 
 } // namespace strbpf::verifier

@@ -65,20 +65,21 @@ void backtrack_mem(const HistEntry& e, const isa::OpInfo& op, const isa::Insn& i
     switch (op.shape) {
     case Shape::LDX:
     case Shape::LDSX:
-        if (r & bit(in.dst)) {
+        if (r & bit(in.dst)) { // only a fill restores the slot's register; a read of data bytes ends here
             r &= uint16_t(~bit(in.dst));
-            if (on_stack)
+            if (on_stack && (e.flags & kHistFill))
                 *slots |= e.smask;
         }
         break;
+    // As the kernel's backtrack_insn: only a spill (of a register or an immediate) replaces what the slot held, so
+    // precision wanted of the slot moves to the spilled register; a store of data bytes is not followed.
     case Shape::ST:
-        if (on_stack && (e.flags & kHistFullSlot))
+        if (on_stack && (e.flags & kHistSpill))
             *slots &= ~e.smask;
         break;
     case Shape::STX:
-        if (on_stack && (*slots & e.smask)) {
-            if (e.flags & kHistFullSlot)
-                *slots &= ~e.smask;
+        if (on_stack && (e.flags & kHistSpill) && (*slots & e.smask)) {
+            *slots &= ~e.smask;
             r |= bit(in.src);
         }
         break;
@@ -355,7 +356,7 @@ void clear_precise(State& st) {
     }
 }
 
-void note_stack_access(Env& env, int frameno, int64_t off, int size, bool full_slot) {
+void note_stack_access(Env& env, int frameno, int64_t off, int size) {
     if (off >= 0 || off < -isa::kStackSize || size <= 0)
         return;
     uint64_t mask = 0;
@@ -364,8 +365,6 @@ void note_stack_access(Env& env, int frameno, int64_t off, int size, bool full_s
     env.cur_entry.sframe = int8_t(frameno);
     env.cur_entry.smask |= mask;
     env.scratched_slots |= mask; // the log prints these slots after the insn
-    if (full_slot && off % 8 == 0 && size == 8)
-        env.cur_entry.flags |= kHistFullSlot;
 }
 
 } // namespace strbpf::verifier

@@ -20,8 +20,8 @@ struct sums {
 	__s32 inner;  /* a nested drain's answer */
 };
 
-/* The callbacks never compare what they count: the verifier walks a callback until its states repeat, which
- * they do only while the counters stay imprecise. */
+/* These callbacks never compare what they count: the verifier walks a callback until its states repeat, which
+ * they do only while the counters stay imprecise (count_until below compares one, and still converges). */
 static long add_sample(struct bpf_dynptr *p, void *ctx)
 {
 	struct sums *s = ctx;
@@ -153,3 +153,32 @@ int drain_into_total(void *ctx)
 }
 
 char _license[] SEC("license") = "GPL";
+
+struct counted {
+	__u32 count;
+	__u32 errs;   /* shares count's stack slot: its 4-byte store makes the slot data, not a spill */
+	__u32 stop;   /* 0: never stop */
+};
+
+/* Compares its counter with stop. Precision asked of count stops at the load of a slot a data store made (only a
+ * fill of a spilled register carries it on, as the kernel's backtracking does), so the counter stays imprecise,
+ * the callback's rounds widen and its states repeat as soon as the kernel's do (verifier_prune_test). */
+static long count_until(struct bpf_dynptr *p, void *ctx)
+{
+	struct counted *s = ctx;
+	__u64 v = 0;
+
+	if (bpf_dynptr_read(&v, sizeof(v), p, 0, 0))
+		s->errs++;
+	s->count++;
+	return s->stop && s->count == s->stop;
+}
+
+SEC("syscall")
+__success __retval(0)
+int drain_compares_a_counter(void *ctx)
+{
+	struct counted s = {};
+
+	return bpf_user_ringbuf_drain(&urb, count_until, &s, 0) + s.count;
+}
