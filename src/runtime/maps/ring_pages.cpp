@@ -2,6 +2,7 @@
 // The ring buffers' twice-mapped data area (runtime stage), see ring_pages.hpp.
 #include "runtime/maps/ring_pages.hpp"
 
+#include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -49,6 +50,36 @@ Status check_ring_spec(const loader::MapSpec& spec, std::string_view what) {
         return make_error(fmt::format("map '{}': {} of {} bytes exceeds the 1 GiB map limit", spec.name, what, n),
                           -E2BIG);
     return ok_status();
+}
+
+RingPagesMap::RingPagesMap(const loader::MapSpec& spec) : Map(spec), size_(spec.max_entries) {
+    data_ = map_ring_twice(size_);
+}
+
+RingPagesMap::~RingPagesMap() {
+    if (const int fd = wakeup_fd_.load(std::memory_order_acquire); fd >= 0)
+        close(fd);
+    unmap_ring_twice(data_, size_);
+}
+
+int RingPagesMap::wakeup_fd() {
+    int fd = wakeup_fd_.load(std::memory_order_acquire);
+    if (fd >= 0)
+        return fd;
+    const int made = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    if (made < 0)
+        return -errno;
+    if (wakeup_fd_.compare_exchange_strong(fd, made, std::memory_order_acq_rel))
+        return made;
+    close(made); // another thread made it first
+    return fd;
+}
+
+void RingPagesMap::wake() const {
+    if (const int fd = wakeup_fd_.load(std::memory_order_acquire); fd >= 0) {
+        const uint64_t one = 1;
+        [[maybe_unused]] const ssize_t n = write(fd, &one, sizeof one); // EAGAIN: the counter is set already
+    }
 }
 
 } // namespace strbpf::runtime

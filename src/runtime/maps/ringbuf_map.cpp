@@ -3,9 +3,6 @@
 #include "runtime/maps/ringbuf_map.hpp"
 #include "runtime/maps/ring_pages.hpp"
 
-#include <sys/eventfd.h>
-#include <unistd.h>
-
 #include <cerrno>
 
 #include <fmt/format.h>
@@ -15,19 +12,7 @@ namespace {
 
 constexpr uint64_t kMaxRecord = 0xffffffffu / 4; // RINGBUF_MAX_RECORD_SZ
 
-uint64_t round8(uint64_t n) { return (n + 7) & ~uint64_t(7); }
-
 } // namespace
-
-RingbufMap::RingbufMap(const loader::MapSpec& spec) : Map(spec), size_(spec.max_entries) {
-    data_ = map_ring_twice(size_);
-}
-
-RingbufMap::~RingbufMap() {
-    if (const int fd = wakeup_fd_.load(std::memory_order_acquire); fd >= 0)
-        close(fd);
-    unmap_ring_twice(data_, size_);
-}
 
 // __bpf_ringbuf_reserve: the record fits when the producer stays less than the ring size ahead of both the
 // consumer and the oldest record not yet committed.
@@ -67,30 +52,12 @@ void RingbufMap::commit(void* sample, bool discard, uint64_t flags) {
     if (discard)
         len |= kDiscardBit;
     __atomic_exchange_n(hdr, len, __ATOMIC_SEQ_CST); // pairs with the consumer's acquire load
-    const int fd = wakeup_fd_.load(std::memory_order_acquire);
-    if (fd < 0)
-        return;
     // After the exchange: either this load sees the consumer's position past the previous records, or the
     // consumer (whose position store is sequentially consistent) sees this record committed.
     const uint64_t rec_pos = uint64_t(reinterpret_cast<uint8_t*>(hdr) - data_) & (size_ - 1);
     const uint64_t cons_pos = consumer_pos_.load(std::memory_order_seq_cst) & (size_ - 1);
-    if ((flags & kForceWakeup) || (cons_pos == rec_pos && !(flags & kNoWakeup))) {
-        const uint64_t one = 1;
-        [[maybe_unused]] const ssize_t n = write(fd, &one, sizeof one); // EAGAIN: the counter is set already
-    }
-}
-
-int RingbufMap::wakeup_fd() {
-    int fd = wakeup_fd_.load(std::memory_order_acquire);
-    if (fd >= 0)
-        return fd;
-    const int made = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-    if (made < 0)
-        return -errno;
-    if (wakeup_fd_.compare_exchange_strong(fd, made, std::memory_order_acq_rel))
-        return made;
-    close(made); // another thread made it first
-    return fd;
+    if ((flags & kForceWakeup) || (cons_pos == rec_pos && !(flags & kNoWakeup)))
+        wake();
 }
 
 bool RingbufMap::is_reserved_sample(uint64_t addr) const {

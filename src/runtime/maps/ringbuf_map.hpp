@@ -6,20 +6,17 @@
 #include <atomic>
 #include <cstdint>
 
-#include "runtime/maps/map.hpp"
+#include "runtime/maps/ring_pages.hpp"
 #include "runtime/maps/spin_lock.hpp"
 
 namespace strbpf::runtime {
 
-class RingbufMap final : public Map {
+class RingbufMap final : public RingPagesMap {
   public:
-    static constexpr uint32_t kBusyBit = 1u << 31, kDiscardBit = 1u << 30, kHdrSize = 8;
     // bpf_ringbuf_query flags
     static constexpr uint64_t kAvailData = 0, kRingSize = 1, kConsPos = 2, kProdPos = 3;
 
-    explicit RingbufMap(const loader::MapSpec& spec);
-    ~RingbufMap() override;
-    bool ok() const { return data_ != nullptr; }
+    using RingPagesMap::RingPagesMap;
 
     // Program side. reserve: the sample's address, or nullptr when it does not fit (size > ring, no room).
     void* reserve(uint64_t size);
@@ -37,33 +34,17 @@ class RingbufMap final : public Map {
     long consume(SampleFn fn, void* arg);
     // The same records without consuming them (strbpf map dump); fn's negative result stops the walk.
     long peek(SampleFn fn, void* arg);
-    uint64_t ring_size() const { return size_; }
-    // Host side: an eventfd (non-blocking) that a wake-up adds 1 to, what epoll waits on in place of the kernel's
-    // ring buffer map fd; created on first use and owned by the map. Returns the fd or a negative errno.
-    int wakeup_fd();
-    static constexpr uint64_t kNoWakeup = 1, kForceWakeup = 2; // BPF_RB_NO_WAKEUP, BPF_RB_FORCE_WAKEUP
 
-    // Programs cannot look up, update or delete ring buffer entries (-ENOTSUPP, as the kernel's ringbuf ops).
-    void* lookup(const void*) override { return nullptr; }
-    int update(const void*, const void*, uint64_t) override { return -524; }
-    int remove(const void*) override { return -524; }
-    int next_key(const void*, void*) override { return -524; }
-    uint8_t* arena() override { return data_; }
-    uint64_t arena_size() const override { return data_ ? 2 * size_ : 0; }
     RingbufMap* as_ringbuf() override { return this; }
 
   private:
     long walk(SampleFn fn, void* arg, bool advance); // consume() and peek()
-    uint32_t* header_at(uint64_t pos) const { return reinterpret_cast<uint32_t*>(data_ + (pos & (size_ - 1))); }
 
-    uint64_t size_;
-    uint8_t* data_ = nullptr; // 2 * size_ bytes: the same pages twice
     SpinLock producer_lock_;
     SpinLock consumer_lock_;
     uint64_t pending_pos_ = 0; // under producer_lock_
     std::atomic<uint64_t> producer_pos_{0};
     std::atomic<uint64_t> consumer_pos_{0};
-    std::atomic<int> wakeup_fd_{-1};
 };
 
 } // namespace strbpf::runtime

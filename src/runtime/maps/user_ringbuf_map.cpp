@@ -3,9 +3,6 @@
 #include "runtime/maps/user_ringbuf_map.hpp"
 #include "runtime/maps/ring_pages.hpp"
 
-#include <sys/eventfd.h>
-#include <unistd.h>
-
 #include <cerrno>
 
 #include <fmt/format.h>
@@ -15,19 +12,7 @@ namespace {
 
 constexpr uint32_t kDynptrMaxSize = (1u << 24) - 1; // DYNPTR_MAX_SIZE
 
-uint64_t round8(uint64_t n) { return (n + 7) & ~uint64_t(7); }
-
 } // namespace
-
-UserRingbufMap::UserRingbufMap(const loader::MapSpec& spec) : Map(spec), size_(spec.max_entries) {
-    data_ = map_ring_twice(size_);
-}
-
-UserRingbufMap::~UserRingbufMap() {
-    if (const int fd = wakeup_fd_.load(std::memory_order_acquire); fd >= 0)
-        close(fd);
-    unmap_ring_twice(data_, size_);
-}
 
 // user_ring_buffer__reserve: room is the ring size less what the producer is ahead of the consumer; the producer
 // position moves at once, the header keeps BUSY until the sample is committed.
@@ -70,19 +55,6 @@ int UserRingbufMap::commit(void* sample, bool discard) {
     return 0;
 }
 
-int UserRingbufMap::wakeup_fd() {
-    int fd = wakeup_fd_.load(std::memory_order_acquire);
-    if (fd >= 0)
-        return fd;
-    const int made = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-    if (made < 0)
-        return -errno;
-    if (wakeup_fd_.compare_exchange_strong(fd, made, std::memory_order_acq_rel))
-        return made;
-    close(made); // another thread made it first
-    return fd;
-}
-
 bool UserRingbufMap::try_begin_drain() {
     int idle = 0;
     return busy_.compare_exchange_strong(idle, 1, std::memory_order_acquire);
@@ -123,12 +95,8 @@ void UserRingbufMap::release(uint32_t size) {
 // The end of bpf_user_ringbuf_drain: the ring is free again, then producers are woken as its irq_work would.
 void UserRingbufMap::end_drain(uint64_t flags, long samples) {
     busy_.store(0, std::memory_order_release);
-    const bool wake = (flags & kForceWakeup) || (!(flags & kNoWakeup) && samples > 0);
-    const int fd = wakeup_fd_.load(std::memory_order_acquire);
-    if (wake && fd >= 0) {
-        const uint64_t one = 1;
-        [[maybe_unused]] const ssize_t n = write(fd, &one, sizeof one); // EAGAIN: the counter is set already
-    }
+    if ((flags & kForceWakeup) || (!(flags & kNoWakeup) && samples > 0))
+        wake();
 }
 
 // ringbuf_map_alloc, shared by both ring buffer types.

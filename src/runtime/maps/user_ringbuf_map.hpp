@@ -9,20 +9,16 @@
 #include <atomic>
 #include <cstdint>
 
-#include "runtime/maps/map.hpp"
+#include "runtime/maps/ring_pages.hpp"
 #include "runtime/maps/spin_lock.hpp"
 
 namespace strbpf::runtime {
 
-class UserRingbufMap final : public Map {
+class UserRingbufMap final : public RingPagesMap {
   public:
-    static constexpr uint32_t kBusyBit = 1u << 31, kDiscardBit = 1u << 30, kHdrSize = 8;
-    static constexpr uint64_t kNoWakeup = 1, kForceWakeup = 2; // BPF_RB_NO_WAKEUP, BPF_RB_FORCE_WAKEUP
     static constexpr long kMaxSamples = 128 * 1024;             // BPF_MAX_USER_RINGBUF_SAMPLES
 
-    explicit UserRingbufMap(const loader::MapSpec& spec);
-    ~UserRingbufMap() override;
-    bool ok() const { return data_ != nullptr; }
+    using RingPagesMap::RingPagesMap;
 
     // Host side, libbpf's user_ring_buffer__reserve: the sample's address, or nullptr with *err -E2BIG (size uses
     // the header's flag bits, or the record is larger than the ring) or -ENOSPC (no room now). Producers are
@@ -30,11 +26,8 @@ class UserRingbufMap final : public Map {
     void* reserve(uint32_t size, int* err);
     // user_ring_buffer__submit / __discard of a sample reserve() returned and not yet committed (else -EINVAL).
     int commit(void* sample, bool discard);
-    // An eventfd (non-blocking) that a drain adds 1 to when it wakes producers (the kernel's EPOLLOUT on the map
-    // fd): with BPF_RB_FORCE_WAKEUP always, without BPF_RB_NO_WAKEUP when it took a sample. Created on first use,
-    // owned by the map. Returns the fd or a negative errno.
-    int wakeup_fd();
-    uint64_t ring_size() const { return size_; }
+    // wakeup_fd(): a drain wakes producers (the kernel's EPOLLOUT on the map fd) with BPF_RB_FORCE_WAKEUP always,
+    // without BPF_RB_NO_WAKEUP when it took a sample.
     uint64_t consumer_pos() const { return consumer_pos_.load(std::memory_order_acquire); }
     uint64_t producer_pos() const { return producer_pos_.load(std::memory_order_acquire); }
 
@@ -48,24 +41,11 @@ class UserRingbufMap final : public Map {
     void release(uint32_t size);
     void end_drain(uint64_t flags, long samples);
 
-    // Programs cannot look up, update or delete entries (-ENOTSUPP, as the kernel's ringbuf ops).
-    void* lookup(const void*) override { return nullptr; }
-    int update(const void*, const void*, uint64_t) override { return -524; }
-    int remove(const void*) override { return -524; }
-    int next_key(const void*, void*) override { return -524; }
-    uint8_t* arena() override { return data_; }
-    uint64_t arena_size() const override { return data_ ? 2 * size_ : 0; }
-
   private:
-    uint32_t* header_at(uint64_t pos) const { return reinterpret_cast<uint32_t*>(data_ + (pos & (size_ - 1))); }
-
-    uint64_t size_;
-    uint8_t* data_ = nullptr; // 2 * size_ bytes: the same pages twice
     SpinLock producer_lock_;
     std::atomic<uint64_t> producer_pos_{0};
     std::atomic<uint64_t> consumer_pos_{0};
     std::atomic<int> busy_{0};
-    std::atomic<int> wakeup_fd_{-1};
 };
 
 // The map's factory: ringbuf_map_alloc's rules (key and value size 0, max_entries a power-of-two multiple of the
