@@ -20,6 +20,7 @@
 
 #include "common/byte_reader.hpp"
 #include "common/program_gen.hpp"
+#include "exec/kernel/kernel_variant_probe.hpp"
 #include "kernel_diff/differ.hpp"
 #include "kernel_diff/finding_file.hpp"
 #include "kernel_diff/kernel_oracle.hpp"
@@ -274,6 +275,10 @@ int main(int argc, char** argv) {
         std::printf("strbpf_kernel_diff: skipped, the live kernel cannot be the oracle here: %s\n", why.c_str());
         return 0;
     }
+    // strbpf judges as the running 6.18 build does (verifier/kernel_variant.hpp); the 6.18 source's where it
+    // cannot tell which build runs.
+    if (auto v = strbpf::exec::kernel::running_kernel_variant())
+        strbpf::verifier::set_default_kernel_variant(v.value());
     if (!o.recheck.empty())
         return recheck(*kernel, o.recheck, o.log_level);
     mkdir(o.out.c_str(), 0755);

@@ -75,6 +75,10 @@
 /* The expected rejection depends on facts only a verifier knows (register bounds): engines that run without
  * strbpf's verifier report the test as skipped, with that reason. */
 #define __needs_verifier __attribute__((btf_decl_tag("comment:strbpf_needs_verifier=1")))
+/* The expectation holds on Linux 6.18 builds with (or, "!fact", without) each named fact of strbpf's
+ * verifier/kernel_variant.hpp, e.g. __kernel_variant("!no_slice_rdwr"); an engine modelling another build reports
+ * the test as skipped, naming the fact. */
+#define __kernel_variant(facts) __attribute__((btf_decl_tag("comment:strbpf_kernel_variant=" facts)))
 
 /* errno values as the kernel returns them (include/uapi/asm-generic/errno-base.h). */
 #ifndef ENOENT

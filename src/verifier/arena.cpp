@@ -97,6 +97,8 @@ void arena_alu(Env& env, const isa::Insn& insn, bool is64) {
 bool is_arena_kfunc(std::string_view name) { return arena_kfunc(name) != nullptr; }
 
 bool do_arena_kfunc(Env& env, const runtime::KfuncProto& proto, const isa::Insn& insn) {
+    if (env.variant.no_arena) // a build without arenas registers their kfuncs for no program type
+        return env.fail(fmt::format("calling kernel function {} is not allowed", proto.name));
     return check_kfunc_btf_call(env, *arena_kfunc(proto.name), insn);
 }
 

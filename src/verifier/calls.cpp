@@ -133,7 +133,7 @@ bool check_helper_arg(Env& env, const runtime::HelperProto& h, int regno, ArgKin
         return true;
     case ArgKind::const_map_ptr:
         if (r.type == RegType::map_ptr && r.maybe_null) // a map-in-map lookup before its null check
-            return env.fail(fmt::format("R{} type=map_value_or_null expected=map_ptr", regno));
+            return env.fail(fmt::format("R{} type={} expected=map_ptr", regno, inner_lookup_type_name(env)));
         if (r.type != RegType::map_ptr)
             return type_mismatch(env, regno, "map_ptr");
         if (*map_index >= 0 && *map_index != int(r.aux)) // a timer argument named the map already
@@ -660,6 +660,12 @@ Reg map_lookup_reg(Env& env, int32_t func_id, int map_index) {
     const loader::MapSpec* m = map_index >= 0 ? env.map_spec(uint32_t(map_index)) : nullptr;
     if (func_id == 1 && m && map_lookup_result(m->type) == LookupResult::inner_map)
         return reg_ptr(RegType::map_ptr, uint32_t(env.inst.inner_template(uint32_t(map_index))));
+    if (func_id == 1 && m && env.variant.typed_lookup) { // typed at the call, not at the null check (sock.cpp)
+        if (m->type == loader::kMapSockmap || m->type == loader::kMapSockhash)
+            return reg_ptr(RegType::sock);
+        if (m->type == loader::kMapXskmap)
+            return reg_ptr(RegType::xdp_sock);
+    }
     return reg_ptr(RegType::map_value, uint32_t(std::max(map_index, 0)));
 }
 

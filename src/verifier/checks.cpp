@@ -533,7 +533,7 @@ bool check_mem_access(Env& env, int regno, int32_t insn_off, int size, Access ac
         if (is_helper(access))
             break;
         if (r.maybe_null) // a map-in-map lookup before its null check: a map value to the kernel
-            return env.fail(fmt::format("R{} invalid mem access 'map_value_or_null'", regno));
+            return env.fail(fmt::format("R{} invalid mem access '{}'", regno, inner_lookup_type_name(env)));
         if (!btf_map_ptr_access(env, regno, insn_off, size, is_write(access), is_write(access) ? -1 : value_regno))
             return false;
         dst = (dst && dst->type == RegType::scalar) ? dst : nullptr;

@@ -445,6 +445,8 @@ bool do_dynptr_kfunc(Env& env, const runtime::KfuncProto& proto) {
     f.regs[0] = reg_unknown();
     if (k.kind != DK::slice && k.kind != DK::slice_rdwr)
         return true;
+    if (k.kind == DK::slice_rdwr && env.variant.no_slice_rdwr) // a build that refuses it after its arguments
+        return env.fail("bpf_dynptr_slice_rdwr() is not allowed");
     if (k.kind == DK::slice_rdwr && !packet_writable(env.prog.type))
         return env.fail("the prog does not allow writes to packet data");
     Reg r0 = reg_ptr(RegType::mem, uint32_t(std::min<uint64_t>(m.const_size, kMaxVarSiz)));

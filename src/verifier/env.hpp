@@ -104,6 +104,7 @@ class Env {
     const runtime::ObjectInstance& inst;
     const loader::ProgramSpec& prog;
     Options opts;
+    KernelVariant variant; // the kernel build modelled: opts.variant, else the process default
     std::span<const isa::Insn> insns;
     std::vector<const isa::OpInfo*> ops;
     std::vector<Subprog> subprogs;
@@ -189,6 +190,9 @@ void mark_all_scratched(Env& env);
 void print_insn_state(Env& env);
 void print_linfo(Env& env, int32_t pc);
 std::string insn_text(const Env& env, int32_t pc); // log.cpp: an insn as the kernel's print_bpf_insn prints it
+// log.cpp: what the kernel calls a map-in-map lookup's result before its null check: the outer map's
+// map_value_or_null, or map_ptr_or_null in builds that type lookups at the call (KernelVariant::typed_lookup).
+const char* inner_lookup_type_name(const Env& env);
 void log_main_args(Env& env); // calls.cpp: btf_prepare_func_args' complaint about the main function's arguments
 
 // retval.cpp: enum bpf_attach_type values (the kernel's UAPI numbers) that change a verification rule.

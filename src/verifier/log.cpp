@@ -20,7 +20,7 @@ const char* reg_type_name(RegType t, bool maybe_null) {
     case RegType::not_init: return "?";
     case RegType::scalar: return "scalar";
     case RegType::ctx: return "ctx";
-    case RegType::map_ptr: return "map_ptr";
+    case RegType::map_ptr: return maybe_null ? "map_ptr_or_null" : "map_ptr";
     case RegType::map_value: return maybe_null ? "map_value_or_null" : "map_value";
     case RegType::stack: return "fp";
     case RegType::packet: return "pkt";
@@ -41,6 +41,10 @@ const char* reg_type_name(RegType t, bool maybe_null) {
     return "?";
 }
 
+const char* inner_lookup_type_name(const Env& env) {
+    return env.variant.typed_lookup ? "map_ptr_or_null" : "map_value_or_null";
+}
+
 std::string reg_type_str(const Reg& r) {
     std::string name = reg_type_name(r.type, r.maybe_null);
     if (r.type == RegType::btf_id) // reg_type_str's flag prefixes, in its order
@@ -50,7 +54,8 @@ std::string reg_type_str(const Reg& r) {
 }
 
 Env::Env(const runtime::ObjectInstance& inst_, const loader::ProgramSpec& prog_, const Options& opts_)
-    : inst(inst_), prog(prog_), opts(opts_), insns(prog_.insns) {
+    : inst(inst_), prog(prog_), opts(opts_), variant(opts_.variant ? *opts_.variant : default_kernel_variant()),
+      insns(prog_.insns) {
     gpl_compatible = license_is_gpl_compatible(inst_.spec().license);
     ops.resize(insns.size(), nullptr);
     insn_ptr_type.resize(insns.size(), RegType::not_init);

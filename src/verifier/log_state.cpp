@@ -59,6 +59,8 @@ std::string scalar_ranges(const Reg& r) {
 
 // libbpf's name for a map: the BTF name, or for global data "<object name, 8 chars><section>" (internal_map_name).
 std::string kernel_map_name(const Env& env, uint32_t index) {
+    if (index >= env.inst.map_count())
+        return ""; // an inner map template: the kernel's inner map meta has no name
     const loader::MapSpec* spec = env.map_spec(index);
     if (!spec)
         return "";
@@ -89,7 +91,7 @@ std::string kernel_reg_str(const Env& env, const Reg& r, int frameno) {
     if (r.type == RegType::btf_id)
         out += btf_reg_type_name(r);
     uint32_t map_index = r.aux;
-    if (r.type == RegType::map_ptr && r.maybe_null) {
+    if (r.type == RegType::map_ptr && r.maybe_null && !env.variant.typed_lookup) {
         // A map-in-map lookup before its null check: strbpf types it as the inner template at the call, the kernel
         // prints it as the outer map's value until the check.
         for (size_t o = 0; o < env.inst.map_count(); o++)

@@ -131,6 +131,10 @@ constexpr uint32_t kSleepableTypes[] = {kMapHash, kMapLruHash, kMapArray, kMapPe
                                         kMapUserRingbuf, kMapInodeStorage, kMapSkStorage, kMapTaskStorage,
                                         kMapCgrpStorage, kMapQueue, kMapStack, kMapArena};
 
+bool sleepable_map_type(uint32_t type) {
+    return std::find(std::begin(kSleepableTypes), std::end(kSleepableTypes), type) != std::end(kSleepableTypes);
+}
+
 // libbpf loads syscall programs and those of a "<type>.s" section (fentry.s/, lsm.s/, uprobe.s, ...) with
 // BPF_F_SLEEPABLE.
 bool sleepable(const ProgramSpec& prog) {
@@ -228,7 +232,8 @@ std::string special_field_incompatibility(const loader::ObjectSpec& obj, const l
 
 } // namespace
 
-std::string map_prog_incompatibility(const runtime::ObjectInstance& inst, const loader::ProgramSpec& prog) {
+std::string map_prog_incompatibility(const runtime::ObjectInstance& inst, const loader::ProgramSpec& prog,
+                                     const KernelVariant& variant) {
     const runtime::Map* storage[2] = {}; // bpf_cgroup_storage_assign: one map per storage type (shared, per-CPU)
     const runtime::Map* arena = nullptr;
     for (size_t pc = 0; pc + 1 < prog.insns.size(); pc++) {
@@ -243,9 +248,15 @@ std::string map_prog_incompatibility(const runtime::ObjectInstance& inst, const 
             continue;
         if (std::string why = special_field_incompatibility(inst.spec(), m->spec(), prog.type); !why.empty())
             return why;
-        if (sleepable(prog) && std::find(std::begin(kSleepableTypes), std::end(kSleepableTypes), m->spec().type) ==
-                                   std::end(kSleepableTypes))
-            return "Sleepable programs can only use array, hash, ringbuf and local storage maps";
+        if (sleepable(prog)) {
+            const int inner = variant.sleepable_inner_maps ? inst.inner_template(uint32_t(in.imm)) : -1;
+            const runtime::Map* im = inner >= 0 ? inst.map(uint32_t(inner)) : nullptr;
+            if (!sleepable_map_type(m->spec().type) || (im && !sleepable_map_type(im->spec().type)))
+                return variant.sleepable_inner_maps
+                           ? "Sleepable programs can only use array, hash, ringbuf and local storage maps, also as "
+                             "inner maps"
+                           : "Sleepable programs can only use array, hash, ringbuf and local storage maps";
+        }
         const uint32_t t = m->spec().type;
         if (t == loader::kMapArena) {
             if (arena && arena != m)

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "loader/object_spec.hpp"
+#include "verifier/kernel_variant.hpp"
 
 namespace strbpf::runtime {
 class ObjectInstance;
@@ -15,8 +16,10 @@ class ObjectInstance;
 namespace strbpf::verifier {
 
 // check_map_prog_compatibility, which the kernel applies to every map a program's ld_imm64 names before it walks
-// the program: empty, or the one line the kernel prints (sleepable programs: syscall, SEC("*.s/...")).
-std::string map_prog_incompatibility(const runtime::ObjectInstance& inst, const loader::ProgramSpec& prog);
+// the program: empty, or the one line the kernel prints (sleepable programs: syscall, SEC("*.s/...")). Kernel
+// builds with KernelVariant::sleepable_inner_maps check a map-in-map's inner map type too.
+std::string map_prog_incompatibility(const runtime::ObjectInstance& inst, const loader::ProgramSpec& prog,
+                                     const KernelVariant& variant);
 
 // Empty when helper `func_id` may take a map of `map_type`; else the kernel's message
 // ("cannot pass map_type 3 into func bpf_map_lookup_elem#1").

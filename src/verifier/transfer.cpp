@@ -54,7 +54,8 @@ bool sane_offset(Env& env, const Reg& r, const Reg& ptr) {
 }
 
 bool ptr_arith(Env& env, int dst, const Reg& ptr, const Reg& off, Sem sem, bool scalar_minus_ptr) {
-    const std::string tn = reg_type_str(ptr);
+    const std::string tn =
+        ptr.type == RegType::map_ptr && ptr.maybe_null ? inner_lookup_type_name(env) : reg_type_str(ptr);
     if (ptr.maybe_null)
         return env.fail(fmt::format("R{} pointer arithmetic on {} prohibited, null-check it first", dst, tn));
     switch (ptr.type) {

@@ -641,7 +641,7 @@ Verdict verify(const runtime::ObjectInstance& inst, const loader::ProgramSpec& p
         v.log = why + "\n";
         return v;
     }
-    if (std::string why = map_prog_incompatibility(inst, prog); !why.empty()) {
+    if (std::string why = map_prog_incompatibility(inst, prog, env.variant); !why.empty()) {
         v.reason = why;
         v.log = why + "\n";
         return v;

@@ -8,6 +8,7 @@
 
 #include "loader/object_spec.hpp"
 #include "runtime/instance.hpp"
+#include "verifier/kernel_variant.hpp"
 #include "verifier/verified_program.hpp"
 
 namespace strbpf::verifier {
@@ -27,6 +28,8 @@ inline constexpr uint32_t kProgFlagsImplemented =
 struct Options {
     int log_level = 0; // 0: reason only; 1: the kernel's log level 1; 2: register states after every insn
     uint32_t prog_flags = 0; // BPF_F_* of BPF_PROG_LOAD; verify() honours kProgFlagsImplemented
+    // The kernel build whose verdicts to give (kernel_variant.hpp); null: default_kernel_variant().
+    const KernelVariant* variant = nullptr;
 };
 
 struct Verdict {

@@ -380,8 +380,21 @@ int slice_rdonly_write(void *ctx)
 }
 
 SEC("syscall")
-__failure __msg("the prog does not allow writes to packet data")
+__failure __msg("the prog does not allow writes to packet data") __kernel_variant("!no_slice_rdwr")
 int slice_rdwr_syscall(void *ctx)
+{
+	struct bpf_dynptr d;
+	char *p;
+
+	bpf_dynptr_from_mem(buf, sizeof(buf), 0, &d);
+	p = bpf_dynptr_slice_rdwr(&d, 0, NULL, 1);
+	return p ? *p : 0;
+}
+
+/* A 6.18 build that refuses bpf_dynptr_slice_rdwr does so after checking its arguments, in every program type. */
+SEC("syscall")
+__failure __msg("bpf_dynptr_slice_rdwr() is not allowed") __kernel_variant("no_slice_rdwr")
+int slice_rdwr_refused_syscall(void *ctx)
 {
 	struct bpf_dynptr d;
 	char *p;

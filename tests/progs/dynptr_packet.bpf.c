@@ -34,17 +34,44 @@ int xdp_read_write(struct xdp_md *ctx)
 	p = bpf_dynptr_slice(&d, 0, NULL, 4);
 	if (!p || p[0] != 0 || p[1] != 0xaa || p[2] != 0xbb)
 		return 7;
-	p = bpf_dynptr_slice_rdwr(&d, 60, NULL, 4);
-	if (!p)
-		return 8;
-	p[3] = 0x77;
-	if (bpf_dynptr_read(out, 1, &d, 63, 0) || out[0] != 0x77)
-		return 9;
 	if (bpf_dynptr_data(&d, 0, 1)) /* xdp dynptrs are sliced by the kfuncs only */
 		return 10;
 	if (bpf_dynptr_slice(&d, 61, NULL, 4))
 		return 11;
 	return 0;
+}
+
+/* A writable slice of the packet, on the 6.18 builds that allow bpf_dynptr_slice_rdwr. */
+SEC("xdp")
+__success __retval(0) __data_hex(PKT64) __kernel_variant("!no_slice_rdwr")
+int xdp_slice_rdwr(struct xdp_md *ctx)
+{
+	struct bpf_dynptr d;
+	__u8 out[1] = {};
+	__u8 *p;
+
+	if (bpf_dynptr_from_xdp(ctx, 0, &d))
+		return 1;
+	p = bpf_dynptr_slice_rdwr(&d, 60, NULL, 4);
+	if (!p || p[3] != 0x3f)
+		return 8;
+	p[3] = 0x77;
+	if (bpf_dynptr_read(out, 1, &d, 63, 0) || out[0] != 0x77)
+		return 9;
+	return 0;
+}
+
+SEC("xdp")
+__failure __msg("bpf_dynptr_slice_rdwr() is not allowed") __kernel_variant("no_slice_rdwr")
+int xdp_slice_rdwr_refused(struct xdp_md *ctx)
+{
+	struct bpf_dynptr d;
+	__u8 *p;
+
+	if (bpf_dynptr_from_xdp(ctx, 0, &d))
+		return 1;
+	p = bpf_dynptr_slice_rdwr(&d, 60, NULL, 4);
+	return p ? p[3] : 2;
 }
 
 SEC("xdp")

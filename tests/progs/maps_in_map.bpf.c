@@ -82,8 +82,19 @@ int delete_hash_of_maps(void *ctx)
 }
 
 SEC("syscall")
-__failure __msg("R1 type=map_value_or_null expected=map_ptr")
+__failure __msg("R1 type=map_value_or_null expected=map_ptr") __kernel_variant("!typed_lookup")
 int inner_map_needs_a_null_check(void *ctx)
+{
+	__u32 k = 0;
+	void *m = bpf_map_lookup_elem(&outer_arr, &k);
+	return bpf_map_lookup_elem(m, &k) != 0;
+}
+
+/* A 6.18 build that types the lookup at the call: the inner map, maybe NULL, with the template's sizes. */
+SEC("syscall")
+__failure __msg("R0=map_ptr_or_null(id=1,ks=4,vs=8)") __msg("R1 type=map_ptr_or_null expected=map_ptr")
+__log_level(2) __kernel_variant("typed_lookup")
+int inner_map_typed_at_the_call(void *ctx)
 {
 	__u32 k = 0;
 	void *m = bpf_map_lookup_elem(&outer_arr, &k);

@@ -2,11 +2,14 @@
 // Shared pieces of the strbpf commands (tools stage).
 #include "cli.hpp"
 
+#include <cstdio>
 #include <fstream>
 #include <iterator>
+#include <optional>
 
 #include <fmt/format.h>
 
+#include "exec/kernel/kernel_variant_probe.hpp"
 #include "loader/loader.hpp"
 #include "verifier/verifier.hpp"
 
@@ -69,6 +72,7 @@ Result<std::vector<uint8_t>> read_file(const std::string& path) {
 
 namespace {
 loader::LoadOptions g_target; // set by the command line before a command runs
+std::string g_kernel_variant = "running";
 } // namespace
 
 void add_target_options(CLI::App& cmd) {
@@ -82,6 +86,27 @@ void add_target_options(CLI::App& cmd) {
                    "are typed by (default: /sys/kernel/btf/vmlinux)")
         ->check(CLI::ExistingFile)
         ->each([](const std::string& path) { verifier::set_target_btf_path(path); });
+    cmd.add_option("--kernel-variant", g_kernel_variant,
+                   "the Linux 6.18 build whose verdicts to give: running (the running 6.18 kernel's, probed once per "
+                   "boot; the 6.18 source's where it cannot be asked), upstream (the 6.18 source's), or facts "
+                   "separated by commas (typed_lookup, sleepable_inner_maps, no_slice_rdwr, no_arena)")
+        ->capture_default_str();
+}
+
+bool apply_kernel_variant() {
+    if (g_kernel_variant == "running") {
+        if (Result<verifier::KernelVariant> v = exec::kernel::running_kernel_variant())
+            verifier::set_default_kernel_variant(v.value());
+        return true;
+    }
+    std::string error;
+    std::optional<verifier::KernelVariant> v = verifier::parse_kernel_variant(g_kernel_variant, &error);
+    if (!v) {
+        std::fprintf(stderr, "strbpf: --kernel-variant: %s\n", error.c_str());
+        return false;
+    }
+    verifier::set_default_kernel_variant(*v);
+    return true;
 }
 
 const loader::LoadOptions& target_options() { return g_target; }

@@ -23,6 +23,9 @@ Result<std::vector<uint8_t>> read_file(const std::string& path);
 // Loads with the target options every command takes (--kconfig FILE, --btf FILE: add_target_options).
 Result<std::shared_ptr<const loader::ObjectSpec>> load_spec(const std::string& path);
 void add_target_options(CLI::App& cmd);
+// Sets the verifier's default kernel build from --kernel-variant (default "running": the running 6.18 kernel's,
+// probed once per boot, else the 6.18 source's); false, with a message on stderr, for a list naming no fact.
+bool apply_kernel_variant();
 const loader::LoadOptions& target_options();
 std::string hex_string(const std::vector<uint8_t>& bytes);
 // "a, b, c": the object's program names in ELF order, for "no program 'x' in OBJ (its programs: ...)".

@@ -71,6 +71,6 @@ int main(int argc, char** argv) {
         return print_help(app, help_words);
     for (auto& [sub, run] : commands)
         if (sub->parsed())
-            return run();
+            return apply_kernel_variant() ? run() : kExitUsage;
     return kExitUsage;
 }

@@ -12,6 +12,7 @@
 
 #include "cli.hpp"
 #include "exec/kernel/kernel_engine.hpp"
+#include "exec/kernel/kernel_variant_probe.hpp"
 #include "exec/runner.hpp"
 #include "verifier/verifier.hpp"
 
@@ -30,6 +31,57 @@ const std::string* strbpf_tag(const exec::TestSpec& spec, const std::string& nam
         if (key == "strbpf_" + name)
             return &value;
     return nullptr;
+}
+
+// strbpf_kernel_variant=FACT[,!FACT...]: the test holds only on a 6.18 build with (or, after "!", without) each
+// named fact of verifier/kernel_variant.hpp. "" when the engine's build is such a one, else the SKIP reason. The
+// kernel engine's build is the running kernel's; strbpf's engines model the verifier's default (--kernel-variant).
+std::string kernel_variant_mismatch(const exec::TestSpec& spec, exec::EngineKind engine) {
+    const std::string* want = strbpf_tag(spec, "kernel_variant");
+    if (!want)
+        return "";
+    verifier::KernelVariant have = verifier::default_kernel_variant();
+    if (engine == exec::EngineKind::kernel) {
+        Result<verifier::KernelVariant> running = exec::kernel::running_kernel_variant();
+        have = running ? running.value() : verifier::KernelVariant{};
+    }
+    std::string_view rest = *want;
+    while (!rest.empty()) {
+        const size_t comma = rest.find(',');
+        std::string_view name = rest.substr(0, comma);
+        rest = comma == std::string_view::npos ? std::string_view{} : rest.substr(comma + 1);
+        const bool negated = !name.empty() && name.front() == '!';
+        if (negated)
+            name.remove_prefix(1);
+        const verifier::KernelVariantFact* fact = nullptr;
+        for (const verifier::KernelVariantFact& f : verifier::kKernelVariantFacts)
+            if (name == f.name)
+                fact = &f;
+        if (!fact)
+            return fmt::format("__kernel_variant names no fact '{}'", name);
+        if (have.*fact->field == negated)
+            return fmt::format("for Linux 6.18 builds {} {} ({}); the {} engine's build is {}",
+                               negated ? "without" : "with", fact->name, fact->what, exec::engine_name(engine),
+                               have == verifier::KernelVariant{} ? "the 6.18 source's"
+                                                                 : "one with " + verifier::format_kernel_variant(have));
+    }
+    return "";
+}
+
+// A 6.18 build without arenas (KernelVariant::no_arena) cannot create an object's BPF_MAP_TYPE_ARENA, so none of its
+// programs loads there: such a test is a SKIP naming the fact, on the kernel (whose map creation failed) and on
+// strbpf's engines modelling that build.
+constexpr const char* kNoArenaSkip =
+    "the object has an arena map, and the {} engine's Linux 6.18 build has none (kernel variant no_arena: "
+    "BPF_MAP_TYPE_ARENA refused with EPERM)";
+
+bool has_arena_map(const TestObject& obj) {
+    if (!obj.spec)
+        return false;
+    for (const loader::MapSpec& m : obj.spec->maps)
+        if (m.type == loader::kMapArena)
+            return true;
+    return false;
 }
 
 bool is_packet_prog(loader::ProgType t) {
@@ -345,6 +397,8 @@ TestResult run_one(const TestObject& obj, const exec::TestSpec& spec, bool unpri
         j.skip = "__arch_*: the test is for " + arch_names(spec.arch_mask) + " only";
     } else if (!spec.unsupported.empty()) {
         j.skip = "strbpf test does not judge the tag " + spec.unsupported.front();
+    } else if (std::string why = kernel_variant_mismatch(spec, engine); !why.empty()) {
+        j.skip = why;
     } else {
         const bool jited = engine == exec::EngineKind::jit ||
                            (engine == exec::EngineKind::kernel && exec::kernel::kernel_jit_enabled());
@@ -353,6 +407,18 @@ TestResult run_one(const TestObject& obj, const exec::TestSpec& spec, bool unpri
                            : fmt::format("__load_if_JITed: the {} engine does not JIT", exec::engine_name(engine));
         } else if (engine == exec::EngineKind::kernel) {
             run_kernel(obj, spec, sub, &r, &j);
+            const bool arena_refused =
+                !j.failures.empty() && (r.error.find("failed to create arena") != std::string::npos ||
+                                        j.failures.front().find("failed to create arena") != std::string::npos);
+            if (arena_refused) {
+                Result<verifier::KernelVariant> running = exec::kernel::running_kernel_variant();
+                if (running && running.value().no_arena) {
+                    j.failures.clear();
+                    j.skip = fmt::format(fmt::runtime(kNoArenaSkip), "kernel");
+                }
+            }
+        } else if (has_arena_map(obj) && verifier::default_kernel_variant().no_arena) {
+            j.skip = fmt::format(fmt::runtime(kNoArenaSkip), exec::engine_name(engine));
         } else if (unpriv) {
             j.skip = "strbpf's verifier has no unprivileged mode";
         } else {
