@@ -22,8 +22,9 @@ using runtime::ShortPath;
 
 constexpr int32_t kW = 32;
 constexpr uint32_t kNoEnt = uint32_t(-runtime::strings::kENOENT);
-// Strings of up to this many bytes are decided inline, one 32-byte block at a time.
-constexpr int32_t kWideBytes = 128;
+// Strings of up to this many bytes (their NUL or answer in the first kWideBytes) are decided inline, one 32-byte
+// block at a time; 256-byte strings and their NUL fit.
+constexpr int32_t kWideBytes = 320; // jit_short_strings_test starts strings up to 500 bytes before a region end
 
 // The folding constants (as short_strings.cpp's pool): 'A', 25, 0xC0, 30, 0xD7, 0x20.
 enum FoldVec : int32_t { kUpperA, kUpperSpan, kLatin1Lo, kLatin1Span, kTimes, kCaseBit, kFoldVecs };
@@ -103,28 +104,29 @@ class WideGen {
         a_.vpbroadcastb(x86::ymm5, x86::xmm5);
         return x86::ymm5;
     }
-    // The block loop's step (r9 = the block's offset), as short_strings.cpp's next_block with 32-byte blocks.
+    // The block loop's step (r9 = the block's offset), as short_strings.cpp's next_block with 32-byte blocks: back
+    // to `loop` while the next block lies below kWideBytes and wholly inside every span, else the resolved entry.
     void next_block(const Label& loop, const x86::Gp& span, const x86::Gp* span2 = nullptr) {
         a_.add(x86::r9, kW);
-        if (known_span(span) >= 0 && (!span2 || known_span(*span2) >= 0)) {
+        if (known_span(span) >= 0 && (!span2 || known_span(*span2) >= 0)) { // r9 < span - 31 for each span
             int64_t limit = std::min<int64_t>(kWideBytes, known_span(span) - (kW - 1));
             if (span2)
                 limit = std::min<int64_t>(limit, known_span(*span2) - (kW - 1));
             a_.cmp(x86::r9, int32_t(std::max<int64_t>(limit, 0)));
-            to_call(x86::CondCode::kAE);
-            a_.jmp(loop);
+            a_.jb(loop);
+            a_.long_().jmp(exit_call_);
             return;
         }
         a_.cmp(x86::r9, kWideBytes);
         to_call(x86::CondCode::kAE);
         a_.lea(x86::r10, x86::ptr(x86::r9, kW));
-        a_.cmp(x86::r10, span);
-        to_call(x86::CondCode::kA);
         if (span2) {
             a_.cmp(x86::r10, *span2);
             to_call(x86::CondCode::kA);
         }
-        a_.jmp(loop);
+        a_.cmp(x86::r10, span);
+        a_.jbe(loop);
+        a_.long_().jmp(exit_call_);
     }
     // ymm0 = the 32 bytes at rdi + r9; r11d = their NUL lanes (ymm1 must be zero).
     void load_block_nul_lanes() {
