@@ -166,7 +166,19 @@ class WideGen {
         a_.seta(x86::al);
         a_.sbb(x86::eax, 0);
     }
-    void member_lanes(const std::vector<uint8_t>& set);
+    // A stop-mask emitter: `stop(dst, disp)` leaves in dst the stop lanes (0xFF) of the 32 bytes at rdi + r9 + disp,
+    // with ymm0 and ymm3 as scratch (ymm1 = zero; ymm5 free for the caller's constant).
+    using StopFn = void (WideGen::*)(const x86::Vec& dst, int32_t disp);
+    void scan_blocks(StopFn stop, const x86::Gp& span, const x86::Gp* span2, const Label& found);
+    void pair_step(const Label* loop, const x86::Gp& span, const x86::Gp* span2);
+    void stop_nul(const x86::Vec& dst, int32_t disp);
+    void stop_chr(const x86::Vec& dst, int32_t disp);
+    void stop_cmp(const x86::Vec& dst, int32_t disp);
+    void stop_span(const x86::Vec& dst, int32_t disp);
+    std::vector<uint8_t> set_; // span(): the frozen set
+    bool accept_ = false;      // span(): strspn
+    x86::Mem c_mem_;           // chr(): the pool splat of a constant c (when c_const_)
+    bool c_const_ = false;
 
     x86::Assembler& a_;
     const Label& call_;
@@ -177,21 +189,82 @@ class WideGen {
     ShortPool& pool_;
 };
 
-// bpf_strlen(s): the first NUL lane, block by block.
+// The scans' blocks: one 32-byte block at offset 0 (short strings), then two per step (their stop masks or-ed, one
+// test and one taken branch per 64 bytes) while both lie inside every span and start below kWideBytes; a step that
+// would not fit goes to the resolved entry. At `found`, r9 = the offset of the block holding the first stop lane
+// and eax = that block's stop lanes (not 0). ymm1 is zeroed here.
+void WideGen::scan_blocks(StopFn stop, const x86::Gp& span, const x86::Gp* span2, const Label& found) {
+    const Label loop = a_.newLabel(), pair = a_.newLabel();
+    a_.xor_(x86::r9d, x86::r9d);
+    a_.vpxor(x86::xmm1, x86::xmm1, x86::xmm1);
+    (this->*stop)(x86::ymm2, 0);
+    a_.vpmovmskb(x86::eax, x86::ymm2);
+    a_.test(x86::eax, x86::eax);
+    a_.long_().jnz(found);
+    a_.mov(x86::r9d, kW);
+    pair_step(nullptr, span, span2); // falls through into the loop when the first pair fits
+    a_.bind(loop);
+    (this->*stop)(x86::ymm2, 0);
+    (this->*stop)(x86::ymm4, kW);
+    a_.vpor(x86::ymm3, x86::ymm2, x86::ymm4);
+    a_.vpmovmskb(x86::eax, x86::ymm3);
+    a_.test(x86::eax, x86::eax);
+    a_.short_().jnz(pair);
+    a_.add(x86::r9, 2 * kW);
+    pair_step(&loop, span, span2);
+    a_.bind(pair);
+    a_.vpmovmskb(x86::eax, x86::ymm2);
+    a_.test(x86::eax, x86::eax);
+    a_.long_().jnz(found);
+    a_.vpmovmskb(x86::eax, x86::ymm4);
+    a_.add(x86::r9, kW);
+    a_.long_().jmp(found);
+}
+
+// Whether the two blocks at r9 lie below kWideBytes and inside every span (r9 + 64 <= span): if so, jumps back to
+// `loop` (or falls through, when `loop` is null); else the resolved entry.
+void WideGen::pair_step(const Label* loop, const x86::Gp& span, const x86::Gp* span2) {
+    if (known_span(span) >= 0 && (!span2 || known_span(*span2) >= 0)) {
+        int64_t limit = std::min<int64_t>(kWideBytes, known_span(span) - (2 * kW - 1));
+        if (span2)
+            limit = std::min<int64_t>(limit, known_span(*span2) - (2 * kW - 1));
+        a_.cmp(x86::r9, int32_t(std::max<int64_t>(limit, 0)));
+        if (!loop) {
+            to_call(x86::CondCode::kAE);
+            return;
+        }
+        a_.jb(*loop);
+        a_.long_().jmp(exit_call_);
+        return;
+    }
+    a_.cmp(x86::r9, kWideBytes);
+    to_call(x86::CondCode::kAE);
+    a_.lea(x86::r10, x86::ptr(x86::r9, 2 * kW));
+    if (span2) {
+        a_.cmp(x86::r10, *span2);
+        to_call(x86::CondCode::kA);
+    }
+    a_.cmp(x86::r10, span);
+    if (!loop) {
+        to_call(x86::CondCode::kA);
+        return;
+    }
+    a_.jbe(*loop);
+    a_.long_().jmp(exit_call_);
+}
+
+void WideGen::stop_nul(const x86::Vec& dst, int32_t disp) {
+    a_.vpcmpeqb(dst, x86::ymm1, x86::ptr(x86::rdi, x86::r9, 0, disp));
+}
+
+// bpf_strlen(s): the first NUL lane.
 bool WideGen::strlen() {
     if (!wide_span(x86::rcx))
         return false;
-    const Label loop = a_.newLabel(), found = a_.newLabel();
-    a_.xor_(x86::r9d, x86::r9d);
-    a_.vpxor(x86::xmm1, x86::xmm1, x86::xmm1);
-    a_.bind(loop);
-    a_.vpcmpeqb(x86::ymm2, x86::ymm1, x86::ptr(x86::rdi, x86::r9));
-    a_.vpmovmskb(x86::r11d, x86::ymm2);
-    a_.test(x86::r11d, x86::r11d);
-    a_.short_().jnz(found);
-    next_block(loop, x86::rcx);
+    const Label found = a_.newLabel();
+    scan_blocks(&WideGen::stop_nul, x86::rcx, nullptr, found);
     a_.bind(found);
-    a_.tzcnt(x86::eax, x86::r11d);
+    a_.tzcnt(x86::eax, x86::eax);
     a_.add(x86::eax, x86::r9d);
     to_done();
     return true;
@@ -227,35 +300,45 @@ bool WideGen::strnlen() {
     return true;
 }
 
-// bpf_strchr(s, c = r2) / bpf_strchrnul, block by block: the first lane holding c or NUL (c tested first).
+// c (ymm5 or the pool's splat) or NUL: min(v ^ c, v) is 0 exactly there.
+void WideGen::stop_chr(const x86::Vec& dst, int32_t disp) {
+    a_.vmovdqu(x86::ymm0, x86::ptr(x86::rdi, x86::r9, 0, disp));
+    if (c_const_)
+        a_.vpxor(x86::ymm3, x86::ymm0, c_mem_);
+    else
+        a_.vpxor(x86::ymm3, x86::ymm0, x86::ymm5);
+    a_.vpminub(x86::ymm3, x86::ymm3, x86::ymm0);
+    a_.vpcmpeqb(dst, x86::ymm3, x86::ymm1);
+}
+
+// bpf_strchr(s, c = r2) / bpf_strchrnul: the first lane holding c or NUL (c tested first, so c == 0 finds the
+// NUL); strchr answers -ENOENT when that byte is not c.
 bool WideGen::chr(bool nul_is_answer) {
     if (!wide_span(x86::rcx))
         return false;
-    const x86::Vec c = char_vec(x86::rsi, 2, false);
-    const Label loop = a_.newLabel(), found = a_.newLabel(), at_c = a_.newLabel();
-    a_.xor_(x86::r9d, x86::r9d);
-    a_.vpxor(x86::xmm1, x86::xmm1, x86::xmm1);
-    a_.bind(loop);
-    a_.vmovdqu(x86::ymm0, x86::ptr(x86::rdi, x86::r9));
-    a_.vpcmpeqb(x86::ymm3, x86::ymm0, c);
-    a_.vpcmpeqb(x86::ymm2, x86::ymm0, x86::ymm1); // NUL lanes
-    a_.vpor(x86::ymm2, x86::ymm2, x86::ymm3);
-    a_.vpmovmskb(x86::eax, x86::ymm2);
-    a_.test(x86::eax, x86::eax);
-    a_.short_().jnz(found);
-    next_block(loop, x86::rcx);
-    a_.bind(found);
-    a_.tzcnt(x86::eax, x86::eax);
-    if (!nul_is_answer) {
-        a_.vpmovmskb(x86::r10d, x86::ymm3);
-        a_.bt(x86::r10d, x86::eax);
-        a_.short_().jc(at_c);
-        a_.mov(x86::eax, imm(kNoEnt));
-        to_done();
+    if (const int64_t* k = known_.scalar_at(2)) {
+        a_.cmp(x86::sil, imm(int8_t(uint8_t(*k))));
+        a_.long_().jne(narrow_);
+        c_const_ = true;
+        c_mem_ = splat(uint8_t(*k));
+    } else {
+        a_.vmovd(x86::xmm5, x86::esi);
+        a_.vpbroadcastb(x86::ymm5, x86::xmm5);
     }
-    a_.bind(at_c);
+    const Label found = a_.newLabel();
+    scan_blocks(&WideGen::stop_chr, x86::rcx, nullptr, found);
+    a_.bind(found);
+    a_.vzeroupper();
+    a_.tzcnt(x86::eax, x86::eax);
     a_.add(x86::eax, x86::r9d);
-    to_done();
+    if (!nul_is_answer) {
+        const Label at_c = a_.newLabel();
+        a_.cmp(x86::byte_ptr(x86::rdi, x86::rax), x86::sil);
+        a_.short_().je(at_c);
+        a_.mov(x86::eax, imm(kNoEnt));
+        a_.bind(at_c);
+    }
+    a_.long_().jmp(done_);
     return true;
 }
 
@@ -355,24 +438,23 @@ bool WideGen::strcmp() {
     a_.long_().jz(done_); // both NUL: 0
     wide_span(x86::rcx);
     wide_span(x86::r8);
-    const Label loop = a_.newLabel(), found = a_.newLabel();
-    a_.xor_(x86::r9d, x86::r9d);
-    a_.vpxor(x86::xmm1, x86::xmm1, x86::xmm1);
-    a_.bind(loop);
-    load_block_nul_lanes();
-    a_.vpcmpeqb(x86::ymm3, x86::ymm0, x86::ptr(x86::rsi, x86::r9));
-    a_.vpmovmskb(x86::r10d, x86::ymm3);
-    a_.not_(x86::r10d);
-    a_.or_(x86::r10d, x86::r11d);
-    a_.short_().jnz(found);
-    next_block(loop, x86::rcx, &x86::r8);
+    const Label found = a_.newLabel();
+    scan_blocks(&WideGen::stop_cmp, x86::rcx, &x86::r8, found);
     a_.bind(found);
     a_.vzeroupper();
-    a_.tzcnt(x86::r10d, x86::r10d);
+    a_.tzcnt(x86::r10d, x86::eax);
     a_.add(x86::r10, x86::r9);
     sign_at(false);
     a_.long_().jmp(done_);
     return true;
+}
+
+// Lanes where s1's and s2's bytes differ or s1's is NUL: min(s1, s1 == s2 ? 0xFF : 0) is 0 exactly there.
+void WideGen::stop_cmp(const x86::Vec& dst, int32_t disp) {
+    a_.vmovdqu(x86::ymm0, x86::ptr(x86::rdi, x86::r9, 0, disp));
+    a_.vpcmpeqb(x86::ymm3, x86::ymm0, x86::ptr(x86::rsi, x86::r9, 0, disp));
+    a_.vpminub(x86::ymm3, x86::ymm3, x86::ymm0);
+    a_.vpcmpeqb(dst, x86::ymm3, x86::ymm1);
 }
 
 // bpf_strncmp(s1, n = r2, s2 = r3; rcx = s2's span), verified runs only, block by block: s1's block at r9 is
@@ -475,46 +557,40 @@ bool WideGen::casecmp(bool bounded) {
     return true;
 }
 
-// eax = the lanes of ymm0 whose byte is in SET (one or two bytes, or one range). ymm2, ymm3 scratch.
-void WideGen::member_lanes(const std::vector<uint8_t>& b) {
+// The lanes of the block that end the span: outside the set (strspn; s's NUL is never a member) or in it or NUL
+// (strcspn). The set is one or two bytes or one range (pool splats).
+void WideGen::stop_span(const x86::Vec& dst, int32_t disp) {
+    const std::vector<uint8_t>& b = set_;
+    a_.vmovdqu(x86::ymm0, x86::ptr(x86::rdi, x86::r9, 0, disp));
     if (b.size() >= 3) { // a range: byte - lo <= hi - lo, unsigned
-        a_.vpsubb(x86::ymm2, x86::ymm0, splat(b.front()));
-        a_.vpminub(x86::ymm3, x86::ymm2, splat(uint8_t(b.back() - b.front())));
-        a_.vpcmpeqb(x86::ymm2, x86::ymm2, x86::ymm3);
+        a_.vpsubb(x86::ymm3, x86::ymm0, splat(b.front()));
+        a_.vpminub(dst, x86::ymm3, splat(uint8_t(b.back() - b.front())));
+        a_.vpcmpeqb(dst, dst, x86::ymm3);
     } else {
-        a_.vpcmpeqb(x86::ymm2, x86::ymm0, splat(b[0]));
+        a_.vpcmpeqb(dst, x86::ymm0, splat(b[0]));
         if (b.size() == 2) {
             a_.vpcmpeqb(x86::ymm3, x86::ymm0, splat(b[1]));
-            a_.vpor(x86::ymm2, x86::ymm2, x86::ymm3);
+            a_.vpor(dst, dst, x86::ymm3);
         }
     }
-    a_.vpmovmskb(x86::eax, x86::ymm2);
+    if (accept_) {
+        a_.vpcmpeqb(dst, dst, x86::ymm1); // not a member
+    } else {
+        a_.vpcmpeqb(x86::ymm3, x86::ymm0, x86::ymm1);
+        a_.vpor(dst, dst, x86::ymm3);
+    }
 }
 
 // bpf_strspn(s, accept) / bpf_strcspn(s, reject) with a frozen set of one or two bytes or one range
-// (SiteKnowledge): the first lane outside the set (strspn; s's NUL is never a member) or in it or at s's NUL.
+// (SiteKnowledge): the first lane outside the set (strspn) or in it or at s's NUL (strcspn).
 bool WideGen::span(bool accept) {
-    std::vector<uint8_t> set;
-    if (!wide_const_set(known_.bytes[1], known_.span[1], &set))
+    if (!wide_const_set(known_.bytes[1], known_.span[1], &set_))
         return false;
     if (!wide_span(x86::rcx))
         return false;
-    const Label loop = a_.newLabel(), found = a_.newLabel();
-    a_.xor_(x86::r9d, x86::r9d);
-    a_.vpxor(x86::xmm1, x86::xmm1, x86::xmm1);
-    a_.bind(loop);
-    a_.vmovdqu(x86::ymm0, x86::ptr(x86::rdi, x86::r9));
-    member_lanes(set);
-    if (accept) {
-        a_.not_(x86::eax);
-    } else {
-        a_.vpcmpeqb(x86::ymm3, x86::ymm0, x86::ymm1);
-        a_.vpmovmskb(x86::r11d, x86::ymm3);
-        a_.or_(x86::eax, x86::r11d);
-    }
-    a_.test(x86::eax, x86::eax);
-    a_.short_().jnz(found);
-    next_block(loop, x86::rcx);
+    accept_ = accept;
+    const Label found = a_.newLabel();
+    scan_blocks(&WideGen::stop_span, x86::rcx, nullptr, found);
     a_.bind(found);
     a_.tzcnt(x86::eax, x86::eax);
     a_.add(x86::eax, x86::r9d);
