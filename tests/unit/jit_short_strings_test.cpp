@@ -2,14 +2,16 @@
 // Tests of the JIT's inline short-string answers (exec stage, exec/jit/x86_64/short_strings.hpp): a compiled call of
 // every kfunc with a short path (all fifteen), and of bpf_strncmp, answers exactly as the generic entry on short
 // strings of small alphabets (early NULs, many matches, case pairs that fold and bytes that do not) at every
-// distance from the end of their region, with limits and characters around the 16-byte vector, c == 0 and ints
-// outside 0..255, with and without SSE4.2; bpf_strncmp's s1 ends at a guard page.
+// distance from the end of their region, with limits and characters around the 16- and 32-byte vectors, c == 0
+// and ints outside 0..255, at each ISA level the JIT can target (SSE2 only, SSE4.2, AVX2: the last SKIPs on a CPU
+// without it); bpf_strncmp's s1 ends at a guard page.
 // Also the JIT's repeat loop, which the benchmarks of these paths run through.
 #include <sys/mman.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <memory>
 #include <random>
@@ -18,6 +20,7 @@
 
 #include "exec/jit/jit.hpp"
 #include "isa/insn.hpp"
+#include "jit_isa_levels.hpp"
 #include "loader/loader.hpp"
 #include "runtime/helpers/string_helpers.hpp"
 #include "runtime/instance.hpp"
@@ -66,10 +69,9 @@ class ShortStringsTest : public ::testing::TestWithParam<rs::Backend> {
     }
     void TearDown() override { rs::set_backend(rs::available_backends().back()); }
 
-    std::unique_ptr<exec::jit::CompiledProgram> compile(bool helper, int32_t id, bool sse42 = true) {
-        exec::jit::CompileOptions opts = exec::jit::CompileOptions::host();
+    std::unique_ptr<exec::jit::CompiledProgram> compile(bool helper, int32_t id, IsaLevel level = kSse42) {
+        exec::jit::CompileOptions opts = isa_options(level);
         opts.call_sites = true;
-        opts.sse42 = opts.sse42 && sse42;
         auto c = exec::jit::compile(call_program(addr(args_), helper, id), opts);
         EXPECT_TRUE(c) << c.error().message;
         return c ? std::move(*c) : nullptr;
@@ -82,7 +84,9 @@ class ShortStringsTest : public ::testing::TestWithParam<rs::Backend> {
     }
 
     // Every round of one kfunc's compiled call against its generic entry.
-    void check_kfunc(const KfuncProto& k, bool sse42, std::mt19937_64& rng);
+    void check_kfunc(const KfuncProto& k, IsaLevel level, std::mt19937_64& rng);
+    // Every kfunc with its strings ending at a guard page.
+    void check_guard_page(IsaLevel level);
 
     std::unique_ptr<ObjectInstance> inst_;
     std::unique_ptr<StackArea> stack_;
@@ -103,18 +107,27 @@ uint64_t pick_scalar(std::mt19937_64& rng) {
 
 TEST_P(ShortStringsTest, KfuncsAnswerAsTheGenericEntry) {
     std::mt19937_64 rng(16);
-    for (const bool sse42 : {true, false})
+    for (const IsaLevel level : {kSse42, kSse2})
         for (const KfuncProto& k : kfunc_table()) {
-            SCOPED_TRACE(sse42 ? "with SSE4.2 (if the host has it)" : "without SSE4.2");
-            check_kfunc(k, sse42, rng);
+            SCOPED_TRACE(level.name);
+            check_kfunc(k, level, rng);
         }
 }
 
-void ShortStringsTest::check_kfunc(const KfuncProto& k, bool sse42, std::mt19937_64& rng) {
+// The same with the AVX2 paths (32-byte blocks first, the 16-byte ones for spans under 32 bytes).
+TEST_P(ShortStringsTest, KfuncsAnswerAsTheGenericEntryWithAvx2) {
+    if (!avx2_missing().empty())
+        GTEST_SKIP() << avx2_missing();
+    std::mt19937_64 rng(32);
+    for (const KfuncProto& k : kfunc_table())
+        check_kfunc(k, kAvx2, rng);
+}
+
+void ShortStringsTest::check_kfunc(const KfuncProto& k, IsaLevel level, std::mt19937_64& rng) {
     uint8_t* pool = end_ - 512;
     if (!k.site || k.site->short_path == ShortPath::none)
         return;
-    auto prog = compile(false, kfunc_index(k.name), sse42);
+    auto prog = compile(false, kfunc_index(k.name), level);
     ASSERT_NE(prog, nullptr);
     const bool two = k.site->ptr_regs[1] != 0;
     for (int n = 0; n < 4000; n++) {
@@ -126,10 +139,13 @@ void ShortStringsTest::check_kfunc(const KfuncProto& k, bool sse42, std::mt19937
                                                       : std::string_view("aAbB\xC0\xE0\xD7\xF7\0", 9);
         for (size_t i = 0; i < 512; i++)
             pool[i] = alphabet[rng() % (alphabet.size() - (n % 2 ? 0 : 1))];
-        const uint64_t s1 = addr(end_ - 1 - rng() % 200), s2 = addr(end_ - 1 - rng() % 200);
-        const uint64_t r2 = two ? s2 : pick_scalar(rng), r3 = pick_scalar(rng);
+        // every fifth round starts s1 up to 500 bytes before the end: past the 32-byte blocks' 320 inline bytes
+        const uint64_t s1 = addr(end_ - 1 - rng() % (n % 5 == 0 ? 500 : 200)), s2 = addr(end_ - 1 - rng() % 200);
+        // every tenth round compares s1 with itself: equal strings run through every inline block
+        const uint64_t r2 = two ? (n % 10 == 0 ? s1 : s2) : pick_scalar(rng), r3 = pick_scalar(rng);
         const uint64_t want = k.fn(s1, r2, r3, 0, 0, &ctx_);
-        ASSERT_EQ(run(*prog, s1, r2, r3), want) << k.name << " case " << n << " s1 at end-" << addr(end_) - s1
+        ASSERT_EQ(run(*prog, s1, r2, r3), want) << k.name << " " << level.name << " case " << n << " s1 at end-"
+                                                << addr(end_) - s1
                                                 << " r2=" << r2 << " r3=" << r3;
     }
     EXPECT_EQ(prog->call_site_region(0), inst_->registry().find(addr(pool))) << k.name;
@@ -148,25 +164,33 @@ TEST_P(ShortStringsTest, StrncmpAnswersAsTheHelper) {
     ASSERT_NE(ro, nullptr);
     const Region* rr = inst_->registry().find(addr(ro->arena()));
     ASSERT_NE(rr, nullptr);
-    auto prog = compile(true, 182);
-    ASSERT_NE(prog, nullptr);
+    std::vector<IsaLevel> levels{kSse42};
+    if (avx2_missing().empty())
+        levels.push_back(kAvx2);
     std::mt19937_64 rng(182);
     for (size_t i = 0; i < page; i++)
         base[i] = "abc\0"[rng() % 4];
-    for (uint64_t d = 1; d <= 40; d++) {
-        for (uint64_t off = 0; off + 1 < rr->size; off++) {
-            const uint64_t s2 = rr->base + off;
-            if (!std::memchr(reinterpret_cast<const void*>(s2), 0, rr->size - off))
-                continue;
-            for (uint64_t n : {uint64_t{1}, d / 2 + 1, d}) {
-                const uint64_t s1 = addr(base + page - d);
-                const uint64_t want = bpf_strncmp_helper(s1, n, s2, 0, 0, &ctx_);
-                ASSERT_FALSE(ctx_.aborted) << ctx_.abort_message;
-                ASSERT_EQ(run(*prog, s1, n, s2), want) << "s1 at guard-" << d << " n=" << n << " s2 at " << off;
+    for (const IsaLevel level : levels) {
+        auto prog = compile(true, 182, level);
+        ASSERT_NE(prog, nullptr);
+        for (uint64_t d = 1; d <= 72; d++) {
+            for (uint64_t off = 0; off + 1 < rr->size; off++) {
+                const uint64_t s2 = rr->base + off;
+                if (!std::memchr(reinterpret_cast<const void*>(s2), 0, rr->size - off))
+                    continue;
+                for (uint64_t n : {uint64_t{1}, d / 2 + 1, d}) {
+                    const uint64_t s1 = addr(base + page - d);
+                    const uint64_t want = bpf_strncmp_helper(s1, n, s2, 0, 0, &ctx_);
+                    ASSERT_FALSE(ctx_.aborted) << ctx_.abort_message;
+                    ASSERT_EQ(run(*prog, s1, n, s2), want)
+                        << level.name << " s1 at guard-" << d << " n=" << n << " s2 at " << off;
+                }
             }
         }
     }
     munmap(m, 2 * page);
+    if (!avx2_missing().empty())
+        GTEST_SKIP() << "ran SSE4.2 only: " << avx2_missing();
 }
 
 // Every kfunc's short path with its strings ending at a guard page: the call site's slots keep a readable page
@@ -174,6 +198,17 @@ TEST_P(ShortStringsTest, StrncmpAnswersAsTheHelper) {
 // set or needle strings of strspn/strcspn/strstr are loaded within their page when their span is under 16 bytes;
 // nothing may touch the guard). The generic entry, which finds the same page as a per-run region, gives the expected answers.
 TEST_P(ShortStringsTest, KfuncsAtAGuardPage) {
+    for (const IsaLevel level : {kSse42, kSse2})
+        check_guard_page(level);
+}
+
+TEST_P(ShortStringsTest, KfuncsAtAGuardPageWithAvx2) {
+    if (!avx2_missing().empty())
+        GTEST_SKIP() << avx2_missing();
+    check_guard_page(kAvx2);
+}
+
+void ShortStringsTest::check_guard_page(IsaLevel level) {
     const size_t page = size_t(sysconf(_SC_PAGESIZE));
     void* m = mmap(nullptr, 2 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     ASSERT_NE(m, MAP_FAILED);
@@ -182,26 +217,25 @@ TEST_P(ShortStringsTest, KfuncsAtAGuardPage) {
     const Region guarded{addr(base), page, kPermRead, RegionKind::stack, "guarded"};
     ctx_.mem.add_local(guarded);
     std::mt19937_64 rng(4096);
-    for (const bool sse42 : {true, false})
-        for (const KfuncProto& k : kfunc_table()) {
-            if (!k.site || k.site->short_path == ShortPath::none)
-                continue;
-            auto prog = compile(false, kfunc_index(k.name), sse42);
-            ASSERT_NE(prog, nullptr);
-            prog->keep_call_site_region(0, &guarded);
-            prog->keep_call_site_region(1, &guarded);
-            const bool two = k.site->ptr_regs[1] != 0;
-            for (int n = 0; n < 2000; n++) {
-                for (size_t i = page - 160; i < page; i++)
-                    base[i] = "aAb\xC0\xE0\0"[rng() % (n % 2 ? 6 : 5)];
-                const uint64_t s1 = addr(base + page - 1 - rng() % 140), s2 = addr(base + page - 1 - rng() % 140);
-                const uint64_t r2 = two ? s2 : pick_scalar(rng), r3 = pick_scalar(rng);
-                const uint64_t want = k.fn(s1, r2, r3, 0, 0, &ctx_);
-                ASSERT_EQ(run(*prog, s1, r2, r3), want) << k.name << (sse42 ? "" : " without SSE4.2") << " case "
-                                                        << n << " s1 at guard-" << addr(base + page) - s1
-                                                        << " s2 at guard-" << addr(base + page) - s2 << " r3=" << r3;
-            }
+    for (const KfuncProto& k : kfunc_table()) {
+        if (!k.site || k.site->short_path == ShortPath::none)
+            continue;
+        auto prog = compile(false, kfunc_index(k.name), level);
+        ASSERT_NE(prog, nullptr);
+        prog->keep_call_site_region(0, &guarded);
+        prog->keep_call_site_region(1, &guarded);
+        const bool two = k.site->ptr_regs[1] != 0;
+        for (int n = 0; n < 2000; n++) {
+            for (size_t i = page - 160; i < page; i++)
+                base[i] = "aAb\xC0\xE0\0"[rng() % (n % 2 ? 6 : 5)];
+            const uint64_t s1 = addr(base + page - 1 - rng() % 140), s2 = addr(base + page - 1 - rng() % 140);
+            const uint64_t r2 = two ? s2 : pick_scalar(rng), r3 = pick_scalar(rng);
+            const uint64_t want = k.fn(s1, r2, r3, 0, 0, &ctx_);
+            ASSERT_EQ(run(*prog, s1, r2, r3), want) << k.name << " " << level.name << " case " << n << " s1 at guard-"
+                                                    << addr(base + page) - s1 << " s2 at guard-"
+                                                    << addr(base + page) - s2 << " r3=" << r3;
         }
+    }
     munmap(m, 2 * page);
 }
 
@@ -253,10 +287,33 @@ TEST_P(ShortStringsTest, SubstringSiteUsesPcmpistrmOnlyWithSse42) {
         auto with = compile(false, kfunc_index(name));
         ASSERT_NE(with, nullptr);
         EXPECT_EQ(has_pcmpistrm(with->code()), exec::jit::CompileOptions::host().sse42) << name;
-        auto without = compile(false, kfunc_index(name), false);
+        auto without = compile(false, kfunc_index(name), kSse2);
         ASSERT_NE(without, nullptr);
         EXPECT_FALSE(has_pcmpistrm(without->code())) << name;
     }
+}
+
+// With AVX2 a strlen site tests 32-byte blocks (vpmovmskb eax, ymm2: C5 FD D7 C2), two per step after the first
+// (their masks joined by vpor ymm3, ymm2, ymm4: C5 ED EB DC), and leaves them through vzeroupper (C5 F8 77);
+// compiled for SSE4.2 or SSE2 alone it has none of them.
+TEST_P(ShortStringsTest, Avx2StrlenSiteUses32ByteBlocks) {
+    auto has = [](std::span<const uint8_t> code, std::initializer_list<uint8_t> bytes) {
+        return std::search(code.begin(), code.end(), bytes.begin(), bytes.end()) != code.end();
+    };
+    for (const IsaLevel level : {kSse42, kSse2}) {
+        auto p = compile(false, kfunc_index("bpf_strlen"), level);
+        ASSERT_NE(p, nullptr);
+        EXPECT_FALSE(has(p->code(), {0xC5, 0xFD, 0xD7, 0xC2})) << level.name;
+        EXPECT_FALSE(has(p->code(), {0xC5, 0xED, 0xEB, 0xDC})) << level.name;
+        EXPECT_FALSE(has(p->code(), {0xC5, 0xF8, 0x77})) << level.name;
+    }
+    if (!avx2_missing().empty())
+        GTEST_SKIP() << avx2_missing();
+    auto p = compile(false, kfunc_index("bpf_strlen"), kAvx2);
+    ASSERT_NE(p, nullptr);
+    EXPECT_TRUE(has(p->code(), {0xC5, 0xFD, 0xD7, 0xC2}));
+    EXPECT_TRUE(has(p->code(), {0xC5, 0xED, 0xEB, 0xDC}));
+    EXPECT_TRUE(has(p->code(), {0xC5, 0xF8, 0x77}));
 }
 
 // The JIT's repeat loop (jit::run_repeated): every run counted, the last r0 kept; a run that stops ends the loop

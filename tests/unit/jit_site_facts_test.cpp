@@ -19,6 +19,7 @@
 
 #include "exec/jit/jit.hpp"
 #include "isa/insn.hpp"
+#include "jit_isa_levels.hpp"
 #include "loader/loader.hpp"
 #include "runtime/instance.hpp"
 #include "runtime/kfuncs/kfunc_table.hpp"
@@ -80,10 +81,9 @@ class SiteFactsTest : public ::testing::TestWithParam<rs::Backend> {
             munmap(base_, 2 * page_);
     }
 
-    std::unique_ptr<exec::jit::CompiledProgram> compile(int32_t id, const verifier::VerifiedProgram& vp, bool sse42) {
-        exec::jit::CompileOptions opts = exec::jit::CompileOptions::host();
+    std::unique_ptr<exec::jit::CompiledProgram> compile(int32_t id, const verifier::VerifiedProgram& vp, IsaLevel level) {
+        exec::jit::CompileOptions opts = isa_options(level);
         opts.call_sites = true;
-        opts.sse42 = opts.sse42 && sse42;
         opts.verified = &vp;
         auto c = exec::jit::compile(call_program(addr(args_), id), opts);
         EXPECT_TRUE(c) << c.error().message;
@@ -104,6 +104,19 @@ class SiteFactsTest : public ::testing::TestWithParam<rs::Backend> {
     static ArgFact at(const uint8_t* p, const uint8_t* end, bool frozen) {
         return ArgFact{ArgFact::Kind::address, frozen, uint32_t(end - p), addr(p)};
     }
+
+    // The levels a test runs: SSE4.2 and SSE2 always, AVX2 where the host has it (else SKIP, after the others).
+    static std::vector<IsaLevel> levels() {
+        std::vector<IsaLevel> l{kSse42, kSse2};
+        if (avx2_missing().empty())
+            l.push_back(kAvx2);
+        return l;
+    }
+    void skip_without_avx2() {
+        if (!avx2_missing().empty())
+            GTEST_SKIP() << "ran SSE4.2 and SSE2 only: " << avx2_missing();
+    }
+    void frozen_sets_and_needles(IsaLevel level, std::mt19937_64& rng);
 
     std::unique_ptr<ObjectInstance> inst_;
     std::unique_ptr<StackArea> stack_;
@@ -126,68 +139,111 @@ uint64_t pick_scalar(std::mt19937_64& rng) {
 // without a NUL), s1 random strings before it; the same calls with s2's copy elsewhere miss the guard.
 TEST_P(SiteFactsTest, FrozenSetsAndNeedles) {
     std::mt19937_64 rng(7);
-    for (const bool sse42 : {true, false})
-        for (const KfuncProto& k : kfunc_table()) {
-            if (!k.site || k.site->short_path == ShortPath::none || !k.site->ptr_regs[1])
-                continue;
-            for (const std::string_view c : kConstants)
-                for (const bool terminated : {true, false}) {
-                    uint8_t* s2 = end() - c.size() - (terminated ? 1 : 0);
-                    std::memcpy(s2, c.data(), c.size());
-                    if (terminated)
-                        *(end() - 1) = 0;
-                    uint8_t* copy = end() - 200;
-                    std::memcpy(copy, c.data(), c.size());
-                    copy[c.size()] = 0;
-                    verifier::VerifiedProgram vp;
-                    vp.call_facts.push_back(verifier::CallFacts{kCallPc, {ArgFact{}, at(s2, end(), true), ArgFact{}}});
-                    auto prog = compile(kfunc_index(k.name), vp, sse42);
-                    ASSERT_NE(prog, nullptr);
-                    for (int n = 0; n < 200; n++) {
-                        uint8_t* pool = end() - 400;
-                        for (int i = 0; i < 160; i++)
-                            pool[i] = "abcdAB`\xC0\xE0\xD7z\0"[rng() % (n % 3 ? 11 : 12)];
-                        pool[159] = 0;
-                        const uint64_t s1 = addr(pool + rng() % 150), r3 = pick_scalar(rng);
-                        for (const uint64_t r2 : {addr(s2), addr(copy)}) {
-                            const uint64_t want = k.fn(s1, r2, r3, 0, 0, &ctx_);
-                            ASSERT_EQ(run(*prog, s1, r2, r3), want)
-                                << k.name << (sse42 ? "" : " without SSE4.2") << " s2 \"" << c << "\""
-                                << (terminated ? "" : " (no NUL)") << (r2 == addr(s2) ? "" : " (copy)") << " s1 "
-                                << reinterpret_cast<const char*>(s1) << " r3=" << r3;
-                        }
+    for (const IsaLevel level : levels())
+        frozen_sets_and_needles(level, rng);
+    skip_without_avx2();
+}
+
+void SiteFactsTest::frozen_sets_and_needles(IsaLevel level, std::mt19937_64& rng) {
+    for (const KfuncProto& k : kfunc_table()) {
+        if (!k.site || k.site->short_path == ShortPath::none || !k.site->ptr_regs[1])
+            continue;
+        for (const std::string_view c : kConstants)
+            for (const bool terminated : {true, false}) {
+                uint8_t* s2 = end() - c.size() - (terminated ? 1 : 0);
+                std::memcpy(s2, c.data(), c.size());
+                if (terminated)
+                    *(end() - 1) = 0;
+                uint8_t* copy = end() - 200;
+                std::memcpy(copy, c.data(), c.size());
+                copy[c.size()] = 0;
+                verifier::VerifiedProgram vp;
+                vp.call_facts.push_back(verifier::CallFacts{kCallPc, {ArgFact{}, at(s2, end(), true), ArgFact{}}});
+                auto prog = compile(kfunc_index(k.name), vp, level);
+                ASSERT_NE(prog, nullptr);
+                for (int n = 0; n < 200; n++) {
+                    uint8_t* pool = end() - 400;
+                    for (int i = 0; i < 160; i++)
+                        pool[i] = "abcdAB`\xC0\xE0\xD7z\0"[rng() % (n % 3 ? 11 : 12)];
+                    pool[159] = 0;
+                    const uint64_t s1 = addr(pool + rng() % 150), r3 = pick_scalar(rng);
+                    for (const uint64_t r2 : {addr(s2), addr(copy)}) {
+                        const uint64_t want = k.fn(s1, r2, r3, 0, 0, &ctx_);
+                        ASSERT_EQ(run(*prog, s1, r2, r3), want)
+                            << k.name << " " << level.name << " s2 \"" << c << "\""
+                            << (terminated ? "" : " (no NUL)") << (r2 == addr(s2) ? "" : " (copy)") << " s1 "
+                            << reinterpret_cast<const char*>(s1) << " r3=" << r3;
                     }
                 }
-        }
+            }
+    }
 }
 
 // Every kfunc with a short path and a fact for s1 (not frozen: its bytes change from run to run) at each distance
 // from the guard page: the span is an immediate, the blocks stop before it.
 TEST_P(SiteFactsTest, FirstStringAtAFixedAddress) {
     std::mt19937_64 rng(11);
-    for (const KfuncProto& k : kfunc_table()) {
-        if (!k.site || k.site->short_path == ShortPath::none)
-            continue;
-        const bool two = k.site->ptr_regs[1] != 0;
-        for (const size_t d : {size_t{1}, size_t{2}, size_t{8}, size_t{15}, size_t{16}, size_t{17}, size_t{31},
-                               size_t{33}, size_t{100}, size_t{140}}) {
-            uint8_t* s1 = end() - d;
-            verifier::VerifiedProgram vp;
-            vp.call_facts.push_back(verifier::CallFacts{kCallPc, {at(s1, end(), false), ArgFact{}, ArgFact{}}});
-            auto prog = compile(kfunc_index(k.name), vp, true);
-            ASSERT_NE(prog, nullptr);
-            for (int n = 0; n < 100; n++) {
-                for (uint8_t* p = end() - 400; p < end(); p++)
-                    *p = "abcA\xC0\xE0\0"[rng() % (n % 2 ? 7 : 6)];
-                const uint8_t* s2 = end() - 400 + rng() % 220;
-                const uint64_t r2 = two ? addr(s2) : pick_scalar(rng), r3 = pick_scalar(rng);
-                const uint64_t want = k.fn(addr(s1), r2, r3, 0, 0, &ctx_);
-                ASSERT_EQ(run(*prog, addr(s1), r2, r3), want) << k.name << " s1 at guard-" << d << " r3=" << r3;
-                const uint64_t other = addr(end() - 300);
-                ASSERT_EQ(run(*prog, other, r2, r3), k.fn(other, r2, r3, 0, 0, &ctx_)) << k.name << " (guard miss)";
+    for (const IsaLevel level : levels())
+        for (const KfuncProto& k : kfunc_table()) {
+            if (!k.site || k.site->short_path == ShortPath::none)
+                continue;
+            const bool two = k.site->ptr_regs[1] != 0;
+            for (const size_t d : {size_t{1}, size_t{2}, size_t{8}, size_t{15}, size_t{16}, size_t{17}, size_t{31},
+                                   size_t{32}, size_t{33}, size_t{64}, size_t{100}, size_t{140}}) {
+                uint8_t* s1 = end() - d;
+                verifier::VerifiedProgram vp;
+                vp.call_facts.push_back(verifier::CallFacts{kCallPc, {at(s1, end(), false), ArgFact{}, ArgFact{}}});
+                auto prog = compile(kfunc_index(k.name), vp, level);
+                ASSERT_NE(prog, nullptr);
+                for (int n = 0; n < 100; n++) {
+                    for (uint8_t* p = end() - 400; p < end(); p++)
+                        *p = "abcA\xC0\xE0\0"[rng() % (n % 2 ? 7 : 6)];
+                    const uint8_t* s2 = end() - 400 + rng() % 220;
+                    const uint64_t r2 = two ? addr(s2) : pick_scalar(rng), r3 = pick_scalar(rng);
+                    const uint64_t want = k.fn(addr(s1), r2, r3, 0, 0, &ctx_);
+                    ASSERT_EQ(run(*prog, addr(s1), r2, r3), want)
+                        << k.name << " " << level.name << " s1 at guard-" << d << " r3=" << r3;
+                    const uint64_t other = addr(end() - 300);
+                    ASSERT_EQ(run(*prog, other, r2, r3), k.fn(other, r2, r3, 0, 0, &ctx_))
+                        << k.name << " " << level.name << " (guard miss)";
+                }
             }
         }
-    }
+    skip_without_avx2();
+}
+
+// A character argument the verifier found constant (strchr, strchrnul, strrchr: R2; strnchr: R3): the site tests
+// the register against it and then uses the constant; the same call with any other value (a path the verifier
+// pruned may bring one) answers as the generic entry too. Constants: letters, NUL, 255, an int whose low byte is a
+// letter (strrchr never matches it, the char kfuncs take its low byte) and a negative one.
+TEST_P(SiteFactsTest, ConstantCharacters) {
+    std::mt19937_64 rng(13);
+    const uint64_t kChars[] = {'a', 'b', 0, 255, 0x161, ~uint64_t{0} - 0x9E};
+    for (const IsaLevel level : levels())
+        for (const char* name : {"bpf_strchr", "bpf_strchrnul", "bpf_strrchr", "bpf_strnchr"}) {
+            const int arg = std::string_view(name) == "bpf_strnchr" ? 2 : 1; // index into CallFacts::args
+            const KfuncProto* k = find_kfunc(name);
+            ASSERT_NE(k, nullptr);
+            for (const uint64_t c : kChars) {
+                verifier::VerifiedProgram vp;
+                verifier::CallFacts f{kCallPc, {ArgFact{}, ArgFact{}, ArgFact{}}};
+                f.args[size_t(arg)] = ArgFact{ArgFact::Kind::constant, false, 0, c};
+                vp.call_facts.push_back(f);
+                auto prog = compile(kfunc_index(name), vp, level);
+                ASSERT_NE(prog, nullptr);
+                for (int n = 0; n < 300; n++) {
+                    for (uint8_t* p = end() - 400; p < end(); p++)
+                        *p = "abcab\xFF\0"[rng() % (n % 3 ? 7 : 6)];
+                    const uint64_t s = addr(end() - 1 - rng() % 150);
+                    const uint64_t other = n % 4 == 0 ? pick_scalar(rng) : c; // mostly the fact's value
+                    const uint64_t r2 = arg == 1 ? other : pick_scalar(rng), r3 = arg == 2 ? other : 0;
+                    ASSERT_EQ(run(*prog, s, r2, r3), k->fn(s, r2, r3, 0, 0, &ctx_))
+                        << name << " " << level.name << " fact c=" << c << " r2=" << r2 << " r3=" << r3
+                        << " s at guard-" << addr(end()) - s;
+                }
+            }
+        }
+    skip_without_avx2();
 }
 
 } // namespace

@@ -182,6 +182,9 @@ CompileOptions CompileOptions::host() {
         CompileOptions o;
         o.bmi2 = asmjit::CpuInfo::host().hasFeature(asmjit::CpuFeatures::X86::kBMI2);
         o.sse42 = asmjit::CpuInfo::host().hasFeature(asmjit::CpuFeatures::X86::kSSE4_2);
+        // asmjit reports AVX2 only when the OS saves the ymm state (XCR0), as the string backends require
+        o.avx2 = asmjit::CpuInfo::host().hasFeature(asmjit::CpuFeatures::X86::kAVX2) &&
+                 asmjit::CpuInfo::host().hasFeature(asmjit::CpuFeatures::X86::kBMI);
         return o;
     }();
     return host;
@@ -193,6 +196,9 @@ Result<std::unique_ptr<CompiledProgram>> compile(std::span<const isa::Insn> insn
         return make_error("JIT: BMI2 code requested, but this CPU lacks BMI2 (cpuid 7.0 ebx bit 8 = 0)");
     if (opts.sse42 && !CompileOptions::host().sse42)
         return make_error("JIT: SSE4.2 code requested, but this CPU lacks SSE4.2 (cpuid 1 ecx bit 20 = 0)");
+    if (opts.avx2 && !CompileOptions::host().avx2)
+        return make_error("JIT: AVX2 code requested, but this CPU lacks AVX2 or BMI1 (cpuid 7.0 ebx bits 5 and 3) "
+                          "or the OS does not enable its ymm state (XCR0)");
     const bool bmi2 = opts.bmi2;
     std::unique_ptr<runtime::CallSiteSlot[]> slots;
     const size_t sites = opts.call_sites ? x86_64::count_call_sites(insns) : 0;
@@ -209,14 +215,14 @@ Result<std::unique_ptr<CompiledProgram>> compile(std::span<const isa::Insn> insn
         if (asmjit::Error e = code.init(asmjit::Environment::host()))
             return asmjit_error("CodeHolder::init", e);
         STRBPF_TRY(
-            x86_64::emit_program(insns, code, x86_64::CodegenOptions{bmi2, opts.sse42, nullptr, slots.get(), sites, opts.verified, opts.arena}, &first));
+            x86_64::emit_program(insns, code, x86_64::CodegenOptions{bmi2, opts.sse42, opts.avx2, nullptr, slots.get(), sites, opts.verified, opts.arena}, &first));
     }
     asmjit::CodeHolder code;
     if (asmjit::Error e = code.init(asmjit::Environment::host()))
         return asmjit_error("CodeHolder::init", e);
     x86_64::Emitted em;
     STRBPF_TRY(
-        x86_64::emit_program(insns, code, x86_64::CodegenOptions{bmi2, opts.sse42, &first.short_ok, slots.get(), sites, opts.verified, opts.arena}, &em));
+        x86_64::emit_program(insns, code, x86_64::CodegenOptions{bmi2, opts.sse42, opts.avx2, &first.short_ok, slots.get(), sites, opts.verified, opts.arena}, &em));
     if (asmjit::Error e = code.flatten())
         return asmjit_error("flatten", e);
     if (asmjit::Error e = code.resolveUnresolvedLinks())

@@ -26,6 +26,7 @@ namespace strbpf::exec::jit {
 struct CompileOptions {
     bool bmi2 = false; // shlx/shrx/sarx for shifts by register; without: shl/shr/sar with the count in cl
     bool sse42 = false; // pcmpistrm in the inline short-string paths of the set and substring kfuncs
+    bool avx2 = false;  // AVX2 (with BMI1): 32-byte blocks in the inline short-string paths; without: 16-byte SSE2
     // String kfunc and bpf_strncmp calls go through call-site entries (runtime/kfuncs/call_site.hpp) that keep the
     // shared region each string pointer was found in. Such code must only run with one object instance's
     // contexts (compile(LinkedProgram) sets it: a linked program belongs to its instance).

@@ -857,6 +857,11 @@ void Gen::call_site(size_t pc, const runtime::CallSiteEntries& e, bool check_abo
     const MissStub ms{a_.newLabel(), a_.newLabel(), reinterpret_cast<uint64_t>(slots),
                       reinterpret_cast<uint64_t>(e.miss)};
     SiteKnowledge known;
+    for (int r = 0; facts && r < 3; r++) // a constant scalar argument (a character, a limit)
+        if (facts->args[r].kind == verifier::ArgFact::Kind::constant) {
+            known.has_scalar[r] = true;
+            known.scalar[r] = int64_t(facts->args[r].value);
+        }
     for (int k = 0; k < 2; k++) {
         if (!e.ptr_regs[k])
             continue;
@@ -877,7 +882,8 @@ void Gen::call_site(size_t pc, const runtime::CallSiteEntries& e, bool check_abo
     }
     const Label call = a_.newLabel();
     // answers short strings inline
-    emit_short_path(a_, e.short_path, call, ms.done, co_.verified, opts_.sse42, known, short_pool_);
+    emit_short_path(a_, e.short_path, call, ms.done, co_.verified, ShortIsa{opts_.sse42, opts_.avx2}, known,
+                    short_pool_);
     a_.bind(call);
     a_.mov(x86::r9, kCtxReg);
     a_.call(imm(reinterpret_cast<uint64_t>(e.resolved)));

@@ -30,6 +30,7 @@ struct Emitted {
 struct CodegenOptions {
     bool bmi2 = false; // shlx/shrx/sarx for register shifts (no need to route the count through cl)
     bool sse42 = false; // pcmpistrm: the short paths of strspn/strcspn and the strstr family (short_strings.hpp)
+    bool avx2 = false;  // AVX2 + BMI1: 32-byte blocks in the short paths of the scans and compares
     // From a first emission's Emitted::short_ok: which forward jumps to emit as rel8 (none when null).
     const std::vector<bool>* short_jumps = nullptr;
     // Two slots per call site with call-site entries (count_call_sites), all holding &runtime::kNoRegion at first;

@@ -632,7 +632,13 @@ void ShortPathGen::substr(bool bounded, bool fold_case) {
 } // namespace
 
 void emit_short_path(x86::Assembler& a, ShortPath kind, const Label& call, const Label& done, int32_t verified_off,
-                     bool sse42, const SiteKnowledge& known, ShortPool& pool) {
+                     ShortIsa isa, const SiteKnowledge& known, ShortPool& pool) {
+    if (isa.avx2) {
+        const Label narrow = a.newLabel();
+        emit_wide_path(a, kind, call, done, narrow, verified_off, known, pool);
+        a.bind(narrow);
+    }
+    const bool sse42 = isa.sse42;
     ShortPathGen g(a, call, done, known, pool);
     switch (kind) {
     case ShortPath::none:
@@ -673,6 +679,7 @@ void emit_short_path(x86::Assembler& a, ShortPath kind, const Label& call, const
 }
 
 void emit_short_constants(x86::Assembler& a, ShortPool& pool) {
+    emit_wide_constants(a, pool);
     if (!pool.fold_used && pool.vectors.empty())
         return;
     a.align(asmjit::AlignMode::kData, kLanes);
