@@ -230,11 +230,11 @@ constexpr HelperProto kHelpers[] = {
     {104, "bpf_sysctl_set_new_value", nullptr, R::integer, {A::ptr_to_ctx, A::ptr_to_mem_rdonly, A::const_size, _, _}, false, T("cgroup_sysctl"), false, 0},
     {105, "bpf_strtol", bpf_strtol_helper, R::integer, {A::ptr_to_mem_rdonly, A::const_size, A::anything, A::ptr_to_long, _}, false, kAll, false, 0},
     {106, "bpf_strtoul", bpf_strtoul_helper, R::integer, {A::ptr_to_mem_rdonly, A::const_size, A::anything, A::ptr_to_long, _}, false, kAll, false, 0},
-    {107, "bpf_sk_storage_get", nullptr, R::map_value_or_null, {A::const_map_ptr, A::ptr_to_btf_id_sock_common, A::ptr_to_map_value_or_null, A::anything, _}, false, T("sched_cls sched_act cgroup_skb sock_ops sk_msg cgroup_sock_addr cgroup_sockopt lsm"), false, 0},
+    {107, "bpf_sk_storage_get", bpf_sk_storage_get_helper, R::map_value_or_null, {A::const_map_ptr, A::ptr_to_btf_id_sock_common, A::ptr_to_map_value_or_null, A::anything, _}, false, T("sched_cls sched_act cgroup_skb sock_ops sk_msg cgroup_sock_addr cgroup_sockopt lsm"), false, 0},
     {107, "bpf_sk_storage_get", nullptr, R::map_value_or_null, {A::const_map_ptr, A::ptr_to_ctx, A::ptr_to_map_value_or_null, A::anything, _}, false, T("cgroup_sock"), false, 0}, // bpf_sk_storage_get_cg_sock_proto
-    {107, "bpf_sk_storage_get", nullptr, R::map_value_or_null, {A::const_map_ptr, A::ptr_to_btf_id_or_null, A::ptr_to_map_value_or_null, A::anything, _}, false, T("tracing syscall"), false, kAllowedCallback}, // bpf_sk_storage_get_tracing_proto
-    {108, "bpf_sk_storage_delete", nullptr, R::integer, {A::const_map_ptr, A::ptr_to_btf_id_sock_common, _, _, _}, false, T("sched_cls sched_act cgroup_skb sock_ops sk_msg cgroup_sock_addr cgroup_sockopt lsm"), false, 0},
-    {108, "bpf_sk_storage_delete", nullptr, R::integer, {A::const_map_ptr, A::ptr_to_btf_id_or_null, _, _, _}, false, T("tracing syscall"), false, kAllowedCallback}, // bpf_sk_storage_delete_tracing_proto
+    {107, "bpf_sk_storage_get", bpf_sk_storage_get_helper, R::map_value_or_null, {A::const_map_ptr, A::ptr_to_btf_id_or_null, A::ptr_to_map_value_or_null, A::anything, _}, false, T("tracing syscall"), false, kAllowedCallback}, // bpf_sk_storage_get_tracing_proto
+    {108, "bpf_sk_storage_delete", bpf_sk_storage_delete_helper, R::integer, {A::const_map_ptr, A::ptr_to_btf_id_sock_common, _, _, _}, false, T("sched_cls sched_act cgroup_skb sock_ops sk_msg cgroup_sock_addr cgroup_sockopt lsm"), false, 0},
+    {108, "bpf_sk_storage_delete", bpf_sk_storage_delete_helper, R::integer, {A::const_map_ptr, A::ptr_to_btf_id_or_null, _, _, _}, false, T("tracing syscall"), false, kAllowedCallback}, // bpf_sk_storage_delete_tracing_proto
     {109, "bpf_send_signal", nullptr, R::integer, {A::anything, _, _, _, _}, false, kAll, false, 0},
     {110, "bpf_tcp_gen_syncookie", nullptr, R::integer, {A::ptr_to_btf_id_sock_common, A::ptr_to_mem_rdonly, A::const_size, A::ptr_to_mem_rdonly, A::const_size}, true, T("sched_cls sched_act xdp"), true, 0},
     {111, "bpf_skb_output", nullptr, R::integer, {A::ptr_to_btf_id, A::const_map_ptr, A::anything, A::ptr_to_mem_rdonly, A::const_size_or_zero}, true, T("tracing lsm syscall"), false, 0},
