@@ -190,8 +190,11 @@ TEST(AnnotFail, RefusedObjectReportsEveryProgram) {
             EXPECT_EQ(j["verdict"], nullptr);
             EXPECT_NE(j["error"].get<std::string>().find("only single ARENA map is supported"), std::string::npos);
         }
-        if (kernel) {
-            EXPECT_EQ(r.at(prog, "kernel")["result"], "PASS") << prog;
+        if (kernel) { // a kernel that refuses to create arenas (this object has two) makes it a SKIP naming that
+            const json& k = r.at(prog, "kernel");
+            const bool no_arena = k["result"] == "SKIP" &&
+                                  k["reason"].get<std::string>().find("refuses BPF_MAP_TYPE_ARENA") != std::string::npos;
+            EXPECT_TRUE(k["result"] == "PASS" || no_arena) << prog << ": " << k.dump();
         }
     }
 }
