@@ -43,9 +43,10 @@ Once run_once(const ProgramState& st, uint64_t r1, runtime::RunContext& ctx, run
         return Once{j.ok, j.r0, std::move(j.error), -1};
     }
     const bool checked = st.engine == Engine::interp_checked;
+    // The verified program names its source pcs and holds its arena's view (the ARENA_* forms need it).
     exec::interp::InterpResult r = exec::interp::run_validated(
         exec::engine_insns(checked ? exec::EngineKind::interp_checked : exec::EngineKind::interp, *st.linked), r1,
-        0, ctx, stack, 0, checked);
+        0, ctx, stack, 0, checked, checked ? nullptr : st.linked->cache->program.get());
     return Once{r.ok, r.r0, std::move(r.error), r.pc};
 }
 
@@ -370,7 +371,8 @@ int Runner::Impl::call_other(uint64_t r1, uint64_t* r0) {
         }
         return stopped(std::move(j.error), -1);
     }
-    exec::interp::InterpResult r = exec::interp::run_validated(insns, r1, 0, ctx, stack, 0, checked);
+    exec::interp::InterpResult r = exec::interp::run_validated(insns, r1, 0, ctx, stack, 0, checked,
+                                                               checked ? nullptr : st->linked->cache->program.get());
     if (r.ok) [[likely]] {
         *r0 = r.r0;
         return 0;

@@ -12,6 +12,7 @@
 
 #include "runtime/ctx_model.hpp"
 #include "runtime/helpers/sock_helpers.hpp"
+#include "runtime/maps/sk_storage_map.hpp"
 #include "runtime/memory/nofault.hpp"
 
 namespace strbpf::exec {
@@ -204,6 +205,7 @@ Status TestRunContext::build(loader::ProgType type, const RunRequest& req, runti
     data_ = nullptr;
     data_len_ = hh_zero_ = 0;
     skb_ctx_out_ = false;
+    inst_ = nullptr;
     *r1 = 0;
     ctx.ctx_model = 0; // add_ctx_model_region sets it for xdp and skb runs
     static const std::vector<uint8_t> default_packet(kDefaultPacketLen, 0);
@@ -310,6 +312,10 @@ Status TestRunContext::build_skb(loader::ProgType type, const std::vector<uint8_
     static_assert(sizeof(runtime::SockModel) == sizeof sock_);
     runtime::test_run_sock(data_ + kEthHlen, size - kEthHlen, m.protocol, reinterpret_cast<runtime::SockModel*>(sock_));
     m.sk = reinterpret_cast<uint64_t>(sock_);
+    // A new socket: no storage of an earlier run on this context survives (bpf_sk_storage_free at sk_free).
+    inst_ = ctx.instance;
+    runtime::drop_sk_storage(inst_, m.sk);
+    ctx.sock = m.sk;
     static_assert(sizeof m <= sizeof ctx_struct_);
     std::memcpy(ctx_struct_, &m, sizeof m);
     *r1 = reinterpret_cast<uint64_t>(ctx_struct_);
@@ -327,6 +333,8 @@ void TestRunContext::finish(RunReport* report) const {
         return finish_sk_lookup(report);
     if (type_ == ProgType::flow_dissector)
         return finish_flow_dissector(report);
+    if (inst_) // the run's socket is freed with its storage
+        runtime::drop_sk_storage(inst_, reinterpret_cast<uint64_t>(sock_));
     if (data_) {
         report->data_out.assign(data_, data_ + data_len_);
         std::memset(report->data_out.data(), 0, hh_zero_);

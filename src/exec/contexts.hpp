@@ -68,6 +68,7 @@ class TestRunContext {
     uint32_t data_len_ = 0;
     bool skb_ctx_out_ = false; // skb programs given a ctx_in report the __sk_buff back
     uint32_t hh_zero_ = 0;     // socket filters: the Ethernet header the kernel zeroes in data_out
+    const runtime::ObjectInstance* inst_ = nullptr; // skb: whose sk storage maps hold the run's socket's values
     runtime::XdpBuff xdp_;     // xdp: the program's ctx is xdp_.model
     std::vector<uint8_t> frag_pages_; // xdp: the frags' pages, XdpBuff::kFrameSize bytes each
 };

@@ -388,6 +388,8 @@ Status Assembler::encode(const OpInfo& op, const Line& l) {
     case Shape::ARENA_STX:
     case Shape::ATOMIC_W:
     case Shape::ATOMIC_DW:
+    case Shape::ARENA_ATOMIC_W:
+    case Shape::ARENA_ATOMIC_DW:
         STRBPF_TRY(mem_operand(l.ops[0], &n, false, ln));
         STRBPF_ASM_SET(n.src, reg_operand(l.ops[1], ln));
         return ok_status();
@@ -532,6 +534,8 @@ std::string to_asm(std::span<const Insn> prog, size_t pc) {
     case Shape::ARENA_STX:
     case Shape::ATOMIC_W:
     case Shape::ATOMIC_DW:
+    case Shape::ARENA_ATOMIC_W:
+    case Shape::ARENA_ATOMIC_DW:
         return fmt::format("{} {}, %r{}", m, mem(i.dst, i.off), i.src);
     case Shape::LDDW: {
         if (pc + 1 >= prog.size())

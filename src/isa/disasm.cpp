@@ -112,7 +112,7 @@ std::string alu(const OpInfo& op, const Insn& i) {
 }
 
 std::string atomic(const OpInfo& op, const Insn& i) {
-    const int size = op.shape == Shape::ATOMIC_W ? 4 : 8;
+    const int size = op.shape == Shape::ATOMIC_W || op.shape == Shape::ARENA_ATOMIC_W ? 4 : 8;
     const char* ty = type_name(size, false);
     const char* w = size == 8 ? "64" : "";
     switch (op.sem) {
@@ -192,6 +192,8 @@ std::string format(const OpInfo& op, std::span<const Insn> prog, size_t pc, cons
         return fmt::format("*({} *)(r{} {:+d}) = r{}", type_name(size, false), i.dst, i.off, i.src);
     case Shape::ATOMIC_W:
     case Shape::ATOMIC_DW:
+    case Shape::ARENA_ATOMIC_W: // prints as the atomic it was, like the other arena forms
+    case Shape::ARENA_ATOMIC_DW:
         return atomic(op, i);
     case Shape::LDDW:
         if (pc + 1 >= prog.size())

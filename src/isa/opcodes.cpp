@@ -84,6 +84,8 @@ std::string reserved_fields(const OpInfo& op, const Insn& i) {
         break;
     case Shape::ATOMIC_W:
     case Shape::ATOMIC_DW:
+    case Shape::ARENA_ATOMIC_W:
+    case Shape::ARENA_ATOMIC_DW:
         break;
     case Shape::LDDW:
         off = true;
@@ -144,6 +146,8 @@ bool reads_src_reg(Shape s) {
     case Shape::ARENA_STX:
     case Shape::ATOMIC_W:
     case Shape::ATOMIC_DW:
+    case Shape::ARENA_ATOMIC_W:
+    case Shape::ARENA_ATOMIC_DW:
     case Shape::LD_IND:
     case Shape::JMP_X:
     case Shape::JMP32_X:
@@ -166,7 +170,8 @@ OperandError operand_error(const OpInfo& op, const Insn& i) {
         return OperandError::bad_dst;
     if (writes_dst(op.shape) && i.dst == 10)
         return OperandError::writes_r10;
-    const bool atomic = op.shape == Shape::ATOMIC_W || op.shape == Shape::ATOMIC_DW;
+    const bool atomic = op.shape == Shape::ATOMIC_W || op.shape == Shape::ATOMIC_DW ||
+                        op.shape == Shape::ARENA_ATOMIC_W || op.shape == Shape::ARENA_ATOMIC_DW;
     if (atomic && (op.value & BPF_FETCH) && i.src == 10)
         return OperandError::fetch_writes_r10;
     return OperandError::none;
@@ -259,8 +264,10 @@ int access_size(const OpInfo& op) {
             return 8;
         }
     case Shape::ATOMIC_W:
+    case Shape::ARENA_ATOMIC_W:
         return 4;
     case Shape::ATOMIC_DW:
+    case Shape::ARENA_ATOMIC_DW:
         return 8;
     default:
         return 0;
@@ -345,6 +352,8 @@ std::vector<Insn> sample_program(const OpInfo& op) {
     case Shape::ARENA_STX:
     case Shape::ATOMIC_W:
     case Shape::ATOMIC_DW:
+    case Shape::ARENA_ATOMIC_W:
+    case Shape::ARENA_ATOMIC_DW:
         i.dst = 1, i.src = 2;
         break;
     case Shape::JMP_K:

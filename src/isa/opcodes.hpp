@@ -62,6 +62,10 @@ enum class Shape : uint8_t {
     ARENA_LDSX,  // dst = *(sN *)(arena + (u32)src + off)
     ARENA_ST,    // *(uN *)(arena + (u32)dst + off) = imm
     ARENA_STX,   // *(uN *)(arena + (u32)dst + off) = src
+    // BPF_ATOMIC through an arena pointer (the kernel's BPF_PROBE_ATOMIC): on a page not allocated nothing is
+    // stored and no register changes.
+    ARENA_ATOMIC_W,  // atomic op on u32 at arena + (u32)dst + off
+    ARENA_ATOMIC_DW, // atomic op on u64 at arena + (u32)dst + off
 };
 
 // The internal forms (Shape::ARENA_*): what only a verified program holds.

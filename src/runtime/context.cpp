@@ -10,6 +10,7 @@ void prepare_run_context(RunContext& ctx, const ObjectInstance* instance, StackA
     ctx.instance = instance;
     ctx.mem.set_shared(instance ? &instance->registry() : nullptr);
     ctx.mem.clear_local();
+    ctx.sock = 0;
     ctx.aborted = false;
     ctx.abort_message.clear();
     if (stack)

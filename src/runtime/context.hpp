@@ -17,6 +17,7 @@ struct RunContext {
     const ObjectInstance* instance = nullptr;
     std::FILE* trace_out = stderr; // bpf_trace_printk
     uint32_t cpu = 0;              // the CPU the run is on: per-CPU map values, bpf_get_smp_processor_id
+    uint64_t sock = 0;             // the test run's socket (skb->sk), the owner of its sk storage; 0: none
 
     // Set by the engine that runs the program: calls a BPF callback (the value an ld_imm64 BPF_PSEUDO_FUNC
     // produced in that engine) with r1..r5 and returns its r0. bpf_loop and for_each_map_elem use it. A callback

@@ -7,7 +7,10 @@
 //  - every ALU op with an arena operand is allowed and gives an arena pointer; a 64-bit one runs as 32-bit
 //    (needs_zext), so an arena pointer's upper half is always zero;
 //  - loads and stores through an arena pointer need no bounds: they become ARENA_* forms that read 0 from and drop
-//    stores to pages not allocated (the kernel's BPF_PROBE_MEM32 and its exception-table fix-up); the fix-ups turn
+//    stores to pages not allocated (the kernel's BPF_PROBE_MEM32 and its exception-table fix-up);
+//  - atomics through one (check_atomic_rmw's save_aux_ptr_type) become ARENA_ATOMIC_* forms (BPF_PROBE_ATOMIC), but
+//    for fetch_and/or/xor, which atomic_ptr_type_ok refuses because x86-64's JIT has no arena form of them
+//    (bpf_jit_supports_insn): on a page not allocated they store nothing and change no register; the fix-ups turn
 //    a cast to as(0) into a 32-bit move, and both casts when the map has BPF_F_NO_USER_CONV.
 // A cast to as(1) keeps its form; the engines read its imm as the upper half of the arena's user address.
 #include "verifier/arena.hpp"
@@ -30,6 +33,7 @@ constexpr int32_t kCastToUser = 1 << 16;  // addr_space_cast(src, 1, 0): offset 
 constexpr KfuncBtf kArenaKfuncs[] = {
     {"bpf_arena_alloc_pages", kKfTrustedArgs | kKfSleepable, KfuncSet::common, KfuncSpecial::none},
     {"bpf_arena_free_pages", kKfTrustedArgs | kKfSleepable, KfuncSet::common, KfuncSpecial::none},
+    {"bpf_arena_reserve_pages", kKfTrustedArgs | kKfSleepable, KfuncSet::common, KfuncSpecial::none},
 };
 
 const KfuncBtf* arena_kfunc(std::string_view name) {
@@ -46,6 +50,8 @@ uint8_t arena_form(isa::Shape s, uint8_t opcode) {
     case isa::Shape::ST:
     case isa::Shape::STX: return uint8_t(cls | 0xa0 | size); // the kernel's BPF_PROBE_MEM32 mode
     case isa::Shape::LDSX: return uint8_t(cls | 0xc0 | size);
+    case isa::Shape::ATOMIC_W:
+    case isa::Shape::ATOMIC_DW: return uint8_t(cls | 0xe0 | size); // BPF_PROBE_ATOMIC
     default: return opcode;
     }
 }
@@ -122,7 +128,8 @@ void arena_rewrite(const Env& env, int32_t pc, const isa::OpInfo& op, isa::Insn*
         return;
     }
     const bool mem = op.shape == isa::Shape::LDX || op.shape == isa::Shape::LDSX || op.shape == isa::Shape::ST ||
-                     op.shape == isa::Shape::STX;
+                     op.shape == isa::Shape::STX || op.shape == isa::Shape::ATOMIC_W ||
+                     op.shape == isa::Shape::ATOMIC_DW;
     if (mem && env.insn_ptr_type[size_t(pc)] == RegType::arena) {
         in->opcode = arena_form(op.shape, in->opcode);
         facts->mem = MemKind::arena;

@@ -26,7 +26,7 @@ bool do_addr_space_cast(Env& env, const isa::Insn& insn);
 // arena pointer; a 64-bit op is recorded to become 32-bit.
 void arena_alu(Env& env, const isa::Insn& insn, bool is64);
 bool is_arena_kfunc(std::string_view name);
-// check_kfunc_call for bpf_arena_alloc_pages / bpf_arena_free_pages (KF_TRUSTED_ARGS | KF_SLEEPABLE, the map
+// check_kfunc_call for bpf_arena_alloc_pages / _free_pages / _reserve_pages (KF_TRUSTED_ARGS | KF_SLEEPABLE, the map
 // argument a __map one). False after env.fail.
 bool do_arena_kfunc(Env& env, const runtime::KfuncProto& proto, const isa::Insn& insn);
 // The verified form of linked instruction PC (convert_ctx_accesses' PTR_TO_ARENA case, do_misc_fixups' casts and

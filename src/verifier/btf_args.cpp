@@ -144,26 +144,42 @@ struct HelperBtfArg {
     int32_t helper;
     int regno;
     const char* type;
+    bool nullable = false; // ARG_PTR_TO_BTF_ID_OR_NULL: NULL and maybe-NULL pointers pass
 };
 
-// The helper protos' argN_btf_id for the ARG_PTR_TO_BTF_ID arguments strbpf types (kernel/bpf/helpers.c,
-// kernel/bpf/stackmap.c, kernel/trace/bpf_trace.c, net/core/filter.c).
+// The helper protos' argN_btf_id for the ARG_PTR_TO_BTF_ID(_OR_NULL) arguments strbpf types (kernel/bpf/helpers.c,
+// kernel/bpf/stackmap.c, kernel/trace/bpf_trace.c, net/core/filter.c; the local storages' owners:
+// kernel/bpf/bpf_task_storage.c, bpf_inode_storage.c, bpf_cgrp_storage.c, net/core/bpf_sk_storage.c's tracing
+// protos).
 constexpr HelperBtfArg kHelperBtfArgs[] = {
-    {111, 1, "sk_buff"},     // bpf_skb_output
-    {121, 1, "xdp_buff"},    // bpf_xdp_output
-    {126, 1, "seq_file"},    // bpf_seq_printf
-    {127, 1, "seq_file"},    // bpf_seq_write
-    {141, 1, "task_struct"}, // bpf_get_task_stack
-    {191, 4, "task_struct"}, // bpf_copy_from_user_task
+    {107, 2, "sock", true},        // bpf_sk_storage_get (tracing)
+    {108, 2, "sock", true},        // bpf_sk_storage_delete (tracing)
+    {111, 1, "sk_buff"},           // bpf_skb_output
+    {121, 1, "xdp_buff"},          // bpf_xdp_output
+    {126, 1, "seq_file"},          // bpf_seq_printf
+    {127, 1, "seq_file"},          // bpf_seq_write
+    {141, 1, "task_struct"},       // bpf_get_task_stack
+    {145, 2, "inode", true},       // bpf_inode_storage_get
+    {146, 2, "inode", true},       // bpf_inode_storage_delete
+    {156, 2, "task_struct", true}, // bpf_task_storage_get
+    {157, 2, "task_struct", true}, // bpf_task_storage_delete
+    {191, 4, "task_struct"},       // bpf_copy_from_user_task
+    {210, 2, "cgroup", true},      // bpf_cgrp_storage_get
+    {211, 2, "cgroup", true},      // bpf_cgrp_storage_delete
 };
+
+const HelperBtfArg* helper_btf_arg(int32_t helper_id, int regno) {
+    for (const HelperBtfArg& h : kHelperBtfArgs)
+        if (h.helper == helper_id && h.regno == regno)
+            return &h;
+    return nullptr;
+}
 
 } // namespace
 
 const char* helper_btf_arg_struct(int32_t helper_id, int regno) {
-    for (const HelperBtfArg& h : kHelperBtfArgs)
-        if (h.helper == helper_id && h.regno == regno)
-            return h.type;
-    return nullptr;
+    const HelperBtfArg* h = helper_btf_arg(helper_id, regno);
+    return h ? h->type : nullptr;
 }
 
 bool check_helper_btf_arg(Env& env, int32_t helper_id, int regno) {
@@ -171,7 +187,9 @@ bool check_helper_btf_arg(Env& env, int32_t helper_id, int regno) {
     bool running = false;
     TrustedArg want;
     want.btf = env.attach ? env.attach->btf : target_btf(&error, &running);
-    const char* type = helper_btf_arg_struct(helper_id, regno);
+    const HelperBtfArg* arg = helper_btf_arg(helper_id, regno);
+    const char* type = arg ? arg->type : nullptr;
+    want.nullable = arg && arg->nullable;
     const int id = want.btf && type ? btf__find_by_name_kind(want.btf, type, BTF_KIND_STRUCT) : -1;
     if (id <= 0)
         return env.fail(fmt::format("strbpf types argument {} of helper #{} by kernel BTF: {}", regno, helper_id,

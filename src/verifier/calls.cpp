@@ -636,6 +636,12 @@ bool check_map_rules(Env& env, const runtime::HelperProto& h, int map_index) {
             env.log.pop_back(); // the kernel prints this line without its newline
         return false;
     }
+    // record_func_map: a map read-only to programs takes no element writes. BPF_F_RDONLY_PROG is the object's, or
+    // libbpf's on .rodata and .kconfig (frozen here), or dev_map_init_map's on both devmap types.
+    const bool rdonly_prog = (m->map_flags & loader::kMapFlagRdonlyProg) || m->frozen ||
+                             m->type == loader::kMapDevmap || m->type == loader::kMapDevmapHash;
+    if (rdonly_prog && (func_id == 2 || func_id == 3 || func_id == 87 || func_id == 88)) // update, delete, push, pop
+        return env.fail("write into map forbidden");
     const bool sockmap = m->type == loader::kMapSockmap || m->type == loader::kMapSockhash;
     if (sockmap && (func_id == 2 || func_id == 3)) { // check_map_func_compatibility's may_update_sockmap
         if (!may_update_sockmap(env.prog.type, func_id)) {
@@ -737,7 +743,8 @@ bool check_call_args(Env& env, const runtime::HelperProto& h, CallMeta* meta) {
         const ArgKind kind = h.args[i];
         if (kind == ArgKind::none)
             break;
-        if (kind == ArgKind::ptr_to_btf_id && helper_btf_arg_struct(h.id, i + 1)) { // btf_args.cpp
+        if ((kind == ArgKind::ptr_to_btf_id || kind == ArgKind::ptr_to_btf_id_or_null) &&
+            helper_btf_arg_struct(h.id, i + 1)) { // btf_args.cpp
             if (!check_reg_init(env, i + 1) || !check_helper_btf_arg(env, h.id, i + 1) ||
                 !note_ref_arg(env, i + 1, kind, &meta->refs))
                 return false;

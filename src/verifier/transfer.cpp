@@ -361,8 +361,6 @@ bool do_load_store(Env& env, const isa::OpInfo& op, const isa::Insn& insn) {
             (d.type == RegType::arena && arena_fetch_bitop))
             return env.fail(fmt::format("BPF_ATOMIC stores into R{} {} is not allowed", insn.dst,
                                         reg_type_str(d)));
-        if (d.type == RegType::arena)
-            return env.fail("strbpf does not run atomic operations on arena memory");
         // check_atomic_rmw: a read, then for a fetch a second read into the loading register (a stack slot
         // fills it as a load would: a zeroed slot gives 0, a spilled register itself), then the write.
         // The loading register is marked written first (check_reg_arg DST_OP), so it cannot also be the address.
@@ -372,6 +370,9 @@ bool do_load_store(Env& env, const isa::OpInfo& op, const isa::Insn& insn) {
         if (!check_mem_access(env, insn.dst, insn.off, size, Access::read, -1, false, true))
             return false;
         if (load_reg >= 0 && !check_mem_access(env, insn.dst, insn.off, size, Access::read, load_reg, false, true))
+            return false;
+        // Only an arena destination is recorded (the kernel's BPF_PROBE_ATOMIC); other atomics keep their form.
+        if (env.cur.cur().regs[insn.dst].type == RegType::arena && !save_aux_ptr_type(env, RegType::arena))
             return false;
         return check_mem_access(env, insn.dst, insn.off, size, Access::write, -1, false, true);
     }

@@ -93,6 +93,29 @@ TEST(ArenaMap, AccessesStayInTheReservationAndNeedPresentPages) {
     EXPECT_EQ(a->user_size(), 2u * kPage);
 }
 
+// arena_reserve_pages: taken but not present; alloc passes reserved pages by, free releases them.
+TEST(ArenaMap, ReservedPagesAreTakenButAbsent) {
+    std::unique_ptr<Map> owner;
+    ArenaMap* a = make(owner, arena_spec(4));
+    ASSERT_TRUE(a);
+    ArenaView v;
+    a->fill_view(&v);
+    const uint64_t base = a->user_vm_start();
+    EXPECT_EQ(a->reserve_pages(base + kPage, 2), 0);
+    EXPECT_EQ(a->reserve_pages(base + 2 * kPage, 1), -EBUSY);   // reserved
+    EXPECT_EQ(a->reserve_pages(base + 3 * kPage, 2), -EINVAL);  // past the end
+    EXPECT_EQ(a->reserve_pages(base + 3 * kPage + 8, 2), 0);    // unaligned: nothing happens
+    EXPECT_EQ(a->alloc_pages(0, 1, -1), base);
+    EXPECT_EQ(a->alloc_pages(0, 1, -1), base + 3 * kPage);      // pages 1 and 2 passed by
+    EXPECT_EQ(a->alloc_pages(base + kPage, 1, -1), 0u);
+    EXPECT_EQ(a->reserve_pages(base, 1), -EBUSY);               // allocated
+    uint8_t* at = nullptr;
+    EXPECT_FALSE(arena_access(v, uint32_t(base + kPage), 0, 1, &at)); // reserved pages are no pages
+    a->free_pages(base + kPage, 2);
+    EXPECT_EQ(a->alloc_pages(0, 2, -1), base + kPage);
+    EXPECT_EQ(a->reserve_pages(base, 4), -EBUSY);
+}
+
 TEST(ArenaMap, GlobalsTakeTheFirstPages) {
     std::unique_ptr<Map> owner;
     ArenaMap* a = make(owner, arena_spec(3));

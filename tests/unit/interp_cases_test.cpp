@@ -158,6 +158,8 @@ TEST_P(InterpEveryOp, IsHandled) {
     case isa::Shape::ARENA_LDSX:
     case isa::Shape::ARENA_ST:
     case isa::Shape::ARENA_STX:
+    case isa::Shape::ARENA_ATOMIC_W:
+    case isa::Shape::ARENA_ATOMIC_DW:
         EXPECT_NE(res.error.find("arena access at pc 0 in a program without an arena"), std::string::npos)
             << res.error;
         break;

@@ -35,6 +35,16 @@ template <class T> inline T load(uint64_t a) {
 }
 template <class T> inline void store(uint64_t a, T v) { std::memcpy(reinterpret_cast<void*>(a), &v, sizeof v); }
 
+// A 32-bit arena fetch, exchange or compare-exchange on a page not allocated: the register it loads keeps its low
+// half and its upper half is cleared, as the verifier assumes of a 32-bit load (the kernel's x86-64 JIT clears it
+// after cmpxchg only: strbpf does not let an upper half the verifier takes for zero reach the program).
+inline void arena_atomic_miss_w(const isa::Insn& i, uint64_t* reg) {
+    if (i.imm == isa::BPF_CMPXCHG)
+        reg[0] = uint32_t(reg[0]);
+    else if (i.imm & isa::BPF_FETCH)
+        reg[i.src] = uint32_t(reg[i.src]);
+}
+
 struct SubForm {
     isa::Field field;
     int32_t value;
@@ -262,6 +272,21 @@ namespace {
     NEXT();
 #define EXEC_ATOMIC_W(sem) EXEC_ATOMIC(uint32_t, sem)
 #define EXEC_ATOMIC_DW(sem) EXEC_ATOMIC(uint64_t, sem)
+// Arena atomics (the verifier's ARENA_ATOMIC_* forms): on a page not allocated nothing is stored, as the kernel's
+// fix-up skips the faulting instruction; the register a 32-bit fetch loads keeps its low half (arena_atomic_miss).
+#define EXEC_ARENA_ATOMIC(T, sem)                                                                                      \
+    {                                                                                                                  \
+        uint8_t* a = nullptr;                                                                                          \
+        if (!arena.window)                                                                                             \
+            goto L_NO_ARENA;                                                                                           \
+        if (runtime::arena_access(arena, DST, ip->off, sizeof(T), &a))                                                 \
+            ATOMIC_##sem(T, uint64_t(a));                                                                              \
+        else if (sizeof(T) == 4)                                                                                       \
+            arena_atomic_miss_w(*ip, reg);                                                                             \
+    }                                                                                                                  \
+    NEXT();
+#define EXEC_ARENA_ATOMIC_W(sem) EXEC_ARENA_ATOMIC(uint32_t, sem)
+#define EXEC_ARENA_ATOMIC_DW(sem) EXEC_ARENA_ATOMIC(uint64_t, sem)
 
 // ld_imm64: only the plain form runs; the linker resolves pseudo forms to plain ones.
 #define EXEC_LDDW(sem) LDDW_##sem

@@ -170,6 +170,10 @@ Status KernelObject::create_arenas() {
         LIBBPF_OPTS(bpf_map_create_opts, co, .map_flags = bpf_map__map_flags(m), .map_extra = bpf_map__map_extra(m));
         const int fd = bpf_map_create(static_cast<bpf_map_type>(kMapArena), bpf_map__name(m), 0, 0,
                                       bpf_map__max_entries(m), &co);
+        if (fd < 0 && (errno == EPERM || errno == EOPNOTSUPP)) // a kernel that refuses arenas (a host fact)
+            return make_error(fmt::format("this kernel refuses BPF_MAP_TYPE_ARENA maps (map '{}': "
+                                          "BPF_MAP_CREATE: {})", bpf_map__name(m), errno_text(errno)),
+                              -EOPNOTSUPP);
         if (fd < 0)
             return make_error(fmt::format("map '{}': failed to create arena: {}", bpf_map__name(m),
                                           errno_text(errno)), -errno);
@@ -263,6 +267,7 @@ bool KernelObject::open_and_load(const std::vector<runtime::GlobalPatch>& global
     if (Status st = create_arenas(); !st.ok()) {
         error_ = st.error().message;
         details_.log = capture.text();
+        details_.unsupported = st.error().code == -EOPNOTSUPP;
         close();
         return false;
     }

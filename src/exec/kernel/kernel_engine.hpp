@@ -39,7 +39,8 @@ void set_verbose(bool verbose);
 // What a run reports beyond RunReport.
 struct RunDetails {
     std::string log;          // the verifier log (of a failed load: at least level 1), and libbpf's messages
-    // The program calls a kfunc this kernel lacks, or the installed libbpf does not know its section: SKIP, not FAIL.
+    // The program calls a kfunc this kernel lacks, the installed libbpf does not know its section, or the kernel
+    // refuses to create its arena (BPF_MAP_CREATE: EPERM or EOPNOTSUPP): SKIP, not FAIL.
     bool unsupported = false;
 };
 

@@ -22,4 +22,13 @@ uint64_t bpf_arena_free_pages(uint64_t r1, uint64_t r2, uint64_t r3, uint64_t, u
     return 0;
 }
 
+uint64_t bpf_arena_reserve_pages(uint64_t r1, uint64_t r2, uint64_t r3, uint64_t, uint64_t, RunContext*) {
+    ArenaMap* arena = as_arena_map(reinterpret_cast<Map*>(r1));
+    if (!arena)
+        return uint64_t(-22);
+    if (uint32_t(r3) == 0)
+        return 0;
+    return uint64_t(int64_t(arena->reserve_pages(r2, uint32_t(r3))));
+}
+
 } // namespace strbpf::runtime::kfuncs

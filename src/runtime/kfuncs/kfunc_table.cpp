@@ -60,6 +60,7 @@ const KfuncProto kKfuncs[] = {
     // Arenas (KF_TRUSTED_ARGS | KF_SLEEPABLE; the verifier's arena.cpp): the map of any type, the address ignored.
     {"bpf_arena_alloc_pages", kfuncs::bpf_arena_alloc_pages, 5, {ptr("p__map"), ptr("addr__ign"), u32arg("page_cnt"), i32("node_id"), u64arg("flags")}, 8, "6.9", nullptr},
     {"bpf_arena_free_pages",  kfuncs::bpf_arena_free_pages,  3, {ptr("p__map"), ptr("ptr__ign"), u32arg("page_cnt"), kNone, kNone}, 0, "6.9", nullptr},
+    {"bpf_arena_reserve_pages", kfuncs::bpf_arena_reserve_pages, 3, {ptr("p__map"), ptr("ptr__ign"), u32arg("page_cnt"), kNone, kNone}, 4, "6.17", nullptr},
 };
 // clang-format on
 } // namespace

@@ -189,6 +189,21 @@ void ArenaMap::free_pages(uint64_t uaddr, uint32_t page_cnt) {
     mark((full - start) >> 12, (stop - full) >> 12, false);
 }
 
+// arena_reserve_pages' order: alignment, the range, then whether every page is free.
+int ArenaMap::reserve_pages(uint64_t uaddr, uint32_t page_cnt) {
+    if (uaddr & (kArenaPage - 1))
+        return 0;
+    const uint64_t pgoff = uint32_t(uaddr - uint32_t(user_vm_start())) >> 12;
+    if (pgoff + page_cnt > spec_.max_entries)
+        return -EINVAL;
+    std::lock_guard<std::mutex> g(lock_);
+    for (uint64_t k = 0; k < page_cnt; k++)
+        if (used_[pgoff + k])
+            return -EBUSY;
+    std::fill_n(used_.begin() + int64_t(pgoff), page_cnt, uint8_t(1));
+    return 0;
+}
+
 bool ArenaMap::place_globals(const uint8_t* data, uint64_t size) {
     const uint64_t pages = (size + kArenaPage - 1) / kArenaPage;
     if (pages > spec_.max_entries)

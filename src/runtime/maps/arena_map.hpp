@@ -44,8 +44,13 @@ class ArenaMap final : public Map {
     // bpf_arena_alloc_pages: PAGE_CNT zeroed pages at user address UADDR (0: the lowest free run) on NODE_ID
     // (-1: any). Returns: their user address; 0 when a node, count or address is refused or no run is free.
     uint64_t alloc_pages(uint64_t uaddr, uint32_t page_cnt, int32_t node_id);
-    // bpf_arena_free_pages: the pages of [UADDR, UADDR + PAGE_CNT pages) inside the arena, by their low 32 bits.
+    // bpf_arena_free_pages: the pages of [UADDR, UADDR + PAGE_CNT pages) inside the arena, by their low 32 bits
+    // (reserved ones become free again).
     void free_pages(uint64_t uaddr, uint32_t page_cnt);
+    // bpf_arena_reserve_pages (arena_reserve_pages): PAGE_CNT (> 0) pages at UADDR taken without being allocated, so
+    // bpf_arena_alloc_pages passes them by and accesses to them still read 0. Returns: 0 (also for an unaligned
+    // UADDR, which reserves nothing); -EINVAL when they do not fit in the arena; -EBUSY when one is taken.
+    int reserve_pages(uint64_t uaddr, uint32_t page_cnt);
     // libbpf's copy of the `.addr_space.1` section to the arena's start: the pages it spans become allocated
     // (the kernel allocates pages the host touches). False when it does not fit.
     bool place_globals(const uint8_t* data, uint64_t size);
@@ -62,7 +67,7 @@ class ArenaMap final : public Map {
     uint8_t* present_ = nullptr;     // one byte per page of the reservation
     uint64_t present_size_ = 0;
     std::mutex lock_;                // allocation state: used_ and the presence bytes' writers
-    std::vector<uint8_t> used_;      // per arena page: allocated (the kernel's range tree, inverted)
+    std::vector<uint8_t> used_;      // per arena page: allocated or reserved (the kernel's range tree, inverted)
 };
 
 // The arena behind MAP, or nullptr when it is another type.

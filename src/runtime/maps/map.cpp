@@ -4,6 +4,7 @@
 #include "runtime/maps/arena_map.hpp"
 #include "runtime/maps/cgroup_storage_map.hpp"
 #include "runtime/maps/fd_maps.hpp"
+#include "runtime/maps/sk_storage_map.hpp"
 #include "runtime/maps/user_ringbuf_map.hpp"
 
 #include <bpf/libbpf.h>
@@ -71,6 +72,8 @@ Result<std::unique_ptr<Map>> create_map(const loader::MapSpec& given) {
         return create_perf_event_array_map(spec);
     case loader::kMapArena:
         return ArenaMap::create(spec);
+    case loader::kMapSkStorage:
+        return create_sk_storage_map(spec);
     default:
         break;
     }

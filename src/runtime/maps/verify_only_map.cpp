@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: BSD-2-Clause
 // Map types strbpf creates so that programs using them load and are verified with the kernel's rules, but whose
-// operations it does not run (runtime stage): sockets, devices, CPUs, cgroup arrays, stack traces, sk/inode/task/
-// cgrp local storage (the cgroup storages run: cgroup_storage_map.hpp). The spec rules are each type's
-// map_alloc_check in Linux 6.18.
+// operations it does not run (runtime stage): sockets, devices, CPUs, cgroup arrays, stack traces, inode/task/cgrp
+// local storage (the cgroup storages run: cgroup_storage_map.hpp; sk storage too: sk_storage_map.hpp). The spec
+// rules are each type's map_alloc_check in Linux 6.18.
 // A helper that reaches one of these maps in a run aborts the run naming the map type; the syscall view answers
 // -EOPNOTSUPP.
 #include <cerrno>
@@ -38,7 +38,6 @@ constexpr SpecRule kRules[] = {
     {kMapXskmap, 4, 4, 4, 4, false, 0},
     {kMapSockhash, kNonZero, kNonZero, 4, 8, false, 0},
     {kMapReuseportSockarray, 4, 4, 4, 8, false, 0},
-    {kMapSkStorage, 4, 4, kNonZero, kNonZero, true, kNoPrealloc},
     {kMapDevmapHash, 4, 4, 4, 8, false, 0},
     {kMapInodeStorage, 4, 4, kNonZero, kNonZero, true, kNoPrealloc},
     {kMapTaskStorage, 4, 4, kNonZero, kNonZero, true, kNoPrealloc},

@@ -129,6 +129,8 @@ class Gen {
     void store_imm(Sem s, int dst, int16_t off, int32_t k);
     void store_reg(Sem s, int dst, int src, int16_t off);
     void atomic(bool w64, Sem s, int dst, int src, int16_t off);
+    void atomic_rmw(bool w64, Sem s, int src, const x86::Mem& mem);
+    void arena_atomic(size_t pc, const isa::OpInfo& op, const isa::Insn& i);
     x86::Mem arena_address(size_t pc, int reg, int16_t off, int size, const Label& absent);
     void arena_insn(size_t pc, const isa::OpInfo& op, const isa::Insn& i);
     void atomic_loop(bool w64, Sem s, int src, const x86::Mem& mem);
@@ -755,7 +757,16 @@ void Gen::arena_insn(size_t pc, const isa::OpInfo& op, const isa::Insn& i) {
 
 // BPF_ATOMIC: lock-prefixed read-modify-write. 32-bit fetch results zero-extend (x86 32-bit writes do).
 void Gen::atomic(bool w64, Sem s, int dst, int src, int16_t off) {
-    const x86::Mem mem = w64 ? x86::qword_ptr(q(dst), off) : x86::dword_ptr(q(dst), off);
+    if (s == Sem::fetch_or || s == Sem::fetch_and || s == Sem::fetch_xor) { // a cmpxchg loop through rax
+        a_.lea(x86::r9, x86::ptr(q(dst), off));
+        atomic_loop(w64, s, src, w64 ? x86::qword_ptr(x86::r9) : x86::dword_ptr(x86::r9));
+        return;
+    }
+    atomic_rmw(w64, s, src, w64 ? x86::qword_ptr(q(dst), off) : x86::dword_ptr(q(dst), off));
+}
+
+// The one-instruction atomics (all but fetch_or/and/xor) on MEM, sized.
+void Gen::atomic_rmw(bool w64, Sem s, int src, const x86::Mem& mem) {
     const x86::Gp S = w64 ? q(src) : d(src);
     switch (s) {
     case Sem::add:
@@ -781,12 +792,28 @@ void Gen::atomic(bool w64, Sem s, int dst, int src, int16_t off) {
         if (!w64)
             a_.mov(x86::eax, x86::eax);
         break;
-    default: { // fetch_or, fetch_and, fetch_xor: a cmpxchg loop through rax
-        a_.lea(x86::r9, x86::ptr(q(dst), off));
-        atomic_loop(w64, s, src, w64 ? x86::qword_ptr(x86::r9) : x86::dword_ptr(x86::r9));
-        break;
+    default: break; // fetch_or/and/xor go through atomic_loop; no arena form has them
     }
+}
+
+// ARENA_ATOMIC_* forms: the atomic on [window + r11], or on an absent page no store, and the register a 32-bit
+// fetch loads zero-extended (the interpreter's arena_atomic_miss_w).
+void Gen::arena_atomic(size_t pc, const isa::OpInfo& op, const isa::Insn& i) {
+    const bool w64 = op.shape == Shape::ARENA_ATOMIC_DW;
+    const Label absent = a_.newLabel(), done = a_.newLabel();
+    x86::Mem m = arena_address(pc, i.dst, i.off, w64 ? 8 : 4, absent);
+    m.setSize(w64 ? 8 : 4);
+    atomic_rmw(w64, op.sem, i.src, m);
+    const bool loads = op.sem == Sem::fetch_add || op.sem == Sem::xchg || op.sem == Sem::cmpxchg;
+    if (!w64 && loads) {
+        a_.jmp(done);
+        a_.bind(absent);
+        const x86::Gp r = op.sem == Sem::cmpxchg ? d(0) : d(i.src); // r0 is rax
+        a_.mov(r, r);
+    } else {
+        a_.bind(absent);
     }
+    a_.bind(done);
 }
 
 void Gen::atomic_loop(bool w64, Sem s, int src, const x86::Mem& mem) {
@@ -1026,6 +1053,10 @@ void Gen::emit_insn(size_t pc, const isa::OpInfo& op, const isa::Insn& i) {
     case Shape::ARENA_ST:
     case Shape::ARENA_STX:
         arena_insn(pc, op, i);
+        break;
+    case Shape::ARENA_ATOMIC_W:
+    case Shape::ARENA_ATOMIC_DW:
+        arena_atomic(pc, op, i);
         break;
     case Shape::ATOMIC_W:
         atomic(false, op.sem, i.dst, i.src, i.off);

@@ -1,0 +1,176 @@
+// SPDX-License-Identifier: BSD-2-Clause
+// BPF_MAP_TYPE_SK_STORAGE (runtime stage): sk_storage_map.hpp. Values live in slots of one registered arena
+// (program memory, 8-byte aligned), handed to owners under one lock; a freed slot is zeroed before it is reused.
+#include "runtime/maps/sk_storage_map.hpp"
+
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cstring>
+#include <mutex>
+#include <unordered_map>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "runtime/instance.hpp"
+#include "runtime/maps/arena.hpp"
+#include "runtime/maps/value_copy.hpp"
+
+namespace strbpf::runtime {
+
+constexpr uint32_t kNoPrealloc = 1u << 0; // BPF_F_NO_PREALLOC
+// Owners that may hold a value at once: test runs in flight plus the host's sockets. The kernel has no such bound;
+// past it a create answers as the kernel's allocation failure does.
+constexpr uint32_t kSlots = 1024;
+
+class SkStorageMap final : public Map {
+  public:
+    explicit SkStorageMap(const loader::MapSpec& spec)
+        : Map(spec), val8_((uint64_t(spec.value_size) + 7) & ~uint64_t(7)), arena_(val8_ * kSlots) {
+        for (uint32_t s = kSlots; s > 0; s--)
+            free_.push_back(s - 1);
+    }
+    bool ok() const { return arena_.ok(); }
+
+    void* get(uint64_t owner, const void* init, bool create) {
+        std::lock_guard<std::mutex> g(lock_);
+        if (auto it = slots_.find(owner); it != slots_.end())
+            return slot(it->second);
+        if (!create || free_.empty())
+            return nullptr;
+        return attach(owner, init);
+    }
+    int del(uint64_t owner) {
+        std::lock_guard<std::mutex> g(lock_);
+        auto it = slots_.find(owner);
+        if (it == slots_.end())
+            return -ENOENT;
+        release(it);
+        return 0;
+    }
+
+    // The syscall view: the key is a socket's file descriptor.
+    void* lookup(const void* key) override {
+        uint64_t owner;
+        return host_owner(key, &owner) == 0 ? get(owner, nullptr, false) : nullptr;
+    }
+    int copy_value(const void* key, void* out) override {
+        uint64_t owner;
+        if (int err = host_owner(key, &owner))
+            return err;
+        std::lock_guard<std::mutex> g(lock_);
+        auto it = slots_.find(owner);
+        if (it == slots_.end())
+            return -ENOENT;
+        load_shared(out, slot(it->second), spec_.value_size);
+        return 0;
+    }
+    // map_update_elem's BPF_F_LOCK check (no value has a bpf_spin_lock strbpf knows of), then
+    // bpf_fd_sk_storage_update_elem: the fd, bpf_local_storage_update's flag check, existence.
+    int update(const void* key, const void* value, uint64_t flags) override {
+        if (flags & kBpfFLock)
+            return -EINVAL;
+        uint64_t owner;
+        if (int err = host_owner(key, &owner))
+            return err;
+        if (flags > kBpfExist)
+            return -EINVAL;
+        std::lock_guard<std::mutex> g(lock_);
+        auto it = slots_.find(owner);
+        if (it != slots_.end() && flags == kBpfNoexist)
+            return -EEXIST;
+        if (it == slots_.end() && flags == kBpfExist)
+            return -ENOENT;
+        if (it != slots_.end()) {
+            store_shared(slot(it->second), value, spec_.value_size);
+            return 0;
+        }
+        return free_.empty() ? -ENOMEM : (attach(owner, value), 0);
+    }
+    int remove(const void* key) override {
+        uint64_t owner;
+        if (int err = host_owner(key, &owner))
+            return err;
+        return del(owner);
+    }
+    int next_key(const void*, void*) override { return -524; } // notsupp_get_next_key: -ENOTSUPP
+    uint8_t* arena() override { return arena_.data(); }
+    uint64_t arena_size() const override { return arena_.size(); }
+
+  private:
+    uint8_t* slot(uint32_t s) const { return arena_.data() + uint64_t(s) * val8_; }
+    // Under lock_, a slot free: OWNER's value from INIT (or zeros: freed slots are zeroed).
+    void* attach(uint64_t owner, const void* init) {
+        const uint32_t s = free_.back();
+        free_.pop_back();
+        slots_.emplace(owner, s);
+        if (init)
+            store_shared(slot(s), init, spec_.value_size);
+        return slot(s);
+    }
+    void release(std::unordered_map<uint64_t, uint32_t>::iterator it) {
+        const uint32_t s = it->second;
+        slots_.erase(it);
+        const std::vector<uint8_t> zero(spec_.value_size, 0);
+        store_shared(slot(s), zero.data(), zero.size());
+        free_.push_back(s);
+    }
+    // sockfd_lookup: -EBADF for no open fd, -ENOTSOCK for a file that is no socket.
+    static int host_owner(const void* key, uint64_t* owner) {
+        int fd;
+        std::memcpy(&fd, key, sizeof fd);
+        struct stat st;
+        if (fd < 0 || fstat(fd, &st) != 0)
+            return -EBADF;
+        if (!S_ISSOCK(st.st_mode))
+            return -ENOTSOCK;
+        *owner = kHostSocket | uint64_t(st.st_ino);
+        return 0;
+    }
+    friend void sk_storage_drop(SkStorageMap& m, uint64_t owner);
+
+    const uint64_t val8_;
+    Arena arena_;
+    std::mutex lock_;
+    std::unordered_map<uint64_t, uint32_t> slots_; // owner -> slot
+    std::vector<uint32_t> free_;
+};
+
+SkStorageMap* as_sk_storage(Map* map) { return dynamic_cast<SkStorageMap*>(map); }
+
+void* sk_storage_get(SkStorageMap& m, uint64_t owner, const void* init, bool create) {
+    return m.get(owner, init, create);
+}
+
+int sk_storage_delete(SkStorageMap& m, uint64_t owner) { return m.del(owner); }
+
+void sk_storage_drop(SkStorageMap& m, uint64_t owner) { (void)m.del(owner); }
+
+void drop_sk_storage(const ObjectInstance* inst, uint64_t sock) {
+    if (!inst || !sock)
+        return;
+    for (size_t i = 0; i < inst->map_count(); i++)
+        if (SkStorageMap* s = as_sk_storage(inst->map(i)))
+            sk_storage_drop(*s, sock);
+}
+
+// bpf_local_storage_map_alloc_check's rules, in the order verify_only_map.cpp checks the other local storages.
+Result<std::unique_ptr<Map>> create_sk_storage_map(const loader::MapSpec& spec) {
+    const char* type = loader::map_type_name(spec.type);
+    if (spec.key_size != 4)
+        return make_error(fmt::format("map '{}': key_size {} is not valid for a {} map", spec.name, spec.key_size,
+                                      type), -EINVAL);
+    if (spec.value_size == 0)
+        return make_error(fmt::format("map '{}': value_size 0 is not valid for a {} map", spec.name, type), -EINVAL);
+    if (spec.max_entries != 0)
+        return make_error(fmt::format("map '{}': a {} map needs max_entries 0", spec.name, type), -EINVAL);
+    if (!(spec.map_flags & kNoPrealloc))
+        return make_error(fmt::format("map '{}': a {} map needs BPF_F_NO_PREALLOC", spec.name, type), -EINVAL);
+    auto m = std::make_unique<SkStorageMap>(spec);
+    if (!m->ok())
+        return make_error(fmt::format("map '{}': out of memory", spec.name), -ENOMEM);
+    return std::unique_ptr<Map>(std::move(m));
+}
+
+} // namespace strbpf::runtime
