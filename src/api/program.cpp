@@ -137,6 +137,9 @@ Status full_run(const Object::Impl& o, const ProgramState& st, const RunOptions&
     STRBPF_TRY(runnable(o, st));
     const runtime::ExtProgType* ext = ext_type(o, st);
     const bool bytes = ext || exec::ctx_is_bytes(st.spec->type);
+    if (!bytes)
+        if (auto ok = exec::check_test_run(*st.spec); !ok)
+            return make_error(ok.error().message, -EINVAL);
     if (st.engine != Engine::interp_checked && !ext)
         STRBPF_TRY(exec::check_ctx_size(st.spec->type, opts.ctx.size(), *st.linked->cache));
     reset_run_context(s.ctx, o, st, opts, stack);

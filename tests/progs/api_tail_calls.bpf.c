@@ -1,11 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
-/* Tail calls through the embedding API (tests/unit/api_lifecycle_test.cpp): raw_tp programs (a Runner takes their
+/* Tail calls through the embedding API (tests/unit/api_lifecycle_test.cpp, api_c_test.cpp): raw_tp programs (a Runner takes their
  * u64 arguments as bytes) over a prog_array whose slot 0 names an accepted program and slot 1 one the verifier
- * rejects, which no run may reach. Not an annotated suite: the tests load the object without the rejected one. */
+ * rejects, which no run may reach; and an xdp program only a devmap runs. Not an annotated suite: the tests load
+ * the object without the rejected program. */
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
 
 char _license[] SEC("license") = "GPL";
+
+/* An xdp program for a devmap: it verifies, but the kernel's test run refuses it (-EINVAL). */
+SEC("xdp/devmap")
+int xdp_for_devmap(struct xdp_md *ctx)
+{
+	return XDP_PASS;
+}
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);

@@ -367,6 +367,23 @@ TEST(ApiLifecycle, TailCallsRunButNeverReachARejectedProgram) {
     }
 }
 
+// A program the kernel's test run refuses by itself (an xdp program for a devmap) is refused by the API's run too,
+// with the kernel's answer, on every engine.
+TEST(ApiLifecycle, RunsRefuseWhatTheKernelsTestRunRefuses) {
+    for (Engine e : {Engine::jit, Engine::interp, Engine::interp_checked}) {
+        Object obj = open("api_tail_calls.bpf.o");
+        ASSERT_TRUE(obj.program("tail_target_rejected")->set_autoload(false).ok());
+        LoadOptions lo;
+        lo.engine = e;
+        ASSERT_TRUE(obj.load(lo).ok());
+        auto r = obj.program("xdp_for_devmap")->run();
+        ASSERT_FALSE(r.ok()) << "engine " << int(e);
+        EXPECT_EQ(r.error().code, -EINVAL);
+        EXPECT_NE(r.error().message.find("devmap or cpumap cannot be test-run"), std::string::npos)
+            << r.error().message;
+    }
+}
+
 TEST(ApiLifecycle, SpanKeysWithVectorValuesAreBytes) {
     Object obj = open("maps_hash_array.bpf.o");
     ASSERT_TRUE(obj.load().ok());
