@@ -5,11 +5,16 @@
 //   Internal: the CompiledProgram's run() (or interp::run_validated) with a RunContext and stack set up once;
 //   ApiRunner: strbpf::Runner::run(span) (per-thread runner; the ctx region is re-registered only when it moves);
 //   ApiCall: strbpf::Runner::call(span, &r0), the same without a Result;
-//   CRunner: strbpf_runner_run() of include/strbpf/strbpf.h;
-//   ApiRun: ProgramRef::run(RunOptions), the full BPF_PROG_TEST_RUN-shaped call (ctx copied in and out), untimed;
+//   CRunner: strbpf_runner_run() of include/strbpf/strbpf.h, linked in statically;
+//   CRunnerSo: the same through libstrbpf.so (dlopen'ed from the build), as an embedder linking it calls it;
+//   ApiRun: ProgramRef::run(RunOptions), the full BPF_PROG_TEST_RUN-shaped call (ctx copied in and out; the
+//   returned RunResult allocates its ctx_out), untimed;
+//   ApiRunInto: ProgramRef::run(RunOptions, RunResult&) into one reused RunResult (no allocation);
 //   ApiRun/.../timed: the same with RunOptions::timed (duration_ns: two clock reads per call);
 //   FnPtr (jit only): the JIT'd code's lean entry through a plain function pointer, the floor under the others.
 // Each API figure is compared with the Internal one of the same program and engine.
+#include <dlfcn.h>
+
 #include <cstring>
 #include <memory>
 #include <string>
@@ -177,6 +182,45 @@ void BM_CRunner(benchmark::State& state, const char* prog_name, Engine engine) {
     strbpf_object_close(obj);
 }
 
+// strbpf_runner_run through the shared library, its functions found with dlsym: the call an embedder linking
+// libstrbpf.so makes (an indirect call into position-independent code, as through the PLT).
+void BM_CRunnerSo(benchmark::State& state, const char* prog_name, Engine engine) {
+    void* lib = dlopen(STRBPF_SHARED_LIB, RTLD_NOW | RTLD_LOCAL);
+    if (!lib) {
+        state.SkipWithError(dlerror());
+        return;
+    }
+    auto sym = [lib](const char* name) { return dlsym(lib, name); };
+    auto open_file = reinterpret_cast<decltype(&strbpf_object_open_file)>(sym("strbpf_object_open_file"));
+    auto find_program = reinterpret_cast<decltype(&strbpf_object_find_program)>(sym("strbpf_object_find_program"));
+    auto set_autoload = reinterpret_cast<decltype(&strbpf_program_set_autoload)>(sym("strbpf_program_set_autoload"));
+    auto load = reinterpret_cast<decltype(&strbpf_object_load)>(sym("strbpf_object_load"));
+    auto runner_new = reinterpret_cast<decltype(&strbpf_runner_new)>(sym("strbpf_runner_new"));
+    auto runner_run = reinterpret_cast<decltype(&strbpf_runner_run)>(sym("strbpf_runner_run"));
+    auto runner_free = reinterpret_cast<decltype(&strbpf_runner_free)>(sym("strbpf_runner_free"));
+    auto close = reinterpret_cast<decltype(&strbpf_object_close)>(sym("strbpf_object_close"));
+    auto last_error = reinterpret_cast<decltype(&strbpf_last_error)>(sym("strbpf_last_error"));
+    strbpf_object* obj = nullptr;
+    strbpf_runner* runner = nullptr;
+    strbpf_load_opts lo{sizeof lo, engine == Engine::jit ? STRBPF_ENGINE_JIT : STRBPF_ENGINE_INTERP, 0};
+    if (open_file(kObject.c_str(), nullptr, &obj) || set_autoload(find_program(obj, "jit_bench_strncmp"), 0) ||
+        load(obj, &lo) || runner_new(find_program(obj, prog_name), 0, &runner)) {
+        state.SkipWithError(last_error());
+    } else {
+        uint64_t arg = 0, r0 = 0;
+        for (auto _ : state) {
+            if (runner_run(runner, &arg, sizeof arg, &r0)) [[unlikely]] {
+                state.SkipWithError(last_error());
+                break;
+            }
+            benchmark::DoNotOptimize(r0);
+        }
+    }
+    runner_free(runner);
+    close(obj);
+    dlclose(lib);
+}
+
 void BM_ApiRun(benchmark::State& state, const char* prog_name, Engine engine, bool timed) {
     auto obj = loaded_object(prog_name, engine);
     if (!obj) {
@@ -197,31 +241,58 @@ void BM_ApiRun(benchmark::State& state, const char* prog_name, Engine engine, bo
     }
 }
 
+void BM_ApiRunInto(benchmark::State& state, const char* prog_name, Engine engine) {
+    auto obj = loaded_object(prog_name, engine);
+    if (!obj) {
+        state.SkipWithError(obj.error().message.c_str());
+        return;
+    }
+    const ProgramRef prog = *obj->program(prog_name);
+    RunOptions opts;
+    opts.ctx.assign(8, 0);
+    RunResult out;
+    for (auto _ : state) {
+        if (auto st = prog.run(opts, out); !st) [[unlikely]] {
+            state.SkipWithError(st.error().message.c_str());
+            return;
+        }
+        benchmark::DoNotOptimize(out.r0);
+    }
+}
+
 BENCHMARK_CAPTURE(BM_FnPtr, empty/jit, "jit_bench_empty");
 BENCHMARK_CAPTURE(BM_Internal, empty/jit, "jit_bench_empty", Engine::jit);
 BENCHMARK_CAPTURE(BM_ApiRunner, empty/jit, "jit_bench_empty", Engine::jit);
 BENCHMARK_CAPTURE(BM_ApiCall, empty/jit, "jit_bench_empty", Engine::jit);
 BENCHMARK_CAPTURE(BM_CRunner, empty/jit, "jit_bench_empty", Engine::jit);
+BENCHMARK_CAPTURE(BM_CRunnerSo, empty/jit, "jit_bench_empty", Engine::jit);
 BENCHMARK_CAPTURE(BM_ApiRun, empty/jit, "jit_bench_empty", Engine::jit, false);
+BENCHMARK_CAPTURE(BM_ApiRunInto, empty/jit, "jit_bench_empty", Engine::jit);
 BENCHMARK_CAPTURE(BM_ApiRun, empty/jit/timed, "jit_bench_empty", Engine::jit, true);
 BENCHMARK_CAPTURE(BM_Internal, empty/interp, "jit_bench_empty", Engine::interp);
 BENCHMARK_CAPTURE(BM_ApiRunner, empty/interp, "jit_bench_empty", Engine::interp);
 BENCHMARK_CAPTURE(BM_ApiCall, empty/interp, "jit_bench_empty", Engine::interp);
 BENCHMARK_CAPTURE(BM_CRunner, empty/interp, "jit_bench_empty", Engine::interp);
+BENCHMARK_CAPTURE(BM_CRunnerSo, empty/interp, "jit_bench_empty", Engine::interp);
 BENCHMARK_CAPTURE(BM_ApiRun, empty/interp, "jit_bench_empty", Engine::interp, false);
+BENCHMARK_CAPTURE(BM_ApiRunInto, empty/interp, "jit_bench_empty", Engine::interp);
 BENCHMARK_CAPTURE(BM_ApiRun, empty/interp/timed, "jit_bench_empty", Engine::interp, true);
 BENCHMARK_CAPTURE(BM_FnPtr, helper_loop/jit, "jit_bench_helper_loop");
 BENCHMARK_CAPTURE(BM_Internal, helper_loop/jit, "jit_bench_helper_loop", Engine::jit);
 BENCHMARK_CAPTURE(BM_ApiRunner, helper_loop/jit, "jit_bench_helper_loop", Engine::jit);
 BENCHMARK_CAPTURE(BM_ApiCall, helper_loop/jit, "jit_bench_helper_loop", Engine::jit);
 BENCHMARK_CAPTURE(BM_CRunner, helper_loop/jit, "jit_bench_helper_loop", Engine::jit);
+BENCHMARK_CAPTURE(BM_CRunnerSo, helper_loop/jit, "jit_bench_helper_loop", Engine::jit);
 BENCHMARK_CAPTURE(BM_ApiRun, helper_loop/jit, "jit_bench_helper_loop", Engine::jit, false);
+BENCHMARK_CAPTURE(BM_ApiRunInto, helper_loop/jit, "jit_bench_helper_loop", Engine::jit);
 BENCHMARK_CAPTURE(BM_ApiRun, helper_loop/jit/timed, "jit_bench_helper_loop", Engine::jit, true);
 BENCHMARK_CAPTURE(BM_Internal, helper_loop/interp, "jit_bench_helper_loop", Engine::interp);
 BENCHMARK_CAPTURE(BM_ApiRunner, helper_loop/interp, "jit_bench_helper_loop", Engine::interp);
 BENCHMARK_CAPTURE(BM_ApiCall, helper_loop/interp, "jit_bench_helper_loop", Engine::interp);
 BENCHMARK_CAPTURE(BM_CRunner, helper_loop/interp, "jit_bench_helper_loop", Engine::interp);
+BENCHMARK_CAPTURE(BM_CRunnerSo, helper_loop/interp, "jit_bench_helper_loop", Engine::interp);
 BENCHMARK_CAPTURE(BM_ApiRun, helper_loop/interp, "jit_bench_helper_loop", Engine::interp, false);
+BENCHMARK_CAPTURE(BM_ApiRunInto, helper_loop/interp, "jit_bench_helper_loop", Engine::interp);
 BENCHMARK_CAPTURE(BM_ApiRun, helper_loop/interp/timed, "jit_bench_helper_loop", Engine::interp, true);
 
 } // namespace

@@ -25,6 +25,10 @@ set_target_properties(strbpf_shared PROPERTIES OUTPUT_NAME strbpf EXPORT_NAME st
     VERSION ${PROJECT_VERSION} SOVERSION ${PROJECT_VERSION_MAJOR})
 target_link_libraries(strbpf_shared PRIVATE "$<LINK_LIBRARY:WHOLE_ARCHIVE,strbpf_api>"
     -Wl,--whole-archive ${STRBPF_ASMJIT_COPY} -Wl,--no-whole-archive)
+# libstrbpf's calls to its own functions bind inside it at link time: direct calls, not through the PLT (a run
+# through the API crosses several: the test-run context, the ctx checks, the memory registry). Its data, typeinfo
+# and vague-linkage objects stay interposable, so they remain one per process.
+target_link_options(strbpf_shared PRIVATE -Wl,-Bsymbolic-functions)
 target_include_directories(strbpf_shared INTERFACE
     $<BUILD_INTERFACE:${CMAKE_SOURCE_DIR}/include> $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
 target_compile_features(strbpf_shared INTERFACE cxx_std_20)

@@ -5,7 +5,7 @@
 # kernel (Linux 6.18)") is a skipped test, not a pass with nothing run.
 foreach(src ${STRBPF_TEST_PROGS})
     get_filename_component(stem ${src} NAME_WE)
-    if(stem MATCHES "^(loader_|kernel_|test_annot_fail|api_ext$|api_kfunc$|api_runs$)")
+    if(stem MATCHES "^(loader_|kernel_|test_annot_fail|api_ext$|api_kfunc$|api_runs$|api_tail_calls$)")
         continue() # inputs of unit tests, not annotated suites (test_annot_fail*: meant to FAIL, test_runner_test)
     endif()
     set(obj ${STRBPF_PROGS_DIR}/${stem}.bpf.o)

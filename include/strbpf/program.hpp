@@ -62,6 +62,9 @@ class ProgramRef {
     // (-ENOENT), rejected by the verifier (-EACCES), a test-run context the kernel refuses (-EINVAL), or a run
     // that stopped (an invalid access on interp_checked, ...) with a message naming the pc.
     Result<RunResult> run(const RunOptions& opts = {}) const;
+    // The same into OUT, whose buffers are reused: once they have grown, a run allocates nothing (the result
+    // above allocates its ctx_out each run). OUT is written only when the run succeeds.
+    Status run(const RunOptions& opts, RunResult& out) const;
 
   private:
     friend class Object;
@@ -92,12 +95,11 @@ class Runner {
     }
     // The same without a Result: 0 with *r0 set, or the negative errno with last_error() describing it. The
     // cheapest call the API has (what run(span) and the C API's strbpf_runner_run are built on): inline, a JIT'd
-    // program given the buffer of the previous call is entered directly; anything else takes call_checked().
+    // program given the buffer the previous call registered is entered directly (two compares, the call, the
+    // status test); anything else takes call_checked().
     int call(std::span<uint8_t> ctx, uint64_t* r0) {
-        const Fast& f = *fast_;
-        const uint64_t r1 = ctx.empty() ? 0 : reinterpret_cast<uint64_t>(ctx.data());
-        if (f.entry && r1 == f.ctx_base && ctx.size() == f.ctx_size) [[likely]] {
-            const Pair p = f.entry(r1, 0, f.run, f.stack_top);
+        if (ctx.data() == fast_.ctx_data && ctx.size() == fast_.ctx_size) [[likely]] {
+            const Pair p = fast_.entry(fast_.r1, 0, fast_.run, fast_.stack_top);
             if (p.status == 0) [[likely]] {
                 *r0 = p.r0;
                 return 0;
@@ -108,29 +110,35 @@ class Runner {
     }
     // The error of the last call() or run() that failed.
     const Error& last_error() const;
-    // Any program type: the full test run, as ProgramRef::run, on this runner's stack.
+    // Any program type: the full test run, as ProgramRef::run, on this runner's stack; the second form into OUT,
+    // reusing its buffers.
     Result<RunResult> run(const RunOptions& opts);
+    Status run(const RunOptions& opts, RunResult& out);
 
   private:
-    // What call() reads inline, the first member of the runner's state: the JIT's lean entry when the program
-    // needs nothing before it (else nullptr), its run context and stack top, and the ctx buffer the last call
-    // registered after checking it (size SIZE_MAX: none).
     struct Pair {
         uint64_t r0, status; // status 0: ran to its exit
     };
+    // What call() reads inline, held in the Runner itself: the buffer the last call registered after checking
+    // its size against what the verifier saw the program read, the r1 the program gets for it (0 for an empty
+    // buffer), and the JIT's lean entry with its run context and stack top. ctx_size SIZE_MAX (no buffer has
+    // it) when nothing is registered and always when the lean entry cannot run the program alone (another
+    // engine, a stack to zero first, tail calls): call() then takes call_checked().
     struct Fast {
+        const uint8_t* ctx_data = nullptr;
+        size_t ctx_size = SIZE_MAX;
         Pair (*entry)(uint64_t r1, uint64_t r2, void* run, uint64_t fp) = nullptr;
+        uint64_t r1 = 0;
         void* run = nullptr;
         uint64_t stack_top = 0;
-        uint64_t ctx_base = 0;
-        uint64_t ctx_size = ~uint64_t(0);
     };
     int call_checked(std::span<uint8_t> ctx, uint64_t* r0); // the ctx checks, then the engine
     int stopped(Pair p);                                     // a run call() entered that did not reach its exit
+    void sync_fast();                                        // fast_ from the ctx the runner registered
     struct Impl;
     explicit Runner(std::unique_ptr<Impl> impl);
+    Fast fast_;
     std::unique_ptr<Impl> impl_;
-    const Fast* fast_ = nullptr; // inside *impl_
 };
 
 } // namespace strbpf

@@ -196,6 +196,8 @@ int strbpf_program_set_engine(strbpf_program* prog, enum strbpf_engine engine);
 int strbpf_program_accepted(const strbpf_program* prog); /* 1 accepted, 0 rejected or not loaded */
 const char* strbpf_program_reason(const strbpf_program* prog); /* the verifier's one-line reason, or "" */
 const char* strbpf_program_log(const strbpf_program* prog);    /* the verifier log at the load's log_level */
+/* BPF_PROG_TEST_RUN-shaped run; tail calls on every engine. Reuses this thread's buffers (no allocation once they
+ * have grown) and always reports duration_ns (two clock reads). */
 int strbpf_program_run(const strbpf_program* prog, struct strbpf_run_opts* opts);
 
 /* Per-thread fast path for programs whose ctx is the bytes given (syscall, raw_tp): no allocation per call. */

@@ -61,6 +61,11 @@ int copy_out(const std::vector<uint8_t>& got, void* buf, size_t* size) {
     return 0;
 }
 
+// The failures of strbpf_runner_run, out of line so that its own path saves nothing but the result's address.
+[[gnu::noinline, gnu::cold]] int runner_failed(const strbpf_runner* runner) {
+    return runner ? fail(runner->runner.last_error()) : fail("runner is NULL");
+}
+
 } // namespace
 
 extern "C" {
@@ -166,23 +171,34 @@ int strbpf_program_run(const strbpf_program* prog, strbpf_run_opts* opts) {
         return fail("program or opts is NULL");
     if (opts->sz < sizeof(strbpf_run_opts))
         return fail("strbpf_run_opts.sz is not sizeof(struct strbpf_run_opts)");
-    strbpf::RunOptions ro;
+    // The options and result of this thread's runs, reused so that a run allocates nothing once their buffers have
+    // grown; a run started inside a run (from an embedder's helper) takes its own.
+    struct Reused {
+        strbpf::RunOptions ro;
+        strbpf::RunResult res;
+        bool busy = false;
+    };
+    thread_local Reused reused;
+    std::unique_ptr<Reused> own;
+    Reused& u = reused.busy ? *(own = std::make_unique<Reused>()) : reused;
+    u.busy = true;
     const auto ctx = cbytes(opts->ctx_in, opts->ctx_size_in);
     const auto data = cbytes(opts->data_in, opts->data_size_in);
-    ro.ctx.assign(ctx.begin(), ctx.end());
-    ro.data.assign(data.begin(), data.end());
-    ro.repeat = opts->repeat;
-    ro.cpu = opts->cpu;
-    ro.timed = true; // strbpf_run_opts always reports duration_ns
-    auto r = prog->ref.run(ro);
-    if (!r)
-        return fail(r.error());
-    opts->r0 = r->r0;
-    opts->retval = r->retval;
-    opts->duration_ns = r->duration_ns;
-    if (int e = copy_out(r->ctx_out, opts->ctx_out, &opts->ctx_size_out))
+    u.ro.ctx.assign(ctx.begin(), ctx.end());
+    u.ro.data.assign(data.begin(), data.end());
+    u.ro.repeat = opts->repeat;
+    u.ro.cpu = opts->cpu;
+    u.ro.timed = true; // strbpf_run_opts always reports duration_ns
+    const strbpf::Status st = prog->ref.run(u.ro, u.res);
+    u.busy = false;
+    if (!st)
+        return fail(st.error());
+    opts->r0 = u.res.r0;
+    opts->retval = u.res.retval;
+    opts->duration_ns = u.res.duration_ns;
+    if (int e = copy_out(u.res.ctx_out, opts->ctx_out, &opts->ctx_size_out))
         return e;
-    return copy_out(r->data_out, opts->data_out, &opts->data_size_out);
+    return copy_out(u.res.data_out, opts->data_out, &opts->data_size_out);
 }
 
 int strbpf_runner_new(const strbpf_program* prog, uint32_t cpu, strbpf_runner** out) {
@@ -198,12 +214,9 @@ int strbpf_runner_new(const strbpf_program* prog, uint32_t cpu, strbpf_runner** 
 
 int strbpf_runner_run(strbpf_runner* runner, void* ctx, size_t ctx_size, uint64_t* r0) {
     if (!runner) [[unlikely]]
-        return fail("runner is NULL");
-    uint64_t out;
-    if (const int err = runner->runner.call(mbytes(ctx, ctx_size), &out); err != 0) [[unlikely]]
-        return fail(runner->runner.last_error());
-    if (r0)
-        *r0 = out;
+        return runner_failed(runner);
+    if (runner->runner.call(mbytes(ctx, ctx_size), r0 ? r0 : &runner->discard) != 0) [[unlikely]]
+        return runner_failed(runner);
     return 0;
 }
 

@@ -26,6 +26,7 @@ struct strbpf_object {
 };
 struct strbpf_runner {
     strbpf::Runner runner;
+    uint64_t discard = 0; // r0 of runs given no place for it, so strbpf_runner_run needs no stack slot
 };
 struct strbpf_extensions {
     strbpf::Extensions ext;

@@ -69,14 +69,15 @@ void apply_ext_sections(const runtime::Extensions& ext, loader::ObjectSpec& spec
     }
 }
 
-// ProgramState::wipe_* from the verified program: its functions' deepest stack use, or the whole stack when the
-// program is unverified (interp_checked) or tail-calls (the target's frames are not ours to know).
+// ProgramState::wipe_* and tail_calls from the verified program: its functions' deepest stack use, or the whole
+// stack when the program is unverified (interp_checked) or tail-calls (the target's frames are not ours to know).
 void plan_stack_wipe(ProgramState& st) {
     const verifier::VerifiedProgram* vp = st.linked->cache->program.get();
     auto tail_call = [](const isa::Insn& in) { // bpf_tail_call
         return in.opcode == (isa::BPF_JMP | isa::BPF_CALL) && in.src == 0 && in.imm == 12;
     };
-    if (st.engine == Engine::interp_checked || !vp || std::any_of(vp->insns.begin(), vp->insns.end(), tail_call)) {
+    st.tail_calls = vp && std::any_of(vp->insns.begin(), vp->insns.end(), tail_call);
+    if (st.engine == Engine::interp_checked || !vp || st.tail_calls) {
         st.wipe_frames = uint32_t(isa::kMaxCallDepth);
         st.wipe_bytes = uint32_t(isa::kStackSize);
         return;

@@ -34,6 +34,7 @@ struct ProgramState {
     // frames. Verified programs: the deepest stack_depth of their functions, in as many frames as they have
     // functions (calls cannot recurse); all of it after a tail call or on interp_checked. 0: nothing to zero.
     uint32_t wipe_frames = 0, wipe_bytes = 0;
+    bool tail_calls = false; // calls bpf_tail_call: the JIT runs it through exec::jit::run_with_tail_calls
 
     void unload(bool keep_log) { // back to the state before load(), choices kept; the verdict too if keep_log
         loaded = accepted = false;
@@ -44,6 +45,7 @@ struct ProgramState {
         linked = nullptr;
         jit.reset();
         wipe_frames = wipe_bytes = 0;
+        tail_calls = false;
     }
 };
 

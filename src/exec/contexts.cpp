@@ -235,16 +235,26 @@ Status TestRunContext::build(loader::ProgType type, const RunRequest& req, runti
     }
 }
 
+bool ctx_is_bytes(ProgType type) {
+    return type == ProgType::syscall || type == ProgType::raw_tracepoint || type == ProgType::tracepoint ||
+           type == ProgType::kprobe;
+}
+
+Status check_bytes_ctx(ProgType type, size_t ctx_size, size_t data_size) {
+    if (data_size != 0)
+        return make_error(fmt::format("{} programs take no data_in (the kernel answers -EINVAL)",
+                                      loader::prog_type_name(type)));
+    if (type == ProgType::raw_tracepoint && (ctx_size > kMaxRawTpArgs * 8 || ctx_size % 8))
+        return make_error(fmt::format("raw_tracepoint ctx_in must be at most {} u64 arguments (the kernel answers "
+                                      "-EINVAL), got {} bytes", kMaxRawTpArgs, ctx_size));
+    return ok_status();
+}
+
 // syscall: ctx_in read-write and reported back. raw_tp: up to 12 u64 arguments, read-only. tp/kprobe: the
 // kernel cannot test-run them; strbpf hands ctx_in over read-only as the tracepoint record / pt_regs bytes.
 Status TestRunContext::build_args(loader::ProgType type, const RunRequest& req, runtime::RunContext& ctx,
                                   uint64_t* r1) {
-    if (!req.data_in.empty())
-        return make_error(fmt::format("{} programs take no data_in (the kernel answers -EINVAL)",
-                                      loader::prog_type_name(type)));
-    if (type == ProgType::raw_tracepoint && (ctx_buf_.size() > kMaxRawTpArgs * 8 || ctx_buf_.size() % 8))
-        return make_error(fmt::format("raw_tracepoint ctx_in must be at most {} u64 arguments (the kernel answers "
-                                      "-EINVAL), got {} bytes", kMaxRawTpArgs, ctx_buf_.size()));
+    STRBPF_TRY(check_bytes_ctx(type, ctx_buf_.size(), req.data_in.size()));
     if (!ctx_buf_.empty()) {
         *r1 = reinterpret_cast<uint64_t>(ctx_buf_.data());
         const uint8_t perms = type == ProgType::syscall ? runtime::kPermRW : runtime::kPermRead;

@@ -35,6 +35,12 @@ uint8_t* packet_page();
 // The number of receive queues of network device `ifindex` (its real_num_rx_queues); 0: no such device.
 uint32_t rx_queue_count(uint32_t ifindex);
 
+// The program types whose test-run ctx is ctx_in's bytes themselves (syscall, raw_tp, tp, kprobe), and the
+// kernel's rules for such a run: no data_in, and raw_tp's ctx_in at most 12 u64 arguments. TestRunContext::build
+// checks them; the embedding API, which registers such a ctx itself, calls this.
+bool ctx_is_bytes(loader::ProgType type);
+Status check_bytes_ctx(loader::ProgType type, size_t ctx_size, size_t data_size);
+
 // Owns the ctx and packet of one run. build() registers them in ctx.mem; finish() fills the report's outputs.
 class TestRunContext {
   public:

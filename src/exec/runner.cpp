@@ -44,16 +44,13 @@ Status check_ctx_size(loader::ProgType type, size_t ctx_in_size, const runtime::
     return ok_status();
 }
 
-namespace {
-// What the kernel's test run refuses by the program alone, before any input: xdp programs for a devmap or cpumap.
-Status check_request(const loader::ProgramSpec& prog) {
+Status check_test_run(const loader::ProgramSpec& prog) {
     using loader::AttachType;
     if (prog.type == loader::ProgType::xdp &&
         (prog.expected_attach_type == AttachType::xdp_devmap || prog.expected_attach_type == AttachType::xdp_cpumap))
         return make_error("xdp programs for a devmap or cpumap cannot be test-run (the kernel answers -EINVAL)", -22);
     return ok_status();
 }
-} // namespace
 
 bool engine_available(EngineKind engine, std::string* why) {
     if (engine == EngineKind::interp || engine == EngineKind::interp_checked)
@@ -83,7 +80,7 @@ RunReport run_linked(EngineKind engine, const runtime::ObjectInstance& inst, con
         if (auto st = check_ctx_size(prog.spec->type, req.ctx_in.size(), *prog.cache); !st)
             return failed_run(rep, st.error().message);
 
-    if (auto st = check_request(*prog.spec); !st)
+    if (auto st = check_test_run(*prog.spec); !st)
         return failed_run(rep, st.error().message);
 
     runtime::RunContext ctx;

@@ -37,6 +37,9 @@ std::span<const isa::Insn> engine_insns(EngineKind engine, const runtime::Linked
 // After an accepting load_check(): programs whose ctx is ctx_in itself (syscall, raw_tp, tp, kprobe) need at least
 // the verdict's max_ctx_offset bytes of it, as the kernel's test run demands (-EINVAL otherwise).
 Status check_ctx_size(loader::ProgType type, size_t ctx_in_size, const runtime::ProgramCache& c);
+// What the kernel's test run refuses by the program alone, before any input: xdp programs for a devmap or cpumap
+// (-EINVAL). run_linked checks it; so does the embedding API's run.
+Status check_test_run(const loader::ProgramSpec& prog);
 
 // Whether a user-space engine is built in; false with a reason for engines still to come.
 bool engine_available(EngineKind engine, std::string* why);

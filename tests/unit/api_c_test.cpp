@@ -91,4 +91,54 @@ TEST(ApiC, MapsAndRingBuffers) {
     strbpf_object_close(obj);
 }
 
+// strbpf_program_run reuses this thread's options and result: each run reports its own ctx_out and r0, a failed
+// run reports nothing of an earlier one, and tail calls run on the JIT as on the interpreter.
+TEST(ApiC, RepeatedRunsReportTheirOwnOutputs) {
+    for (strbpf_engine e : {STRBPF_ENGINE_JIT, STRBPF_ENGINE_INTERP}) {
+        strbpf_object* obj = nullptr;
+        ASSERT_EQ(strbpf_object_open_file(path("api_runs.bpf.o").c_str(), nullptr, &obj), 0);
+        strbpf_load_opts lo{};
+        lo.sz = sizeof lo;
+        lo.engine = e;
+        ASSERT_EQ(strbpf_object_load(obj, &lo), 0) << strbpf_last_error();
+        const strbpf_program* prog = strbpf_object_find_program(obj, "double_ctx");
+        for (uint64_t v = 1; v <= 3; v++) {
+            uint64_t out = 0;
+            strbpf_run_opts ro{};
+            ro.sz = sizeof ro;
+            ro.ctx_in = &v;
+            ro.ctx_size_in = sizeof v;
+            ro.ctx_out = &out;
+            ro.ctx_size_out = sizeof out;
+            ASSERT_EQ(strbpf_program_run(prog, &ro), 0) << strbpf_last_error();
+            EXPECT_EQ(out, v * 2);
+            EXPECT_EQ(ro.ctx_size_out, sizeof out);
+            EXPECT_EQ(ro.retval, v);
+        }
+        uint32_t shorter = 5;
+        strbpf_run_opts ro{};
+        ro.sz = sizeof ro;
+        ro.ctx_in = &shorter;
+        ro.ctx_size_in = sizeof shorter;
+        EXPECT_EQ(strbpf_program_run(prog, &ro), -EINVAL) << "a ctx shorter than the program reads";
+        EXPECT_EQ(ro.r0, 0u) << "nothing reported from the earlier runs";
+        strbpf_object_close(obj);
+
+        ASSERT_EQ(strbpf_object_open_file(path("api_tail_calls.bpf.o").c_str(), nullptr, &obj), 0);
+        ASSERT_EQ(strbpf_program_set_autoload(strbpf_object_find_program(obj, "tail_target_rejected"), 0), 0);
+        ASSERT_EQ(strbpf_object_load(obj, &lo), 0) << strbpf_last_error();
+        uint64_t args[2] = {35, 0};
+        ro = strbpf_run_opts{};
+        ro.sz = sizeof ro;
+        ro.ctx_in = args;
+        ro.ctx_size_in = sizeof args;
+        ASSERT_EQ(strbpf_program_run(strbpf_object_find_program(obj, "tail_caller"), &ro), 0) << strbpf_last_error();
+        EXPECT_EQ(ro.r0, 42u);
+        args[1] = 1; // the slot naming the rejected program
+        EXPECT_EQ(strbpf_program_run(strbpf_object_find_program(obj, "tail_caller"), &ro), -EINVAL);
+        EXPECT_NE(std::string(strbpf_last_error()).find("cannot load"), std::string::npos) << strbpf_last_error();
+        strbpf_object_close(obj);
+    }
+}
+
 } // namespace

@@ -275,6 +275,43 @@ TEST(ApiLifecycle, ThreadsGetTheirOwnCtxOut) {
     EXPECT_EQ(failures, std::vector<int>(kThreads, 0));
 }
 
+// ProgramRef::run and Runner::run into a caller's RunResult: each run's outputs replace the last one's in the same
+// buffers (no allocation once they have grown), and a run that fails leaves the result as it was.
+TEST(ApiLifecycle, RunsIntoAReusedResult) {
+    for (Engine e : {Engine::jit, Engine::interp}) {
+        Object obj = open("api_runs.bpf.o");
+        LoadOptions lo;
+        lo.engine = e;
+        ASSERT_TRUE(obj.load(lo).ok());
+        const ProgramRef prog = *obj.program("double_ctx");
+        auto runner = Runner::create(prog);
+        ASSERT_TRUE(runner.ok());
+        RunResult res;
+        RunOptions o;
+        o.ctx.resize(8);
+        const uint8_t* buf = nullptr;
+        for (uint64_t v = 1; v <= 4; v++) {
+            std::memcpy(o.ctx.data(), &v, 8);
+            ASSERT_TRUE((v % 2 ? prog.run(o, res) : runner->run(o, res)).ok());
+            uint64_t out = 0;
+            ASSERT_EQ(res.ctx_out.size(), 8u);
+            std::memcpy(&out, res.ctx_out.data(), 8);
+            EXPECT_EQ(out, v * 2);
+            EXPECT_EQ(res.retval, v);
+            EXPECT_TRUE(res.data_out.empty());
+            if (buf) {
+                EXPECT_EQ(res.ctx_out.data(), buf) << "the same buffer, engine " << int(e);
+            }
+            buf = res.ctx_out.data();
+        }
+        o.ctx.resize(4); // shorter than the program reads
+        EXPECT_EQ(prog.run(o, res).error().code, -EINVAL);
+        EXPECT_EQ(runner->run(o, res).error().code, -EINVAL);
+        EXPECT_EQ(res.retval, 4u) << "a failed run leaves the result as it was";
+        EXPECT_EQ(res.ctx_out.size(), 8u);
+    }
+}
+
 // RunOptions::timed asks for duration_ns; an untimed run reads no clock and reports 0.
 TEST(ApiLifecycle, DurationOnlyWhenTimed) {
     Object obj = open("api_runs.bpf.o");
@@ -284,6 +321,67 @@ TEST(ApiLifecycle, DurationOnlyWhenTimed) {
     EXPECT_EQ(obj.program("stack_dirty")->run(o).value().duration_ns, 0u);
     o.timed = true;
     EXPECT_GT(obj.program("stack_dirty")->run(o).value().duration_ns, 0u);
+}
+
+// bpf_tail_call through the API on every engine, by ProgramRef::run and by a Runner (call and run(RunOptions)):
+// slot 0 runs its target with the caller's ctx; slot 1 names a program the verifier rejects, which stops the run
+// with its reason on the verified engines instead of running it (the checked interpreter runs it and stops at its
+// out-of-bounds read).
+TEST(ApiLifecycle, TailCallsRunButNeverReachARejectedProgram) {
+    for (Engine e : {Engine::jit, Engine::interp, Engine::interp_checked}) {
+        Object obj = open("api_tail_calls.bpf.o");
+        ASSERT_TRUE(obj.program("tail_target_rejected")->set_autoload(false).ok());
+        LoadOptions lo;
+        lo.engine = e;
+        ASSERT_TRUE(obj.load(lo).ok());
+        const ProgramRef caller = *obj.program("tail_caller");
+        uint64_t args[2] = {35, 0};
+        const auto bytes = [&] { return std::vector<uint8_t>((uint8_t*)args, (uint8_t*)args + sizeof args); };
+        EXPECT_EQ(run_r0(obj, "tail_caller", bytes()), 42u) << "engine " << int(e);
+        auto runner = Runner::create(caller);
+        ASSERT_TRUE(runner.ok()) << runner.error().message;
+        const std::span<uint8_t> span(reinterpret_cast<uint8_t*>(args), sizeof args);
+        for (uint64_t i = 0; i < 3; i++) {
+            args[0] = i;
+            auto r = runner->run(span);
+            ASSERT_TRUE(r.ok()) << r.error().message << " (engine " << int(e) << ")";
+            EXPECT_EQ(*r, i + 7);
+        }
+        RunOptions o;
+        o.ctx = bytes();
+        o.repeat = 3;
+        EXPECT_EQ(runner->run(o).value().r0, 7u + 2) << "engine " << int(e);
+
+        args[1] = 1; // the rejected program's slot
+        o.ctx = bytes();
+        o.repeat = 1;
+        auto run = caller.run(o);
+        auto call = runner->run(span);
+        ASSERT_FALSE(run.ok());
+        ASSERT_FALSE(call.ok());
+        const std::string why = e == Engine::interp_checked ? "invalid" : "cannot load: R0 min value is outside";
+        EXPECT_NE(run.error().message.find(why), std::string::npos) << run.error().message;
+        EXPECT_NE(call.error().message.find(why), std::string::npos) << call.error().message;
+        args[1] = 0; // and the runner runs on after the stop
+        EXPECT_EQ(runner->run(span).value(), 2u + 7);
+    }
+}
+
+// A program the kernel's test run refuses by itself (an xdp program for a devmap) is refused by the API's run too,
+// with the kernel's answer, on every engine.
+TEST(ApiLifecycle, RunsRefuseWhatTheKernelsTestRunRefuses) {
+    for (Engine e : {Engine::jit, Engine::interp, Engine::interp_checked}) {
+        Object obj = open("api_tail_calls.bpf.o");
+        ASSERT_TRUE(obj.program("tail_target_rejected")->set_autoload(false).ok());
+        LoadOptions lo;
+        lo.engine = e;
+        ASSERT_TRUE(obj.load(lo).ok());
+        auto r = obj.program("xdp_for_devmap")->run();
+        ASSERT_FALSE(r.ok()) << "engine " << int(e);
+        EXPECT_EQ(r.error().code, -EINVAL);
+        EXPECT_NE(r.error().message.find("devmap or cpumap cannot be test-run"), std::string::npos)
+            << r.error().message;
+    }
 }
 
 TEST(ApiLifecycle, SpanKeysWithVectorValuesAreBytes) {
