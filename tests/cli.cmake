@@ -3,6 +3,11 @@
 # strbpf's own runner. The kernel engine's runs are skipped (not failed) where bpf() is not permitted, and a file
 # whose every program was skipped (each calls a kfunc this kernel lacks: "SKIP ... kfunc X is not available in this
 # kernel (Linux 6.18)") is a skipped test, not a pass with nothing run.
+# A copy of the running kernel's BTF for the tracing_* programs (empty when there is none).
+set(STRBPF_TRACING_BTF ${CMAKE_BINARY_DIR}/tracing_vmlinux.btf)
+add_test(NAME tracing_btf_copy COMMAND sh -c "cp /sys/kernel/btf/vmlinux '${STRBPF_TRACING_BTF}' 2>/dev/null || : > '${STRBPF_TRACING_BTF}'")
+set_tests_properties(tracing_btf_copy PROPERTIES FIXTURES_SETUP tracing_btf)
+
 foreach(src ${STRBPF_TEST_PROGS})
     get_filename_component(stem ${src} NAME_WE)
     if(stem MATCHES "^(loader_|kernel_|test_annot_fail|api_ext$|api_kfunc$|api_runs$|api_tail_calls$)")
@@ -16,6 +21,14 @@ foreach(src ${STRBPF_TEST_PROGS})
         set(only --tagged-only)
     endif()
     foreach(engine interp jit kernel)
+        if(stem MATCHES "^tracing_")
+            # Trampoline programs, judged against a copy of the running kernel's BTF (--btf): strbpf then models a
+            # kernel with that BTF and BPF trampolines, whichever this host's kernel is (it may refuse them all).
+            add_test(NAME progs.${stem}.${engine} COMMAND sh -c "if [ -s '${STRBPF_TRACING_BTF}' ]; then exec \"$0\" test '${obj}' --engine ${engine} --btf '${STRBPF_TRACING_BTF}'; else echo 'SKIP: no kernel BTF (/sys/kernel/btf/vmlinux) to copy'; fi" $<TARGET_FILE:strbpf>)
+            set_tests_properties(progs.${stem}.${engine} PROPERTIES FIXTURES_REQUIRED tracing_btf
+                SKIP_REGULAR_EXPRESSION "kernel engine unavailable;\n0 passed, 0 failed;SKIP: no kernel BTF" TIMEOUT 600)
+            continue()
+        endif()
         # strbpf's own arenas run on every host, as the 6.18 source has them: a running build without arenas
         # (kernel variant no_arena) would skip them on strbpf's engines too (docs/program-types.md).
         set(variant)

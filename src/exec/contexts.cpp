@@ -7,12 +7,14 @@
 
 #include <cstddef>
 #include <cstring>
+#include <fstream>
 
 #include <fmt/format.h>
 
 #include "runtime/ctx_model.hpp"
 #include "runtime/helpers/sock_helpers.hpp"
 #include "runtime/maps/sk_storage_map.hpp"
+#include "runtime/maps/map.hpp"
 #include "runtime/memory/nofault.hpp"
 
 namespace strbpf::exec {
@@ -109,16 +111,47 @@ void eth_type_trans(const uint8_t* eth, uint32_t len, SkBuff* s) {
         s->protocol = 0x0400; // htons(ETH_P_802_2)
 }
 
-// The types 6.18's BPF_PROG_TEST_RUN has a test_run for beyond the ones built here: tracing (fentry/fexit/fmod_ret)
-// and struct_ops.
-bool kernel_test_runs(ProgType type) {
-    switch (type) {
-    case ProgType::tracing:
-    case ProgType::struct_ops:
-        return true;
-    default:
-        return false;
+// The type 6.18's BPF_PROG_TEST_RUN has a test_run for beyond the ones built here (tracing: contexts_tracing.cpp).
+bool kernel_test_runs(ProgType type) { return type == ProgType::struct_ops; }
+
+// Whether CPU is in /sys/devices/system/cpu/online ("0-3,5"), the kernel's cpu_online().
+bool cpu_online(uint32_t cpu) {
+    std::ifstream f("/sys/devices/system/cpu/online");
+    std::string list;
+    if (!(f >> list))
+        return cpu == 0;
+    size_t at = 0;
+    while (at < list.size()) {
+        const size_t comma = std::min(list.find(',', at), list.size());
+        const std::string part = list.substr(at, comma - at);
+        const size_t dash = part.find('-');
+        const unsigned long lo = std::strtoul(part.c_str(), nullptr, 10);
+        const unsigned long hi = dash == std::string::npos ? lo : std::strtoul(part.c_str() + dash + 1, nullptr, 10);
+        if (cpu >= lo && cpu <= hi)
+            return true;
+        at = comma + 1;
     }
+    return false;
+}
+
+Status einval(const std::string& why) { return make_error(why + " (the kernel answers -EINVAL)", -22); }
+
+Status unmodelled_flag(const char* flag) {
+    return make_error(fmt::format("strbpf does not model test runs with {}", flag), -95);
+}
+
+// bpf_prog_test_run_raw_tp: a cpu needs BPF_F_TEST_RUN_ON_CPU (other flag bits are not looked at); the run then
+// happens on that CPU, which must be online (-ENXIO).
+Status raw_tp_cpu(const RunRequest& req, runtime::RunContext& ctx) {
+    if (!(req.flags & kTestRunOnCpu)) {
+        if (req.cpu != 0)
+            return einval("a raw_tp test run's cpu needs BPF_F_TEST_RUN_ON_CPU");
+        return ok_status();
+    }
+    if (req.cpu >= runtime::possible_cpus() || !cpu_online(req.cpu))
+        return make_error(fmt::format("CPU {} is not online (the kernel answers -ENXIO)", req.cpu), -6);
+    ctx.cpu = req.cpu;
+    return ok_status();
 }
 
 // bpf_test_init's kzalloc(SKB_DATA_ALIGN(size) + headroom + tailroom) comes from a kmalloc size class; slab_build_skb
@@ -194,6 +227,31 @@ runtime::SkbModel skb_model(const SkBuff& s, const uint8_t* head, const uint8_t*
 
 } // namespace
 
+Status check_test_attrs(loader::ProgType type, const RunRequest& req, runtime::RunContext& ctx) {
+    switch (type) {
+    case ProgType::raw_tracepoint:
+        return raw_tp_cpu(req, ctx);
+    case ProgType::syscall: // bpf_prog_test_run_syscall: no flags; cpu is not looked at
+        return req.flags ? einval("syscall test runs take no flags") : ok_status();
+    case ProgType::xdp:
+        if (req.flags & ~kTestXdpLiveFrames)
+            return einval("xdp test runs take no flags but BPF_F_TEST_XDP_LIVE_FRAMES");
+        return req.flags ? unmodelled_flag("BPF_F_TEST_XDP_LIVE_FRAMES") : ok_status();
+    case ProgType::flow_dissector:
+    case ProgType::sk_lookup:
+    case ProgType::netfilter:
+        return req.flags || req.cpu ? einval("this type's test runs take no flags and no cpu") : ok_status();
+    default:
+        break;
+    }
+    if (skb_test_run(type)) {
+        if ((req.flags & ~kTestSkbChecksumComplete) || req.cpu)
+            return einval("skb test runs take no cpu and no flags but BPF_F_TEST_SKB_CHECKSUM_COMPLETE");
+        return req.flags ? unmodelled_flag("BPF_F_TEST_SKB_CHECKSUM_COMPLETE") : ok_status();
+    }
+    return ok_status(); // tracing: tracing_test_run; tp, kprobe: strbpf's own runs
+}
+
 uint8_t* packet_page() {
     thread_local PacketBuffer packet;
     return packet.base;
@@ -210,6 +268,7 @@ Status TestRunContext::build(loader::ProgType type, const RunRequest& req, runti
     ctx.ctx_model = 0; // add_ctx_model_region sets it for xdp and skb runs
     static const std::vector<uint8_t> default_packet(kDefaultPacketLen, 0);
     const std::vector<uint8_t>& data_in = req.data_in.empty() && takes_packet(type) ? default_packet : req.data_in;
+    STRBPF_TRY(check_test_attrs(type, req, ctx));
     switch (type) {
     case ProgType::syscall:
     case ProgType::raw_tracepoint:
@@ -244,7 +303,7 @@ Status check_bytes_ctx(ProgType type, size_t ctx_size, size_t data_size) {
     if (data_size != 0)
         return make_error(fmt::format("{} programs take no data_in (the kernel answers -EINVAL)",
                                       loader::prog_type_name(type)));
-    if (type == ProgType::raw_tracepoint && (ctx_size > kMaxRawTpArgs * 8 || ctx_size % 8))
+    if (type == ProgType::raw_tracepoint && ctx_size > kMaxRawTpArgs * 8)
         return make_error(fmt::format("raw_tracepoint ctx_in must be at most {} u64 arguments (the kernel answers "
                                       "-EINVAL), got {} bytes", kMaxRawTpArgs, ctx_size));
     return ok_status();

@@ -11,11 +11,14 @@
 //   sk_lookup: a struct bpf_sk_lookup ctx_in, the program's ctx the bpf_sk_lookup_kern model (contexts_sk_lookup.cpp);
 //   netfilter: bpf_prog_test_run_nf's data and nf_hook_state rules, an opaque ctx (contexts_netfilter.cpp);
 //   flow_dissector: an Ethernet frame, the bpf_flow_dissector model and its flow keys, which data_out returns
-//   (contexts_flow_dissector.cpp).
+//   (contexts_flow_dissector.cpp);
+//   tracing (fentry, fexit, fmod_ret): the program runs on the calls of the kernel's test functions it is attached
+//   to, and the retval is the test run's, not the program's (contexts_tracing.cpp).
 // Packet programs given no data_in get kDefaultPacketLen zero bytes (the kernel test_loader's TEST_DATA_LEN), on
 // every engine: the kernel engine passes the same.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -40,6 +43,19 @@ uint32_t rx_queue_count(uint32_t ifindex);
 // checks them; the embedding API, which registers such a ctx itself, calls this.
 bool ctx_is_bytes(loader::ProgType type);
 Status check_bytes_ctx(loader::ProgType type, size_t ctx_size, size_t data_size);
+// BPF_PROG_TEST_RUN's flags and cpu as the type's test run checks them (-EINVAL for what it refuses); raw_tp's
+// BPF_F_TEST_RUN_ON_CPU moves the run to req.cpu (ctx.cpu), -ENXIO for a CPU that is not online.
+constexpr uint32_t kTestRunOnCpu = 1u << 0;            // BPF_F_TEST_RUN_ON_CPU
+constexpr uint32_t kTestXdpLiveFrames = 1u << 1;       // BPF_F_TEST_XDP_LIVE_FRAMES
+constexpr uint32_t kTestSkbChecksumComplete = 1u << 2; // BPF_F_TEST_SKB_CHECKSUM_COMPLETE
+Status check_test_attrs(loader::ProgType type, const RunRequest& req, runtime::RunContext& ctx);
+
+// A tracing test run calls the program through this: R1 its ctx, *r0 what it returned; an error ends the run.
+using TracingRun = std::function<Status(uint64_t r1, uint64_t* r0)>;
+// bpf_prog_test_run_tracing for PROG (a tracing program): runs it through RUN on each call of the test function it
+// is attached to and gives the test run's retval; an error is the kernel's refusal (-EINVAL, -EFAULT) or RUN's.
+Status tracing_test_run(const loader::ProgramSpec& prog, const RunRequest& req, runtime::RunContext& ctx,
+                        const TracingRun& run, uint32_t* retval);
 
 // Owns the ctx and packet of one run. build() registers them in ctx.mem; finish() fills the report's outputs.
 class TestRunContext {

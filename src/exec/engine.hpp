@@ -19,6 +19,8 @@ struct RunRequest {
     std::vector<uint8_t> ctx_in;  // syscall: the ctx bytes; others: the program type's ctx struct (optional)
     std::vector<uint8_t> data_in; // packet for xdp/tc/socket programs
     uint32_t repeat = 1;
+    uint32_t flags = 0; // BPF_PROG_TEST_RUN's flags (BPF_F_TEST_RUN_ON_CPU, ...), checked per program type
+    uint32_t cpu = 0;   // with BPF_F_TEST_RUN_ON_CPU (raw_tp): the CPU to run on
     std::vector<runtime::GlobalPatch> globals; // applied before load (before .rodata is frozen)
 };
 

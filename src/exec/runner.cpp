@@ -62,6 +62,86 @@ bool engine_available(EngineKind engine, std::string* why) {
     return false;
 }
 
+namespace {
+
+// A verified program's loads through kernel object pointers (PTR_TO_BTF_ID) are the kernel's BPF_PROBE_MEM loads,
+// which strbpf's engines do not run yet: such a program is not run (the pc names the first).
+Status check_btf_loads(EngineKind engine, const runtime::LinkedProgram& prog) {
+    const verifier::VerifiedProgram* vp = engine == EngineKind::interp_checked ? nullptr : prog.cache->program.get();
+    if (!vp)
+        return ok_status();
+    for (size_t i = 0; i < vp->facts.size(); i++)
+        if (vp->facts[i].mem == verifier::MemKind::btf_id)
+            return make_error(fmt::format("strbpf does not run loads through kernel object pointers yet (the "
+                                          "kernel's BPF_PROBE_MEM; the load at insn {})",
+                                          vp->facts[i].orig_pc),
+                              -95, vp->facts[i].orig_pc);
+    return ok_status();
+}
+
+// One program on one engine: run(r1) runs it once, run_repeated(r1, n) n times (the last R0).
+struct ProgramRun {
+    EngineKind engine;
+    const runtime::LinkedProgram& prog;
+    runtime::RunContext& ctx;
+    runtime::StackArea& stack;
+    std::shared_ptr<const jit::CompiledProgram> jitted; // compiled once per linked program
+    std::span<const isa::Insn> code;
+
+    Status prepare() {
+        code = engine_insns(engine, prog);
+        if (engine != EngineKind::jit)
+            return ok_status();
+        auto compiled = jit::compile_cached(prog);
+        if (!compiled)
+            return compiled.error();
+        jitted = std::move(*compiled);
+        return ok_status();
+    }
+    // The repetition loops stay free of allocation and string handling: an error is built only when a run fails.
+    bool run_repeated(uint64_t r1, uint32_t repeat, uint64_t* r0, std::string* error) {
+        if (jitted) {
+            jit::JitResult j = jit::run_repeated(*jitted, r1, ctx, stack, repeat);
+            *r0 = j.r0;
+            if (!j.ok) [[unlikely]]
+                *error = std::move(j.error);
+            return j.ok;
+        }
+        const bool checked = engine == EngineKind::interp_checked;
+        for (uint32_t i = 0; i < repeat; i++) {
+            interp::InterpResult res = interp::run_validated(code, r1, 0, ctx, stack, 0, checked,
+                                                             checked ? nullptr : prog.cache->program.get());
+            *r0 = res.r0;
+            if (!res.ok) [[unlikely]] {
+                *error = std::move(res.error);
+                return false;
+            }
+        }
+        return true;
+    }
+};
+
+// bpf_prog_test_run_tracing's run (contexts_tracing.cpp): the program runs on the test functions it is attached to;
+// the retval is the test run's and no duration is reported.
+RunReport run_tracing(RunReport rep, ProgramRun& pr, const RunRequest& req) {
+    std::string error;
+    TracingRun once = [&](uint64_t r1, uint64_t* r0) -> Status {
+        STRBPF_TRY(check_btf_loads(pr.engine, pr.prog)); // only a program that runs needs them
+        if (pr.run_repeated(r1, 1, r0, &error))
+            return ok_status();
+        return make_error(error);
+    };
+    uint32_t retval = 0;
+    if (auto st = tracing_test_run(*pr.prog.spec, req, pr.ctx, once, &retval); !st)
+        return failed_run(rep, st.error().message);
+    rep.ran = true;
+    rep.r0 = retval;
+    rep.retval = retval;
+    return rep;
+}
+
+} // namespace
+
 RunReport run_linked(EngineKind engine, const runtime::ObjectInstance& inst, const runtime::LinkedProgram& prog,
                      const RunRequest& req) {
     RunReport rep;
@@ -86,48 +166,25 @@ RunReport run_linked(EngineKind engine, const runtime::ObjectInstance& inst, con
     runtime::RunContext ctx;
     auto stack = std::make_unique<runtime::StackArea>();
     runtime::prepare_run_context(ctx, &inst, stack.get());
-
     ctx.verified = engine != EngineKind::interp_checked; // load_check() passed
+    ProgramRun pr{engine, prog, ctx, *stack, nullptr, {}};
+    if (auto st = pr.prepare(); !st)
+        return failed_run(rep, st.error().message);
+    if (prog.spec->type == loader::ProgType::tracing)
+        return run_tracing(rep, pr, req);
+    if (auto st = check_btf_loads(engine, prog); !st)
+        return failed_run(rep, st.error().message);
+
     TestRunContext trc;
     uint64_t r1 = 0;
     if (auto st = trc.build(prog.spec->type, req, ctx, &r1); !st)
         return failed_run(rep, st.error().message);
 
     const uint32_t repeat = req.repeat == 0 ? 1 : req.repeat;
-    std::shared_ptr<const jit::CompiledProgram> jitted; // compiled once per linked program
-    if (engine == EngineKind::jit) {
-        auto compiled = jit::compile_cached(prog);
-        if (!compiled)
-            return failed_run(rep, compiled.error().message);
-        jitted = std::move(*compiled);
-    }
-    // The repetition loops stay free of allocation and string handling: an error is built only when a run fails.
-    bool ok = true;
     uint64_t r0 = 0;
     std::string error;
-    const bool checked = engine == EngineKind::interp_checked;
-    const std::span<const isa::Insn> code = engine_insns(engine, prog);
     const auto t0 = std::chrono::steady_clock::now();
-    if (jitted) {
-        jit::JitResult j = jit::run_repeated(*jitted, r1, ctx, *stack, repeat);
-        r0 = j.r0;
-        if (!j.ok) [[unlikely]] {
-            ok = false;
-            error = std::move(j.error);
-        }
-    } else {
-        for (uint32_t i = 0; i < repeat; i++) {
-            interp::InterpResult res =
-                interp::run_validated(code, r1, 0, ctx, *stack, 0, checked,
-                                      checked ? nullptr : prog.cache->program.get());
-            r0 = res.r0;
-            if (!res.ok) [[unlikely]] {
-                ok = false;
-                error = std::move(res.error);
-                break;
-            }
-        }
-    }
+    const bool ok = pr.run_repeated(r1, repeat, &r0, &error);
     const auto t1 = std::chrono::steady_clock::now();
     if (!ok)
         return failed_run(rep, error);

@@ -8,6 +8,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+
+#include "loader/core_spec.hpp"
 #include <cerrno>
 #include <cstring>
 
@@ -135,6 +137,20 @@ std::string_view essential_name(std::string_view name) {
             return name.substr(0, size_t(i) + 1);
     }
     return name;
+}
+
+void mark_incompatible_weak_kfuncs(ExternTable& table, const struct btf* local, const struct btf* target) {
+    for (ExternSpec& e : table.externs) {
+        if (!e.weak || e.kind != ExternSpec::Kind::kfunc || !e.error.empty() || !e.btf_id)
+            continue;
+        const btf_type* lf = btf__type_by_id(local, e.btf_id);
+        const std::string name(essential_name(e.name)); // libbpf looks the kfunc up without its ___flavour
+        const int kid = btf__find_by_name_kind(target, name.c_str(), BTF_KIND_FUNC);
+        if (!lf || kid <= 0)
+            continue; // absent from the target: strbpf's kfunc table decides whether it exists
+        const uint32_t kproto = btf__type_by_id(target, uint32_t(kid))->type;
+        e.incompatible = core::types_are_compat(local, lf->type, target, kproto, 32) <= 0;
+    }
 }
 
 ExternTable collect_externs(const ElfFile& elf, const struct btf* btf) {

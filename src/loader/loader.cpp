@@ -6,6 +6,7 @@
 #include <bpf/btf.h>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -78,6 +79,11 @@ Result<std::shared_ptr<struct btf>> target_btf(const std::string& path) {
     return b;
 }
 
+bool has_weak_kfunc(const ExternTable& t) {
+    return std::any_of(t.externs.begin(), t.externs.end(),
+                       [](const ExternSpec& e) { return e.weak && e.kind == ExternSpec::Kind::kfunc; });
+}
+
 // libbpf's internal `.kconfig` map: one read-only, mmapable array element holding every kconfig extern.
 MapSpec kconfig_map_spec(std::vector<uint8_t> data) {
     MapSpec m;
@@ -132,6 +138,11 @@ Result<ObjectSpec> load_object_memory(std::span<const uint8_t> image, const std:
             else
                 in.target_error = t.error().message;
             in.target = target.get();
+        }
+        if (has_weak_kfunc(externs)) { // compared with the target's prototypes when its BTF is readable
+            auto t = target ? Result<std::shared_ptr<struct btf>>(target) : target_btf(opts.btf_path);
+            if (t)
+                mark_incompatible_weak_kfuncs(externs, obj.btf.get(), t->get());
         }
         STRBPF_TRY(build_programs(in, obj));
         STRBPF_TRY(bind_struct_ops(elf, obj.btf.get(), obj));

@@ -212,6 +212,9 @@ struct ExternSpec {
     uint32_t type_id = 0;     // kconfig / ksym_var: the variable's type after modifiers (0: a typeless ksym)
     uint32_t kconfig_off = 0; // kconfig: offset in the .kconfig map's value
     uint32_t size = 0;        // kconfig: size of the value
+    // A `__weak` kfunc whose prototype the target kernel's BTF has but with an incompatible prototype: libbpf (1.3
+    // and later) leaves it unresolved, as if the kernel lacked it (its calls poisoned, its address 0).
+    bool incompatible = false;
     // Non-empty when a program referencing this extern cannot be loaded (libbpf's words: "extern 'X' (strong):
     // not resolved", a kconfig value of the wrong type, ...); only the programs that use it fail.
     std::string error;

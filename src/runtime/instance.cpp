@@ -169,6 +169,11 @@ Status ObjectInstance::link(const loader::ProgramSpec& prog, LinkedProgram* out)
             const uint32_t idx = uint32_t(in.imm);
             if (idx >= spec_->kfuncs.size())
                 return fail(pc, fmt::format("kfunc call at insn {} refers to extern #{}", pc, idx));
+            if (kfunc_unresolved(*spec_, idx)) { // libbpf's poison_kfunc_call, as for an absent weak kfunc
+                in.src = 0;
+                in.imm = weak_kfunc_poison(*spec_, idx);
+                continue;
+            }
             const int k = kfunc_index(spec_->kfuncs[idx]);
             if (const int v = k < 0 ? verify_only_kfunc_index(spec_->kfuncs[idx]) : -1; v >= 0) {
                 in.imm = kVerifyOnlyKfuncBase + v; // verified, never run (kfuncs/verify_only.hpp)
@@ -205,6 +210,8 @@ Status ObjectInstance::link(const loader::ProgramSpec& prog, LinkedProgram* out)
 Result<uint64_t> ObjectInstance::kfunc_address(const loader::ProgramSpec& prog, uint32_t idx) const {
     if (idx >= spec_->kfuncs.size())
         return make_error(fmt::format("program '{}': ld_imm64 refers to kfunc #{}", prog.name, idx));
+    if (kfunc_unresolved(*spec_, idx))
+        return uint64_t(0);
     if (const runtime::KfuncProto* k = find_kfunc(spec_->kfuncs[idx]))
         return reinterpret_cast<uint64_t>(k->fn);
     if (const int v = verify_only_kfunc_index(spec_->kfuncs[idx]); v >= 0)

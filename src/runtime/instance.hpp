@@ -60,6 +60,9 @@ struct LinkedProgram {
 // 2002000000 + the extern's index, which the verifier refuses as "invalid func unknown#..." only where a path
 // reaches it. -1 when the kfunc is strong (its absence fails the program: missing_kfunc_message).
 int32_t weak_kfunc_poison(const loader::ObjectSpec& spec, uint32_t idx);
+// A `__weak` kfunc libbpf leaves unresolved although strbpf has it: its prototype is incompatible with the
+// target kernel's (loader::ExternSpec::incompatible). Linked and verified as an absent weak kfunc.
+bool kfunc_unresolved(const loader::ObjectSpec& spec, uint32_t idx);
 std::string missing_kfunc_message(const loader::ObjectSpec& spec, uint32_t idx);
 inline constexpr int32_t kPoisonCallKfuncBase = 2002000000;
 

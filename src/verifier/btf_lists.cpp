@@ -242,6 +242,14 @@ bool lsm_hook_bool(const std::string& func) { return kLsmBool.count(hook(func)) 
 bool tracing_denied(const std::string& func) { return kTracingDeny.count(func) > 0; }
 bool noreturn_denied(const std::string& func) { return kNoreturnDeny.count(func) > 0; }
 
+// The functions registered with register_btf_fmodret_id_set in Linux 6.18 (net/bpf/test_run.c's
+// bpf_test_modify_return_ids): btf_kfunc_is_modify_return lets fmod_ret programs attach to them.
+bool fmodret_kfunc(const std::string& func) {
+    static const NameSet kSet = {"bpf_modify_return_test", "bpf_modify_return_test2", "bpf_modify_return_test_tp",
+                                 "bpf_fentry_test1"};
+    return kSet.count(func) > 0;
+}
+
 uint64_t raw_tp_null_mask(const std::string& tracepoint) {
     const auto it = kRawTpNullArgs.find(tracepoint);
     return it == kRawTpNullArgs.end() ? 0 : it->second;

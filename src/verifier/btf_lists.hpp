@@ -14,6 +14,7 @@ bool lsm_hook_untrusted(const std::string& func); // untrusted_lsm_hooks
 bool lsm_hook_bool(const std::string& func);      // bool_lsm_hooks (return 0 or 1)
 bool tracing_denied(const std::string& func);     // btf_id_deny
 bool noreturn_denied(const std::string& func);    // noreturn_deny
+bool fmodret_kfunc(const std::string& func);      // the fmodret kfunc set (btf_kfunc_is_modify_return)
 // raw_tp_null_args: per argument i, bit 4*i = may be NULL, bit 4*i+1 = may be an ERR_PTR. 0 when not listed.
 uint64_t raw_tp_null_mask(const std::string& tracepoint);
 // The iterator targets (bpf_iter_reg) strbpf types: per argument i of bpf_iter_<target>'s prototype that the

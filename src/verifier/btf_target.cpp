@@ -217,7 +217,8 @@ bool check_lsm(Env& env, BtfAttach& a) {
     return true;
 }
 
-// Sleepable fentry/fexit/fmod_ret programs and fmod_ret outside the security_ functions need their target on the
+// Sleepable fentry/fexit/fmod_ret programs and fmod_ret outside the security_ functions and the fmodret kfunc set
+// (bpf_check_attach_target: btf_kfunc_is_modify_return, else check_attach_modify_return) need their target on the
 // kernel's error-injection list, which strbpf cannot read: refused naming that (after the running kernel's own
 // refusal of every trampoline program, when it has one).
 std::string error_injection_unmodelled(const loader::ProgramSpec& prog) {
@@ -227,8 +228,9 @@ std::string error_injection_unmodelled(const loader::ProgramSpec& prog) {
     const char* what = nullptr;
     if (prog.sleepable)
         what = "sleepable fentry/fexit/fmod_ret programs";
-    else if (prog.expected_attach_type == AttachType::modify_return && attach_name(prog).rfind("security_", 0) != 0)
-        what = "fmod_ret programs outside security_ functions";
+    else if (prog.expected_attach_type == AttachType::modify_return && attach_name(prog).rfind("security_", 0) != 0 &&
+             !fmodret_kfunc(attach_name(prog)))
+        what = "fmod_ret programs outside security_ functions and the fmodret kfunc set";
     if (!what)
         return {};
     return fmt::format("program '{}': strbpf's verifier does not model {} yet (their targets must be on the "

@@ -17,8 +17,11 @@ bool do_ksym_ld_imm64(Env& env, const isa::Insn& insn) {
     auto& regs = env.cur.cur().regs;
     if (insn.imm < 0 || size_t(insn.imm) >= names.size())
         return env.fail(fmt::format("ldimm64 insn specifies invalid btf_id {}.", insn.imm));
-    if (runtime::find_kfunc(names[size_t(insn.imm)]) || runtime::verify_only_kfunc_index(names[size_t(insn.imm)]) >= 0 ||
-        ext_kfunc(env, names[size_t(insn.imm)])) // the embedder's: linked to its function's address too
+    if (runtime::kfunc_unresolved(env.inst.spec(), uint32_t(insn.imm)))
+        regs[insn.dst] = reg_const(0); // libbpf left it unresolved: a plain 0
+    else if (runtime::find_kfunc(names[size_t(insn.imm)]) ||
+             runtime::verify_only_kfunc_index(names[size_t(insn.imm)]) >= 0 ||
+             ext_kfunc(env, names[size_t(insn.imm)])) // the embedder's: linked to its function's address too
         regs[insn.dst] = reg_ptr(RegType::mem, 0); // mem_size 0: nothing may be read through it
     else
         regs[insn.dst] = reg_const(0);

@@ -26,6 +26,8 @@ MemKind mem_kind(RegType t, runtime::CtxModel model) {
     case RegType::packet:
     case RegType::packet_meta: return MemKind::packet;
     case RegType::mem: return MemKind::mem;
+    case RegType::btf_id:
+        return MemKind::btf_id;
     default: return MemKind::none;
     }
 }

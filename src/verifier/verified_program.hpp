@@ -32,6 +32,7 @@ enum class MemKind : uint8_t {
     packet, // packet data or metadata
     mem,    // PTR_TO_MEM (ring buffer records, helper results)
     arena,  // PTR_TO_ARENA: the instruction became an internal ARENA_* form (isa/opcodes.def)
+    btf_id, // PTR_TO_BTF_ID: a kernel object (the kernel's BPF_PROBE_MEM load); engines do not run these yet
     mixed,  // different kinds on different paths (never ctx: the verifier refuses that)
 };
 

@@ -45,6 +45,10 @@ TEST(VerifierPrograms, AnnotationsHold) {
         const std::string path = e.path().string();
         if (!path.ends_with(".bpf.o"))
             continue;
+        // tracing_*: trampoline programs, judged against a copy of the kernel's BTF (tests/cli.cmake passes --btf),
+        // not the running kernel's, which this host's kernel may make refuse them all (its own answer).
+        if (e.path().filename().string().starts_with("tracing_"))
+            continue;
         auto specs = exec::parse_test_specs(path);
         if (!specs)
             continue;

@@ -25,6 +25,8 @@ struct RunOptions {
     std::string obj, prog, engine = "interp", ctx_in, ctx_hex, data_in, data_dir, data_out, ctx_out;
     std::vector<std::string> data_hex, sets, map_ins;
     uint32_t repeat = 1;
+    uint32_t test_flags = 0;
+    int64_t cpu = -1; // --cpu: BPF_F_TEST_RUN_ON_CPU with this CPU
     bool json = false;
 };
 
@@ -43,6 +45,8 @@ using RunFn = std::function<exec::RunReport(const exec::RunRequest&)>;
 // looped in user space) are timed by strbpf on the wall clock; packet programs in the kernel report the kernel's
 // own test-run timer (bpf_test_run's average over its repeat loop).
 const char* timer_name(exec::EngineKind engine, loader::ProgType type) {
+    if (type == loader::ProgType::tracing) // bpf_prog_test_run_tracing reports the retval only
+        return "none: tracing test runs report no duration";
     if (engine != exec::EngineKind::kernel)
         return "wall clock";
     switch (type) {
@@ -309,6 +313,11 @@ int run(const RunOptions& o) {
         return kExitUsage;
     }
     exec::RunRequest req;
+    req.flags = o.test_flags;
+    if (o.cpu >= 0) {
+        req.flags |= 1u; // BPF_F_TEST_RUN_ON_CPU
+        req.cpu = uint32_t(o.cpu);
+    }
     std::vector<Packet> packets;
     if (!read_inputs(o, &req, &packets))
         return kExitUsage;
@@ -378,6 +387,11 @@ Runner add_run_command(CLI::App& app) {
     c->add_option("--ctx-out", o->ctx_out, "write the ctx after the run (ctx_out) the same way");
     c->add_option("--repeat", o->repeat, "repetitions (duration is the average; a progress line on a terminal)")
         ->check(CLI::Range(1u, 100000000u))->capture_default_str();
+    c->add_option("--test-flags", o->test_flags,
+                  "BPF_PROG_TEST_RUN's flags, as a number (each program type's test "
+                  "run refuses the ones it does not take, as the kernel does)");
+    c->add_option("--cpu", o->cpu, "run on this CPU (BPF_F_TEST_RUN_ON_CPU; raw_tp programs)")
+        ->check(CLI::Range(int64_t(0), int64_t(UINT32_MAX)));
     c->add_flag("--json", o->json, "one JSON object per program and line");
     add_input_options(*c, &o->sets, &o->map_ins);
     return [o] { return run(*o); };

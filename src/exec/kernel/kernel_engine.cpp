@@ -130,6 +130,9 @@ std::unique_ptr<KernelObject> KernelObject::load(const std::string& obj_path, co
             }
         }
     }
+    for (const KfuncExtern& ext : kfuncs->externs)
+        if (ext.weak)
+            ko->weak_kfuncs_.push_back(ext.name);
     // Other programs' missing kfuncs would fail the whole object in libbpf: weak externs may stay unresolved.
     for (const KfuncExtern& ext : kfuncs->externs) {
         if (!ext.weak && !kernel_has_function(ext.name))
@@ -147,6 +150,9 @@ int KernelObject::map_fd(const std::string& name) const {
 }
 
 void KernelObject::close() {
+    if (link_)
+        bpf_link__destroy(link_);
+    link_ = nullptr;
     if (obj_)
         bpf_object__close(obj_);
     for (auto& [addr, size] : arena_maps_)
@@ -275,9 +281,24 @@ bool KernelObject::open_and_load(const std::vector<runtime::GlobalPatch>& global
     if (rc != 0) {
         int err = -rc;
         details_.log = std::string(log.get()) + capture.text();
+        if (err == EPERM && log[0] == '\0' && trampoline_program()) {
+            // A kernel without BPF trampolines refuses these before its verifier runs: no verdict to compare.
+            error_ = "the running kernel loads no programs that attach through a BPF trampoline "
+                     "(fentry/fexit/fmod_ret/lsm): BPF_PROG_LOAD fails with Operation not permitted before verifying";
+            details_.unsupported = true;
+            close();
+            return false;
+        }
         error_ = verifier_reason(log.get());
         if (error_.empty())
             error_ = capture.first_error();
+        if (const std::string weak = incompatible_weak_kfunc(capture.text()); !weak.empty()) {
+            error_ = fmt::format("the installed libbpf ({}) refuses the __weak kfunc extern '{}', whose prototype is "
+                                 "incompatible with the kernel's; libbpf 1.3 and later leave it unresolved "
+                                 "(bpf_ksym_exists() false), as strbpf does",
+                                 libbpf_version_string(), weak);
+            details_.unsupported = true;
+        }
         if (error_.empty())
             error_ = "BPF_PROG_LOAD failed: " + errno_text(err);
         close();
@@ -377,7 +398,9 @@ RunReport KernelObject::run(const RunRequest& req) {
     }
     report.loaded = true;
     // Syscall and raw_tp test runs take only a ctx: no data, no ctx_out, no repeat (the kernel answers -EINVAL).
-    if (prog_type_ == BPF_PROG_TYPE_SYSCALL || prog_type_ == BPF_PROG_TYPE_RAW_TRACEPOINT)
+    if (trampoline_program() && prog_type_ == BPF_PROG_TYPE_TRACING)
+        run_tracing(req, &report);
+    else if (prog_type_ == BPF_PROG_TYPE_SYSCALL || prog_type_ == BPF_PROG_TYPE_RAW_TRACEPOINT)
         run_syscall(req, &report);
     else
         run_packet(req, is_packet_type(prog_type_), &report);
@@ -392,6 +415,62 @@ void KernelObject::record_run_error(int err, RunReport* report) {
     details_.unsupported = err == kENOTSUPP;
 }
 
+// libbpf 1.1 and 1.2 fail the object on "extern (func ksym) 'X': func_proto [L] incompatible with kernel [K]" even
+// for a __weak X (1.3+ leave it unresolved): X when that is why this load failed, else "".
+std::string KernelObject::incompatible_weak_kfunc(const std::string& libbpf_text) const {
+    static const std::string kHead = "extern (func ksym) '", kTail = "': func_proto [";
+    for (size_t at = libbpf_text.find(kHead); at != std::string::npos; at = libbpf_text.find(kHead, at + 1)) {
+        const size_t name = at + kHead.size(), end = libbpf_text.find(kTail, name);
+        if (end == std::string::npos || libbpf_text.find("incompatible with", end) == std::string::npos)
+            continue;
+        const std::string x = libbpf_text.substr(name, end - name);
+        if (std::find(weak_kfuncs_.begin(), weak_kfuncs_.end(), x) != weak_kfuncs_.end())
+            return x;
+    }
+    return {};
+}
+
+bool KernelObject::trampoline_program() const {
+    if (!prog_)
+        return false;
+    const enum bpf_prog_type t = bpf_program__type(prog_);
+    const enum bpf_attach_type a = bpf_program__expected_attach_type(prog_);
+    return t == BPF_PROG_TYPE_LSM ||
+           (t == BPF_PROG_TYPE_TRACING && (a == BPF_TRACE_FENTRY || a == BPF_TRACE_FEXIT || a == BPF_MODIFY_RETURN));
+}
+
+// fentry/fexit/fmod_ret: the program runs only attached (bpf_prog_test_run_tracing calls the functions it may be
+// attached to), so it is attached once, as test_progs attaches a skeleton before its test runs. The kernel reports
+// the retval only: no duration, no outputs; data, ctx and repeat are passed as given (it does not look at them).
+void KernelObject::run_tracing(const RunRequest& req, RunReport* report) {
+    if (!link_) {
+        LibbpfCapture capture;
+        link_ = bpf_program__attach(prog_);
+        if (!link_) {
+            const int err = errno;
+            std::string why = capture.first_error();
+            report->error = "cannot attach the program: " + (why.empty() ? errno_text(err) : why);
+            return;
+        }
+    }
+    LIBBPF_OPTS(bpf_test_run_opts, opts, .repeat = static_cast<int>(req.repeat), .flags = req.flags, .cpu = req.cpu);
+    if (!req.data_in.empty()) {
+        opts.data_in = req.data_in.data();
+        opts.data_size_in = static_cast<uint32_t>(req.data_in.size());
+    }
+    if (!req.ctx_in.empty()) {
+        opts.ctx_in = req.ctx_in.data();
+        opts.ctx_size_in = static_cast<uint32_t>(req.ctx_in.size());
+    }
+    if (bpf_prog_test_run_opts(prog_fd_, &opts) != 0) {
+        record_run_error(errno, report);
+        return;
+    }
+    report->retval = opts.retval;
+    report->duration_ns = opts.duration;
+    report->ran = true;
+}
+
 // Syscall programs take only a ctx (no data, no repeat): the kernel copies the ctx back into ctx_in after the run;
 // data_in, when given, goes to the kernel, which refuses it.
 // raw_tp programs use the same path (their ctx is read-only, so ctx_out equals ctx_in).
@@ -402,7 +481,7 @@ void KernelObject::run_syscall(const RunRequest& req, RunReport* report) {
     for (uint32_t i = 0; i < repeat; i++) {
         if (i > 0)
             std::copy(req.ctx_in.begin(), req.ctx_in.end(), ctx.begin());
-        LIBBPF_OPTS(bpf_test_run_opts, opts);
+        LIBBPF_OPTS(bpf_test_run_opts, opts, .flags = req.flags, .cpu = req.cpu);
         if (!req.data_in.empty()) { // the kernel refuses data_in here (-EINVAL): every engine gives that answer
             opts.data_in = req.data_in.data();
             opts.data_size_in = static_cast<uint32_t>(req.data_in.size());
@@ -431,7 +510,8 @@ void KernelObject::run_packet(const RunRequest& req, bool is_packet, RunReport* 
         data.assign(kDefaultPacket, 0);
     std::vector<uint8_t> data_out(data.empty() ? 0 : data.size() + kOutSlack);
     std::vector<uint8_t> ctx_out(std::max(req.ctx_in.size(), kCtxOutRoom));
-    LIBBPF_OPTS(bpf_test_run_opts, opts, .repeat = std::max<int>(1, static_cast<int>(req.repeat)));
+    LIBBPF_OPTS(bpf_test_run_opts, opts, .repeat = std::max<int>(1, static_cast<int>(req.repeat)), .flags = req.flags,
+                .cpu = req.cpu);
     if (!data.empty()) {
         opts.data_in = data.data();
         opts.data_size_in = static_cast<uint32_t>(data.size());

@@ -14,6 +14,7 @@
 struct bpf_object;
 struct bpf_program;
 struct bpf_map;
+struct bpf_link;
 
 namespace strbpf::exec::kernel {
 
@@ -40,7 +41,8 @@ void set_verbose(bool verbose);
 struct RunDetails {
     std::string log;          // the verifier log (of a failed load: at least level 1), and libbpf's messages
     // The program calls a kfunc this kernel lacks, the installed libbpf does not know its section, or the kernel
-    // refuses to create its arena (BPF_MAP_CREATE: EPERM or EOPNOTSUPP): SKIP, not FAIL.
+    // refuses to create its arena (BPF_MAP_CREATE: EPERM or EOPNOTSUPP), or loads no programs that attach through a
+    // BPF trampoline: SKIP, not FAIL.
     bool unsupported = false;
 };
 
@@ -103,6 +105,9 @@ class KernelObject {
     Result<std::vector<std::vector<uint8_t>>> global_values(const std::vector<runtime::GlobalPatch>& globals) const;
     void run_syscall(const RunRequest& req, RunReport* report);
     void run_packet(const RunRequest& req, bool is_packet, RunReport* report);
+    void run_tracing(const RunRequest& req, RunReport* report);
+    bool trampoline_program() const;
+    std::string incompatible_weak_kfunc(const std::string& libbpf_text) const;
     void record_run_error(int err, RunReport* report);
     Status create_arenas();
 
@@ -110,8 +115,10 @@ class KernelObject {
     std::string prog_name_;
     LoadOptions opts_;
     std::vector<uint8_t> image_; // the ELF, with missing kfunc externs made weak (libbpf reads it in place)
+    std::vector<std::string> weak_kfuncs_; // the object's own __weak kfunc externs
     bpf_object* obj_ = nullptr;
     bpf_program* prog_ = nullptr;
+    bpf_link* link_ = nullptr; // fentry/fexit/fmod_ret: attached before its first test run, as test_progs does
     int prog_fd_ = -1;
     uint32_t prog_type_ = 0;
     std::vector<GlobalMap> maps_;
