@@ -84,52 +84,6 @@ int successors(const Env& env, int32_t pc, int32_t out[2], int32_t* call_target)
 
 uint16_t bit(int r) { return uint16_t(1u << r); }
 
-void use_def(const Env& env, int32_t pc, uint16_t* use, uint16_t* def) {
-    const isa::OpInfo* op = env.ops[pc];
-    const isa::Insn& in = env.insns[pc];
-    const uint16_t d = bit(in.dst), s = bit(in.src);
-    constexpr uint16_t kArgs = 0x3e, kCallerSaved = 0x3f;
-    *use = 0, *def = 0;
-    switch (op->shape) {
-    case Shape::ALU64_K:
-    case Shape::ALU32_K: *use = op->sem == isa::Sem::mov ? 0 : d, *def = d; break;
-    case Shape::ALU64_X:
-    case Shape::ALU32_X: *use = uint16_t(s | (op->sem == isa::Sem::mov || op->sem == isa::Sem::movsx8 ||
-                                                      op->sem == isa::Sem::movsx16 || op->sem == isa::Sem::movsx32
-                                                  ? 0
-                                                  : d)),
-                         *def = d;
-        break;
-    case Shape::NEG64:
-    case Shape::NEG32:
-    case Shape::END: *use = d, *def = d; break;
-    case Shape::LDX:
-    case Shape::LDSX: *use = s, *def = d; break;
-    case Shape::ST: *use = d; break;
-    case Shape::STX: *use = uint16_t(s | d); break;
-    case Shape::ATOMIC_W:
-    case Shape::ATOMIC_DW:
-        *use = uint16_t(s | d);
-        if (in.imm == isa::BPF_CMPXCHG)
-            *use |= bit(0), *def = bit(0);
-        else if (in.imm & isa::BPF_FETCH)
-            *def = s;
-        break;
-    case Shape::LDDW: *def = d; break;
-    case Shape::LD_ABS: *use = bit(6), *def = kCallerSaved; break;
-    case Shape::LD_IND: *use = uint16_t(bit(6) | s), *def = kCallerSaved; break;
-    case Shape::JMP_K:
-    case Shape::JMP32_K: *use = d; break;
-    case Shape::JMP_X:
-    case Shape::JMP32_X: *use = uint16_t(d | s); break;
-    case Shape::CALL_HELPER:
-    case Shape::CALL_KFUNC:
-    case Shape::CALL_LOCAL: *use = kArgs, *def = kCallerSaved; break;
-    case Shape::EXIT: *use = bit(0); break;
-    default: break;
-    }
-}
-
 // Stack slots an insn reads (use) or fully overwrites (def), for accesses through r10 at a constant offset.
 // Anything that may read the stack another way (loads through other registers, calls) uses every slot.
 void stack_use_def(const Env& env, int32_t pc, uint64_t* use, uint64_t* def) {
@@ -170,7 +124,8 @@ void compute_liveness(Env& env) {
     std::vector<uint64_t> suse(n), sdef(n);
     for (int32_t pc = 0; pc < n; pc++)
         if (env.ops[pc]) {
-            use_def(env, pc, &use[pc], &def[pc]);
+            use[pc] = isa::regs_read(*env.ops[pc], env.insns[pc]); // opcodes.def's reads / writes columns
+            def[pc] = isa::regs_written(*env.ops[pc], env.insns[pc]);
             stack_use_def(env, pc, &suse[pc], &sdef[pc]);
         }
     for (bool changed = true; changed;) {

@@ -12,7 +12,6 @@
 namespace strbpf::verifier {
 namespace {
 
-using isa::Sem;
 using isa::Shape;
 
 uint16_t bit(int r) { return uint16_t(1u << r); }
@@ -58,15 +57,20 @@ void backtrack_call_entry(const Env& env, const HistEntry& e, BtSet& bt) {
     }
 }
 
+// A load, store or atomic backwards: the registers come from opcodes.def's columns (a load writes its dst, an
+// atomic fetch its src or, cmpxchg, r0; what a store or an atomic puts in memory is what it reads besides the
+// address in dst); the stack slots from the history entry.
 void backtrack_mem(const HistEntry& e, const isa::OpInfo& op, const isa::Insn& in, BtSet& bt) {
     uint16_t& r = bt.regs[e.frame];
     const bool on_stack = e.sframe >= 0;
     uint64_t* slots = on_stack ? &bt.slots[size_t(e.sframe)] : nullptr;
+    const uint16_t written = isa::regs_written(op, in);
+    const uint16_t stored = isa::reg_mask(uint8_t(op.reads & ~isa::DST), in); // the value(s) put in memory
     switch (op.shape) {
     case Shape::LDX:
     case Shape::LDSX:
-        if (r & bit(in.dst)) { // only a fill restores the slot's register; a read of data bytes ends here
-            r &= uint16_t(~bit(in.dst));
+        if (r & written) { // only a fill restores the slot's register; a read of data bytes ends here
+            r &= uint16_t(~written);
             if (on_stack && (e.flags & kHistFill))
                 *slots |= e.smask;
         }
@@ -74,34 +78,35 @@ void backtrack_mem(const HistEntry& e, const isa::OpInfo& op, const isa::Insn& i
     // As the kernel's backtrack_insn: only a spill (of a register or an immediate) replaces what the slot held, so
     // precision wanted of the slot moves to the spilled register; a store of data bytes is not followed.
     case Shape::ST:
-        if (on_stack && (e.flags & kHistSpill))
-            *slots &= ~e.smask;
-        break;
     case Shape::STX:
-        if (on_stack && (e.flags & kHistSpill) && (*slots & e.smask)) {
+        if (on_stack && (e.flags & kHistSpill) && (op.shape == Shape::ST || (*slots & e.smask))) {
             *slots &= ~e.smask;
-            r |= bit(in.src);
+            r |= stored;
         }
         break;
     case Shape::ATOMIC_W:
     case Shape::ATOMIC_DW: {
-        int fetched = -1;
-        if (in.imm == isa::BPF_CMPXCHG)
-            fetched = 0;
-        else if (in.imm & isa::BPF_FETCH)
-            fetched = in.src;
-        const bool fetched_in = fetched >= 0 && (r & bit(fetched));
+        const bool fetched_in = (r & written) != 0; // the old value, fetched into src (or r0: cmpxchg)
         const bool slot_in = on_stack && (*slots & e.smask);
-        if (fetched >= 0)
-            r &= uint16_t(~bit(fetched));
+        r &= uint16_t(~written);
         if (slot_in)
-            r |= uint16_t(bit(in.src) | (in.imm == isa::BPF_CMPXCHG ? bit(0) : 0));
+            r |= stored;
         if (fetched_in && on_stack)
             *slots |= e.smask;
         break;
     }
     default: break;
     }
+}
+
+// An instruction whose written registers are computed from the ones it reads (ALU, NEG, byte swaps, ld_imm64):
+// precision wanted of a result moves to its operands (the frame pointer is never a scalar).
+void backtrack_alu(const isa::OpInfo& op, const isa::Insn& in, uint16_t& r) {
+    const uint16_t written = isa::regs_written(op, in);
+    if (!(r & written))
+        return;
+    r &= uint16_t(~written);
+    r |= uint16_t(isa::regs_read(op, in) & ~bit(10));
 }
 
 // One instruction backwards: BT holds what must be precise after E ran; afterwards, before it.
@@ -124,36 +129,33 @@ void backtrack_insn(const Env& env, const HistEntry& e, int next_frame, BtSet& b
         return;
     }
     uint16_t& r = bt.regs[f];
-    const uint16_t d = bit(in.dst), s = bit(in.src);
     switch (op.shape) {
     case Shape::ALU64_K:
-    case Shape::ALU32_K:
-        if (op.sem == Sem::mov)
-            r &= uint16_t(~d);
-        break;
     case Shape::ALU64_X:
+    case Shape::ALU32_K:
     case Shape::ALU32_X:
-        if (!(r & d))
-            break;
-        if (op.sem == Sem::mov || op.sem == Sem::movsx8 || op.sem == Sem::movsx16 || op.sem == Sem::movsx32)
-            r &= uint16_t(~d);
-        if (in.src != 10) // the frame pointer is never a scalar
-            r |= s;
-        break;
-    case Shape::LDDW: r &= uint16_t(~d); break;
+    case Shape::NEG64:
+    case Shape::NEG32:
+    case Shape::END:
+    case Shape::LDDW: backtrack_alu(op, in, r); break;
+    // Calls and LD_ABS/LD_IND: what they write is not computed from what they read (a callback's arguments are
+    // the call entry's, above).
     case Shape::LD_ABS:
     case Shape::LD_IND:
     case Shape::CALL_HELPER:
     case Shape::CALL_KFUNC:
-    case Shape::CALL_LOCAL: r &= uint16_t(~kCallerSaved); break;
+    case Shape::CALL_LOCAL: r &= uint16_t(~isa::regs_written(op, in)); break;
     case Shape::JMP_K:
     case Shape::JMP_X:
     case Shape::JMP32_K:
     case Shape::JMP32_X: {
-        // Either operand (or a scalar refined with them through a shared id) being needed makes all needed.
-        const bool is_x = op.shape == Shape::JMP_X || op.shape == Shape::JMP32_X;
-        const uint16_t operands =
-            uint16_t(((e.flags & kHistDstStack) ? 0 : d) | (is_x && !(e.flags & kHistSrcStack) ? s : 0));
+        // Either operand (or a scalar refined with them through a shared id) being needed makes all needed; an
+        // operand that is a stack pointer is not asked for.
+        uint16_t operands = 0;
+        if (!(e.flags & kHistDstStack))
+            operands |= isa::reg_mask(uint8_t(op.reads & isa::DST), in);
+        if (!(e.flags & kHistSrcStack))
+            operands |= isa::reg_mask(uint8_t(op.reads & isa::SRC), in);
         if (e.linked < 0) { // the common case, without a set of linked scalars
             if (r & operands)
                 r |= operands;

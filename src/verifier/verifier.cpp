@@ -60,30 +60,12 @@ struct Pending {
     size_t log_pos = 0; // the log's length at the fork: level 1 keeps only the log of the path that fails
 };
 
-// Registers an instruction reads or writes (check_reg_arg marks them scratched for the log).
+// Registers check_reg_arg marks scratched for the log: those the insn reads or writes (opcodes.def's columns),
+// except at an exit and a local call, which change frames without checking registers one by one.
 uint16_t insn_regs(const isa::OpInfo& op, const isa::Insn& insn) {
-    const uint16_t dst = uint16_t(1u << (insn.dst & 0xf)), src = uint16_t(1u << (insn.src & 0xf));
-    switch (op.shape) {
-    case Shape::ALU64_X:
-    case Shape::ALU32_X:
-    case Shape::JMP_X:
-    case Shape::JMP32_X:
-    case Shape::LDX:
-    case Shape::LDSX:
-    case Shape::STX: return dst | src;
-    case Shape::ATOMIC_W:
-    case Shape::ATOMIC_DW: return dst | src | (insn.imm == isa::BPF_CMPXCHG ? 1 : 0);
-    case Shape::CALL_HELPER:
-    case Shape::CALL_KFUNC: return 0x3f; // R1-R5 read, R0-R5 written
-    case Shape::LD_ABS: return 0x7f;      // check_ld_abs: R6 read, R0-R5 written
-    case Shape::LD_IND: return 0x7f | src;
-    case Shape::JA:
-    case Shape::GOTOL:
-    case Shape::MAY_GOTO:
-    case Shape::EXIT:
-    case Shape::CALL_LOCAL: return 0;
-    default: return dst;
-    }
+    if (op.shape == Shape::EXIT || op.shape == Shape::CALL_LOCAL)
+        return 0;
+    return uint16_t(isa::regs_read(op, insn) | isa::regs_written(op, insn));
 }
 
 // The kernel's callback_unroll_depth in the infinite-loop check: two rounds of a callback are never one loop.
