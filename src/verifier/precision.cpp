@@ -35,8 +35,8 @@ void backtrack_call_entry(const Env& env, const HistEntry& e, BtSet& bt) {
     const int f = e.frame;
     const uint16_t callee = bt.regs[f + 1];
     bt.regs[f + 1] = 0, bt.slots[f + 1] = 0;
-    const isa::Insn& in = env.insns[e.pc];
-    if (env.ops[e.pc]->shape == Shape::CALL_LOCAL) {
+    const isa::Insn& in = env.facts.insns[e.pc];
+    if (env.facts.ops[e.pc]->shape == Shape::CALL_LOCAL) {
         bt.regs[f] |= callee & 0x3e;
         return;
     }
@@ -111,8 +111,8 @@ void backtrack_alu(const isa::OpInfo& op, const isa::Insn& in, uint16_t& r) {
 
 // One instruction backwards: BT holds what must be precise after E ran; afterwards, before it.
 void backtrack_insn(const Env& env, const HistEntry& e, int next_frame, BtSet& bt) {
-    const isa::OpInfo& op = *env.ops[e.pc];
-    const isa::Insn& in = env.insns[e.pc];
+    const isa::OpInfo& op = *env.facts.ops[e.pc];
+    const isa::Insn& in = env.facts.insns[e.pc];
     const int f = e.frame;
     if (next_frame == f + 1) {
         backtrack_call_entry(env, e, bt);
@@ -163,7 +163,7 @@ void backtrack_insn(const Env& env, const HistEntry& e, int next_frame, BtSet& b
         }
         BtSet group;
         group.regs[f] = operands;
-        merge(group, env.linked_sets[size_t(e.linked)]);
+        merge(group, env.path.linked_sets[size_t(e.linked)]);
         if (intersects(bt, group))
             merge(bt, group);
         break;
@@ -240,21 +240,21 @@ std::string stack_mask_str(uint64_t mask) {
 // is still needed after it, in the frame backtracking is in), the marks each parent state gets.
 struct PrecisionLog {
     Env& env;
-    bool on() const { return (env.opts.log_level & 2) != 0; }
+    bool on() const { return (env.log.level & 2) != 0; }
     void header(int frame, int last, int first, int subseq) {
         if (on())
-            env.log += fmt::format("mark_precise: frame{}: last_idx {} first_idx {} subseq_idx {} \n", frame, last,
+            env.log.text += fmt::format("mark_precise: frame{}: last_idx {} first_idx {} subseq_idx {} \n", frame, last,
                                    first, subseq);
     }
     void before(int frame, const BtSet& bt, int32_t pc) {
         if (on())
-            env.log += fmt::format("mark_precise: frame{}: regs={} stack={} before {}: ({:02x}) {}\n", frame,
+            env.log.text += fmt::format("mark_precise: frame{}: regs={} stack={} before {}: ({:02x}) {}\n", frame,
                                    reg_mask_str(bt.regs[size_t(frame)]), stack_mask_str(bt.slots[size_t(frame)]), pc,
-                                   env.insns[size_t(pc)].opcode, insn_text(env, pc));
+                                   env.facts.insns[size_t(pc)].opcode, insn_text(env, pc));
     }
     void parent(int frame, const BtSet& bt, const State& st) {
         if (on())
-            env.log += fmt::format("mark_precise: frame{}: parent state regs={} stack={}: {}\n", frame,
+            env.log.text += fmt::format("mark_precise: frame{}: parent state regs={} stack={}: {}\n", frame,
                                    reg_mask_str(bt.regs[size_t(frame)]), stack_mask_str(bt.slots[size_t(frame)]),
                                    kernel_state_str(env, st, frame, true));
     }
@@ -271,10 +271,10 @@ bool mark_precise(Env& env, BtSet bt) {
     if (bt.empty())
         return marked;
     PrecisionLog log{env};
-    int next_frame = int(env.cur.frames.size()) - 1;
-    const std::vector<HistEntry>* seg = &env.hist;
-    StoredState* st = env.cur_parent;
-    int last = env.pc, first = seg_first(env.hist, env.pc), subseq = -1;
+    int next_frame = int(env.path.cur.frames.size()) - 1;
+    const std::vector<HistEntry>* seg = &env.path.hist;
+    StoredState* st = env.path.cur_parent;
+    int last = env.path.pc, first = seg_first(env.path.hist, env.path.pc), subseq = -1;
     for (;;) {
         log.header(next_frame, last, first, subseq);
         for (size_t i = seg->size(); i-- > 0;) {
@@ -314,7 +314,7 @@ BtSet all_scalars_of(const State& st) {
 
 void propagate_precision(Env& env, const State& old) {
     const BtSet bt = precise_set_of(old);
-    for (int f = int(old.frames.size()) - 1; f >= 0 && (env.opts.log_level & 2); f--) {
+    for (int f = int(old.frames.size()) - 1; f >= 0 && (env.log.level & 2); f--) {
         std::string names;
         for (int i = 0; i < 10; i++)
             if (bt.regs[size_t(f)] & bit(i))
@@ -323,16 +323,16 @@ void propagate_precision(Env& env, const State& old) {
             if ((bt.slots[size_t(f)] >> i) & 1)
                 names += fmt::format("{}fp{}", names.empty() ? "" : ",", -8 * (i + 1));
         if (!names.empty())
-            env.log += fmt::format("frame {}: propagating {}\n", f, names);
+            env.log.text += fmt::format("frame {}: propagating {}\n", f, names);
     }
     mark_precise(env, bt);
 }
 
 void mark_reg_precise(Env& env, int regno) {
-    if (env.cur.cur().regs[size_t(regno)].type != RegType::scalar)
+    if (env.path.cur.cur().regs[size_t(regno)].type != RegType::scalar)
         return;
     BtSet bt;
-    bt.regs[env.cur.frames.size() - 1] = bit(regno);
+    bt.regs[env.path.cur.frames.size() - 1] = bit(regno);
     mark_precise(env, bt);
 }
 
@@ -364,9 +364,9 @@ void note_stack_access(Env& env, int frameno, int64_t off, int size) {
     uint64_t mask = 0;
     for (int64_t a = off; a < off + size && a < 0; a++)
         mask |= 1ull << ((-a - 1) / 8);
-    env.cur_entry.sframe = int8_t(frameno);
-    env.cur_entry.smask |= mask;
-    env.scratched_slots |= mask; // the log prints these slots after the insn
+    env.path.cur_entry.sframe = int8_t(frameno);
+    env.path.cur_entry.smask |= mask;
+    env.log.scratched_slots |= mask; // the log prints these slots after the insn
 }
 
 } // namespace strbpf::verifier
