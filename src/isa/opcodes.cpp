@@ -248,21 +248,6 @@ int access_size(const OpInfo& op) {
     }
 }
 
-uint16_t reg_mask(uint8_t operands, const Insn& insn) {
-    uint16_t m = 0;
-    if (operands & DST)
-        m |= uint16_t(1u << (insn.dst & 0xf));
-    if (operands & SRC)
-        m |= uint16_t(1u << (insn.src & 0xf));
-    if (operands & R0)
-        m |= 1u << 0;
-    if (operands & ARGS)
-        m |= 0x3e; // r1-r5
-    if (operands & R6)
-        m |= 1u << 6;
-    return m;
-}
-
 std::optional<int64_t> target_pc(const OpInfo& op, const Insn& insn, size_t pc) {
     switch (op.shape) {
     case Shape::JA:

@@ -113,7 +113,14 @@ int access_size(const OpInfo& op);
 inline bool writes_dst(const OpInfo& op) { return op.writes & DST; }
 // The operand bits of opcodes.def's reads / writes columns as registers of INSN (bit i = r_i; a dst or src field
 // above 10 gives its bit too, so callers that check operands later see what the field names).
-uint16_t reg_mask(uint8_t operands, const Insn& insn);
+// Inline and branch-free: precision backtracking asks for every insn of a path's history.
+inline uint16_t reg_mask(uint8_t operands, const Insn& insn) {
+    const uint32_t dst = (0u - (operands & DST)) & (1u << (insn.dst & 0xf));
+    const uint32_t src = (0u - ((operands & SRC) >> 1)) & (1u << (insn.src & 0xf));
+    const uint32_t fixed = ((operands & R0) >> 2) | ((0u - ((operands & ARGS) >> 3)) & 0x3eu) | // r0, r1-r5
+                           ((operands & R6) << 2);                                            // r6
+    return uint16_t(dst | src | fixed);
+}
 inline uint16_t regs_read(const OpInfo& op, const Insn& insn) { return reg_mask(op.reads, insn); }
 inline uint16_t regs_written(const OpInfo& op, const Insn& insn) { return reg_mask(op.writes, insn); }
 // The pc a jump, gotol, local call or ld_imm64 of a function (src=4) refers to; nullopt for other forms.

@@ -15,6 +15,13 @@ namespace {
 using isa::Shape;
 
 uint16_t bit(int r) { return uint16_t(1u << r); }
+
+// The dst / src part of an opcodes.def column as registers of IN: the whole column of an ALU form, ld_imm64 or a
+// jump, which name no fixed register (isa_regs_test checks the columns). Cheaper than isa::reg_mask, and asked
+// for every insn of a backtracked history.
+uint16_t operand_bits(uint8_t column, const isa::Insn& in) {
+    return uint16_t(((column & isa::DST) ? bit(in.dst) : 0) | ((column & isa::SRC) ? bit(in.src) : 0));
+}
 constexpr uint16_t kCallerSaved = 0x3f; // r0-r5
 
 void merge(BtSet& into, const BtSet& from) {
@@ -64,12 +71,10 @@ void backtrack_mem(const HistEntry& e, const isa::OpInfo& op, const isa::Insn& i
     uint16_t& r = bt.regs[e.frame];
     const bool on_stack = e.sframe >= 0;
     uint64_t* slots = on_stack ? &bt.slots[size_t(e.sframe)] : nullptr;
-    const uint16_t written = isa::regs_written(op, in);
-    const uint16_t stored = isa::reg_mask(uint8_t(op.reads & ~isa::DST), in); // the value(s) put in memory
     switch (op.shape) {
     case Shape::LDX:
     case Shape::LDSX:
-        if (r & written) { // only a fill restores the slot's register; a read of data bytes ends here
+        if (const uint16_t written = operand_bits(op.writes, in); r & written) { // only a fill restores the slot's register; a read of data bytes ends here
             r &= uint16_t(~written);
             if (on_stack && (e.flags & kHistFill))
                 *slots |= e.smask;
@@ -81,11 +86,13 @@ void backtrack_mem(const HistEntry& e, const isa::OpInfo& op, const isa::Insn& i
     case Shape::STX:
         if (on_stack && (e.flags & kHistSpill) && (op.shape == Shape::ST || (*slots & e.smask))) {
             *slots &= ~e.smask;
-            r |= stored;
+            r |= operand_bits(op.reads & ~isa::DST, in); // the value put in memory
         }
         break;
     case Shape::ATOMIC_W:
     case Shape::ATOMIC_DW: {
+        const uint16_t written = isa::regs_written(op, in);
+        const uint16_t stored = isa::reg_mask(uint8_t(op.reads & ~isa::DST), in); // the value(s) put in memory
         const bool fetched_in = (r & written) != 0; // the old value, fetched into src (or r0: cmpxchg)
         const bool slot_in = on_stack && (*slots & e.smask);
         r &= uint16_t(~written);
@@ -102,11 +109,11 @@ void backtrack_mem(const HistEntry& e, const isa::OpInfo& op, const isa::Insn& i
 // An instruction whose written registers are computed from the ones it reads (ALU, NEG, byte swaps, ld_imm64):
 // precision wanted of a result moves to its operands (the frame pointer is never a scalar).
 void backtrack_alu(const isa::OpInfo& op, const isa::Insn& in, uint16_t& r) {
-    const uint16_t written = isa::regs_written(op, in);
+    const uint16_t written = operand_bits(op.writes, in);
     if (!(r & written))
         return;
     r &= uint16_t(~written);
-    r |= uint16_t(isa::regs_read(op, in) & ~bit(10));
+    r |= uint16_t(operand_bits(op.reads, in) & ~bit(10));
 }
 
 // One instruction backwards: BT holds what must be precise after E ran; afterwards, before it.
@@ -153,9 +160,9 @@ void backtrack_insn(const Env& env, const HistEntry& e, int next_frame, BtSet& b
         // operand that is a stack pointer is not asked for.
         uint16_t operands = 0;
         if (!(e.flags & kHistDstStack))
-            operands |= isa::reg_mask(uint8_t(op.reads & isa::DST), in);
+            operands |= operand_bits(op.reads & isa::DST, in);
         if (!(e.flags & kHistSrcStack))
-            operands |= isa::reg_mask(uint8_t(op.reads & isa::SRC), in);
+            operands |= operand_bits(op.reads & isa::SRC, in);
         if (e.linked < 0) { // the common case, without a set of linked scalars
             if (r & operands)
                 r |= operands;
