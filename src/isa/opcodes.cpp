@@ -10,8 +10,8 @@ namespace strbpf::isa {
 namespace {
 
 constexpr OpInfo kTable[] = {
-#define STRBPF_OP(name, opcode, field, value, mnemonic, shape, sem)                                                    \
-    {Op::name, opcode, Field::field, value, mnemonic, Shape::shape, Sem::sem, #name},
+#define STRBPF_OP(name, opcode, field, value, mnemonic, shape, sem, reads, writes)                                     \
+    {Op::name, opcode, Field::field, value, mnemonic, Shape::shape, Sem::sem, #name, uint8_t(reads), uint8_t(writes)},
 #include "isa/opcodes.def"
 };
 static_assert(std::size(kTable) == kNumOps);
@@ -134,29 +134,6 @@ std::string reserved_fields(const OpInfo& op, const Insn& i) {
     return {};
 }
 
-bool reads_src_reg(Shape s) {
-    switch (s) {
-    case Shape::ALU64_X:
-    case Shape::ALU32_X:
-    case Shape::LDX:
-    case Shape::LDSX:
-    case Shape::STX:
-    case Shape::ARENA_LDX:
-    case Shape::ARENA_LDSX:
-    case Shape::ARENA_STX:
-    case Shape::ATOMIC_W:
-    case Shape::ATOMIC_DW:
-    case Shape::ARENA_ATOMIC_W:
-    case Shape::ARENA_ATOMIC_DW:
-    case Shape::LD_IND:
-    case Shape::JMP_X:
-    case Shape::JMP32_X:
-        return true;
-    default:
-        return false;
-    }
-}
-
 Error at(size_t pc, std::string msg) { return make_error(fmt::format("pc {}: {}", pc, msg), -22, int64_t(pc)); }
 
 } // namespace
@@ -164,12 +141,14 @@ Error at(size_t pc, std::string msg) { return make_error(fmt::format("pc {}: {}"
 OperandError operand_error(const OpInfo& op, const Insn& i) {
     if (!reserved_fields(op, i).empty())
         return OperandError::reserved;
-    if (i.src > 10 && (reads_src_reg(op.shape) || op.field != Field::SRC))
+    if (i.src > 10 && ((op.reads & SRC) || op.field != Field::SRC))
         return OperandError::bad_src;
     if (i.dst > 10)
         return OperandError::bad_dst;
-    if (writes_dst(op.shape) && i.dst == 10)
+    if (writes_dst(op) && i.dst == 10)
         return OperandError::writes_r10;
+    // Every BPF_FETCH form, cmpxchg included although it writes r0 and not src (its writes column): as root the
+    // kernel takes a cmpxchg whose src is r10 to the stack, strbpf has always refused it.
     const bool atomic = op.shape == Shape::ATOMIC_W || op.shape == Shape::ATOMIC_DW ||
                         op.shape == Shape::ARENA_ATOMIC_W || op.shape == Shape::ARENA_ATOMIC_DW;
     if (atomic && (op.value & BPF_FETCH) && i.src == 10)
@@ -271,26 +250,6 @@ int access_size(const OpInfo& op) {
         return 8;
     default:
         return 0;
-    }
-}
-
-bool writes_dst(Shape s) {
-    switch (s) {
-    case Shape::ALU64_K:
-    case Shape::ALU64_X:
-    case Shape::ALU32_K:
-    case Shape::ALU32_X:
-    case Shape::NEG64:
-    case Shape::NEG32:
-    case Shape::END:
-    case Shape::LDX:
-    case Shape::LDSX:
-    case Shape::ARENA_LDX:
-    case Shape::ARENA_LDSX:
-    case Shape::LDDW:
-        return true;
-    default:
-        return false;
     }
 }
 

@@ -15,11 +15,11 @@ namespace strbpf::isa {
 
 // One enumerator per row of opcodes.def, in table order.
 enum class Op : uint16_t {
-#define STRBPF_OP(name, opcode, field, value, mnemonic, shape, sem) name,
+#define STRBPF_OP(name, opcode, field, value, mnemonic, shape, sem, reads, writes) name,
 #include "isa/opcodes.def"
 };
 inline constexpr size_t kNumOps = 0
-#define STRBPF_OP(name, opcode, field, value, mnemonic, shape, sem) +1
+#define STRBPF_OP(name, opcode, field, value, mnemonic, shape, sem, reads, writes) +1
 #include "isa/opcodes.def"
     ;
 
@@ -84,6 +84,10 @@ enum class Sem : uint8_t {
 };
 // clang-format on
 
+// The registers a form reads or writes (opcodes.def's reads / writes columns), by operand: the insn's dst and src
+// fields, and the registers the calling convention fixes (r0, the argument registers r1-r5, LD_ABS's r6).
+enum RegOperand : uint8_t { NO_REGS = 0, DST = 1, SRC = 2, R0 = 4, ARGS = 8, R6 = 16 };
+
 struct OpInfo {
     Op op;
     uint8_t opcode;
@@ -92,7 +96,9 @@ struct OpInfo {
     const char* mnemonic; // uBPF / bpf_conformance assembler spelling
     Shape shape;
     Sem sem;
-    const char* name; // the row name, e.g. "SDIV64_K"
+    const char* name;     // the row name, e.g. "SDIV64_K"
+    uint8_t reads;        // RegOperand bits
+    uint8_t writes;       // RegOperand bits
 };
 
 std::span<const OpInfo> op_table();
@@ -108,7 +114,19 @@ inline int slots(const OpInfo& op) { return op.shape == Shape::LDDW ? 2 : 1; }
 // Bytes a load/store/atomic/legacy packet load accesses; 0 for other shapes.
 int access_size(const OpInfo& op);
 // Whether the form writes its dst register (so dst must not be r10).
-bool writes_dst(Shape s);
+inline bool writes_dst(const OpInfo& op) { return op.writes & DST; }
+// The operand bits of opcodes.def's reads / writes columns as registers of INSN (bit i = r_i; a dst or src field
+// above 10 gives its bit too, so callers that check operands later see what the field names).
+// Inline and branch-free: precision backtracking asks for every insn of a path's history.
+inline uint16_t reg_mask(uint8_t operands, const Insn& insn) {
+    const uint32_t dst = (0u - (operands & DST)) & (1u << (insn.dst & 0xf));
+    const uint32_t src = (0u - ((operands & SRC) >> 1)) & (1u << (insn.src & 0xf));
+    const uint32_t fixed = ((operands & R0) >> 2) | ((0u - ((operands & ARGS) >> 3)) & 0x3eu) | // r0, r1-r5
+                           ((operands & R6) << 2);                                            // r6
+    return uint16_t(dst | src | fixed);
+}
+inline uint16_t regs_read(const OpInfo& op, const Insn& insn) { return reg_mask(op.reads, insn); }
+inline uint16_t regs_written(const OpInfo& op, const Insn& insn) { return reg_mask(op.writes, insn); }
 // The pc a jump, gotol, local call or ld_imm64 of a function (src=4) refers to; nullopt for other forms.
 std::optional<int64_t> target_pc(const OpInfo& op, const Insn& insn, size_t pc);
 // The pseudo-form name of ld_imm64 with this src ("map_fd", ...); "" for 0, nullptr when undefined.

@@ -59,7 +59,7 @@ uint8_t arena_form(isa::Shape s, uint8_t opcode) {
 } // namespace
 
 void find_prog_arena(Env& env) {
-    const auto& insns = env.prog.insns;
+    const auto& insns = env.facts.prog.insns;
     for (size_t pc = 0; pc + 1 < insns.size(); pc++) {
         const isa::Insn& in = insns[pc];
         if (!isa::is_ld_imm64(in))
@@ -67,9 +67,9 @@ void find_prog_arena(Env& env) {
         pc++;
         if (in.src != isa::BPF_PSEUDO_MAP_FD && in.src != isa::BPF_PSEUDO_MAP_VALUE)
             continue;
-        const loader::MapSpec* spec = in.imm >= 0 ? env.map_spec(uint32_t(in.imm)) : nullptr;
+        const loader::MapSpec* spec = in.imm >= 0 ? env.facts.map_spec(uint32_t(in.imm)) : nullptr;
         if (spec && spec->type == loader::kMapArena) {
-            env.arena_map = in.imm;
+            env.setup_facts().arena_map = in.imm;
             return; // map_prog_incompatibility refused a second one
         }
     }
@@ -78,11 +78,11 @@ void find_prog_arena(Env& env) {
 bool do_addr_space_cast(Env& env, const isa::Insn& insn) {
     if (insn.imm != kCastToKern && insn.imm != kCastToUser)
         return env.fail("addr_space_cast insn can only convert between address space 1 and 0");
-    if (env.arena_map < 0)
+    if (env.facts.arena_map < 0)
         return env.fail("addr_space_cast insn can only be used in a program that has an associated arena");
     if (!check_reg_init(env, insn.src))
         return false;
-    Reg& dst = env.cur.cur().regs[insn.dst];
+    Reg& dst = env.path.cur.cur().regs[insn.dst];
     dst = reg_unknown();
     if (insn.imm == kCastToKern)
         dst.type = RegType::arena;
@@ -90,29 +90,29 @@ bool do_addr_space_cast(Env& env, const isa::Insn& insn) {
 }
 
 void arena_alu(Env& env, const isa::Insn& insn, bool is64) {
-    auto& regs = env.cur.cur().regs;
+    auto& regs = env.path.cur.cur().regs;
     if (regs[insn.dst].type != RegType::arena)
         regs[insn.dst] = regs[insn.src]; // the source is the arena pointer
     if (is64) {
-        if (env.arena_zext.empty())
-            env.arena_zext.assign(env.insns.size(), 0);
-        env.arena_zext[size_t(env.pc)] = 1;
+        if (env.aux.arena_zext.empty())
+            env.aux.arena_zext.assign(env.facts.insns.size(), 0);
+        env.aux.arena_zext[size_t(env.path.pc)] = 1;
     }
 }
 
 bool is_arena_kfunc(std::string_view name) { return arena_kfunc(name) != nullptr; }
 
 bool do_arena_kfunc(Env& env, const runtime::KfuncProto& proto, const isa::Insn& insn) {
-    if (env.variant.no_arena) // a build without arenas registers their kfuncs for no program type
+    if (env.facts.variant.no_arena) // a build without arenas registers their kfuncs for no program type
         return env.fail(fmt::format("calling kernel function {} is not allowed", proto.name));
     return check_kfunc_btf_call(env, *arena_kfunc(proto.name), insn);
 }
 
 void arena_rewrite(const Env& env, int32_t pc, const isa::OpInfo& op, isa::Insn* in, InsnFacts* facts) {
-    if (env.arena_map < 0)
+    if (env.facts.arena_map < 0)
         return;
     if (op.sem == isa::Sem::addr_space_cast) {
-        const runtime::Map* m = env.map(uint32_t(env.arena_map));
+        const runtime::Map* m = env.facts.map(uint32_t(env.facts.arena_map));
         if (in->imm == kCastToKern || (m->spec().map_flags & runtime::kMapFlagNoUserConv)) {
             *in = isa::Insn{uint8_t(isa::BPF_ALU | 0xb0 | 0x08), in->dst, in->src, 0, 0}; // wdst = wsrc
             return;
@@ -123,23 +123,23 @@ void arena_rewrite(const Env& env, int32_t pc, const isa::OpInfo& op, isa::Insn*
         return;
     }
     const bool alu64 = op.shape == isa::Shape::ALU64_K || op.shape == isa::Shape::ALU64_X;
-    if (alu64 && size_t(pc) < env.arena_zext.size() && env.arena_zext[size_t(pc)]) {
+    if (alu64 && size_t(pc) < env.aux.arena_zext.size() && env.aux.arena_zext[size_t(pc)]) {
         in->opcode = uint8_t((in->opcode & ~0x07) | isa::BPF_ALU);
         return;
     }
     const bool mem = op.shape == isa::Shape::LDX || op.shape == isa::Shape::LDSX || op.shape == isa::Shape::ST ||
                      op.shape == isa::Shape::STX || op.shape == isa::Shape::ATOMIC_W ||
                      op.shape == isa::Shape::ATOMIC_DW;
-    if (mem && env.insn_ptr_type[size_t(pc)] == RegType::arena) {
+    if (mem && env.aux.insn_ptr_type[size_t(pc)] == RegType::arena) {
         in->opcode = arena_form(op.shape, in->opcode);
         facts->mem = MemKind::arena;
     }
 }
 
 void fill_arena_view(const Env& env, VerifiedProgram* vp) {
-    if (env.arena_map < 0)
+    if (env.facts.arena_map < 0)
         return;
-    if (runtime::ArenaMap* a = runtime::as_arena_map(env.map(uint32_t(env.arena_map))))
+    if (runtime::ArenaMap* a = runtime::as_arena_map(env.facts.map(uint32_t(env.facts.arena_map))))
         a->fill_view(&vp->arena);
 }
 

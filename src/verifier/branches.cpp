@@ -211,7 +211,7 @@ bool check_reg_invariants(Env& env, Reg& r, const char* ctx) {
         "s32=[{:#x}, {:#x}] var_off=({:#x}, {:#x})(1)",
         ctx, msg, r.umin, r.umax, uint64_t(r.smin), uint64_t(r.smax), r.u32min, r.u32max, uint32_t(r.s32min),
         uint32_t(r.s32max), r.var.value, r.var.mask);
-    if (env.opts.prog_flags & kProgFlagTestRegInvariants)
+    if (env.facts.opts.prog_flags & kProgFlagTestRegInvariants)
         return env.fail(line);
     env.log_line(line);
     const Tnum keep = r.var;
@@ -237,8 +237,9 @@ template <typename Fn> void for_each_reg(State& st, Fn&& fn) {
 // current insn (the jump in the current frame, the call in a caller's); dead ones are neither refined nor
 // backtracked through.
 uint16_t linkable_regs(const Env& env, const State& st, size_t f) {
-    const int32_t pc = f + 1 == st.frames.size() ? env.pc : st.frames[f + 1].callsite;
-    return pc >= 0 && size_t(pc) < env.live_in.size() ? uint16_t(env.live_in[size_t(pc)] & 0x3ff) : uint16_t(0x3ff);
+    const int32_t pc = f + 1 == st.frames.size() ? env.path.pc : st.frames[f + 1].callsite;
+    return pc >= 0 && size_t(pc) < env.facts.live_in.size() ? uint16_t(env.facts.live_in[size_t(pc)] & 0x3ff)
+                                                            : uint16_t(0x3ff);
 }
 
 // for_each_reg over the linkable registers and every spilled slot.
@@ -319,8 +320,8 @@ void mark_pkt_range(State& st, const Reg& p, bool right_open) {
 // successor EQ (JEQ's jump, JNE's fall-through); that register only, and never for kernel-typed pointers, which may
 // be NULL unmarked.
 void lift_maybe_null(const Env& env, const isa::Insn& insn, State* eq) {
-    const Reg& d = env.cur.cur().regs[insn.dst];
-    const Reg& s = env.cur.cur().regs[insn.src];
+    const Reg& d = env.path.cur.cur().regs[insn.dst];
+    const Reg& s = env.path.cur.cur().regs[insn.src];
     auto ptr = [](const Reg& r) { return r.type != RegType::scalar && r.type != RegType::not_init; };
     if (!ptr(d) || !ptr(s) || d.maybe_null == s.maybe_null || d.type == RegType::btf_id || s.type == RegType::btf_id)
         return;
@@ -329,8 +330,8 @@ void lift_maybe_null(const Env& env, const isa::Insn& insn, State* eq) {
 
 // Packet pointer comparisons: which register gets a range in which successor.
 bool try_pkt_compare(Env& env, const isa::Insn& insn, Sem sem, State* taken) {
-    const Reg& d = env.cur.cur().regs[insn.dst];
-    const Reg& s = env.cur.cur().regs[insn.src];
+    const Reg& d = env.path.cur.cur().regs[insn.dst];
+    const Reg& s = env.path.cur.cur().regs[insn.src];
     // pkt' vs pkt_end, or pkt_meta' vs pkt itself (reg_is_init_pkt_pointer: data unmoved, no id).
     auto is_limit_of = [](RegType t, const Reg& l) {
         if (t == RegType::packet)
@@ -351,7 +352,7 @@ bool try_pkt_compare(Env& env, const isa::Insn& insn, Sem sem, State* taken) {
         rel = sem == Sem::jgt ? Sem::jlt : sem == Sem::jlt ? Sem::jgt : sem == Sem::jge ? Sem::jle
               : sem == Sem::jle ? Sem::jge : sem;
     if (rel == Sem::jgt || rel == Sem::jge)
-        mark_pkt_range(env.cur, p, rel == Sem::jge); // fall-through: p <= limit (or <)
+        mark_pkt_range(env.path.cur, p, rel == Sem::jge); // fall-through: p <= limit (or <)
     else if (rel == Sem::jlt || rel == Sem::jle)
         mark_pkt_range(*taken, p, rel == Sem::jlt);
     return true;
@@ -376,9 +377,9 @@ void note_linked(Env& env, const Reg& d, const Reg& s) {
         return;
     BtSet set;
     bool any = false;
-    for (size_t f = 0; f < env.cur.frames.size() && f < set.regs.size(); f++) {
-        const Frame& fr = env.cur.frames[f];
-        const uint16_t live = linkable_regs(env, env.cur, f);
+    for (size_t f = 0; f < env.path.cur.frames.size() && f < set.regs.size(); f++) {
+        const Frame& fr = env.path.cur.frames[f];
+        const uint16_t live = linkable_regs(env, env.path.cur, f);
         for (int i = 0; i < isa::kNumRegs; i++) {
             const Reg& r = fr.regs[size_t(i)];
             if ((live & (1u << i)) && r.type == RegType::scalar && r.id && (r.id == d.id || r.id == s.id))
@@ -393,8 +394,8 @@ void note_linked(Env& env, const Reg& d, const Reg& s) {
     }
     if (!any)
         return;
-    env.cur_entry.linked = int32_t(env.linked_sets.size());
-    env.linked_sets.push_back(set);
+    env.path.cur_entry.linked = int32_t(env.path.linked_sets.size());
+    env.path.linked_sets.push_back(set);
 }
 
 } // namespace
@@ -405,14 +406,14 @@ bool do_cond_jump(Env& env, const isa::OpInfo& op, const isa::Insn& insn, State*
     const bool is32 = op.shape == Shape::JMP32_K || op.shape == Shape::JMP32_X;
     if (!check_reg_init(env, insn.dst) || (is_x && !check_reg_init(env, insn.src)))
         return false;
-    auto& regs = env.cur.cur().regs;
+    auto& regs = env.path.cur.cur().regs;
     Reg d = regs[insn.dst];
     Reg s = is_x ? regs[insn.src] : reg_const(is32 ? uint64_t(uint32_t(insn.imm)) : uint64_t(int64_t(insn.imm)));
     *take_jump = *fall_through = true;
     if (d.type == RegType::stack) // backtracking never asks for a stack pointer's precision
-        env.cur_entry.flags |= kHistDstStack;
+        env.path.cur_entry.flags |= kHistDstStack;
     if (is_x && s.type == RegType::stack)
-        env.cur_entry.flags |= kHistSrcStack;
+        env.path.cur_entry.flags |= kHistSrcStack;
 
     if (d.type == RegType::scalar && s.type == RegType::scalar) {
         note_linked(env, d, s);
@@ -423,7 +424,7 @@ bool do_cond_jump(Env& env, const isa::OpInfo& op, const isa::Insn& insn, State*
             mark_operands_precise(env, insn, is_x);
             return true;
         }
-        *branch = env.cur;
+        *branch = env.path.cur;
         Reg td = d, ts = s, fd = d, fs = s;
         refine(fd, fs, op.sem, false, is32);
         refine(td, ts, op.sem, true, is32);
@@ -439,17 +440,17 @@ bool do_cond_jump(Env& env, const isa::OpInfo& op, const isa::Insn& insn, State*
             }
         };
         apply(*branch, td, ts);
-        apply(env.cur, fd, fs);
+        apply(env.path.cur, fd, fs);
         return true;
     }
     // Null checks: ptr_or_null ==/!= 0.
     const bool cmp_zero = s.is_const() && s.var.value == 0 && !is32;
     if (cmp_zero && (op.sem == Sem::jeq || op.sem == Sem::jne)) {
         if (d.maybe_null) {
-            *branch = env.cur;
+            *branch = env.path.cur;
             const bool taken_is_null = op.sem == Sem::jeq;
             mark_ptr_or_null(env, *branch, d, taken_is_null);
-            mark_ptr_or_null(env, env.cur, d, !taken_is_null);
+            mark_ptr_or_null(env, env.path.cur, d, !taken_is_null);
             return true;
         }
         if (reg_not_null(d)) {
@@ -458,9 +459,9 @@ bool do_cond_jump(Env& env, const isa::OpInfo& op, const isa::Insn& insn, State*
             return true;
         }
     }
-    *branch = env.cur;
+    *branch = env.path.cur;
     if (is_x && !is32 && (op.sem == Sem::jeq || op.sem == Sem::jne))
-        lift_maybe_null(env, insn, op.sem == Sem::jeq ? branch : &env.cur);
+        lift_maybe_null(env, insn, op.sem == Sem::jeq ? branch : &env.path.cur);
     if (is_x && !is32)
         try_pkt_compare(env, insn, op.sem, branch);
     return true;

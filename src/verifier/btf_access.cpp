@@ -108,7 +108,7 @@ bool ctx_pointer(Env& env, const BtfAttach& a, const btf_type* ptr, uint32_t arg
     r.btf_flags = flags;
     r.maybe_null = maybe_null;
     if (maybe_null)
-        r.id = env.new_id();
+        r.id = env.path.new_id();
     *out = r;
     return true;
 }
@@ -126,7 +126,7 @@ const btf_type* ctx_slot_type(Env& env, const BtfAttach& a, uint32_t arg, uint32
         *pname = btf__name_by_offset(b, params[arg].name_off);
         return btf__type_by_id(b, params[arg].type);
     }
-    const AttachType at = env.prog.expected_attach_type;
+    const AttachType at = env.facts.prog.expected_attach_type;
     if (at == AttachType::lsm_mac || at == AttachType::trace_fexit) {
         *retval = at == AttachType::lsm_mac;
         return btf__type_by_id(b, a.proto->type);
@@ -305,7 +305,7 @@ uint8_t walked_flags(const Env& env, const Reg& parent, const WalkOut& w, bool* 
         *maybe_null = true;
         return uint8_t(w.flags | kBtfTrusted) & (kBtfTrusted | kBtfRcu | kBtfUntrusted);
     }
-    const bool in_rcu_cs = !env.prog.sleepable || env.cur.active_rcu_lock; // in_rcu_cs
+    const bool in_rcu_cs = !env.facts.prog.sleepable || env.path.cur.active_rcu_lock; // in_rcu_cs
     if (!in_rcu_cs || parent.maybe_null)
         return kBtfUntrusted;
     if (nested_trusted(parent, w.field, w.id, "__safe_rcu"))
@@ -345,7 +345,7 @@ bool btf_helper_ret(Env& env, int32_t helper_id, Reg* out) {
         return false;
     std::string error;
     bool running = false;
-    const struct btf* b = env.attach ? env.attach->btf : target_btf(&error, &running);
+    const struct btf* b = env.facts.attach ? env.facts.attach->btf : target_btf(&error, &running);
     const int id = b ? btf__find_by_name_kind(b, "task_struct", BTF_KIND_STRUCT) : -1;
     if (id <= 0)
         return false;
@@ -358,8 +358,8 @@ bool btf_helper_ret(Env& env, int32_t helper_id, Reg* out) {
 }
 
 bool btf_ctx_load(Env& env, int32_t off, int size, bool write, int value_regno) {
-    const BtfAttach& a = *env.attach;
-    const bool lsm = env.prog.type == loader::ProgType::lsm;
+    const BtfAttach& a = *env.facts.attach;
+    const bool lsm = env.facts.prog.type == loader::ProgType::lsm;
     if (lsm && (write || off < 0))
         return env.fail(fmt::format("strbpf does not model this lsm ctx access (off={} size={}{})", off, size,
                                     write ? ", a store" : ""));
@@ -399,16 +399,16 @@ bool btf_ctx_load(Env& env, int32_t off, int size, bool write, int value_regno) 
         (v.btf_flags & kBtfTrusted))
         v.aux = a.promote_to; // a struct_ops type's is_valid_access (bpf_tcp_ca: sock is tcp_sock)
     if (off + size > 0)
-        env.max_ctx_offset = std::max(env.max_ctx_offset, uint32_t(off + size));
+        env.aux.max_ctx_offset = std::max(env.aux.max_ctx_offset, uint32_t(off + size));
     if (value_regno >= 0)
-        env.cur.cur().regs[value_regno] = v;
+        env.path.cur.cur().regs[value_regno] = v;
     return true;
 }
 
 bool btf_ptr_access(Env& env, int regno, int32_t insn_off, int size, bool write, int value_regno) {
-    const Reg r = env.cur.cur().regs[regno];
+    const Reg r = env.path.cur.cur().regs[regno];
     const std::string tname = btf_reg_type_name(r);
-    if (!env.gpl_compatible)
+    if (!env.facts.gpl_compatible)
         return env.fail(fmt::format("Cannot access kernel 'struct {}' from non-GPL compatible program", tname));
     int32_t off = 0;
     if (__builtin_add_overflow(r.off, insn_off, &off) || off < 0)
@@ -453,11 +453,11 @@ const char* map_btf_struct(uint32_t map_type) {
 } // namespace
 
 bool btf_map_ptr_access(Env& env, int regno, int32_t insn_off, int size, bool write, int value_regno) {
-    const Reg r = env.cur.cur().regs[regno];
-    const loader::MapSpec* spec = env.map_spec(r.aux);
+    const Reg r = env.path.cur.cur().regs[regno];
+    const loader::MapSpec* spec = env.facts.map_spec(r.aux);
     std::string error;
     bool running = false;
-    const struct btf* b = env.attach ? env.attach->btf : target_btf(&error, &running);
+    const struct btf* b = env.facts.attach ? env.facts.attach->btf : target_btf(&error, &running);
     if (!b)
         return env.fail(fmt::format("strbpf reads struct bpf_map fields by kernel BTF: {} (pass --btf FILE)", error));
     const char* type = spec ? map_btf_struct(spec->type) : nullptr;
@@ -506,10 +506,10 @@ bool btf_walk_load(Env& env, const Reg& r, int32_t off, int size, int value_regn
             v.btf_flags = flags;
             v.maybe_null = maybe_null;
             if (maybe_null)
-                v.id = env.new_id();
+                v.id = env.path.new_id();
         }
         if (value_regno >= 0)
-            env.cur.cur().regs[value_regno] = v;
+            env.path.cur.cur().regs[value_regno] = v;
         return true;
     }
 }

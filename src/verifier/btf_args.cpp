@@ -67,7 +67,7 @@ std::string type_name(const struct btf* b, uint32_t id) {
 } // namespace
 
 bool global_trusted_arg(const Env& env, uint32_t func_id, int i, TrustedArg* out, std::string* why) {
-    const struct btf* b = env.inst.spec().btf.get();
+    const struct btf* b = env.facts.inst.spec().btf.get();
     if (!b || !func_id || !has_tag(b, func_id, i, "trusted"))
         return false;
     const btf_type* fn = btf__type_by_id(b, func_id);
@@ -86,15 +86,16 @@ bool global_trusted_arg(const Env& env, uint32_t func_id, int i, TrustedArg* out
         essential.resize(flavour); // bpf_core_essential_name_len: a ___flavour suffix is not part of the name
     std::string error;
     bool running = false;
-    const struct btf* kb = env.attach ? env.attach->btf : target_btf(&error, &running);
+    const struct btf* kb = env.facts.attach ? env.facts.attach->btf : target_btf(&error, &running);
     if (!kb) {
         *why = fmt::format("strbpf types __arg_trusted arguments by kernel BTF: {} (pass --btf FILE)", error);
         return true;
     }
     const bool is_struct_like = t && (btf_is_struct(t) || btf_is_union(t) || btf_is_fwd(t));
-    const int kid = is_struct_like && !essential.empty()
-                        ? btf__find_by_name_kind(kb, essential.c_str(), btf_is_union(t) ? BTF_KIND_UNION : BTF_KIND_STRUCT)
-                        : -1;
+    const int kid =
+        is_struct_like && !essential.empty()
+            ? btf__find_by_name_kind(kb, essential.c_str(), btf_is_union(t) ? BTF_KIND_UNION : BTF_KIND_STRUCT)
+            : -1;
     if (kid <= 0) {
         *why = fmt::format("arg#{} reference type('{} {}') has no matches", i, btf_kind_str(t), local ? local : "");
         return true;
@@ -106,7 +107,7 @@ bool global_trusted_arg(const Env& env, uint32_t func_id, int i, TrustedArg* out
 }
 
 std::string trusted_arg_mismatch(const Env& env, int regno, const TrustedArg& a, bool global) {
-    const Reg& r = env.cur.cur().regs[regno];
+    const Reg& r = env.path.cur.cur().regs[regno];
     if (a.nullable && r.type == RegType::scalar && r.is_const() && r.var.value == 0)
         return "";
     // Linux 6.18 refuses a scalar for a global subprogram's trusted argument before comparing types (measured:
@@ -134,7 +135,7 @@ Reg trusted_arg_reg(Env& env, const TrustedArg& a) {
     r.btf = a.btf;
     r.btf_flags = kBtfTrusted;
     r.maybe_null = a.nullable;
-    r.id = env.new_id(); // Linux 6.18 gives one to non-NULL trusted arguments too (measured)
+    r.id = env.path.new_id(); // Linux 6.18 gives one to non-NULL trusted arguments too (measured)
     return r;
 }
 
@@ -186,7 +187,7 @@ bool check_helper_btf_arg(Env& env, int32_t helper_id, int regno) {
     std::string error;
     bool running = false;
     TrustedArg want;
-    want.btf = env.attach ? env.attach->btf : target_btf(&error, &running);
+    want.btf = env.facts.attach ? env.facts.attach->btf : target_btf(&error, &running);
     const HelperBtfArg* arg = helper_btf_arg(helper_id, regno);
     const char* type = arg ? arg->type : nullptr;
     want.nullable = arg && arg->nullable;

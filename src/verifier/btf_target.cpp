@@ -136,7 +136,8 @@ std::string attach_name(const loader::ProgramSpec& prog) {
 }
 
 bool libbpf_not_found(Env& env, const std::string& name) {
-    return env.fail(fmt::format("prog '{}': failed to find kernel BTF type ID of '{}': -ESRCH", env.prog.name, name));
+    return env.fail(
+        fmt::format("prog '{}': failed to find kernel BTF type ID of '{}': -ESRCH", env.facts.prog.name, name));
 }
 
 bool resolve_tp_btf(Env& env, BtfAttach& a) {
@@ -171,7 +172,7 @@ bool resolve_func(Env& env, BtfAttach& a, const std::string& btf_name) {
         return env.fail(fmt::format("Attach to function {} with a >8 byte return value is not supported for this "
                                     "attach type",
                                     a.name));
-    if (env.attach_on_running_kernel && !kernel_has_symbol(a.name))
+    if (env.facts.attach_on_running_kernel && !kernel_has_symbol(a.name))
         return env.fail(fmt::format("The address of function {} cannot be found", a.name));
     return true;
 }
@@ -193,16 +194,16 @@ bool resolve_iter(Env& env, BtfAttach& a) {
     if (!iter_target(target, &a.iter_args))
         return env.fail(fmt::format("program '{}': strbpf does not model the ctx of iterator target '{}' (its fields "
                                     "are not all kernel objects, or Linux 6.18 registers no such target)",
-                                    env.prog.name, target));
+                                    env.facts.prog.name, target));
     a.iter = true;
     a.args_trusted = true; // prog_args_trusted: BPF_TRACE_ITER
     return true;
 }
 
 bool check_lsm(Env& env, BtfAttach& a) {
-    if (env.prog.sleepable && !lsm_hook_sleepable(a.name))
+    if (env.facts.prog.sleepable && !lsm_hook_sleepable(a.name))
         return env.fail(fmt::format("{} is not sleepable", a.name));
-    if (!env.gpl_compatible)
+    if (!env.facts.gpl_compatible)
         return env.fail("LSM programs must have a GPL compatible license");
     if (lsm_hook_disabled(a.name))
         return env.fail(fmt::format("attach_btf_id {} points to disabled hook {}", a.btf_id, a.name));
@@ -241,7 +242,7 @@ std::string error_injection_unmodelled(const loader::ProgramSpec& prog) {
 bool check_tracing_func(Env& env, const BtfAttach& a) {
     if (tracing_denied(a.name))
         return env.fail(fmt::format("Attaching tracing programs to function '{}' is rejected.", a.name));
-    const AttachType at = env.prog.expected_attach_type;
+    const AttachType at = env.facts.prog.expected_attach_type;
     if ((at == AttachType::trace_fexit || at == AttachType::modify_return) && noreturn_denied(a.name))
         return env.fail("Attaching fexit/fmod_ret to __noreturn functions is rejected.");
     return true;
@@ -310,46 +311,46 @@ std::string btf_unmodelled_reason(const loader::ProgramSpec& prog) {
 }
 
 bool resolve_attach_target(Env& env) {
-    if (env.prog.type == loader::ProgType::struct_ops && !struct_ops_bound(env))
+    if (env.facts.prog.type == loader::ProgType::struct_ops && !struct_ops_bound(env))
         return false;
     std::string error;
     BtfAttach a;
-    a.btf = target_btf(&error, &env.attach_on_running_kernel);
+    a.btf = target_btf(&error, &env.setup_facts().attach_on_running_kernel);
     if (!a.btf)
         return env.fail(fmt::format("program '{}': {} programs are verified against kernel BTF: {} (pass --btf "
                                     "FILE with a vmlinux BTF)",
-                                    env.prog.name, loader::prog_type_name(env.prog.type), error));
-    if (env.prog.type == loader::ProgType::struct_ops) {
+                                    env.facts.prog.name, loader::prog_type_name(env.facts.prog.type), error));
+    if (env.facts.prog.type == loader::ProgType::struct_ops) {
         if (!resolve_struct_ops(env, a))
             return false;
-        env.attach = std::make_shared<BtfAttach>(std::move(a));
+        env.setup_facts().attach = std::make_shared<BtfAttach>(std::move(a));
         return true;
     }
-    a.name = attach_name(env.prog);
+    a.name = attach_name(env.facts.prog);
     if (a.name.empty())
-        return env.fail(fmt::format("prog '{}': section '{}' names no attach target", env.prog.name,
-                                    env.prog.section));
-    const AttachType at = env.prog.expected_attach_type;
-    if (env.attach_on_running_kernel && at != AttachType::trace_raw_tp && at != AttachType::trace_iter) {
-        if (const int err = trampoline_load_errno(a.btf, env.prog.type == loader::ProgType::lsm); err != 0)
+        return env.fail(fmt::format("prog '{}': section '{}' names no attach target", env.facts.prog.name,
+                                    env.facts.prog.section));
+    const AttachType at = env.facts.prog.expected_attach_type;
+    if (env.facts.attach_on_running_kernel && at != AttachType::trace_raw_tp && at != AttachType::trace_iter) {
+        if (const int err = trampoline_load_errno(a.btf, env.facts.prog.type == loader::ProgType::lsm); err != 0)
             return env.fail(fmt::format("the running kernel loads no {} programs that attach through a BPF "
                                         "trampoline (fentry/fexit/fmod_ret/lsm): BPF_PROG_LOAD fails with {}",
-                                        loader::prog_type_name(env.prog.type), std::strerror(err)));
+                                        loader::prog_type_name(env.facts.prog.type), std::strerror(err)));
     }
-    if (const std::string why = error_injection_unmodelled(env.prog); !why.empty())
+    if (const std::string why = error_injection_unmodelled(env.facts.prog); !why.empty())
         return env.fail(why);
     bool ok = false;
     if (at == AttachType::trace_raw_tp) {
         ok = resolve_tp_btf(env, a);
     } else if (at == AttachType::trace_iter) {
         ok = resolve_iter(env, a);
-    } else if (env.prog.type == loader::ProgType::lsm) {
+    } else if (env.facts.prog.type == loader::ProgType::lsm) {
         ok = resolve_func(env, a, "bpf_lsm_" + a.name) && check_lsm(env, a);
     } else {
         ok = resolve_func(env, a, a.name) && check_tracing_func(env, a);
     }
     if (ok)
-        env.attach = std::make_shared<BtfAttach>(std::move(a));
+        env.setup_facts().attach = std::make_shared<BtfAttach>(std::move(a));
     return ok;
 }
 

@@ -45,7 +45,7 @@ struct BtfAttach {
 bool btf_typed(const loader::ProgramSpec& prog);
 std::string btf_unmodelled_reason(const loader::ProgramSpec& prog);
 
-// Resolves PROG's attach target against the target BTF into env.attach; false after env.fail with the kernel's
+// Resolves PROG's attach target against the target BTF into env.facts.attach; false after env.fail with the kernel's
 // words (or, offline, the reason no kernel BTF is available).
 bool resolve_attach_target(Env& env);
 // struct_ops.cpp: whether a struct_ops variable names the program (libbpf's checks before any kernel BTF is read),

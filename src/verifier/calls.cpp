@@ -39,7 +39,7 @@ constexpr const char* kMemTypes = "fp, pkt, pkt_meta, map_key, map_value, mem, r
 constexpr const char* kKeyValueTypes = "fp, pkt, pkt_meta, map_key, map_value, mem, ringbuf_mem, buf";
 
 bool type_mismatch(Env& env, int regno, const char* expected) {
-    const Reg& r = env.cur.cur().regs[regno];
+    const Reg& r = env.path.cur.cur().regs[regno];
     return env.fail(fmt::format("R{} type={} expected={}", regno, reg_type_str(r), expected));
 }
 
@@ -52,11 +52,11 @@ bool is_mem_type(const Reg& r) {
 
 // ARG_PTR_TO_CONST_STR (the kernel's check_reg_const_str).
 bool check_const_str(Env& env, int regno) {
-    const Reg& r = env.cur.cur().regs[regno];
+    const Reg& r = env.path.cur.cur().regs[regno];
     if (r.type != RegType::map_value || r.maybe_null)
         return type_mismatch(env, regno, "map_value");
-    const loader::MapSpec* spec = env.map_spec(r.aux);
-    runtime::Map* map = env.map(r.aux);
+    const loader::MapSpec* spec = env.facts.map_spec(r.aux);
+    runtime::Map* map = env.facts.map(r.aux);
     if (!spec || !spec->frozen)
         return env.fail(fmt::format("R{} does not point to a readonly map'", regno));
     if (!r.var.is_const())
@@ -76,7 +76,7 @@ bool check_const_str(Env& env, int regno) {
 
 // ARG_CONST_SIZE[_OR_ZERO] after a memory argument in register mem_regno.
 bool check_size_arg(Env& env, int regno, int mem_regno, bool zero_ok, Access access) {
-    const Reg& r = env.cur.cur().regs[regno];
+    const Reg& r = env.path.cur.cur().regs[regno];
     if (r.type != RegType::scalar)
         return type_mismatch(env, regno, "scalar");
     mark_reg_precise(env, regno); // the access size rests on its bounds
@@ -91,7 +91,7 @@ bool check_size_arg(Env& env, int regno, int mem_regno, bool zero_ok, Access acc
     if (mem_regno < 0)
         return true;
     // A NULL memory argument (PTR_MAYBE_NULL kinds) reads nothing only when its size is 0 (check_helper_mem_access).
-    if (env.cur.cur().regs[mem_regno].type == RegType::scalar && !(zero_ok && r.umax == 0))
+    if (env.path.cur.cur().regs[mem_regno].type == RegType::scalar && !(zero_ok && r.umax == 0))
         return env.fail(fmt::format("R{} type=scalar expected=fp", mem_regno));
     return check_helper_mem(env, mem_regno, r.umax, zero_ok, access);
 }
@@ -107,13 +107,13 @@ namespace {
 bool check_helper_arg(Env& env, const runtime::HelperProto& h, int regno, ArgKind kind, int* map_index,
                       int* mem_regno, Access* mem_access) {
     const bool pkt_access = h.pkt_access;
-    const Reg& r = env.cur.cur().regs[regno];
+    const Reg& r = env.path.cur.cur().regs[regno];
     if (kind != ArgKind::none && !check_reg_init(env, regno))
         return false;
     // check_func_arg: before the type check (may_access_direct_pkt_data with the helper's meta).
     if (kind != ArgKind::none && kind != ArgKind::anything && r.is_pkt() && !pkt_access)
         return env.fail("helper access to the packet is not allowed");
-    const loader::MapSpec* map = *map_index >= 0 ? env.map_spec(uint32_t(*map_index)) : nullptr;
+    const loader::MapSpec* map = *map_index >= 0 ? env.facts.map_spec(uint32_t(*map_index)) : nullptr;
     if (sock_arg_kind(kind))
         return check_sock_arg(env, h, regno, kind);
     const bool value_kind = kind == ArgKind::ptr_to_map_value || kind == ArgKind::ptr_to_uninit_map_value ||
@@ -158,7 +158,8 @@ bool check_helper_arg(Env& env, const runtime::HelperProto& h, int regno, ArgKin
         if (!is_mem_type(r))
             return type_mismatch(env, regno, kKeyValueTypes);
         if (!map)
-            return env.fail(fmt::format("invalid map_ptr to access map->{}", kind == ArgKind::ptr_to_map_key ? "key" : "value"));
+            return env.fail(
+                fmt::format("invalid map_ptr to access map->{}", kind == ArgKind::ptr_to_map_key ? "key" : "value"));
         return check_helper_mem(env, regno, kind == ArgKind::ptr_to_map_key ? map->key_size : map->value_size, false,
                                 Access::helper_read);
     case ArgKind::ptr_to_uninit_map_value: // pop and peek write the value (MEM_UNINIT | MEM_WRITE: raw mode)
@@ -179,7 +180,8 @@ bool check_helper_arg(Env& env, const runtime::HelperProto& h, int regno, ArgKin
     case ArgKind::ptr_to_mem:
     case ArgKind::ptr_to_mem_rdonly:
     case ArgKind::ptr_to_uninit_mem:
-        if (!is_mem_type(r) || (r.rdonly && kind != ArgKind::ptr_to_mem_rdonly && kind != ArgKind::ptr_to_mem_rdonly_or_null))
+        if (!is_mem_type(r) ||
+            (r.rdonly && kind != ArgKind::ptr_to_mem_rdonly && kind != ArgKind::ptr_to_mem_rdonly_or_null))
             return type_mismatch(env, regno, kMemTypes);
         *mem_regno = regno;
         *mem_access = kind == ArgKind::ptr_to_mem_rdonly || kind == ArgKind::ptr_to_mem_rdonly_or_null
@@ -244,9 +246,9 @@ bool not_modelled(Env& env, const runtime::HelperProto& h, const std::string& wh
 
 // The kernel loads syscall programs sleepable only, and libbpf loads a SEC("xxx.s/...") program sleepable.
 bool prog_sleepable(const Env& env) {
-    if (env.prog.type == loader::ProgType::syscall)
+    if (env.facts.prog.type == loader::ProgType::syscall)
         return true;
-    const std::string_view sec = env.prog.section;
+    const std::string_view sec = env.facts.prog.section;
     const std::string_view head = sec.substr(0, sec.find('/'));
     return head.size() > 2 && head.substr(head.size() - 2) == ".s";
 }
@@ -282,11 +284,12 @@ void refine_retval(Reg& r0, int32_t id, uint64_t msize_max) {
 // check_get_func_ip: kprobe programs may call bpf_get_func_ip, tracing programs only on trampolines (not
 // modelled); other types are refused.
 bool check_get_func_ip(Env& env, const runtime::HelperProto& h) {
-    if (env.prog.type == loader::ProgType::kprobe)
+    if (env.facts.prog.type == loader::ProgType::kprobe)
         return true;
-    if (env.prog.type == loader::ProgType::tracing)
+    if (env.facts.prog.type == loader::ProgType::tracing)
         return not_modelled(env, h, "the attach types that may call it");
-    return env.fail(fmt::format("func {}#{} not supported for program type {}", h.name, h.id, uint32_t(env.prog.type)));
+    return env.fail(
+        fmt::format("func {}#{} not supported for program type {}", h.name, h.id, uint32_t(env.facts.prog.type)));
 }
 
 // clear_all_pkt_pointers after a helper that changes packet data: every packet pointer of every frame, in
@@ -329,7 +332,7 @@ bool is_ctx_struct(const Env& env, const btf* b, const btf_type* pointee) {
     if (!name)
         return false;
     const std::string n = name;
-    switch (env.prog.type) {
+    switch (env.facts.prog.type) {
     case loader::ProgType::xdp: return n == "xdp_md";
     case loader::ProgType::socket_filter:
     case loader::ProgType::sched_cls:
@@ -340,7 +343,7 @@ bool is_ctx_struct(const Env& env, const btf* b, const btf_type* pointee) {
 
 // The params of a subprogram's BTF FUNC_PROTO; count -1 without BTF.
 int btf_params_of(const Env& env, const Subprog& sp, const btf_param** params) {
-    const btf* b = env.inst.spec().btf.get();
+    const btf* b = env.facts.inst.spec().btf.get();
     if (!b || !sp.btf_type)
         return -1;
     const btf_type* fn = btf__type_by_id(b, sp.btf_type);
@@ -356,14 +359,14 @@ int btf_params_of(const Env& env, const Subprog& sp, const btf_param** params) {
 std::string global_call_problem(Env& env, const Subprog& sp) {
     const btf_param* params = nullptr;
     const int n = btf_params_of(env, sp, &params);
-    const btf* b = env.inst.spec().btf.get();
+    const btf* b = env.facts.inst.spec().btf.get();
     if (n < 0)
         return "";
     const btf_type* fn = btf__type_by_id(b, sp.btf_type);
     const btf_type* ret = skip_mods(b, btf__type_by_id(b, fn->type)->type);
     if (!ret || !(btf_is_int(ret) || btf_is_enum(ret) || btf_is_enum64(ret)))
         return fmt::format("Global function {}() doesn't return scalar. Only those are supported.", sp.name);
-    const auto& regs = env.cur.cur().regs;
+    const auto& regs = env.path.cur.cur().regs;
     for (int i = 0; i < n && i < 5; i++) {
         const int regno = i + 1;
         const Reg& r = regs[regno];
@@ -410,21 +413,21 @@ std::string global_call_problem(Env& env, const Subprog& sp) {
 // The kernel's subprog changes_pkt_data (check_cfg): the subprogram calls a helper that changes packet data, or
 // calls (or takes as a callback) a subprogram that does.
 bool subprog_changes_pkt_data(const Env& env, int idx, std::vector<bool>& seen) {
-    if (idx < 0 || size_t(idx) >= env.subprogs.size() || seen[size_t(idx)])
+    if (idx < 0 || size_t(idx) >= env.facts.subprogs.size() || seen[size_t(idx)])
         return false;
     seen[size_t(idx)] = true;
-    const Subprog& sp = env.subprogs[size_t(idx)];
-    for (int32_t pc = sp.start; pc < sp.end && size_t(pc) < env.insns.size(); pc++) {
-        const isa::Insn& in = env.insns[size_t(pc)];
+    const Subprog& sp = env.facts.subprogs[size_t(idx)];
+    for (int32_t pc = sp.start; pc < sp.end && size_t(pc) < env.facts.insns.size(); pc++) {
+        const isa::Insn& in = env.facts.insns[size_t(pc)];
         const bool call = in.opcode == (isa::BPF_JMP | isa::BPF_CALL);
         if (call && in.src == 0) {
-            const runtime::HelperProto* h = runtime::find_helper(in.imm, env.prog.type);
+            const runtime::HelperProto* h = runtime::find_helper(in.imm, env.facts.prog.type);
             if (h && (h->flags & runtime::kChangesPktData))
                 return true;
         }
         const bool local = (call && in.src == isa::BPF_PSEUDO_CALL) ||
                            (isa::is_ld_imm64(in) && in.src == isa::BPF_PSEUDO_FUNC);
-        if (local && subprog_changes_pkt_data(env, env.subprog_of(pc + in.imm + 1), seen))
+        if (local && subprog_changes_pkt_data(env, env.facts.subprog_of(pc + in.imm + 1), seen))
             return true;
     }
     return false;
@@ -453,7 +456,7 @@ bool ctx_checked_as_memory(loader::ProgType t) {
 bool check_global_mem_args(Env& env, const Subprog& sp) {
     const btf_param* params = nullptr;
     const int n = btf_params_of(env, sp, &params);
-    const btf* b = env.inst.spec().btf.get();
+    const btf* b = env.facts.inst.spec().btf.get();
     for (int i = 0; i < n && i < 5; i++) {
         const int regno = i + 1;
         uint32_t pointee_id = 0;
@@ -471,11 +474,11 @@ bool check_global_mem_args(Env& env, const Subprog& sp) {
         const int64_t size = btf__resolve_size(b, pointee_id);
         if (size <= 0)
             continue; // refused by global_call_problem
-        const Reg& r = env.cur.cur().regs[regno];
+        const Reg& r = env.path.cur.cur().regs[regno];
         if (r.type == RegType::scalar && r.is_const() && r.var.value == 0 && !has_arg_tag(env, sp, i, "nonnull"))
             continue;
         if (r.type == RegType::ctx) {
-            if (!ctx_checked_as_memory(env.prog.type))
+            if (!ctx_checked_as_memory(env.facts.prog.type))
                 return env.fail(fmt::format("R{} type=ctx expected=fp", regno));
             const int32_t last = r.off + int32_t(size) - 1;
             RegType field = RegType::scalar;
@@ -494,29 +497,31 @@ bool check_global_mem_args(Env& env, const Subprog& sp) {
 }
 
 bool call_global(Env& env, const Subprog& sp) {
-    if (env.cur.lock.held()) {
+    if (env.path.cur.lock.held()) {
         env.note("global function calls are not allowed while holding a lock,");
         return env.fail("use static function instead");
     }
     if (const std::string why = global_call_problem(env, sp); !why.empty()) {
         env.note(why);
-        return env.fail(fmt::format("Caller passes invalid args into func#{} ('{}')", &sp - env.subprogs.data(),
+        return env.fail(fmt::format("Caller passes invalid args into func#{} ('{}')", &sp - env.facts.subprogs.data(),
                                     sp.name));
     }
     if (!check_global_mem_args(env, sp)) { // the specific complaint is logged; the reason is the caller's line
-        env.reason = fmt::format("Caller passes invalid args into func#{} ('{}')", &sp - env.subprogs.data(), sp.name);
-        env.note(env.reason);
+        env.log.reason =
+            fmt::format("Caller passes invalid args into func#{} ('{}')", &sp - env.facts.subprogs.data(), sp.name);
+        env.note(env.log.reason);
         return false;
     }
-    if (env.opts.log_level > 0)
-        env.log += fmt::format("Func#{} ('{}') is global and assumed valid.\n", &sp - env.subprogs.data(), sp.name);
-    std::vector<bool> seen(env.subprogs.size());
-    if (subprog_changes_pkt_data(env, int(&sp - env.subprogs.data()), seen))
-        invalidate_pkt_pointers(env.cur);
-    clobber_caller_saved(env.cur.cur());
-    env.scratched_regs |= 0x3f; // clear_caller_saved_regs marks R0-R5 scratched: the next insn prints R0
-    env.cur.cur().regs[0] = reg_unknown();
-    env.pc++;
+    if (env.log.level > 0)
+        env.log.text +=
+            fmt::format("Func#{} ('{}') is global and assumed valid.\n", &sp - env.facts.subprogs.data(), sp.name);
+    std::vector<bool> seen(env.facts.subprogs.size());
+    if (subprog_changes_pkt_data(env, int(&sp - env.facts.subprogs.data()), seen))
+        invalidate_pkt_pointers(env.path.cur);
+    clobber_caller_saved(env.path.cur.cur());
+    env.log.scratched_regs |= 0x3f; // clear_caller_saved_regs marks R0-R5 scratched: the next insn prints R0
+    env.path.cur.cur().regs[0] = reg_unknown();
+    env.path.pc++;
     return true;
 }
 
@@ -532,7 +537,7 @@ bool push_callback(Env& env, const runtime::HelperProto& h) {
     const CallbackFrame kind = h.callback.frame;
     if (kind != CallbackFrame::loop && kind != CallbackFrame::map_elem && kind != CallbackFrame::dynptr)
         return not_modelled(env, h, "the callback's arguments");
-    Frame& caller = env.cur.cur();
+    Frame& caller = env.path.cur.cur();
     if (kind == CallbackFrame::loop) {
         if (caller.regs[4].is_const() && caller.regs[4].var.value == 0)
             mark_reg_precise(env, 4); // loop_flag_is_zero: whether the call may be inlined rests on it
@@ -542,9 +547,9 @@ bool push_callback(Env& env, const runtime::HelperProto& h) {
             return true;
         }
     }
-    if (env.cur.frames.size() >= size_t(isa::kMaxCallDepth))
-        return env.fail(fmt::format("the call stack of {} frames is too deep", env.cur.frames.size() + 1));
-    State st = env.cur;
+    if (env.path.cur.frames.size() >= size_t(isa::kMaxCallDepth))
+        return env.fail(fmt::format("the call stack of {} frames is too deep", env.path.cur.frames.size() + 1));
+    State st = env.path.cur;
     st.cur().callback_depth++;
     caller.callback_depth = 0;
     const Frame& c = st.cur();
@@ -559,19 +564,17 @@ bool push_callback(Env& env, const runtime::HelperProto& h) {
         callee.regs[1] = c.regs[1];
         callee.regs[2] = reg_ptr(RegType::map_key, c.regs[1].aux);
         callee.regs[3] = reg_ptr(RegType::map_value, c.regs[1].aux);
-        callee.regs[3].id = env.new_id();
+        callee.regs[3].id = env.path.new_id();
         callee.regs[4] = c.regs[3];
     }
     callee.regs[10] = reg_ptr(RegType::stack);
     callee.regs[10].frameno = uint8_t(st.frames.size());
-    callee.callsite = env.pc;
-    callee.subprog = env.subprog_of(int32_t(c.regs[2].aux));
+    callee.callsite = env.path.pc;
+    callee.subprog = env.facts.subprog_of(int32_t(c.regs[2].aux));
     callee.in_callback = true;
-    env.callback_pc = int32_t(c.regs[2].aux);
     st.frames.push_back(std::move(callee));
-    env.callback_state = std::move(st);
-    env.callback_pending = true;
-    if (env.opts.log_level > 0)
+    env.path.fork = Fork{Fork::Kind::path, std::move(st), int32_t(c.regs[2].aux)};
+    if (env.log.level > 0)
         mark_all_scratched(env);
     return true;
 }
@@ -579,34 +582,34 @@ bool push_callback(Env& env, const runtime::HelperProto& h) {
 // prepare_func_exit's log: "returning from callee:" and the callee's frame (before it is popped), then "to caller
 // at N:" and the caller's frame (after).
 std::string log_callee(const Env& env) {
-    if (env.opts.log_level <= 0)
+    if (env.log.level <= 0)
         return "";
-    return kernel_state_str(env, env.cur, int(env.cur.frames.size()) - 1, true);
+    return kernel_state_str(env, env.path.cur, int(env.path.cur.frames.size()) - 1, true);
 }
 void log_caller(Env& env, const std::string& callee) {
-    if (env.opts.log_level <= 0)
+    if (env.log.level <= 0)
         return;
-    env.log += fmt::format("returning from callee:\n{}\nto caller at {}:\n{}\n", callee, env.pc,
-                           kernel_state_str(env, env.cur, int(env.cur.frames.size()) - 1, true));
+    env.log.text += fmt::format("returning from callee:\n{}\nto caller at {}:\n{}\n", callee, env.path.pc,
+                           kernel_state_str(env, env.path.cur, int(env.path.cur.frames.size()) - 1, true));
 }
 
 // A callback's exit: R0 in [0, 1], then back to the helper call in the caller.
 bool callback_exit(Env& env) {
-    const Reg r0 = env.cur.cur().regs[0];
+    const Reg r0 = env.path.cur.cur().regs[0];
     if (r0.type != RegType::scalar) // an unwritten R0 included: the kernel checks no read here
         return env.fail("R0 not a scalar value");
     mark_reg_precise(env, 0);
     if (r0.smin < 0 || r0.smax > 1)
         return env.fail(invalid_scalar_msg(r0, "At callback return", "R0", 0, 1));
-    env.pc = env.cur.cur().callsite;
+    env.path.pc = env.path.cur.cur().callsite;
     const std::string callee = log_callee(env);
-    env.cur.frames.pop_back();
+    env.path.cur.frames.pop_back();
     log_caller(env, callee);
-    env.cur_entry.flags |= kHistCallbackRet;
+    env.path.cur_entry.flags |= kHistCallbackRet;
     // Scalars that changed since the previous round at this call and that nothing relied on there become unknown,
     // so repeating callbacks reach a fixed point (prepare_func_exit, with the iterators' rule: iter_loop.cpp).
-    if (const StoredState* prev = find_prev_entry(env, env.cur, true))
-        widen_imprecise_scalars(prev->st, env.cur);
+    if (const StoredState* prev = find_prev_entry(env, env.path.cur, true))
+        widen_imprecise_scalars(prev->st, env.path.cur);
     return true;
 }
 
@@ -626,14 +629,14 @@ namespace {
 bool check_map_rules(Env& env, const runtime::HelperProto& h, int map_index) {
     const int32_t func_id = h.id;
     const char* func_name = h.name;
-    const loader::MapSpec* m = env.map_spec(uint32_t(map_index));
+    const loader::MapSpec* m = env.facts.map_spec(uint32_t(map_index));
     if (!m)
         return true;
     if (func_id == 12 && m->type != loader::kMapProgArray) { // record_func_map, before the compatibility check
         const bool first = !env.failed();
         env.fail("expected prog array map for tail call");
-        if (first && !env.log.empty())
-            env.log.pop_back(); // the kernel prints this line without its newline
+        if (first && !env.log.text.empty())
+            env.log.text.pop_back(); // the kernel prints this line without its newline
         return false;
     }
     // record_func_map: a map read-only to programs takes no element writes. BPF_F_RDONLY_PROG is the object's, or
@@ -644,7 +647,7 @@ bool check_map_rules(Env& env, const runtime::HelperProto& h, int map_index) {
         return env.fail("write into map forbidden");
     const bool sockmap = m->type == loader::kMapSockmap || m->type == loader::kMapSockhash;
     if (sockmap && (func_id == 2 || func_id == 3)) { // check_map_func_compatibility's may_update_sockmap
-        if (!may_update_sockmap(env.prog.type, func_id)) {
+        if (!may_update_sockmap(env.facts.prog.type, func_id)) {
             env.note("cannot update sockmap in this context");
             return env.fail(fmt::format("cannot pass map_type {} into func {}#{}", m->type, func_name, func_id));
         }
@@ -663,10 +666,10 @@ bool check_map_rules(Env& env, const runtime::HelperProto& h, int map_index) {
 // A lookup's result: a map value, or for a map-in-map the inner map template as CONST_PTR_TO_MAP (the kernel
 // turns the value into the inner map at the null check, which strbpf does at the call).
 Reg map_lookup_reg(Env& env, int32_t func_id, int map_index) {
-    const loader::MapSpec* m = map_index >= 0 ? env.map_spec(uint32_t(map_index)) : nullptr;
+    const loader::MapSpec* m = map_index >= 0 ? env.facts.map_spec(uint32_t(map_index)) : nullptr;
     if (func_id == 1 && m && map_lookup_result(m->type) == LookupResult::inner_map)
-        return reg_ptr(RegType::map_ptr, uint32_t(env.inst.inner_template(uint32_t(map_index))));
-    if (func_id == 1 && m && env.variant.typed_lookup) { // typed at the call, not at the null check (sock.cpp)
+        return reg_ptr(RegType::map_ptr, uint32_t(env.facts.inst.inner_template(uint32_t(map_index))));
+    if (func_id == 1 && m && env.facts.variant.typed_lookup) { // typed at the call, not at the null check (sock.cpp)
         if (m->type == loader::kMapSockmap || m->type == loader::kMapSockhash)
             return reg_ptr(RegType::sock);
         if (m->type == loader::kMapXskmap)
@@ -686,7 +689,7 @@ struct RefArgs {
 bool note_ref_arg(Env& env, int regno, ArgKind kind, RefArgs* refs) {
     if (kind == ArgKind::none || kind == ArgKind::anything)
         return true;
-    const Reg& r = env.cur.cur().regs[regno];
+    const Reg& r = env.path.cur.cur().regs[regno];
     if (kind == ArgKind::ptr_to_ringbuf_mem || is_sock_release_arg(kind)) { // OBJ_RELEASE
         if (!r.ref_obj_id)
             return env.fail(fmt::format("R{} must be referenced when passed to release function", regno));
@@ -696,8 +699,8 @@ bool note_ref_arg(Env& env, int regno, ArgKind kind, RefArgs* refs) {
         if (refs->ref_obj_id) {
             env.fail(fmt::format("more than one arg with ref_obj_id R{} {} {}", regno, r.ref_obj_id,
                                  refs->ref_obj_id));
-            if (!env.log.empty() && env.log.back() == '\n')
-                env.log.pop_back(); // the kernel's line has no newline: the statistics follow on it
+            if (!env.log.text.empty() && env.log.text.back() == '\n')
+                env.log.text.pop_back(); // the kernel's line has no newline: the statistics follow on it
             return false;
         }
         refs->ref_obj_id = r.ref_obj_id;
@@ -716,11 +719,12 @@ struct CallMeta {
 // check_helper_call before the arguments: the program type's get_func_proto, the GPL check, the proto's
 // allowed() and might_sleep.
 bool check_call_gate(Env& env, const runtime::HelperProto& h) {
-    const bool added = env.attach && std::count(env.attach->struct_ops_helpers.begin(),
-                                                env.attach->struct_ops_helpers.end(), h.id) > 0;
-    if ((!runtime::helper_allowed(h, env.prog.type) && !added) || (env.attach && env.attach->struct_ops_no_helpers))
+    const bool added = env.facts.attach && std::count(env.facts.attach->struct_ops_helpers.begin(),
+                                                env.facts.attach->struct_ops_helpers.end(), h.id) > 0;
+    if ((!runtime::helper_allowed(h, env.facts.prog.type) && !added) ||
+        (env.facts.attach && env.facts.attach->struct_ops_no_helpers))
         return env.fail(fmt::format("program of this type cannot use helper {}#{}", h.name, h.id));
-    if (h.gpl_only && !env.gpl_compatible)
+    if (h.gpl_only && !env.facts.gpl_compatible)
         return env.fail("cannot call GPL-restricted function from non-GPL compatible program");
     if (h.flags & runtime::kAllowedCallback)
         return not_modelled(env, h, "the allowed() check");
@@ -733,8 +737,8 @@ bool check_call_args(Env& env, const runtime::HelperProto& h, CallMeta* meta) {
     int mem_regno = -1;
     Access mem_access = Access::helper_read;
     // Array lookups with a constant in-range key never return NULL (the kernel knows this too).
-    if (h.id == 1 && env.cur.cur().regs[1].type == RegType::map_ptr) {
-        const loader::MapSpec* m = env.map_spec(env.cur.cur().regs[1].aux);
+    if (h.id == 1 && env.path.cur.cur().regs[1].type == RegType::map_ptr) {
+        const loader::MapSpec* m = env.facts.map_spec(env.path.cur.cur().regs[1].aux);
         uint64_t key = 0;
         meta->never_null = m && (m->type == loader::kMapArray || m->type == loader::kMapPercpuArray) &&
                            m->key_size == 4 && stack_const(env, 2, 4, &key) && key < m->max_entries;
@@ -763,7 +767,7 @@ bool check_call_args(Env& env, const runtime::HelperProto& h, CallMeta* meta) {
         if (!check_helper_arg(env, h, i + 1, kind, &meta->map_index, &mem_regno, &mem_access) ||
             !note_ref_arg(env, i + 1, kind, &meta->refs))
             return false;
-        const Reg& r = env.cur.cur().regs[i + 1];
+        const Reg& r = env.path.cur.cur().regs[i + 1];
         if (kind == ArgKind::const_size || kind == ArgKind::const_size_or_zero) {
             mem_regno = -1;
             meta->msize_max = r.umax;
@@ -778,13 +782,13 @@ bool check_call_args(Env& env, const runtime::HelperProto& h, CallMeta* meta) {
 // constant format (R3, proved a NUL-terminated string of a read-only map by its argument check) acceptable to the
 // printf rules with data_len / 8 arguments.
 bool check_snprintf_call(Env& env) {
-    const Frame& f = env.cur.cur();
+    const Frame& f = env.path.cur.cur();
     const uint64_t data_len = f.regs[5].var.value;
     if (data_len % 8) // the log ends with the call's own line
-        return env.fail(fmt::format("{}: (85) call bpf_snprintf#165", env.pc));
+        return env.fail(fmt::format("{}: (85) call bpf_snprintf#165", env.path.pc));
     const Reg& fr = f.regs[3];
-    const loader::MapSpec* spec = env.map_spec(fr.aux);
-    runtime::Map* map = env.map(fr.aux);
+    const loader::MapSpec* spec = env.facts.map_spec(fr.aux);
+    runtime::Map* map = env.facts.map(fr.aux);
     const int64_t off = int64_t(fr.off) + int64_t(fr.var.value);
     if (!spec || !map || !map->direct_value() || off < 0 || off >= int64_t(spec->value_size))
         return env.fail("verifier bug");
@@ -806,14 +810,14 @@ bool check_call_map_and_ret(Env& env, const runtime::HelperProto& h, const CallM
 }
 
 void set_call_result(Env& env, const runtime::HelperProto& h, const CallMeta& meta) {
-    Frame& f = env.cur.cur();
+    Frame& f = env.path.cur.cur();
     const DynptrRef dynptr = h.ret == runtime::RetKind::dynptr_mem_or_null ? dynptr_of_reg(env, 1) : DynptrRef{};
     clobber_caller_saved(f);
     switch (h.ret) {
     case runtime::RetKind::dynptr_mem_or_null: // bpf_dynptr_data: a slice tied to the dynptr and its reference
         f.regs[0] = reg_ptr(RegType::mem, uint32_t(std::min<uint64_t>(meta.alloc_size, kMaxVarSiz)));
         f.regs[0].maybe_null = true;
-        f.regs[0].id = env.new_id();
+        f.regs[0].id = env.path.new_id();
         f.regs[0].dynptr_id = dynptr.id;
         f.regs[0].ref_obj_id = dynptr.ref_obj_id;
         break;
@@ -827,9 +831,9 @@ void set_call_result(Env& env, const runtime::HelperProto& h, const CallMeta& me
         f.regs[0].maybe_null = !meta.never_null;
         // A value that is never NULL takes an id only when it holds a bpf_spin_lock (the lock's identity).
         if (!meta.never_null || (meta.map_index >= 0 && spin_lock_offset(env, uint32_t(meta.map_index)) >= 0))
-            f.regs[0].id = env.new_id();
+            f.regs[0].id = env.path.new_id();
         if (h.id == 1 && map_lookup_acquires(env, meta.map_index)) // a sockmap / sockhash lookup: the socket
-            f.regs[0].id = f.regs[0].ref_obj_id = acquire_reference(env, env.pc);
+            f.regs[0].id = f.regs[0].ref_obj_id = acquire_reference(env, env.path.pc);
         break;
     case runtime::RetKind::ringbuf_mem_or_null:
         f.regs[0] = reg_ptr(RegType::mem, uint32_t(std::min<uint64_t>(meta.alloc_size, kMaxVarSiz)));
@@ -837,8 +841,8 @@ void set_call_result(Env& env, const runtime::HelperProto& h, const CallMeta& me
         // The kernel takes an id for the maybe-null pointer, then acquires the reservation as a reference under a
         // second id, which becomes the pointer's id and its ref_obj_id.
         f.regs[0].ringbuf = true;
-        env.new_id();
-        f.regs[0].id = f.regs[0].ref_obj_id = acquire_reference(env, env.pc);
+        env.path.new_id();
+        f.regs[0].id = f.regs[0].ref_obj_id = acquire_reference(env, env.path.pc);
         break;
     default:
         if (sock_ret_kind(env, h))
@@ -857,12 +861,12 @@ bool do_helper_call(Env& env, const isa::Insn& insn) {
     const runtime::HelperProto* proto = helper_proto(env, insn.imm); // built-in, else the embedder's
     if (!proto)
         return fail_unknown_helper(env, insn);
-    if (env.cur.lock.held() && insn.imm != 94) // bpf_spin_unlock is the one call allowed under the lock
+    if (env.path.cur.lock.held() && insn.imm != 94) // bpf_spin_unlock is the one call allowed under the lock
         return env.fail("function calls are not allowed while holding a lock");
     CallMeta meta;
     if (!check_call_gate(env, *proto))
         return false;
-    if (env.cur.active_rcu_lock && (proto->flags & runtime::kMightSleep))
+    if (env.path.cur.active_rcu_lock && (proto->flags & runtime::kMightSleep))
         return env.fail(fmt::format("sleepable helper {}#{} in rcu_read_lock region", proto->name, proto->id));
     if (!check_call_args(env, *proto, &meta) || !check_call_map_and_ret(env, *proto, meta) ||
         !check_sock_call(env, *proto))
@@ -885,14 +889,14 @@ bool do_helper_call(Env& env, const isa::Insn& insn) {
     if (insn.imm == 173 && !check_get_func_ip(env, *proto))
         return false;
     if ((proto->flags & runtime::kChangesPktData) || dynptr_changes_pkt)
-        invalidate_pkt_pointers(env.cur);
+        invalidate_pkt_pointers(env.path.cur);
     return true;
 }
 
 bool do_kfunc_call(Env& env, const isa::Insn& insn) {
-    if (env.cur.lock.held())
+    if (env.path.cur.lock.held())
         return env.fail("function calls are not allowed while holding a lock");
-    const auto& names = env.inst.spec().kfuncs;
+    const auto& names = env.facts.inst.spec().kfuncs;
     if (insn.imm < 0 || size_t(insn.imm) >= names.size())
         return env.fail(fmt::format("kernel btf_id {} is not a function", insn.imm));
     if (runtime::kfunc_unresolved(env.inst.spec(), uint32_t(insn.imm)))
@@ -910,7 +914,7 @@ bool do_kfunc_call(Env& env, const isa::Insn& insn) {
         return do_iter_kfunc(env, *proto);
     if (is_dynptr_kfunc(proto->name)) // dynptr.cpp
         return do_dynptr_kfunc(env, *proto);
-    auto& regs = env.cur.cur().regs;
+    auto& regs = env.path.cur.cur().regs;
     for (int i = 0; i < proto->nparams; i++) {
         const runtime::KfuncParam& p = proto->params[i];
         const std::string_view name = p.name ? p.name : "";
@@ -925,17 +929,17 @@ bool do_kfunc_call(Env& env, const isa::Insn& insn) {
             return false;
         }
     }
-    clobber_caller_saved(env.cur.cur());
+    clobber_caller_saved(env.path.cur.cur());
     regs[0] = reg_unknown();
     return true;
 }
 
 bool do_local_call(Env& env, int32_t target) {
-    const int idx = env.subprog_of(target);
-    const Subprog& sp = env.subprogs[idx];
+    const int idx = env.facts.subprog_of(target);
+    const Subprog& sp = env.facts.subprogs[idx];
     if (sp.global)
         return call_global(env, sp);
-    if (env.opts.log_level > 0) { // btf_check_subprog_call logs what it finds, which binds only global functions
+    if (env.log.level > 0) { // btf_check_subprog_call logs what it finds, which binds only global functions
         const std::string why = global_call_problem(env, sp);
         // A pointer argument whose pointee has no size (void, a forward-declared struct) is an error the kernel
         // logs for global functions only: 6.18 prints nothing at a static call with one (measured on both kinds).
@@ -944,24 +948,24 @@ bool do_local_call(Env& env, int32_t target) {
         if (!why.empty() && !global_only)
             env.note(why);
     }
-    if (env.cur.frames.size() >= size_t(isa::kMaxCallDepth))
-        return env.fail(fmt::format("the call stack of {} frames is too deep", env.cur.frames.size() + 1));
+    if (env.path.cur.frames.size() >= size_t(isa::kMaxCallDepth))
+        return env.fail(fmt::format("the call stack of {} frames is too deep", env.path.cur.frames.size() + 1));
     Frame callee;
-    const Frame& caller = env.cur.cur();
+    const Frame& caller = env.path.cur.cur();
     for (int r = 1; r <= 5; r++)
         callee.regs[r] = caller.regs[r];
     callee.regs[10] = reg_ptr(RegType::stack);
-    callee.regs[10].frameno = uint8_t(env.cur.frames.size());
-    callee.callsite = env.pc;
+    callee.regs[10].frameno = uint8_t(env.path.cur.frames.size());
+    callee.callsite = env.path.pc;
     callee.subprog = idx;
-    clobber_caller_saved(env.cur.cur()); // the callee has the arguments; the caller's R0-R5 are gone
-    env.cur.cur().regs[0] = Reg{};
-    env.cur.frames.push_back(std::move(callee));
-    env.pc = target;
-    if (env.opts.log_level > 0) { // check_func_call
-        const int n = int(env.cur.frames.size());
-        env.log += fmt::format("caller:\n{}\ncallee:\n{}\n", kernel_state_str(env, env.cur, n - 2, true),
-                               kernel_state_str(env, env.cur, n - 1, true));
+    clobber_caller_saved(env.path.cur.cur()); // the callee has the arguments; the caller's R0-R5 are gone
+    env.path.cur.cur().regs[0] = Reg{};
+    env.path.cur.frames.push_back(std::move(callee));
+    env.path.pc = target;
+    if (env.log.level > 0) { // check_func_call
+        const int n = int(env.path.cur.frames.size());
+        env.log.text += fmt::format("caller:\n{}\ncallee:\n{}\n", kernel_state_str(env, env.path.cur, n - 2, true),
+                               kernel_state_str(env, env.path.cur, n - 1, true));
         mark_all_scratched(env);
     }
     return true;
@@ -971,24 +975,25 @@ bool do_local_call(Env& env, int32_t target) {
 // arguments or a return type that is not a scalar (the main function has global linkage), or a pointer argument
 // that is neither the program type's ctx nor of a known size.
 void log_main_args(Env& env) {
-    if (env.subprogs.empty())
+    if (env.facts.subprogs.empty())
         return;
-    const Subprog& sp = env.subprogs[0];
+    const Subprog& sp = env.facts.subprogs[0];
     const btf_param* params = nullptr;
     const int n = btf_params_of(env, sp, &params);
-    const btf* b = env.inst.spec().btf.get();
+    const btf* b = env.facts.inst.spec().btf.get();
     if (n < 0)
         return;
     const bool global = btf_vlen(btf__type_by_id(b, sp.btf_type)) == BTF_FUNC_GLOBAL; // a FUNC's vlen: linkage
     if (n > 5) {
         if (global)
-            env.log += fmt::format("Global function {}() with {} > 5 args. Buggy compiler.\n", sp.name, n);
+            env.log.text += fmt::format("Global function {}() with {} > 5 args. Buggy compiler.\n", sp.name, n);
         return;
     }
     const btf_type* ret = skip_mods(b, btf__type_by_id(b, btf__type_by_id(b, sp.btf_type)->type)->type);
     if (!ret || !(btf_is_int(ret) || btf_is_enum(ret) || btf_is_enum64(ret))) {
         if (global)
-            env.log += fmt::format("Global function {}() doesn't return scalar. Only those are supported.\n", sp.name);
+            env.log.text +=
+                fmt::format("Global function {}() doesn't return scalar. Only those are supported.\n", sp.name);
         return;
     }
     for (int i = 0; i < n && i < 5; i++) {
@@ -997,10 +1002,10 @@ void log_main_args(Env& env) {
         if (!t || !btf_is_ptr(t))
             continue;
         const btf_type* pointee = skip_mods(b, t->type, &pointee_id);
-        if (is_ctx_struct(env, b, pointee) || has_arg_tag(env, env.subprogs[0], i, "ctx"))
+        if (is_ctx_struct(env, b, pointee) || has_arg_tag(env, env.facts.subprogs[0], i, "ctx"))
             continue;
         if (pointee_id == 0) { // void
-            env.log += fmt::format("arg#{} reference type('UNKNOWN ') size cannot be determined: -22\n", i);
+            env.log.text += fmt::format("arg#{} reference type('UNKNOWN ') size cannot be determined: -22\n", i);
             return;
         }
     }
@@ -1010,38 +1015,38 @@ void log_main_args(Env& env) {
 // static subprogram hands R0 back as it is, even unwritten, and the caller fails only if it reads it.
 bool do_exit(Env& env, bool* path_done) {
     *path_done = false;
-    if (env.cur.frames.size() == 1) {
+    if (env.path.cur.frames.size() == 1) {
         if (!check_lock_leak(env, "BPF_EXIT instruction in main prog", true) ||
             !check_reference_leak(env, "BPF_EXIT instruction in main prog"))
             return false;
-        if (env.cur.active_rcu_lock) // check_resource_leak, after the lock and the references
+        if (env.path.cur.active_rcu_lock) // check_resource_leak, after the lock and the references
             return env.fail("BPF_EXIT instruction in main prog cannot be used inside bpf_rcu_read_lock-ed region");
         if (!check_return_code(env))
             return false;
         *path_done = true;
         return true;
     }
-    if (env.cur.cur().regs[0].type == RegType::stack) // any frame's stack: the kernel is conservative
+    if (env.path.cur.cur().regs[0].type == RegType::stack) // any frame's stack: the kernel is conservative
         return env.fail("cannot return stack pointer to the caller");
     // Dynptr slices that may be a stack buffer of the returning frame are gone (dynptr.cpp).
-    invalidate_buffer_slices(env.cur, int(env.cur.frames.size()) - 1, 0, 0);
-    const Reg r0 = env.cur.cur().regs[0];
-    if (env.cur.cur().in_callback)
+    invalidate_buffer_slices(env.path.cur, int(env.path.cur.frames.size()) - 1, 0, 0);
+    const Reg r0 = env.path.cur.cur().regs[0];
+    if (env.path.cur.cur().in_callback)
         return callback_exit(env);
-    const int32_t callsite = env.cur.cur().callsite;
+    const int32_t callsite = env.path.cur.cur().callsite;
     const std::string callee = log_callee(env);
-    env.cur.frames.pop_back();
-    Frame& caller = env.cur.cur();
+    env.path.cur.frames.pop_back();
+    Frame& caller = env.path.cur.cur();
     clobber_caller_saved(caller);
     caller.regs[0] = r0;
-    env.pc = callsite + 1;
+    env.path.pc = callsite + 1;
     log_caller(env, callee);
     return true;
 }
 
 // The "arg:<tag>" BTF decl tags on parameter I of subprogram SP (arg:ctx, arg:nonnull, ...).
 bool has_arg_tag(const Env& env, const Subprog& sp, int i, const char* tag) {
-    const btf* b = env.inst.spec().btf.get();
+    const btf* b = env.facts.inst.spec().btf.get();
     if (!b || !sp.btf_type)
         return false;
     const uint32_t n = btf__type_cnt(b);
@@ -1060,10 +1065,10 @@ bool prepare_global_entry(Env& env, const Subprog& sp, State* st) {
     st->frames.assign(1, Frame{});
     Frame& f = st->frames[0];
     f.regs[10] = reg_ptr(RegType::stack);
-    f.subprog = env.subprog_of(sp.start);
+    f.subprog = env.facts.subprog_of(sp.start);
     const btf_param* params = nullptr;
     const int n = btf_params_of(env, sp, &params);
-    const btf* b = env.inst.spec().btf.get();
+    const btf* b = env.facts.inst.spec().btf.get();
     for (int i = 0; i < n && i < 5; i++) {
         uint32_t pointee_id = 0;
         const btf_type* t = skip_mods(b, params[i].type);
@@ -1085,7 +1090,7 @@ bool prepare_global_entry(Env& env, const Subprog& sp, State* st) {
                 const int64_t size = btf__resolve_size(b, pointee_id);
                 f.regs[i + 1] = reg_ptr(RegType::mem, uint32_t(size > 0 ? size : 0));
                 f.regs[i + 1].maybe_null = !has_arg_tag(env, sp, i, "nonnull");
-                f.regs[i + 1].id = f.regs[i + 1].maybe_null ? env.new_id() : 0;
+                f.regs[i + 1].id = f.regs[i + 1].maybe_null ? env.path.new_id() : 0;
             }
         } else {
             f.regs[i + 1] = reg_unknown();

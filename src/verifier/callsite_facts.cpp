@@ -11,12 +11,12 @@ namespace {
 
 // A call whose engines have call-site entries: bpf_strncmp and the string kfuncs.
 bool is_string_call(const Env& env, const isa::Insn& insn) {
-    const isa::OpInfo* op = env.ops[size_t(env.pc)];
+    const isa::OpInfo* op = env.facts.ops[size_t(env.path.pc)];
     if (op && op->shape == isa::Shape::CALL_HELPER)
         return runtime::helper_call_site(insn.imm) != nullptr;
     if (!op || op->shape != isa::Shape::CALL_KFUNC)
         return false;
-    const auto& names = env.inst.spec().kfuncs;
+    const auto& names = env.facts.inst.spec().kfuncs;
     if (insn.imm < 0 || size_t(insn.imm) >= names.size())
         return false;
     const runtime::KfuncProto* proto = runtime::find_kfunc(names[size_t(insn.imm)]);
@@ -31,7 +31,7 @@ ArgFact fact_of(const Env& env, const Reg& r) {
         return r.var.is_const() ? ArgFact{ArgFact::Kind::constant, false, 0, r.var.value} : ArgFact{};
     if (r.type != RegType::map_value || r.maybe_null || !r.var.is_const())
         return {};
-    runtime::Map* m = env.inst.map(r.aux);
+    runtime::Map* m = env.facts.inst.map(r.aux);
     if (!m || !m->spec().global_data)
         return {};
     const int64_t off = int64_t(r.off) + int64_t(r.var.value);
@@ -47,9 +47,9 @@ ArgFact fact_of(const Env& env, const Reg& r) {
 void note_call_facts(Env& env, const isa::Insn& insn) {
     if (!is_string_call(env, insn))
         return;
-    const auto& regs = env.cur.cur().regs;
-    auto [it, fresh] = env.call_facts.try_emplace(env.pc);
-    it->second.pc = env.pc;
+    const auto& regs = env.path.cur.cur().regs;
+    auto [it, fresh] = env.aux.call_facts.try_emplace(env.path.pc);
+    it->second.pc = env.path.pc;
     for (size_t k = 0; k < it->second.args.size(); k++) {
         const ArgFact f = fact_of(env, regs[k + 1]);
         if (fresh)
@@ -61,7 +61,7 @@ void note_call_facts(Env& env, const isa::Insn& insn) {
 
 void attach_call_facts(const Env& env, VerifiedProgram& vp) {
     vp.call_facts.clear();
-    for (const auto& [pc, f] : env.call_facts) {
+    for (const auto& [pc, f] : env.aux.call_facts) {
         if (pc < 0 || size_t(pc) >= vp.new_pc.size())
             continue;
         size_t k = size_t(vp.new_pc[size_t(pc)]); // past a may_goto counter's set-up at a function's start

@@ -10,11 +10,11 @@
 
 namespace strbpf::verifier {
 
-// At the call INSN at env.pc, before the call changes any register: merges R1..R3's facts into env.call_facts
+// At the call INSN at env.path.pc, before the call changes any register: merges R1..R3's facts into env.aux.call_facts
 // (a fact that differs from an earlier path's becomes none). Other calls are left alone.
 void note_call_facts(Env& env, const isa::Insn& insn);
 
-// Copies env.call_facts into VP (whose insns, facts and new_pc are built) under the rewritten pcs.
+// Copies env.aux.call_facts into VP (whose insns, facts and new_pc are built) under the rewritten pcs.
 void attach_call_facts(const Env& env, VerifiedProgram& vp);
 
 } // namespace strbpf::verifier

@@ -22,40 +22,42 @@ bool is_global_func(const loader::ObjectSpec& obj, uint32_t type_id) {
 }
 
 void find_subprogs(Env& env) {
+    ProgramFacts& facts = env.setup_facts(); // before the walk: the facts are made here
     std::vector<std::pair<int32_t, const loader::FuncInfo*>> starts{{0, nullptr}};
-    for (const loader::FuncInfo& f : env.prog.funcs)
+    for (const loader::FuncInfo& f : facts.prog.funcs)
         starts.emplace_back(int32_t(f.insn), &f);
-    for (size_t pc = 0; pc < env.insns.size(); pc++) {
-        const isa::OpInfo* op = env.ops[pc];
+    for (size_t pc = 0; pc < facts.insns.size(); pc++) {
+        const isa::OpInfo* op = facts.ops[pc];
         if (!op)
             continue;
-        const bool func_ref = op->shape == Shape::LDDW && env.insns[pc].src == isa::BPF_PSEUDO_FUNC;
+        const bool func_ref = op->shape == Shape::LDDW && facts.insns[pc].src == isa::BPF_PSEUDO_FUNC;
         if (op->shape == Shape::CALL_LOCAL || func_ref)
-            starts.emplace_back(int32_t(pc) + env.insns[pc].imm + 1, nullptr);
+            starts.emplace_back(int32_t(pc) + facts.insns[pc].imm + 1, nullptr);
     }
     std::stable_sort(starts.begin(), starts.end(), [](auto& a, auto& b) {
         return a.first < b.first || (a.first == b.first && a.second && !b.second);
     });
     for (auto& [start, fi] : starts) {
-        if (!env.subprogs.empty() && env.subprogs.back().start == start)
+        if (!facts.subprogs.empty() && facts.subprogs.back().start == start)
             continue;
         Subprog sp;
         sp.start = start;
         if (fi) {
             sp.name = fi->name;
             sp.btf_type = fi->type_id;
-            sp.global = start != 0 && is_global_func(env.inst.spec(), fi->type_id);
+            sp.global = start != 0 && is_global_func(facts.inst.spec(), fi->type_id);
         }
-        env.subprogs.push_back(sp);
+        facts.subprogs.push_back(sp);
     }
-    for (size_t i = 0; i < env.subprogs.size(); i++)
-        env.subprogs[i].end = i + 1 < env.subprogs.size() ? env.subprogs[i + 1].start : int32_t(env.insns.size());
+    for (size_t i = 0; i < facts.subprogs.size(); i++)
+        facts.subprogs[i].end =
+            i + 1 < facts.subprogs.size() ? facts.subprogs[i + 1].start : int32_t(facts.insns.size());
 }
 
 // Successors of pc within its function (calls continue at the next insn).
 int successors(const Env& env, int32_t pc, int32_t out[2], int32_t* call_target) {
-    const isa::OpInfo* op = env.ops[pc];
-    const isa::Insn& in = env.insns[pc];
+    const isa::OpInfo* op = env.facts.ops[pc];
+    const isa::Insn& in = env.facts.insns[pc];
     *call_target = -1;
     switch (op->shape) {
     case Shape::EXIT: return 0;
@@ -84,57 +86,11 @@ int successors(const Env& env, int32_t pc, int32_t out[2], int32_t* call_target)
 
 uint16_t bit(int r) { return uint16_t(1u << r); }
 
-void use_def(const Env& env, int32_t pc, uint16_t* use, uint16_t* def) {
-    const isa::OpInfo* op = env.ops[pc];
-    const isa::Insn& in = env.insns[pc];
-    const uint16_t d = bit(in.dst), s = bit(in.src);
-    constexpr uint16_t kArgs = 0x3e, kCallerSaved = 0x3f;
-    *use = 0, *def = 0;
-    switch (op->shape) {
-    case Shape::ALU64_K:
-    case Shape::ALU32_K: *use = op->sem == isa::Sem::mov ? 0 : d, *def = d; break;
-    case Shape::ALU64_X:
-    case Shape::ALU32_X: *use = uint16_t(s | (op->sem == isa::Sem::mov || op->sem == isa::Sem::movsx8 ||
-                                                      op->sem == isa::Sem::movsx16 || op->sem == isa::Sem::movsx32
-                                                  ? 0
-                                                  : d)),
-                         *def = d;
-        break;
-    case Shape::NEG64:
-    case Shape::NEG32:
-    case Shape::END: *use = d, *def = d; break;
-    case Shape::LDX:
-    case Shape::LDSX: *use = s, *def = d; break;
-    case Shape::ST: *use = d; break;
-    case Shape::STX: *use = uint16_t(s | d); break;
-    case Shape::ATOMIC_W:
-    case Shape::ATOMIC_DW:
-        *use = uint16_t(s | d);
-        if (in.imm == isa::BPF_CMPXCHG)
-            *use |= bit(0), *def = bit(0);
-        else if (in.imm & isa::BPF_FETCH)
-            *def = s;
-        break;
-    case Shape::LDDW: *def = d; break;
-    case Shape::LD_ABS: *use = bit(6), *def = kCallerSaved; break;
-    case Shape::LD_IND: *use = uint16_t(bit(6) | s), *def = kCallerSaved; break;
-    case Shape::JMP_K:
-    case Shape::JMP32_K: *use = d; break;
-    case Shape::JMP_X:
-    case Shape::JMP32_X: *use = uint16_t(d | s); break;
-    case Shape::CALL_HELPER:
-    case Shape::CALL_KFUNC:
-    case Shape::CALL_LOCAL: *use = kArgs, *def = kCallerSaved; break;
-    case Shape::EXIT: *use = bit(0); break;
-    default: break;
-    }
-}
-
 // Stack slots an insn reads (use) or fully overwrites (def), for accesses through r10 at a constant offset.
 // Anything that may read the stack another way (loads through other registers, calls) uses every slot.
 void stack_use_def(const Env& env, int32_t pc, uint64_t* use, uint64_t* def) {
-    const isa::OpInfo* op = env.ops[pc];
-    const isa::Insn& in = env.insns[pc];
+    const isa::OpInfo* op = env.facts.ops[pc];
+    const isa::Insn& in = env.facts.insns[pc];
     *use = 0, *def = 0;
     auto slots = [](int32_t off, int size) {
         uint64_t m = 0;
@@ -163,20 +119,22 @@ void stack_use_def(const Env& env, int32_t pc, uint64_t* use, uint64_t* def) {
 }
 
 void compute_liveness(Env& env) {
-    const int32_t n = int32_t(env.insns.size());
-    env.live_in.assign(n, 0);
-    env.stack_live_in.assign(n, 0);
+    ProgramFacts& facts = env.setup_facts(); // before the walk: the facts are made here
+    const int32_t n = int32_t(facts.insns.size());
+    facts.live_in.assign(n, 0);
+    facts.stack_live_in.assign(n, 0);
     std::vector<uint16_t> use(n), def(n);
     std::vector<uint64_t> suse(n), sdef(n);
     for (int32_t pc = 0; pc < n; pc++)
-        if (env.ops[pc]) {
-            use_def(env, pc, &use[pc], &def[pc]);
+        if (facts.ops[pc]) {
+            use[pc] = isa::regs_read(*facts.ops[pc], facts.insns[pc]); // opcodes.def's reads / writes columns
+            def[pc] = isa::regs_written(*facts.ops[pc], facts.insns[pc]);
             stack_use_def(env, pc, &suse[pc], &sdef[pc]);
         }
     for (bool changed = true; changed;) {
         changed = false;
         for (int32_t pc = n - 1; pc >= 0; pc--) {
-            if (!env.ops[pc])
+            if (!facts.ops[pc])
                 continue;
             int32_t succ[2], call;
             const int k = successors(env, pc, succ, &call);
@@ -184,13 +142,13 @@ void compute_liveness(Env& env) {
             uint64_t sout = 0;
             for (int i = 0; i < k; i++)
                 if (succ[i] >= 0 && succ[i] < n) {
-                    out |= env.live_in[succ[i]];
-                    sout |= env.stack_live_in[succ[i]];
+                    out |= facts.live_in[succ[i]];
+                    sout |= facts.stack_live_in[succ[i]];
                 }
             const uint16_t in = uint16_t(use[pc] | (out & ~def[pc]) | bit(10));
             const uint64_t sin = suse[pc] | (sout & ~sdef[pc]);
-            if (in != env.live_in[pc] || sin != env.stack_live_in[pc])
-                env.live_in[pc] = in, env.stack_live_in[pc] = sin, changed = true;
+            if (in != facts.live_in[pc] || sin != facts.stack_live_in[pc])
+                facts.live_in[pc] = in, facts.stack_live_in[pc] = sin, changed = true;
         }
     }
 }
@@ -198,16 +156,17 @@ void compute_liveness(Env& env) {
 // check_btf_func: a subprogram (not the main one) with LD_ABS/LD_IND must return a small int or an enum in BTF,
 // since the load's hidden failure path returns 0 from it. Subprograms without BTF are not checked.
 bool check_ld_abs_return(Env& env) {
-    const btf* b = env.inst.spec().btf.get();
-    for (size_t i = 1; b && i < env.subprogs.size(); i++) {
-        const Subprog& sp = env.subprogs[i];
+    const btf* b = env.facts.inst.spec().btf.get();
+    for (size_t i = 1; b && i < env.facts.subprogs.size(); i++) {
+        const Subprog& sp = env.facts.subprogs[i];
         const btf_type* fn = sp.btf_type ? btf__type_by_id(b, sp.btf_type) : nullptr;
         const btf_type* proto = fn && btf_is_func(fn) ? btf__type_by_id(b, fn->type) : nullptr;
         if (!proto || !btf_is_func_proto(proto))
             continue;
         bool has_ld_abs = false;
         for (int32_t pc = sp.start; pc < sp.end; pc++)
-            if (env.ops[pc] && (env.ops[pc]->shape == Shape::LD_ABS || env.ops[pc]->shape == Shape::LD_IND))
+            if (env.facts.ops[pc] &&
+                (env.facts.ops[pc]->shape == Shape::LD_ABS || env.facts.ops[pc]->shape == Shape::LD_IND))
                 has_ld_abs = true;
         if (!has_ld_abs)
             continue;
@@ -224,48 +183,49 @@ bool check_ld_abs_return(Env& env) {
 } // namespace
 
 bool check_cfg(Env& env) {
-    const int32_t n = int32_t(env.insns.size());
+    ProgramFacts& facts = env.setup_facts(); // before the walk: the facts are made here
+    const int32_t n = int32_t(facts.insns.size());
     find_subprogs(env);
     // add_subprog_and_kfunc(): the first kfunc call of a non-GPL program fails the load, reachable or not.
-    for (size_t pc = 0; pc < env.insns.size() && !env.gpl_compatible; pc++)
-        if (env.ops[pc] && env.ops[pc]->shape == Shape::CALL_KFUNC) {
-            env.fail_pc = int32_t(pc);
+    for (size_t pc = 0; pc < facts.insns.size() && !facts.gpl_compatible; pc++)
+        if (facts.ops[pc] && facts.ops[pc]->shape == Shape::CALL_KFUNC) {
+            env.log.fail_pc = int32_t(pc);
             return env.fail("cannot call kernel function from non-GPL compatible program");
         }
-    for (const Subprog& sp : env.subprogs) {
+    for (const Subprog& sp : facts.subprogs) {
         if (sp.start < 0 || sp.start >= n)
             return env.fail(fmt::format("call to invalid destination"));
         int32_t last = sp.end - 1;
-        if (last >= 1 && env.ops[last - 1] && env.ops[last - 1]->shape == Shape::LDDW)
+        if (last >= 1 && facts.ops[last - 1] && facts.ops[last - 1]->shape == Shape::LDDW)
             last--; // never the second slot
-        const isa::OpInfo* op = env.ops[last];
+        const isa::OpInfo* op = facts.ops[last];
         if (!op || (op->shape != Shape::EXIT && op->shape != Shape::JA && op->shape != Shape::GOTOL)) {
-            env.fail_pc = last;
+            env.log.fail_pc = last;
             return env.fail("last insn is not an exit or jmp");
         }
     }
     // Jumps stay inside their subprogram.
     for (int32_t pc = 0; pc < n; pc++) {
-        if (!env.ops[pc])
+        if (!facts.ops[pc])
             continue;
         int32_t succ[2], call;
         const int k = successors(env, pc, succ, &call);
-        const Shape sh = env.ops[pc]->shape;
+        const Shape sh = facts.ops[pc]->shape;
         if (sh == Shape::LDDW || sh == Shape::CALL_LOCAL)
             continue;
-        const Subprog& sp = env.subprogs[env.subprog_of(pc)];
+        const Subprog& sp = facts.subprogs[facts.subprog_of(pc)];
         for (int i = 0; i < k; i++)
             if (succ[i] < sp.start || succ[i] >= sp.end) {
-                env.fail_pc = pc;
+                env.log.fail_pc = pc;
                 return env.fail(fmt::format("jump out of range from insn {} to {}", pc, succ[i]));
             }
     }
     if (!check_ld_abs_return(env))
         return false;
     // resolve_pseudo_ldimm64: a map fd the object did not relocate names no map strbpf has.
-    for (uint32_t pc : env.prog.raw_map_fds) {
-        env.fail_pc = int32_t(pc);
-        return env.fail(fmt::format("fd {} is not pointing to valid bpf_map", env.insns[pc].imm));
+    for (uint32_t pc : facts.prog.raw_map_fds) {
+        env.log.fail_pc = int32_t(pc);
+        return env.fail(fmt::format("fd {} is not pointing to valid bpf_map", facts.insns[pc].imm));
     }
     // Reachability from the entry, through calls and callback references.
     std::vector<uint8_t> seen(n, 0);
@@ -285,29 +245,29 @@ bool check_cfg(Env& env) {
             }
     }
     for (int32_t pc = 0; pc < n; pc++) {
-        if (!env.ops[pc])
+        if (!facts.ops[pc])
             continue; // second slot of ld_imm64
         if (!seen[pc]) {
-            env.fail_pc = pc;
+            env.log.fail_pc = pc;
             return env.fail(fmt::format("unreachable insn {}", pc));
         }
     }
     // Prune points: jump targets, conditional jumps, calls and the insns after them; jmp points likewise
     // (visit_insn / push_insn / visit_func_call_insn).
-    env.prune_point.assign(n + 1, 0);
-    env.callback_call.assign(n + 1, 0);
-    env.jmp_point.assign(n + 1, 0);
+    facts.prune_point.assign(n + 1, 0);
+    facts.callback_call.assign(n + 1, 0);
+    facts.jmp_point.assign(n + 1, 0);
     auto target = [&](int32_t t, bool prune) {
-        env.jmp_point[t] = 1;
+        facts.jmp_point[t] = 1;
         if (prune)
-            env.prune_point[t] = 1;
+            facts.prune_point[t] = 1;
     };
-    env.loop_point.assign(n + 1, 0);
+    facts.loop_point.assign(n + 1, 0);
     for (int32_t pc = 0; pc < n; pc++) {
-        const isa::OpInfo* op = env.ops[pc];
+        const isa::OpInfo* op = facts.ops[pc];
         if (!op)
             continue;
-        const isa::Insn& in = env.insns[pc];
+        const isa::Insn& in = facts.insns[pc];
         switch (op->shape) {
         case Shape::JA: target(pc + in.off + 1, true); break;
         case Shape::GOTOL: target(pc + in.imm + 1, true); break;
@@ -315,28 +275,28 @@ bool check_cfg(Env& env) {
         case Shape::JMP_X:
         case Shape::JMP32_K:
         case Shape::JMP32_X:
-            env.prune_point[pc] = 1;
+            facts.prune_point[pc] = 1;
             target(pc + in.off + 1, true); // and the target
             break;
         case Shape::MAY_GOTO:
-            env.prune_point[pc] = 1, env.loop_point[pc] = kLoopMayGoto;
+            facts.prune_point[pc] = 1, facts.loop_point[pc] = kLoopMayGoto;
             target(pc + in.off + 1, true); // and the target
             break;
-        case Shape::CALL_LOCAL: env.prune_point[pc] = 1; [[fallthrough]];
+        case Shape::CALL_LOCAL: facts.prune_point[pc] = 1; [[fallthrough]];
         case Shape::CALL_HELPER:
             if (op->shape == Shape::CALL_HELPER) {
                 // visit_insn: a sync callback's call is a forced checkpoint (its callback returns to it), an
                 // async one's a prune point.
                 const runtime::CallbackKind cb = helper_callback(env, in.imm).kind;
                 if (cb == runtime::CallbackKind::sync)
-                    env.prune_point[pc] = env.callback_call[pc] = env.jmp_point[pc] = 1;
+                    facts.prune_point[pc] = facts.callback_call[pc] = facts.jmp_point[pc] = 1;
                 else if (cb == runtime::CallbackKind::async)
-                    env.prune_point[pc] = 1;
+                    facts.prune_point[pc] = 1;
             }
             [[fallthrough]];
         case Shape::CALL_KFUNC:
             if (op->shape == Shape::CALL_KFUNC && is_iter_next_call(env, in))
-                env.prune_point[pc] = 1, env.loop_point[pc] = kLoopIterNext;
+                facts.prune_point[pc] = 1, facts.loop_point[pc] = kLoopIterNext;
             target(pc + 1, true);
             break;
         default: break;
@@ -346,7 +306,7 @@ bool check_cfg(Env& env) {
     return true;
 }
 
-int Env::subprog_of(int32_t pc) const {
+int ProgramFacts::subprog_of(int32_t pc) const {
     int lo = 0;
     for (int i = 0; i < int(subprogs.size()); i++)
         if (subprogs[i].start <= pc)

@@ -27,7 +27,7 @@ enum class Region { map_value, map_key, mem };
 
 // The kernel's check_mem_region_access: fixed offset OFF plus the register's variable part.
 bool check_region(Env& env, int regno, int64_t off, int64_t size, uint64_t mem_size, Region region) {
-    const Reg& r = env.cur.cur().regs[regno];
+    const Reg& r = env.path.cur.cur().regs[regno];
     auto region_msg = [&](int64_t at) {
         if (region == Region::map_value)
             env.note(fmt::format("invalid access to map value, value_size={} off={} size={}", mem_size, at, size));
@@ -36,8 +36,8 @@ bool check_region(Env& env, int regno, int64_t off, int64_t size, uint64_t mem_s
         else
             env.note(fmt::format("invalid access to memory, mem_size={} off={} size={}", mem_size, at, size));
     };
-    if (r.smin < 0 && (r.smin == std::numeric_limits<int64_t>::min() || off + r.smin != int64_t(int32_t(off + r.smin)) ||
-                       r.smin + off < 0))
+    if (r.smin < 0 && (r.smin == std::numeric_limits<int64_t>::min() ||
+                       off + r.smin != int64_t(int32_t(off + r.smin)) || r.smin + off < 0))
         return env.fail(fmt::format(
             "R{} min value is negative, either use unsigned index or do a if (index >=0) check.", regno));
     if (!mem_ok(r.smin + off, size, mem_size)) {
@@ -74,8 +74,8 @@ bool check_map_access_type(Env& env, const loader::MapSpec* spec, int64_t off, i
 
 // Reads SIZE bytes of a frozen read-only map value at a known offset: the verifier sees .rodata constants.
 bool read_rdonly_value(Env& env, const Reg& ptr, int64_t off, int size, bool sx, Reg* out) {
-    const loader::MapSpec* spec = env.map_spec(ptr.aux);
-    runtime::Map* map = env.map(ptr.aux);
+    const loader::MapSpec* spec = env.facts.map_spec(ptr.aux);
+    runtime::Map* map = env.facts.map(ptr.aux);
     if (!spec || !map || !spec->frozen || !ptr.var.is_const())
         return false;
     const uint8_t* base = map->direct_value();
@@ -102,7 +102,7 @@ StackSlot* stack_slot(Frame& f, int64_t byte_off, bool grow) {
 int byte_index(int64_t byte_off) { return int((byte_off % 8 + 8) % 8); }
 
 bool stack_bounds(Env& env, int regno, int64_t min_off, int64_t max_off, int size, Access access) {
-    const Reg& r = env.cur.cur().regs[regno];
+    const Reg& r = env.path.cur.cur().regs[regno];
     if (min_off >= -isa::kStackSize && max_off + size <= 0 && size > 0)
         return true;
     const char* what = is_write(access) ? " write to" : " read from"; // helpers too, since Linux 6.x
@@ -176,7 +176,7 @@ bool read_stack_fixed(Env& env, Frame& f, int64_t off, int size, int dst) {
             spill_size++;
         if (size == 8 && spill_size == 8) {
             result = s->spilled;
-            env.cur_entry.flags |= kHistFill;
+            env.path.cur_entry.flags |= kHistFill;
         } else if (s->spilled.type != RegType::scalar) {
             return env.fail("invalid size of register fill");
         } else if (size <= spill_size && off % 8 == 0) {
@@ -184,7 +184,7 @@ bool read_stack_fixed(Env& env, Frame& f, int64_t off, int size, int dst) {
             if (size == 4 && spill_size == 4 && 64 - std::countl_zero(s->spilled.umax) <= 32)
                 assign_id_before_mov(env, s->spilled);
             result = s->spilled;
-            env.cur_entry.flags |= kHistFill;
+            env.path.cur_entry.flags |= kHistFill;
             if (64 - std::countl_zero(result.umax) > size * 8)
                 clear_scalar_id(result);
         } else {
@@ -197,7 +197,7 @@ bool read_stack_fixed(Env& env, Frame& f, int64_t off, int size, int dst) {
             // STACK_ZERO bytes or a mix read as data, which the kernel's backtracking does not follow.
             const bool spilled_zero = s->spilled.is_const() && s->spilled.var.value == 0;
             if (spill == size && spilled_zero)
-                env.cur_entry.flags |= kHistFill;
+                env.path.cur_entry.flags |= kHistFill;
             if ((spill == size && spilled_zero) || zero == size)
                 result = reg_const(0);
         }
@@ -212,7 +212,7 @@ bool read_stack_fixed(Env& env, Frame& f, int64_t off, int size, int dst) {
             result = reg_const(0);
     }
     if (dst >= 0)
-        env.cur.cur().regs[dst] = result;
+        env.path.cur.cur().regs[dst] = result;
     return true;
 }
 
@@ -233,7 +233,7 @@ void helper_stack_write(Env& env, Frame& f, int64_t lo, int64_t hi, bool scratch
         }
         s->bytes[byte_index(a)] = Slot::misc;
         if (scratch)
-            env.scratched_slots |= 1ull << ((-a - 1) / 8);
+            env.log.scratched_slots |= 1ull << ((-a - 1) / 8);
     }
 }
 
@@ -241,7 +241,7 @@ void helper_stack_write(Env& env, Frame& f, int64_t lo, int64_t hi, bool scratch
 // constant offset a written (raw) argument may not overlap a dynptr; any other helper access may not read a dynptr's
 // or an iterator's bytes.
 bool helper_stack_objects(Env& env, const Frame& f, int regno, int64_t lo, int64_t hi, int size, Access access) {
-    const Reg& r = env.cur.cur().regs[regno];
+    const Reg& r = env.path.cur.cur().regs[regno];
     const bool raw = access == Access::helper_write && r.var.is_const();
     for (int64_t a = lo; a < hi + size; a++) {
         const size_t spi = size_t((-a - 1) / 8);
@@ -265,14 +265,14 @@ bool helper_stack_objects(Env& env, const Frame& f, int regno, int64_t lo, int64
 // register, or an immediate: VALUE_REGNO -2) leaves zeroed bytes zero and the bytes of a spilled constant 0 as
 // they are, which makes the value written precise.
 void write_stack_var(Env& env, Frame& f, int64_t lo, int64_t hi, int value_regno) {
-    const Reg* v = value_regno >= 0 ? &env.cur.cur().regs[value_regno] : nullptr;
+    const Reg* v = value_regno >= 0 ? &env.path.cur.cur().regs[value_regno] : nullptr;
     const bool zero = v ? v->type == RegType::scalar && v->is_const() && v->var.value == 0
-                        : value_regno == -2 && env.insns[env.pc].imm == 0;
+                        : value_regno == -2 && env.facts.insns[env.path.pc].imm == 0;
     bool zero_used = false;
     for (int64_t a = lo; a < hi; a++) {
         StackSlot* s = stack_slot(f, a, true);
         Slot& b = s->bytes[byte_index(a)];
-        env.scratched_slots |= 1ull << ((-a - 1) / 8);
+        env.log.scratched_slots |= 1ull << ((-a - 1) / 8);
         if (zero && b == Slot::spill && s->bytes[0] == Slot::spill && s->spilled.type == RegType::scalar &&
             s->spilled.is_const() && s->spilled.var.value == 0) {
             zero_used = true;
@@ -294,8 +294,8 @@ void write_stack_var(Env& env, Frame& f, int64_t lo, int64_t hi, int value_regno
 }
 
 bool stack_access(Env& env, int regno, int64_t off, int size, Access access, int value_regno) {
-    const Reg r = env.cur.cur().regs[regno];
-    Frame& f = env.cur.frames[r.frameno];
+    const Reg r = env.path.cur.cur().regs[regno];
+    Frame& f = env.path.cur.frames[r.frameno];
     const int64_t base = off + r.off;
     if (r.var.is_const()) {
         const int64_t at = base + int64_t(r.var.value);
@@ -305,7 +305,7 @@ bool stack_access(Env& env, int regno, int64_t off, int size, Access access, int
         if (is_helper(access) && !helper_stack_objects(env, f, regno, at, at, size, access))
             return false;
         if (is_write(access)) // a dynptr slice that may be this memory is gone (dynptr.cpp)
-            invalidate_buffer_slices(env.cur, r.frameno, at, at + size);
+            invalidate_buffer_slices(env.path.cur, r.frameno, at, at + size);
         if (access == Access::helper_write)
             helper_stack_write(env, f, at, at + size, true);
         if (is_helper(access))
@@ -314,8 +314,8 @@ bool stack_access(Env& env, int regno, int64_t off, int size, Access access, int
             return false; // check_stack_write_fixed_off: a write into a dynptr destroys it
         note_stack_access(env, r.frameno, at, size);
         if (is_write(access)) {
-            const Reg* v = value_regno >= 0 ? &env.cur.cur().regs[value_regno] : nullptr;
-            const Reg imm = value_regno == -2 ? reg_const(uint64_t(int64_t(env.insns[env.pc].imm))) : Reg{};
+            const Reg* v = value_regno >= 0 ? &env.path.cur.cur().regs[value_regno] : nullptr;
+            const Reg imm = value_regno == -2 ? reg_const(uint64_t(int64_t(env.facts.insns[env.path.pc].imm))) : Reg{};
             if (value_regno == -2)
                 v = &imm;
             const bool zero = v && v->is_const() && v->var.value == 0;
@@ -325,21 +325,22 @@ bool stack_access(Env& env, int regno, int64_t off, int size, Access access, int
             // check_stack_write_fixed_off: an aligned spill of a scalar that fits the store ties it to the slot.
             if (value_regno >= 0 && at % 8 == 0 && v->type == RegType::scalar &&
                 64 - std::countl_zero(v->umax) <= size * 8)
-                assign_id_before_mov(env, env.cur.cur().regs[value_regno]);
+                assign_id_before_mov(env, env.path.cur.cur().regs[value_regno]);
             if (write_stack_fixed(f, at, size, v, zero))
-                env.cur_entry.flags |= kHistSpill;
+                env.path.cur_entry.flags |= kHistSpill;
             return true;
         }
         return read_stack_fixed(env, f, at, size, value_regno);
     }
     const int64_t lo = base + r.smin, hi = base + r.smax;
-    if (r.smin < -isa::kStackSize * 2 || r.smax > isa::kStackSize * 2 || !stack_bounds(env, regno, lo, hi, size, access))
+    if (r.smin < -isa::kStackSize * 2 || r.smax > isa::kStackSize * 2 ||
+        !stack_bounds(env, regno, lo, hi, size, access))
         return env.failed() ? false : stack_bounds(env, regno, -1000000, 0, size, access);
     update_stack_depth(env, r.frameno, lo);
     if (is_helper(access) && !helper_stack_objects(env, f, regno, lo, hi, size, access))
         return false;
     if (is_write(access))
-        invalidate_buffer_slices(env.cur, r.frameno, lo, hi + size);
+        invalidate_buffer_slices(env.path.cur, r.frameno, lo, hi + size);
     if (is_write(access) && !is_helper(access)) // check_stack_write_var_off: every dynptr it may touch
         for (int64_t a = lo; a < hi + size; a++)
             if (!destroy_dynptr_at(env, r.frameno, int((-a - 1) / 8)))
@@ -349,7 +350,7 @@ bool stack_access(Env& env, int regno, int64_t off, int size, Access access, int
     } else if (is_write(access)) {
         write_stack_var(env, f, lo, hi + size, value_regno);
     } else if (value_regno >= 0) {
-        env.cur.cur().regs[value_regno] = reg_unknown();
+        env.path.cur.cur().regs[value_regno] = reg_unknown();
     }
     return true;
 }
@@ -357,7 +358,7 @@ bool stack_access(Env& env, int regno, int64_t off, int size, Access access, int
 // The kernel's check_ptr_alignment: stack accesses are always strictly aligned (the spill tracking relies on it);
 // other pointers are not on x86-64 (efficient unaligned access, no BPF_F_STRICT_ALIGNMENT).
 bool check_stack_alignment(Env& env, int regno, int32_t insn_off, int size) {
-    const Reg& r = env.cur.cur().regs[regno];
+    const Reg& r = env.path.cur.cur().regs[regno];
     if (size == 1)
         return true;
     const uint64_t bits = r.var.value + uint64_t(int64_t(r.off) + insn_off);
@@ -371,11 +372,11 @@ bool check_stack_alignment(Env& env, int regno, int32_t insn_off, int size) {
 // checked as if the packet started NET_IP_ALIGN (2) bytes into an aligned buffer, other pointers as they are.
 // STRICT_ONCE (atomics) checks whatever the flags say.
 bool check_strict_alignment(Env& env, int regno, int32_t insn_off, int size, bool strict_once) {
-    const uint32_t flags = env.opts.prog_flags;
+    const uint32_t flags = env.facts.opts.prog_flags;
     const bool strict = strict_once || ((flags & kProgFlagStrictAlignment) && !(flags & kProgFlagAnyAlignment));
     if (!strict || size == 1)
         return true;
-    const Reg& r = env.cur.cur().regs[regno];
+    const Reg& r = env.path.cur.cur().regs[regno];
     const bool packet = r.type == RegType::packet || r.type == RegType::packet_meta;
     const char* desc = r.type == RegType::map_value     ? "value "
                        : r.type == RegType::map_key     ? "key "
@@ -400,7 +401,7 @@ bool check_strict_alignment(Env& env, int regno, int32_t insn_off, int size, boo
 } // namespace
 
 bool check_ctx_reg_off(Env& env, int regno) {
-    const Reg& r = env.cur.cur().regs[regno];
+    const Reg& r = env.path.cur.cur().regs[regno];
     if (r.off < 0)
         return env.fail(fmt::format("negative offset ctx ptr R{} off={} disallowed", regno, r.off));
     if (r.off != 0)
@@ -415,29 +416,29 @@ namespace {
 bool ctx_access(Env& env, int regno, int32_t off, int size, Access access, int value_regno, bool sign_extend) {
     if (!check_ctx_reg_off(env, regno))
         return false;
-    if (env.attach)
+    if (env.facts.attach)
         return btf_ctx_load(env, off, size, is_write(access), is_write(access) ? -1 : value_regno);
     RegType field = RegType::scalar;
     if (!ctx_access_valid(env, off, size, is_write(access), sign_extend, &field))
         return env.fail(fmt::format("invalid bpf_context access off={} size={}", off, size));
     if (off + size > 0)
-        env.max_ctx_offset = std::max(env.max_ctx_offset, uint32_t(off + size));
-    env.min_ctx_offset = std::min(env.min_ctx_offset, off);
+        env.aux.max_ctx_offset = std::max(env.aux.max_ctx_offset, uint32_t(off + size));
+    env.aux.min_ctx_offset = std::min(env.aux.min_ctx_offset, off);
     if (!is_write(access) && value_regno >= 0) {
         Reg v = field == RegType::scalar ? reg_unknown() : reg_ptr(field);
         if (field == RegType::packet || field == RegType::packet_meta)
             v.aux = 0; // range
-        if (is_sock_type(field) && ctx_sock_maybe_null(env.prog.type, field)) {
+        if (is_sock_type(field) && ctx_sock_maybe_null(env.facts.prog.type, field)) {
             v.maybe_null = true;
-            v.id = env.new_id();
+            v.id = env.path.new_id();
         }
-        env.cur.cur().regs[value_regno] = v;
+        env.path.cur.cur().regs[value_regno] = v;
     }
     return true;
 }
 
 bool packet_access(Env& env, int regno, int64_t off, int64_t size) {
-    const Reg& r = env.cur.cur().regs[regno];
+    const Reg& r = env.path.cur.cur().regs[regno];
     if (r.smin < 0)
         return env.fail(fmt::format(
             "R{} min value is negative, either use unsigned index or do a if (index >=0) check.", regno));
@@ -453,7 +454,7 @@ bool packet_access(Env& env, int regno, int64_t off, int64_t size) {
 } // namespace
 
 bool check_reg_init(Env& env, int regno) {
-    if (env.cur.cur().regs[regno].type == RegType::not_init)
+    if (env.path.cur.cur().regs[regno].type == RegType::not_init)
         return env.fail(fmt::format("R{} !read_ok", regno));
     return true;
 }
@@ -461,8 +462,8 @@ bool check_reg_init(Env& env, int regno) {
 // value_regno: the register loaded into / stored from; -1 none; -2 the insn's imm (BPF_ST).
 bool check_mem_access(Env& env, int regno, int32_t insn_off, int size, Access access, int value_regno,
                       bool sign_extend, bool strict_once) {
-    const Reg r = env.cur.cur().regs[regno];
-    Reg* dst = (!is_write(access) && value_regno >= 0) ? &env.cur.cur().regs[value_regno] : nullptr;
+    const Reg r = env.path.cur.cur().regs[regno];
+    Reg* dst = (!is_write(access) && value_regno >= 0) ? &env.path.cur.cur().regs[value_regno] : nullptr;
     if (!is_helper(access) && r.type != RegType::stack && r.type != RegType::arena && !r.maybe_null &&
         !check_strict_alignment(env, regno, insn_off, size, strict_once))
         return false;
@@ -470,7 +471,7 @@ bool check_mem_access(Env& env, int regno, int32_t insn_off, int size, Access ac
     case RegType::map_value: {
         if (r.maybe_null)
             break;
-        const loader::MapSpec* spec = env.map_spec(r.aux);
+        const loader::MapSpec* spec = env.facts.map_spec(r.aux);
         const uint32_t vs = spec ? spec->value_size : 0;
         const int64_t off = int64_t(insn_off) + r.off;
         if (!check_map_access_type(env, spec, off, size, access))
@@ -490,7 +491,7 @@ bool check_mem_access(Env& env, int regno, int32_t insn_off, int size, Access ac
     case RegType::map_key: {
         if (is_write(access))
             return env.fail(fmt::format("write to change key R{} not allowed", regno));
-        const loader::MapSpec* spec = env.map_spec(r.aux);
+        const loader::MapSpec* spec = env.facts.map_spec(r.aux);
         if (!check_region(env, regno, int64_t(insn_off) + r.off, size, spec ? spec->key_size : 0, Region::map_key))
             return false;
         if (dst)
@@ -561,7 +562,7 @@ bool check_mem_access(Env& env, int regno, int32_t insn_off, int size, Access ac
         break;
     case RegType::packet:
     case RegType::packet_meta:
-        if (access == Access::write && !packet_writable(env.prog.type))
+        if (access == Access::write && !packet_writable(env.facts.prog.type))
             return env.fail("cannot write into packet");
         if (!packet_access(env, regno, insn_off, size))
             return false;
@@ -589,13 +590,13 @@ bool check_mem_access(Env& env, int regno, int32_t insn_off, int size, Access ac
 
 // check_ptr_alignment(strict) for a MEM_ALIGNED helper argument (ARG_PTR_TO_LONG, ARG_PTR_TO_INT).
 bool check_aligned_arg(Env& env, int regno, int size) {
-    if (env.cur.cur().regs[regno].type == RegType::stack)
+    if (env.path.cur.cur().regs[regno].type == RegType::stack)
         return check_stack_alignment(env, regno, 0, size);
     return check_strict_alignment(env, regno, 0, size, true);
 }
 
 bool check_helper_mem(Env& env, int regno, uint64_t size, bool zero_size_allowed, Access access) {
-    const Reg& r = env.cur.cur().regs[regno];
+    const Reg& r = env.path.cur.cur().regs[regno];
     if (size == 0 && zero_size_allowed && r.type == RegType::stack) {
         // check_stack_access_within_bounds with access_size 0: the pointer itself must lie in [-512, -1] (a root
         // loader may read uninitialised stack) over its whole range.
@@ -619,7 +620,7 @@ bool check_helper_mem(Env& env, int regno, uint64_t size, bool zero_size_allowed
     switch (r.type) {
     case RegType::stack: return stack_access(env, regno, 0, int(std::min<uint64_t>(size, 1u << 20)), access, -1);
     case RegType::map_value: {
-        const loader::MapSpec* spec = env.map_spec(r.aux);
+        const loader::MapSpec* spec = env.facts.map_spec(r.aux);
         const uint32_t vs = spec ? spec->value_size : 0;
         if (!check_map_access_type(env, spec, r.off, sz, access))
             return false;
@@ -633,7 +634,7 @@ bool check_helper_mem(Env& env, int regno, uint64_t size, bool zero_size_allowed
     case RegType::map_key: {
         if (is_write(access))
             return env.fail(fmt::format("R{} cannot write into map_key", regno));
-        const loader::MapSpec* spec = env.map_spec(r.aux);
+        const loader::MapSpec* spec = env.facts.map_spec(r.aux);
         return check_region(env, regno, r.off, sz, spec ? spec->key_size : 0, Region::map_key);
     }
     case RegType::packet:
@@ -649,10 +650,10 @@ namespace strbpf::verifier {
 // The kernel's get_constant_map_key: zero bytes from the key's address to the end of its slot, or a spilled
 // constant scalar of exactly SIZE bytes there (whose whole value is the key); nothing across slots.
 bool stack_const(Env& env, int regno, int size, uint64_t* out) {
-    const Reg& r = env.cur.cur().regs[regno];
+    const Reg& r = env.path.cur.cur().regs[regno];
     if (r.type != RegType::stack || !r.var.is_const())
         return false;
-    const Frame& f = env.cur.frames[r.frameno];
+    const Frame& f = env.path.cur.frames[r.frameno];
     const int64_t off = int64_t(r.off) + int64_t(r.var.value);
     if (off < -isa::kStackSize || off + size > 0)
         return false;
@@ -725,7 +726,8 @@ const char* reserved_fields_class(const isa::OpInfo& op) {
 bool check_insn_operands(Env& env, const isa::OpInfo& op, const isa::Insn& insn) {
     switch (isa::operand_error(op, insn)) {
     case isa::OperandError::none: return true;
-    case isa::OperandError::reserved: return env.fail(fmt::format("{} uses reserved fields", reserved_fields_class(op)));
+    case isa::OperandError::reserved:
+        return env.fail(fmt::format("{} uses reserved fields", reserved_fields_class(op)));
     case isa::OperandError::bad_src: return env.fail(fmt::format("R{} is invalid", insn.src));
     case isa::OperandError::bad_dst: return env.fail(fmt::format("R{} is invalid", insn.dst));
     case isa::OperandError::writes_r10:

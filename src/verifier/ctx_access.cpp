@@ -119,7 +119,7 @@ bool tc_ctx(const CtxAccess& a, RegType* field) {
 // xdp_is_valid_access over struct xdp_md { data, data_end, data_meta, ingress_ifindex, rx_queue_index,
 // egress_ifindex }: read-only u32 fields; egress_ifindex only for devmap programs.
 bool xdp_ctx(const Env& env, const CtxAccess& a, RegType* field) {
-    if (a.off == 20 && expected_attach_type(env.prog) != kAttachXdpDevmap)
+    if (a.off == 20 && expected_attach_type(env.facts.prog) != kAttachXdpDevmap)
         return false;
     if (a.write || (a.sx && a.off >= 0 && a.off < 12)) // no sign-extending load of a packet pointer
         return false;
@@ -458,7 +458,7 @@ bool ctx_access_valid(const Env& env, int32_t off, int size, bool write, bool si
     *field = RegType::scalar;
     const CtxAccess a{off, size, write, sign_extend};
     using loader::ProgType;
-    switch (env.prog.type) {
+    switch (env.facts.prog.type) {
     case ProgType::socket_filter:
         return socket_filter_ctx(a, field);
     case ProgType::sched_cls:
@@ -488,9 +488,9 @@ bool ctx_access_valid(const Env& env, int32_t off, int size, bool write, bool si
     case ProgType::flow_dissector:
         return flow_dissector_ctx(a, field);
     case ProgType::cgroup_sock:
-        return cgroup_sock_ctx(env.prog.expected_attach_type, a);
+        return cgroup_sock_ctx(env.facts.prog.expected_attach_type, a);
     case ProgType::cgroup_sock_addr:
-        return sock_addr_ctx(env.prog.expected_attach_type, a, field);
+        return sock_addr_ctx(env.facts.prog.expected_attach_type, a, field);
     case ProgType::sock_ops:
         return sock_ops_ctx(a, field);
     case ProgType::sk_msg:
@@ -502,7 +502,7 @@ bool ctx_access_valid(const Env& env, int32_t off, int size, bool write, bool si
     case ProgType::cgroup_sysctl:
         return cgroup_sysctl_ctx(a);
     case ProgType::cgroup_sockopt:
-        return cgroup_sockopt_ctx(env.prog.expected_attach_type, a, field);
+        return cgroup_sockopt_ctx(env.facts.prog.expected_attach_type, a, field);
     case ProgType::sk_reuseport:
         return sk_reuseport_ctx(a, field);
     case ProgType::raw_tracepoint_writable:

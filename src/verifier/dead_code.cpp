@@ -67,11 +67,11 @@ bool is_cond_jump(Shape s) {
 
 Program hardened(const Env& env, const std::vector<uint8_t>& seen) {
     Program p;
-    const int32_t n = int32_t(env.insns.size());
+    const int32_t n = int32_t(env.facts.insns.size());
     p.slots.resize(size_t(n));
     for (int32_t pc = 0; pc < n; pc++) {
-        const isa::OpInfo* op = env.ops[size_t(pc)];
-        const isa::Insn& in = env.insns[size_t(pc)];
+        const isa::OpInfo* op = env.facts.ops[size_t(pc)];
+        const isa::Insn& in = env.facts.insns[size_t(pc)];
         InsnSlot& s = p.slots[size_t(pc)];
         s.seen = seen[size_t(pc)] != 0;
         if (!op || !s.seen)
@@ -83,7 +83,7 @@ Program hardened(const Env& env, const std::vector<uint8_t>& seen) {
         else if (is_cond_jump(op->shape) && pc + 1 < n && seen[size_t(pc) + 1])
             s.nop = !seen[size_t(pc + in.off + 1)];
     }
-    for (const Subprog& sp : env.subprogs)
+    for (const Subprog& sp : env.facts.subprogs)
         p.starts.push_back(sp.start);
     p.starts.push_back(n);
     return p;
@@ -92,10 +92,10 @@ Program hardened(const Env& env, const std::vector<uint8_t>& seen) {
 } // namespace
 
 bool check_subprog_refs(Env& env, const std::vector<uint8_t>& seen) {
-    if (env.subprogs.size() < 2)
+    if (env.facts.subprogs.size() < 2)
         return true;
     // Nothing moves a reference off its subprogram while every subprogram was entered.
-    if (std::all_of(env.subprogs.begin(), env.subprogs.end(),
+    if (std::all_of(env.facts.subprogs.begin(), env.facts.subprogs.end(),
                     [&](const Subprog& sp) { return seen[size_t(sp.start)] != 0; }))
         return true;
     Program p = hardened(env, seen);

@@ -36,7 +36,7 @@ int dynptr_get_spi(Env& env, const Reg& r) {
         env.note(fmt::format("cannot pass in dynptr at an offset={}", off));
         return kEinval;
     }
-    const Frame& f = env.cur.frames[r.frameno];
+    const Frame& f = env.path.cur.frames[r.frameno];
     if (spi - kNrSlots + 1 < 0 || spi >= int64_t(f.stack.size()))
         return kErange;
     return int(spi);
@@ -44,11 +44,11 @@ int dynptr_get_spi(Env& env, const Reg& r) {
 
 // The same without a log line, for facts read after the arguments were checked.
 int quiet_spi(const Env& env, const Reg& r) {
-    if (r.type != RegType::stack || !r.var.is_const() || r.frameno >= env.cur.frames.size())
+    if (r.type != RegType::stack || !r.var.is_const() || r.frameno >= env.path.cur.frames.size())
         return -1;
     const int64_t off = r.off + int64_t(r.var.value);
     const int64_t spi = (-off - 1) / 8;
-    if (off % 8 || spi < 1 || spi >= int64_t(env.cur.frames[r.frameno].stack.size()))
+    if (off % 8 || spi < 1 || spi >= int64_t(env.path.cur.frames[r.frameno].stack.size()))
         return -1;
     return int(spi);
 }
@@ -57,7 +57,7 @@ bool is_dynptr_slot(const StackSlot& s) { return s.bytes[0] == Slot::dynptr; }
 
 // __check_ptr_off_reg for a const dynptr pointer (no fixed offset allowed), in its order.
 bool check_const_dynptr_off(Env& env, int regno) {
-    const Reg& r = env.cur.cur().regs[regno];
+    const Reg& r = env.path.cur.cur().regs[regno];
     if (r.off < 0)
         return env.fail(fmt::format("negative offset dynptr_ptr ptr R{} off={} disallowed", regno, r.off));
     if (r.off)
@@ -87,10 +87,10 @@ void clear_pair(Frame& f, int spi) {
 // mark_stack_slots_dynptr after the slots were destroyed and written: both slots typed, a new dynptr id, and the
 // reservation's reference for ring buffer dynptrs (a clone's parent's, else a new one acquired at this call).
 void mark_slots(Env& env, Frame& f, int spi, DynptrType type, uint32_t clone_ref) {
-    const uint32_t id = env.new_id();
+    const uint32_t id = env.path.new_id();
     uint32_t ref = 0;
     if (type == DynptrType::ringbuf)
-        ref = clone_ref ? clone_ref : acquire_reference(env, env.pc);
+        ref = clone_ref ? clone_ref : acquire_reference(env, env.path.pc);
     for (int i = 0; i < kNrSlots; i++) {
         StackSlot& s = f.stack[size_t(spi - i)];
         s = StackSlot{};
@@ -100,7 +100,7 @@ void mark_slots(Env& env, Frame& f, int spi, DynptrType type, uint32_t clone_ref
         s.spilled.ref_obj_id = ref;
         s.spilled.dynptr = type;
         s.spilled.dynptr_first = i == 0;
-        env.scratched_slots |= 1ull << (spi - i);
+        env.log.scratched_slots |= 1ull << (spi - i);
     }
 }
 
@@ -109,7 +109,7 @@ bool valid_init(const Env& env, const Reg& r, int spi) {
         return true;
     if (spi < 0)
         return false;
-    const Frame& f = env.cur.frames[r.frameno];
+    const Frame& f = env.path.cur.frames[r.frameno];
     return f.stack[size_t(spi)].spilled.dynptr_first && is_dynptr_slot(f.stack[size_t(spi)]) &&
            is_dynptr_slot(f.stack[size_t(spi - 1)]) &&
            std::all_of(f.stack[size_t(spi)].bytes.begin(), f.stack[size_t(spi)].bytes.end(),
@@ -127,7 +127,7 @@ struct DynptrArg {
 
 // process_dynptr_func. CLONE_REF: the reference a clone shares with its parent.
 bool process_dynptr(Env& env, int regno, const DynptrArg& a, uint32_t clone_ref, const char* type_msg) {
-    const Reg r = env.cur.cur().regs[regno];
+    const Reg r = env.path.cur.cur().regs[regno];
     if (r.type != RegType::stack && r.type != RegType::dynptr)
         return env.fail(fmt::format("arg#{} expected pointer to stack or {}", regno - 1, type_msg));
     if (a.uninit) {
@@ -142,7 +142,7 @@ bool process_dynptr(Env& env, int regno, const DynptrArg& a, uint32_t clone_ref,
         const int at = dynptr_get_spi(env, r);
         if (at < 0)
             return env.fail("Dynptr has to be an uninitialized dynptr");
-        mark_slots(env, env.cur.frames[r.frameno], at, a.type, clone_ref);
+        mark_slots(env, env.path.cur.frames[r.frameno], at, a.type, clone_ref);
         return true;
     }
     if (r.type == RegType::dynptr && !a.rdonly)
@@ -151,11 +151,11 @@ bool process_dynptr(Env& env, int regno, const DynptrArg& a, uint32_t clone_ref,
     if (!valid_init(env, r, spi))
         return env.fail(fmt::format("Expected an initialized dynptr as arg #{}", regno - 1));
     const DynptrType have =
-        r.type == RegType::dynptr ? r.dynptr : env.cur.frames[r.frameno].stack[size_t(spi)].spilled.dynptr;
+        r.type == RegType::dynptr ? r.dynptr : env.path.cur.frames[r.frameno].stack[size_t(spi)].spilled.dynptr;
     if (a.type != DynptrType::invalid && have != a.type)
         return env.fail(fmt::format("Expected a dynptr of type {} as arg #{}", dynptr_type_str(a.type), regno - 1));
-    if (r.type == RegType::stack && r.frameno + 1u == env.cur.frames.size())
-        env.scratched_slots |= 3ull << (spi - 1); // the log shows the dynptr after the call
+    if (r.type == RegType::stack && r.frameno + 1u == env.path.cur.frames.size())
+        env.log.scratched_slots |= 3ull << (spi - 1); // the log shows the dynptr after the call
     return true;
 }
 
@@ -168,14 +168,14 @@ bool unmark_slots(Env& env, const Reg& r) {
     const int spi = quiet_spi(env, r);
     if (spi < 0)
         return env.fail("verifier bug");
-    Frame& f = env.cur.frames[r.frameno];
+    Frame& f = env.path.cur.frames[r.frameno];
     if (f.stack[size_t(spi)].spilled.dynptr != DynptrType::ringbuf) {
         invalidate_pair(f, spi);
         return true;
     }
     const uint32_t ref = f.stack[size_t(spi)].spilled.ref_obj_id;
     release_reference(env, ref); // the slices taken from it (dynptr slots are not spilled registers)
-    Frame& g = env.cur.frames[r.frameno];
+    Frame& g = env.path.cur.frames[r.frameno];
     for (size_t i = 1; i < g.stack.size(); i++)
         if (is_dynptr_slot(g.stack[i]) && g.stack[i].spilled.ref_obj_id == ref && g.stack[i].spilled.dynptr_first)
             invalidate_pair(g, int(i));
@@ -193,7 +193,19 @@ DynptrArg helper_dynptr_arg(ArgKind k) {
 
 // ---- kfuncs ---------------------------------------------------------------------------------------------------
 
-enum class DK : uint8_t { from_skb, from_xdp, slice, slice_rdwr, adjust, clone, size, is_null, is_rdonly, copy, memset };
+enum class DK : uint8_t {
+    from_skb,
+    from_xdp,
+    slice,
+    slice_rdwr,
+    adjust,
+    clone,
+    size,
+    is_null,
+    is_rdonly,
+    copy,
+    memset
+};
 // A parameter's role (the kernel's get_kfunc_ptr_arg_type for these prototypes).
 enum class PR : uint8_t { none, ctx, scalar, dynptr, dynptr_uninit, buf_opt /* + the __szk size after it */ };
 
@@ -270,14 +282,14 @@ bool trusted_skb_arg(Env& env, int i, const Reg& r) {
 
 bool kfunc_ptr_arg(Env& env, const DynptrKfunc& k, int i, KfuncMeta* m) {
     const int regno = i + 1;
-    const Reg& r = env.cur.cur().regs[regno];
+    const Reg& r = env.path.cur.cur().regs[regno];
     const PR p = k.params[size_t(i)];
     // check_kfunc_args' NULL check, before the argument's kind: from_skb's arguments are trusted (maybe-NULL
     // pointers too), a dynptr argument is never nullable
     const bool dynptr_param = p == PR::dynptr || p == PR::dynptr_uninit;
     if ((k.kind == DK::from_skb && r.maybe_null) || ((k.kind == DK::from_skb || dynptr_param) && is_null_const(r)))
         return env.fail(fmt::format("Possibly NULL pointer passed to trusted arg{}", i));
-    if (p == PR::ctx && env.prog.type == loader::ProgType::tracing) // a trusted struct sk_buff, not the ctx
+    if (p == PR::ctx && env.facts.prog.type == loader::ProgType::tracing) // a trusted struct sk_buff, not the ctx
         return trusted_skb_arg(env, i, r);
     if (p == PR::ctx) {
         if (r.type == RegType::ctx && !check_ctx_reg_off(env, regno))
@@ -288,15 +300,15 @@ bool kfunc_ptr_arg(Env& env, const DynptrKfunc& k, int i, KfuncMeta* m) {
     }
     if (p == PR::buf_opt) {
         const bool null = r.type == RegType::scalar && r.is_const() && r.var.value == 0;
-        const uint64_t scratched = env.scratched_slots; // check_mem_size_reg writes no bytes: the log shows none
+        const uint64_t scratched = env.log.scratched_slots; // check_mem_size_reg writes no bytes: the log shows none
         const bool ok = null || check_kfunc_mem_size(env, regno + 1, regno);
-        env.scratched_slots = scratched;
+        env.log.scratched_slots = scratched;
         if (!ok) { // the specific complaint is logged first
-            env.reason = fmt::format("arg#{} arg#{} memory, len pair leads to invalid memory access", i, i + 1);
-            env.note(env.reason);
+            env.log.reason = fmt::format("arg#{} arg#{} memory, len pair leads to invalid memory access", i, i + 1);
+            env.note(env.log.reason);
             return false;
         }
-        const Reg& sz = env.cur.cur().regs[regno + 1];
+        const Reg& sz = env.path.cur.cur().regs[regno + 1];
         if (!sz.var.is_const())
             return env.fail(fmt::format("R{} must be a known constant", regno + 1));
         m->const_size = sz.var.value;
@@ -333,7 +345,7 @@ bool kfunc_args(Env& env, const DynptrKfunc& k, KfuncMeta* m) {
         if (!check_reg_init(env, regno))
             return false;
         if (k.params[size_t(i)] == PR::scalar) {
-            if (env.cur.cur().regs[regno].type != RegType::scalar)
+            if (env.path.cur.cur().regs[regno].type != RegType::scalar)
                 return env.fail(fmt::format("R{} is not a scalar", regno));
             continue;
         }
@@ -377,18 +389,18 @@ bool is_dynptr_arg_kind(ArgKind k) {
 }
 
 DynptrRef dynptr_of_reg(const Env& env, int regno) {
-    const Reg& r = env.cur.cur().regs[regno];
+    const Reg& r = env.path.cur.cur().regs[regno];
     if (r.type == RegType::dynptr)
         return {r.id, r.ref_obj_id, r.dynptr};
     const int spi = quiet_spi(env, r);
     if (spi < 0)
         return {};
-    const Reg& s = env.cur.frames[r.frameno].stack[size_t(spi)].spilled;
+    const Reg& s = env.path.cur.frames[r.frameno].stack[size_t(spi)].spilled;
     return {s.id, s.ref_obj_id, s.dynptr};
 }
 
 bool check_dynptr_helper_arg(Env& env, const runtime::HelperProto& h, int regno, ArgKind kind) {
-    const Reg& r = env.cur.cur().regs[regno];
+    const Reg& r = env.path.cur.cur().regs[regno];
     (void)h;
     // check_reg_type's dynptr_types, then check_func_arg_reg_off (a const dynptr pointer as it was passed).
     if (r.type != RegType::stack && r.type != RegType::dynptr)
@@ -399,7 +411,7 @@ bool check_dynptr_helper_arg(Env& env, const runtime::HelperProto& h, int regno,
         if (r.type != RegType::stack)
             return env.fail("cannot release unowned const bpf_dynptr");
         const int spi = dynptr_get_spi(env, r);
-        if (spi < 0 || !env.cur.frames[r.frameno].stack[size_t(spi)].spilled.ref_obj_id)
+        if (spi < 0 || !env.path.cur.frames[r.frameno].stack[size_t(spi)].spilled.ref_obj_id)
             return env.fail(fmt::format("arg {} is an unacquired reference", regno));
     }
     return process_dynptr(env, regno, helper_dynptr_arg(kind), 0, "const struct bpf_dynptr");
@@ -407,11 +419,12 @@ bool check_dynptr_helper_arg(Env& env, const runtime::HelperProto& h, int regno,
 
 bool finish_dynptr_helper_args(Env& env, const runtime::HelperProto& h) {
     for (int i = 0; i < 5; i++)
-        if (h.args[size_t(i)] == ArgKind::ptr_to_dynptr_ringbuf_release && !unmark_slots(env, env.cur.cur().regs[i + 1]))
+        if (h.args[size_t(i)] == ArgKind::ptr_to_dynptr_ringbuf_release &&
+            !unmark_slots(env, env.path.cur.cur().regs[i + 1]))
             return false;
-    if (h.id == 197 && env.cur.cur().regs[1].type != RegType::map_value) // bpf_dynptr_from_mem
+    if (h.id == 197 && env.path.cur.cur().regs[1].type != RegType::map_value) // bpf_dynptr_from_mem
         return env.fail(fmt::format("Unsupported reg type {} for bpf_dynptr_from_mem data",
-                                    reg_type_str(env.cur.cur().regs[1])));
+                                    reg_type_str(env.path.cur.cur().regs[1])));
     return true;
 }
 
@@ -422,7 +435,7 @@ bool dynptr_call_changes_pkt(const Env& env, const runtime::HelperProto& h) {
 bool is_dynptr_kfunc(std::string_view name) { return dynptr_kfunc_of(name) != nullptr; }
 
 std::string dynptr_kfunc_call_text(const Env& env, const isa::Insn& insn) {
-    const auto& names = env.inst.spec().kfuncs;
+    const auto& names = env.facts.inst.spec().kfuncs;
     if (insn.imm < 0 || size_t(insn.imm) >= names.size() || !is_dynptr_kfunc(names[size_t(insn.imm)]))
         return {};
     std::string error;
@@ -434,20 +447,20 @@ std::string dynptr_kfunc_call_text(const Env& env, const isa::Insn& insn) {
 
 bool do_dynptr_kfunc(Env& env, const runtime::KfuncProto& proto) {
     const DynptrKfunc& k = *dynptr_kfunc_of(proto.name);
-    if (!constructor_allowed(k.kind, env.prog.type))
+    if (!constructor_allowed(k.kind, env.facts.prog.type))
         return env.fail(fmt::format("calling kernel function {} is not allowed", k.name));
     KfuncMeta m;
     if (!kfunc_args(env, k, &m))
         return false;
-    Frame& f = env.cur.cur();
+    Frame& f = env.path.cur.cur();
     for (int i = 1; i <= 5; i++)
         f.regs[size_t(i)] = Reg{};
     f.regs[0] = reg_unknown();
     if (k.kind != DK::slice && k.kind != DK::slice_rdwr)
         return true;
-    if (k.kind == DK::slice_rdwr && env.variant.no_slice_rdwr) // a build that refuses it after its arguments
+    if (k.kind == DK::slice_rdwr && env.facts.variant.no_slice_rdwr) // a build that refuses it after its arguments
         return env.fail("bpf_dynptr_slice_rdwr() is not allowed");
-    if (k.kind == DK::slice_rdwr && !packet_writable(env.prog.type))
+    if (k.kind == DK::slice_rdwr && !packet_writable(env.facts.prog.type))
         return env.fail("the prog does not allow writes to packet data");
     Reg r0 = reg_ptr(RegType::mem, uint32_t(std::min<uint64_t>(m.const_size, kMaxVarSiz)));
     r0.rdonly = k.kind == DK::slice;
@@ -457,13 +470,13 @@ bool do_dynptr_kfunc(Env& env, const runtime::KfuncProto& proto) {
     r0.buf_frame = m.buf_frame;
     r0.buf_off = m.buf_off;
     r0.maybe_null = true; // KF_RET_NULL
-    r0.id = env.new_id();
+    r0.id = env.path.new_id();
     f.regs[0] = r0;
     return true;
 }
 
 bool destroy_dynptr_at(Env& env, int frameno, int spi) {
-    Frame& f = env.cur.frames[size_t(frameno)];
+    Frame& f = env.path.cur.frames[size_t(frameno)];
     if (spi < 0 || size_t(spi) >= f.stack.size() || !is_dynptr_slot(f.stack[size_t(spi)]))
         return true;
     if (!f.stack[size_t(spi)].spilled.dynptr_first)
@@ -472,12 +485,12 @@ bool destroy_dynptr_at(Env& env, int frameno, int spi) {
         return env.fail("verifier bug");
     if (f.stack[size_t(spi)].spilled.dynptr == DynptrType::ringbuf)
         return env.fail("cannot overwrite referenced dynptr");
-    env.scratched_slots |= 3ull << (spi - 1);
+    env.log.scratched_slots |= 3ull << (spi - 1);
     const uint32_t id = f.stack[size_t(spi)].spilled.id;
     clear_pair(f, spi);
     // Its slices: the kernel matches PTR_TO_MEM and PTR_TO_MEM | PTR_MAYBE_NULL exactly, so bpf_dynptr_data's
     // slices go and the kfuncs' (typed with the dynptr's type, or read-only) stay.
-    invalidate_regs(env.cur, [id](const Reg& r) {
+    invalidate_regs(env.path.cur, [id](const Reg& r) {
         return r.type == RegType::mem && !r.rdonly && !r.ringbuf && r.dynptr == DynptrType::invalid &&
                r.dynptr_id == id;
     });
@@ -510,7 +523,7 @@ bool is_dynptr_param(const btf* b, const btf_type* t) {
 }
 
 bool check_global_dynptr_arg(Env& env, int regno) {
-    const Reg& r = env.cur.cur().regs[regno];
+    const Reg& r = env.path.cur.cur().regs[regno];
     if (r.type == RegType::dynptr && !check_const_dynptr_off(env, regno))
         return false;
     return process_dynptr(env, regno, {false, true, DynptrType::invalid}, 0, "const struct bpf_dynptr");
@@ -520,7 +533,7 @@ Reg callback_dynptr_reg(Env& env) {
     Reg r = reg_ptr(RegType::dynptr);
     r.dynptr = DynptrType::local;
     r.dynptr_first = true;
-    r.id = env.new_id();
+    r.id = env.path.new_id();
     return r;
 }
 
@@ -528,7 +541,7 @@ Reg global_dynptr_reg(Env& env) {
     Reg r = reg_ptr(RegType::dynptr);
     r.dynptr = DynptrType::skb; // what Linux 6.18 gives it: its slices are packet slices (and print type=skb)
     r.dynptr_first = true;
-    r.id = env.new_id();
+    r.id = env.path.new_id();
     return r;
 }
 

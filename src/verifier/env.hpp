@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: BSD-2-Clause
-// The verifier's working environment (verifier stage, internal): the program under check, its subprograms and
-// static facts (prune points, register liveness), the current path's state, and the rejection being reported.
+// The verifier's working environment (verifier stage, internal), in four parts as the kernel's verifier keeps
+// them: the program's facts computed before the walk (read-only during it), what the walk learns per instruction
+// for the rewrite, the current path's state with the exploration's bookkeeping, and the log with the rejection.
 #pragma once
 #include <array>
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string_view>
 #include <string>
@@ -36,7 +38,6 @@ struct Subprog {
     std::string name;
     uint32_t btf_type = 0;
     bool global = false;
-    bool async_cb = false; // a timer callback: its own root of the stack-depth check, not its referrer's callee
 };
 
 // One executed instruction of the current path, for precision backtracking (precision.cpp).
@@ -81,29 +82,20 @@ struct StoredState {
 // license_is_gpl_compatible() of include/linux/license.h: the licenses that may call gpl_only helpers and kfuncs.
 bool license_is_gpl_compatible(std::string_view license);
 
-class Env {
-  public:
-    Env(const runtime::ObjectInstance& inst, const loader::ProgramSpec& prog, const Options& opts);
+// (a) What the program is: facts the passes before the walk compute (the constructor, find_prog_arena,
+// resolve_attach_target, check_cfg) and the walk only reads (Env::facts is const). The kernel keeps these in
+// bpf_verifier_env and bpf_prog_aux.
+struct ProgramFacts {
+    ProgramFacts(const runtime::ObjectInstance& inst, const loader::ProgramSpec& prog, const Options& opts);
 
-    // ---- rejection and log --------------------------------------------------------------------------
-    bool fail(std::string line);      // records the reason (the last line printed) and returns false
-    void note(const std::string& line); // a log line before the reason (e.g. "invalid access to map value, ...")
-    bool failed() const { return failed_; }
-    void log_line(const std::string& line) {
-        if (opts.log_level > 0)
-            log += line, log += '\n';
-    }
-
-    // ---- program facts -------------------------------------------------------------------------------
     const isa::OpInfo* op(int32_t pc) const { return ops[pc]; }
     int subprog_of(int32_t pc) const;
     const loader::MapSpec* map_spec(uint32_t index) const;
     runtime::Map* map(uint32_t index) const { return inst.map(index); }
-    uint32_t new_id() { return ++id_gen; }
 
     const runtime::ObjectInstance& inst;
     const loader::ProgramSpec& prog;
-    Options opts;
+    Options opts; // log_level: VerifierLog::level is the one the walk reads
     KernelVariant variant; // the kernel build modelled: opts.variant, else the process default
     std::span<const isa::Insn> insns;
     std::vector<const isa::OpInfo*> ops;
@@ -116,6 +108,23 @@ class Env {
     // after a call, callback calls). The kernel's per-path jump history records them (and stack accesses).
     std::vector<uint8_t> jmp_point;
     std::vector<uint8_t> loop_point;     // may_goto and iterator next calls: forced checkpoints closing loops
+    // The arena the program's ld_imm64s name (the kernel's prog->aux->arena; arena.cpp), -1 for none.
+    int32_t arena_map = -1;
+    bool gpl_compatible = false;         // the object's license is one the kernel counts as GPL-compatible
+    // BTF-typed programs (tracing, lsm): the attach target in kernel BTF (btf_target.cpp); null for other types.
+    std::shared_ptr<const BtfAttach> attach;
+    bool attach_on_running_kernel = false; // the target BTF is the running kernel's: its symbols can be asked
+    // Per map, where its value holds a struct bpf_spin_lock (refs.cpp: spin_lock_offset), found on first use: a
+    // cache of a fact of the maps, filled in during the walk.
+    mutable std::vector<int32_t> spin_lock_offs;
+    mutable std::vector<int32_t> timer_offs; // the same for struct bpf_timer (timer.cpp: timer_offset)
+};
+
+// (b) What the walk learned per instruction, for the rewrite (verified_program.cpp) and the engines: the kernel's
+// insn_aux_data and the per-program results of the walk.
+struct InsnAux {
+    explicit InsnAux(size_t n) : seen(n, 0), insn_ptr_type(n, RegType::not_init) {}
+
     // Insns some path executed (the kernel's insn_aux_data.seen): the verified program replaces unseen ones whose
     // operands an engine would refuse (isa::check_operands) with the kernel's dead-code trap, `ja -1`.
     std::vector<uint8_t> seen;
@@ -124,22 +133,37 @@ class Env {
     std::vector<RegType> insn_ptr_type;
     std::vector<int32_t> insn_ptr_mixed; // load/store pcs reached through different (non-ctx) pointer types
     std::map<int32_t, CallFacts> call_facts; // per string call reached (linked pc): its argument facts
-    // The arena the program's ld_imm64s name (the kernel's prog->aux->arena; arena.cpp), -1 for none, and per insn
-    // whether a 64-bit ALU op had an arena operand on some path (the kernel's needs_zext: it becomes 32-bit).
-    int32_t arena_map = -1;
+    // Per insn whether a 64-bit ALU op had an arena operand on some path (the kernel's needs_zext: it becomes
+    // 32-bit).
     std::vector<uint8_t> arena_zext;
-    bool gpl_compatible = false;         // the object's license is one the kernel counts as GPL-compatible
     uint32_t max_ctx_offset = 0;         // furthest ctx byte accessed (off + size)
     int32_t min_ctx_offset = 0;          // lowest negative ctx offset accessed
     std::vector<int32_t> stack_depth;    // per subprogram: the deepest stack byte any path touched, in 8-byte slots
-    // BTF-typed programs (tracing, lsm): the attach target in kernel BTF (btf_target.cpp); null for other types.
-    std::shared_ptr<const BtfAttach> attach;
-    bool attach_on_running_kernel = false; // the target BTF is the running kernel's: its symbols can be asked
-    // Per map, where its value holds a struct bpf_spin_lock (refs.cpp: spin_lock_offset), found on first use.
-    mutable std::vector<int32_t> spin_lock_offs;
-    mutable std::vector<int32_t> timer_offs; // the same for struct bpf_timer (timer.cpp: timer_offset)
+    // Per subprogram, whether a path set it as a timer callback (the kernel's subprog_info.is_async_cb): its own
+    // root of the stack-depth check, not its referrer's callee.
+    std::vector<uint8_t> async_cb;
+    bool is_async_cb(size_t subprog) const { return subprog < async_cb.size() && async_cb[subprog]; }
+};
 
-    // ---- path exploration ----------------------------------------------------------------------------
+// A path an instruction's transfer function hands the walker to explore later (the kernel's push_stack /
+// push_async_cb), instead of continuing the current one there.
+struct Fork {
+    enum class Kind : uint8_t {
+        again,    // the same insn again with another state (maybe_fork_scalars: the zero half of a 0-or-1 mask)
+        path,     // a callback body, an iterator's active branch: a path with the current one's history
+        async,    // an async callback's body: no parent state, no history (push_async_cb)
+        ld_abs,   // LD_ABS/IND in a subprogram: its successful load; the current path is its failure, an exit
+    };
+    Kind kind = Kind::path;
+    State st;
+    int32_t pc = 0;
+};
+
+// (c) The current path and the exploration's bookkeeping: the kernel's bpf_verifier_state being walked (cur),
+// its parent checkpoint and jump history, the counters behind the complexity limits and the statistics.
+struct PathState {
+    uint32_t new_id() { return ++id_gen; }
+
     State cur;
     StoredState* cur_parent = nullptr;
     int32_t pc = 0;
@@ -151,25 +175,29 @@ class Env {
     // Per insn, its checkpoints still being explored (branches > 0), oldest first. They all lie on the current
     // path (the walk is depth-first), so the last one whose call sites match is the nearest such ancestor.
     std::vector<std::vector<StoredState*>> open_checkpoints;
-
-    // ---- precision (precision.cpp) -------------------------------------------------------------------
-    std::vector<HistEntry> hist;   // insns executed since cur_parent
-    // How many of them the kernel's jump history holds (jmp points, fixed-offset stack accesses, linked scalars
-    // at a conditional jump): past kMaxJmpHistory a prune point forces a checkpoint, as is_state_visited does.
+    // Precision (precision.cpp): the insns executed since cur_parent, and how many of them the kernel's jump
+    // history holds (jmp points, fixed-offset stack accesses, linked scalars at a conditional jump): past
+    // kMaxJmpHistory a prune point forces a checkpoint, as is_state_visited does.
+    std::vector<HistEntry> hist;
     uint32_t jmp_history = 0;
     HistEntry cur_entry;           // the insn being executed (stack access and links filled in as it runs)
     std::vector<BtSet> linked_sets;
-    // A callback body to verify, set by do_helper_call (or the successful load of an LD_ABS/IND in a subprogram,
-    // set by do_load_store, or the zero half of a 0-or-minus-1 mask, set by do_alu); the walker pushes it as a
-    // pending path.
-    bool callback_pending = false;
-    State callback_state;
-    int32_t callback_pc = 0;
-    bool callback_async = false; // the pending path is an async callback's: no parent state, no history
+    // What the insn being executed forks off (set by do_alu, do_load_store, do_helper_call, do_kfunc_call; the
+    // walker pushes it as a pending path before the insn's own successor). At most one per insn.
+    std::optional<Fork> fork;
+};
 
-    std::string log;
-    // Kernel-style log state (log_state.cpp): registers and stack slots (by slot index, any frame) the current
-    // instruction touched; where the last instruction line starts and how long it is; the last line info printed.
+// (d) The log and the rejection. Kernel-style log state (log_state.cpp): registers and stack slots (by slot index,
+// any frame) the current instruction touched; where the last instruction line starts and how long it is; the
+// last line info printed.
+struct VerifierLog {
+    // Records the reason (the last line printed; PC: where, unless set before) and returns false.
+    bool fail(std::string line, int32_t pc);
+    void note(const std::string& line) { text += line, text += '\n'; } // a log line before the reason
+    bool failed() const { return failed_; }
+
+    int level = 0; // Options::log_level (0 while marks beyond the kernel's are made: not in its log)
+    std::string text;
     uint16_t scratched_regs = 0;
     uint64_t scratched_slots = 0;
     size_t prev_log_pos = 0, prev_insn_print_pos = 0;
@@ -179,7 +207,35 @@ class Env {
 
   private:
     bool failed_ = false;
-    size_t line_cursor_ = 0;
+};
+
+// The verifier's working environment: the four parts above. The passes before the walk fill the program facts in
+// through setup_facts(); the walk and everything it calls see them through the const `facts`.
+class Env {
+  public:
+    Env(const runtime::ObjectInstance& inst, const loader::ProgramSpec& prog, const Options& opts);
+    Env(const Env&) = delete;
+    Env& operator=(const Env&) = delete;
+
+    ProgramFacts& setup_facts() { return facts_; } // only before the walk: cfg.cpp, arena.cpp, btf_target.cpp
+
+  private:
+    ProgramFacts facts_;
+
+  public:
+    const ProgramFacts& facts = facts_;
+    InsnAux aux;
+    PathState path;
+    VerifierLog log;
+
+    // ---- rejection and log --------------------------------------------------------------------------
+    bool fail(std::string line) { return log.fail(std::move(line), path.pc); }
+    void note(const std::string& line) { log.note(line); }
+    bool failed() const { return log.failed(); }
+    void log_line(const std::string& line) {
+        if (log.level > 0)
+            log.note(line);
+    }
 };
 
 // log_state.cpp: the kernel's print_reg_state / print_verifier_state (ALL: every register and slot, else only the

@@ -14,9 +14,9 @@
 namespace strbpf::verifier {
 
 const runtime::HelperProto* helper_proto(const Env& env, int32_t id) {
-    const runtime::HelperProto* builtin = runtime::find_helper(id, env.prog.type);
-    const runtime::Extensions* ext = env.inst.extensions();
-    return ext ? ext->resolve(id, env.prog.type, builtin) : builtin;
+    const runtime::HelperProto* builtin = runtime::find_helper(id, env.facts.prog.type);
+    const runtime::Extensions* ext = env.facts.inst.extensions();
+    return ext ? ext->resolve(id, env.facts.prog.type, builtin) : builtin;
 }
 
 runtime::CallbackInfo helper_callback(const Env& env, int32_t id) {
@@ -25,11 +25,11 @@ runtime::CallbackInfo helper_callback(const Env& env, int32_t id) {
 }
 
 void refine_ext_retval(Env& env, int32_t id) {
-    const runtime::Extensions* ext = env.inst.extensions();
+    const runtime::Extensions* ext = env.facts.inst.extensions();
     const runtime::ExtHelper* h = ext ? ext->helper_by_id(id) : nullptr;
     if (!h || !h->ret_range)
         return;
-    Reg& r0 = env.cur.cur().regs[0];
+    Reg& r0 = env.path.cur.cur().regs[0];
     const auto [lo, hi] = *h->ret_range;
     r0.smin = lo;
     r0.smax = hi;
@@ -45,8 +45,8 @@ void refine_ext_retval(Env& env, int32_t id) {
 }
 
 bool ext_ctx_access_valid(const Env& env, int32_t off, int size, bool write) {
-    const runtime::Extensions* ext = env.inst.extensions();
-    const runtime::ExtProgType* t = ext ? ext->prog_type(env.prog.type) : nullptr;
+    const runtime::Extensions* ext = env.facts.inst.extensions();
+    const runtime::ExtProgType* t = ext ? ext->prog_type(env.facts.prog.type) : nullptr;
     if (!t || off < 0 || (size != 1 && size != 2 && size != 4 && size != 8) || off % size != 0)
         return false;
     for (const runtime::ExtCtxField& f : t->fields)
@@ -56,8 +56,8 @@ bool ext_ctx_access_valid(const Env& env, int32_t off, int size, bool write) {
 }
 
 bool ext_retval_range(const Env& env, RetvalRange* range) {
-    const runtime::Extensions* ext = env.inst.extensions();
-    const runtime::ExtProgType* t = ext ? ext->prog_type(env.prog.type) : nullptr;
+    const runtime::Extensions* ext = env.facts.inst.extensions();
+    const runtime::ExtProgType* t = ext ? ext->prog_type(env.facts.prog.type) : nullptr;
     if (!t || !t->ret_range)
         return false;
     *range = RetvalRange{t->ret_range->lo, t->ret_range->hi};
@@ -65,7 +65,7 @@ bool ext_retval_range(const Env& env, RetvalRange* range) {
 }
 
 const runtime::ExtKfunc* ext_kfunc(const Env& env, std::string_view name) {
-    const runtime::Extensions* ext = env.inst.extensions();
+    const runtime::Extensions* ext = env.facts.inst.extensions();
     return ext ? ext->kfunc(name) : nullptr;
 }
 
@@ -83,20 +83,20 @@ bool reg_is_null(const Reg& r) { return r.type == RegType::scalar && r.is_const(
 // check_mem_reg / check_kfunc_mem_size_reg: the memory is checked for a read and for a write, zero bytes allowed,
 // as if not NULL.
 bool check_kfunc_mem(Env& env, int regno, int size_regno, uint32_t size) {
-    Reg& r = env.cur.cur().regs[regno];
+    Reg& r = env.path.cur.cur().regs[regno];
     const bool maybe_null = r.maybe_null;
     r.maybe_null = false;
     const bool ok = size_regno < 0 ? check_helper_mem(env, regno, size, true, Access::helper_read) &&
                                          check_helper_mem(env, regno, size, true, Access::helper_write)
                                    : check_size_arg(env, size_regno, regno, true, Access::helper_read) &&
                                          check_size_arg(env, size_regno, regno, true, Access::helper_write);
-    env.cur.cur().regs[regno].maybe_null = maybe_null;
+    env.path.cur.cur().regs[regno].maybe_null = maybe_null;
     return ok;
 }
 
 // check_func_arg_reg_off: a released reference must be the pointer as acquired; a ctx as the program got it.
 bool check_kfunc_reg_off(Env& env, int regno, bool release) {
-    const Reg& r = env.cur.cur().regs[regno];
+    const Reg& r = env.path.cur.cur().regs[regno];
     if (release && r.ref_obj_id) {
         if (r.off != 0)
             return env.fail(fmt::format(
@@ -112,7 +112,7 @@ bool check_kfunc_reg_off(Env& env, int regno, bool release) {
 bool check_kfunc_ptr_arg(Env& env, const runtime::ExtKfunc& k, size_t* i, KfuncMeta* meta) {
     const runtime::ExtKfuncParam& p = k.params[*i];
     const int regno = int(*i) + 1;
-    const Reg& r = env.cur.cur().regs[regno];
+    const Reg& r = env.path.cur.cur().regs[regno];
     const bool release = k.flags & runtime::kExtKfRelease;
     // KF_TRUSTED_ARGS and KF_RCU (and KF_RELEASE, which implies trusted arguments) refuse a pointer that may be
     // NULL, before anything else is looked at, unless the parameter is `__nullable` (a sized pointer's `__opt`
@@ -146,7 +146,7 @@ bool check_kfunc_ptr_arg(Env& env, const runtime::ExtKfunc& k, size_t* i, KfuncM
             env.note(fmt::format("arg#{} arg#{} memory, len pair leads to invalid memory access", arg, arg + 1));
             return false;
         }
-        if (k.params[arg + 1].kind == ExtKfuncArg::const_size && !env.cur.cur().regs[regno + 1].var.is_const())
+        if (k.params[arg + 1].kind == ExtKfuncArg::const_size && !env.path.cur.cur().regs[regno + 1].var.is_const())
             return env.fail(fmt::format("R{} must be a known constant", regno + 1));
         return true;
     }
@@ -162,7 +162,7 @@ bool check_kfunc_args(Env& env, const runtime::ExtKfunc& k, KfuncMeta* meta) {
     for (size_t i = 0; i < k.params.size(); i++) {
         const ExtKfuncArg kind = k.params[i].kind;
         const int regno = int(i) + 1;
-        const Reg& r = env.cur.cur().regs[regno];
+        const Reg& r = env.path.cur.cur().regs[regno];
         if (kind == ExtKfuncArg::scalar || kind == ExtKfuncArg::constant || kind == ExtKfuncArg::size ||
             kind == ExtKfuncArg::const_size) {
             if (r.type != RegType::scalar)
@@ -184,7 +184,7 @@ bool check_kfunc_args(Env& env, const runtime::ExtKfunc& k, KfuncMeta* meta) {
 
 // R0 after the call: caller-saved registers unreadable, then the return's type (the kernel's check_kfunc_call).
 void set_kfunc_result(Env& env, const runtime::ExtKfunc& k) {
-    Frame& f = env.cur.cur();
+    Frame& f = env.path.cur.cur();
     for (int r = 0; r <= 5; r++)
         f.regs[r] = Reg{};
     if (k.ret == runtime::ExtKfuncRet::integer) {
@@ -196,10 +196,10 @@ void set_kfunc_result(Env& env, const runtime::ExtKfunc& k) {
     f.regs[0] = reg_ptr(RegType::mem, k.ret_size);
     if (k.flags & runtime::kExtKfRetNull) {
         f.regs[0].maybe_null = true;
-        f.regs[0].id = env.new_id();
+        f.regs[0].id = env.path.new_id();
     }
     if (k.flags & runtime::kExtKfAcquire) {
-        const uint32_t id = acquire_reference(env, env.pc);
+        const uint32_t id = acquire_reference(env, env.path.pc);
         if (k.flags & runtime::kExtKfRetNull)
             f.regs[0].id = id;
         f.regs[0].ref_obj_id = id;
@@ -209,7 +209,7 @@ void set_kfunc_result(Env& env, const runtime::ExtKfunc& k) {
 } // namespace
 
 bool check_ext_kfunc_call(Env& env, const runtime::ExtKfunc& k, const isa::Insn& insn) {
-    if (!env.inst.extensions()->kfunc_allowed(k, env.prog.type))
+    if (!env.facts.inst.extensions()->kfunc_allowed(k, env.facts.prog.type))
         return env.fail(fmt::format("calling kernel function {} is not allowed", k.name));
     KfuncMeta meta;
     if (!check_kfunc_args(env, k, &meta))

@@ -56,7 +56,7 @@ int iter_get_spi(Env& env, const Reg& r, int nr_slots) {
         env.note(fmt::format("cannot pass in iter at an offset={}", off));
         return kEinval;
     }
-    const Frame& f = env.cur.frames[r.frameno];
+    const Frame& f = env.path.cur.frames[r.frameno];
     if (spi - nr_slots + 1 < 0 || spi >= int64_t(f.stack.size()))
         return kErange;
     return int(spi);
@@ -80,13 +80,13 @@ bool valid_init(const Frame& f, int spi, uint8_t type, int nr_slots) {
 }
 
 bool iter_new(Env& env, const IterKfunc& k, const IterType& t) {
-    const Reg r = env.cur.cur().regs[1];
+    const Reg r = env.path.cur.cur().regs[1];
     int spi = iter_get_spi(env, r, t.nr_slots);
     bool uninit = spi == kErange;
     if (spi >= 0) {
         uninit = true;
         for (int i = 0; i < t.nr_slots; i++)
-            for (Slot b : env.cur.frames[r.frameno].stack[size_t(spi - i)].bytes)
+            for (Slot b : env.path.cur.frames[r.frameno].stack[size_t(spi - i)].bytes)
                 uninit = uninit && b != Slot::iter;
     }
     if (!uninit)
@@ -97,8 +97,8 @@ bool iter_new(Env& env, const IterKfunc& k, const IterType& t) {
     spi = iter_get_spi(env, r, t.nr_slots);
     if (spi < 0)
         return env.fail(fmt::format("expected uninitialized iter_{} as arg #0", t.name));
-    const uint32_t id = acquire_reference(env, env.pc);
-    Frame& f = env.cur.frames[r.frameno];
+    const uint32_t id = acquire_reference(env, env.path.pc);
+    Frame& f = env.path.cur.frames[r.frameno];
     for (int i = 0; i < t.nr_slots; i++) {
         StackSlot& s = f.stack[size_t(spi - i)];
         s.bytes.fill(Slot::iter);
@@ -107,7 +107,7 @@ bool iter_new(Env& env, const IterKfunc& k, const IterType& t) {
         s.iter_kind = k.type;
         s.iter_state = IterState::active;
         s.iter_depth = 0;
-        env.scratched_slots |= 1ull << (spi - i);
+        env.log.scratched_slots |= 1ull << (spi - i);
     }
     return true;
 }
@@ -115,31 +115,29 @@ bool iter_new(Env& env, const IterKfunc& k, const IterType& t) {
 // next: the kernel's process_iter_next_call. The current path continues drained with R0 = 0; an active iterator
 // also forks the path where R0 is the next element (handed to the walker as a pending path).
 bool iter_next(Env& env, int spi, uint8_t frameno) {
-    Frame& f = env.cur.frames[frameno];
-    env.scratched_slots |= 1ull << spi; // the log shows the iterator after the call
+    Frame& f = env.path.cur.frames[frameno];
+    env.log.scratched_slots |= 1ull << spi; // the log shows the iterator after the call
     if (f.stack[size_t(spi)].iter_state == IterState::active) {
-        State queued = env.cur;
+        State queued = env.path.cur;
         StackSlot& qs = queued.frames[frameno].stack[size_t(spi)];
         qs.iter_depth++;
-        if (const StoredState* prev = find_prev_entry(env, env.cur))
+        if (const StoredState* prev = find_prev_entry(env, env.path.cur))
             widen_imprecise_scalars(prev->st, queued);
         queued.cur().regs[0] = reg_ptr(RegType::mem, 4); // int *, not NULL
-        env.callback_pending = true;
-        env.callback_state = std::move(queued);
-        env.callback_pc = env.pc + 1;
+        env.path.fork = Fork{Fork::Kind::path, std::move(queued), env.path.pc + 1};
     }
     f.stack[size_t(spi)].iter_state = IterState::drained;
-    env.cur.cur().regs[0] = reg_const(0);
+    env.path.cur.cur().regs[0] = reg_const(0);
     return true;
 }
 
 bool iter_destroy(Env& env, int spi, const Reg& r, int nr_slots) {
-    Frame& f = env.cur.frames[r.frameno];
+    Frame& f = env.path.cur.frames[r.frameno];
     const uint32_t id = f.stack[size_t(spi)].spilled.ref_obj_id;
     for (int i = 0; i < nr_slots; i++) {
         StackSlot& s = f.stack[size_t(spi - i)];
         s = StackSlot{};
-        env.scratched_slots |= 1ull << (spi - i);
+        env.log.scratched_slots |= 1ull << (spi - i);
     }
     release_reference(env, id);
     return true;
@@ -151,7 +149,7 @@ bool scalar_args(Env& env, const runtime::KfuncProto& proto) {
         const std::string_view name = proto.params[i].name ? proto.params[i].name : "";
         if (name.size() > 5 && name.substr(name.size() - 5) == "__ign")
             continue;
-        if (env.cur.cur().regs[i + 1].type != RegType::scalar)
+        if (env.path.cur.cur().regs[i + 1].type != RegType::scalar)
             return env.fail(fmt::format("R{} is not a scalar", i + 1));
     }
     return true;
@@ -162,7 +160,7 @@ bool scalar_args(Env& env, const runtime::KfuncProto& proto) {
 bool is_iter_kfunc(std::string_view name) { return iter_kfunc_of(name) != nullptr; }
 
 bool is_iter_next_call(const Env& env, const isa::Insn& insn) {
-    const auto& names = env.inst.spec().kfuncs;
+    const auto& names = env.facts.inst.spec().kfuncs;
     if (insn.src != isa::BPF_PSEUDO_KFUNC_CALL || insn.imm < 0 || size_t(insn.imm) >= names.size())
         return false;
     const IterKfunc* k = iter_kfunc_of(names[size_t(insn.imm)]);
@@ -182,7 +180,7 @@ bool iter_arg_active(const State& cur) {
 bool do_iter_kfunc(Env& env, const runtime::KfuncProto& proto) {
     const IterKfunc& k = *iter_kfunc_of(proto.name);
     const IterType& t = kIterTypes[k.type];
-    const Reg r = env.cur.cur().regs[1];
+    const Reg r = env.path.cur.cur().regs[1];
     if (is_null_const(r)) // check_kfunc_args' NULL check, first
         return env.fail("Possibly NULL pointer passed to trusted arg0");
     if (!check_arg_reg_off(env, r, 1, false)) // check_func_arg_reg_off: a modified ctx pointer, in its words
@@ -195,7 +193,7 @@ bool do_iter_kfunc(Env& env, const runtime::KfuncProto& proto) {
             return false;
     } else {
         spi = iter_get_spi(env, r, t.nr_slots);
-        if (spi < 0 || !valid_init(env.cur.frames[r.frameno], spi, k.type, t.nr_slots))
+        if (spi < 0 || !valid_init(env.path.cur.frames[r.frameno], spi, k.type, t.nr_slots))
             return env.fail(fmt::format("expected an initialized iter_{} as arg #0", t.name));
     }
     if (!scalar_args(env, proto))
@@ -203,8 +201,8 @@ bool do_iter_kfunc(Env& env, const runtime::KfuncProto& proto) {
     if (k.role == Role::destroy)
         iter_destroy(env, spi, r, t.nr_slots);
     for (int i = 1; i <= 5; i++)
-        env.cur.cur().regs[i] = Reg{};
-    env.cur.cur().regs[0] = k.role == Role::new_ ? reg_unknown() : Reg{};
+        env.path.cur.cur().regs[i] = Reg{};
+    env.path.cur.cur().regs[0] = k.role == Role::new_ ? reg_unknown() : Reg{};
     return k.role == Role::next ? iter_next(env, spi, r.frameno) : true;
 }
 

@@ -18,7 +18,7 @@ namespace strbpf::verifier {
 inline constexpr uint8_t kLoopMayGoto = 1, kLoopIterNext = 2;
 
 // ---- iter_loop.cpp --------------------------------------------------------------------------------------------
-// find_prev_entry: the previous iteration's checkpoint: the nearest checkpoint at env.pc on the current path whose
+// find_prev_entry: the previous iteration's checkpoint: the nearest checkpoint at env.path.pc on the current path whose
 // frames were called from the same call sites as CUR's, or null. The path's own parent counts only with
 // WITH_PARENT (a callback's return to its call; at a loop point the parent is this iteration's own checkpoint).
 const StoredState* find_prev_entry(const Env& env, const State& cur, bool with_parent = false);
@@ -39,7 +39,7 @@ bool iter_active_depths_differ(const State& old, const State& cur);
 // Whether NAME is one of the iterator kfuncs strbpf models (bpf_iter_num_*, bpf_iter_bits_*).
 bool is_iter_kfunc(std::string_view name);
 // check_kfunc_call for an iterator kfunc (PROTO is one): its arguments, the iterator's slots, its reference, R0;
-// a next call leaves its active branch in env.callback_state for the walker to push.
+// a next call leaves its active branch in env.path.fork for the walker to push.
 bool do_iter_kfunc(Env& env, const runtime::KfuncProto& proto);
 // stacksafe for an iterator slot (the reference ids are compared by the caller): the same type and state; the
 // iteration depth is not compared (it would keep loops from converging).
@@ -54,7 +54,7 @@ bool iter_arg_active(const State& cur);
 // ---- may_goto.cpp ---------------------------------------------------------------------------------------------
 // check_cond_jmp_op's BPF_JCOND rule: "invalid may_goto imm %d".
 bool check_may_goto(Env& env, const isa::Insn& insn);
-// The fall-through path of the may_goto at env.pc (pushed by the walker; the jump is taken first): one level
+// The fall-through path of the may_goto at env.path.pc (pushed by the walker; the jump is taken first): one level
 // deeper, widened against the previous iteration.
 State may_goto_fallthrough(Env& env);
 

@@ -54,9 +54,9 @@ bool is_spill(const StackSlot& s) { return s.bytes[0] == Slot::spill; }
 } // namespace
 
 const StoredState* find_prev_entry(const Env& env, const State& cur, bool with_parent) {
-    const std::vector<StoredState*>& open = env.open_checkpoints[size_t(env.pc)];
+    const std::vector<StoredState*>& open = env.path.open_checkpoints[size_t(env.path.pc)];
     for (size_t i = open.size(); i-- > 0;)
-        if ((with_parent || open[i] != env.cur_parent) && same_callsites(open[i]->st, cur))
+        if ((with_parent || open[i] != env.path.cur_parent) && same_callsites(open[i]->st, cur))
             return open[i];
     return nullptr;
 }
@@ -77,7 +77,7 @@ void widen_imprecise_scalars(const State& old, State& cur) {
 }
 
 bool loop_closed_by(const Env& env, const State& old, const State& cur, int32_t pc) {
-    switch (env.loop_point[size_t(pc)]) {
+    switch (env.facts.loop_point[size_t(pc)]) {
     case kLoopMayGoto:
         return old.may_goto_depth != cur.may_goto_depth && states_equal(env, old, cur, pc, Cmp::all_precise);
     case kLoopIterNext: return states_equal(env, old, cur, pc, Cmp::all_precise) && iter_arg_active(cur);

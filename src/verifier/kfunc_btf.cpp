@@ -125,7 +125,7 @@ bool struct_ids_match(const struct btf* b, uint32_t id, int32_t off, uint32_t wa
 }
 
 bool check_scalar_arg(Env& env, KfuncMeta& m, const btf_param& p, int regno) {
-    const Reg& r = env.cur.cur().regs[regno];
+    const Reg& r = env.path.cur.cur().regs[regno];
     if (r.type != RegType::scalar)
         return env.fail(fmt::format("R{} is not a scalar", regno));
     if (!has_suffix(m.btf, p, "__k"))
@@ -141,7 +141,7 @@ bool check_scalar_arg(Env& env, KfuncMeta& m, const btf_param& p, int regno) {
 // KF_ARG_PTR_TO_BTF_ID: trust, offsets, then process_kf_arg_ptr_to_btf_id's type match.
 bool check_btf_id_arg(Env& env, KfuncMeta& m, int i, const btf_type* ref_t, uint32_t ref_id) {
     const int regno = i + 1;
-    const Reg& r = env.cur.cur().regs[regno];
+    const Reg& r = env.path.cur.cur().regs[regno];
     const bool trusted = trusted_args(m), rcu = rcu_args(m);
     if ((trusted || rcu) && !is_trusted_reg(r)) {
         if (!rcu)
@@ -164,34 +164,34 @@ bool check_btf_id_arg(Env& env, KfuncMeta& m, int i, const btf_type* ref_t, uint
     uint32_t reg_id = 0;
     const btf_type* reg_t = skip_mods(r.btf, r.aux, &reg_id);
     if (!struct_ids_match(r.btf, reg_id, r.off, ref_id, strict))
-        return env.fail(fmt::format("kernel function {} args#{} expected pointer to {} {} but R{} has a pointer to {} {}",
-                                    m.k->name, i, btf_kind_str(ref_t), name_of(m.btf, ref_t), regno,
-                                    btf_kind_str(reg_t), name_of(r.btf, reg_t)));
+        return env.fail(fmt::format(
+            "kernel function {} args#{} expected pointer to {} {} but R{} has a pointer to {} {}", m.k->name, i,
+            btf_kind_str(ref_t), name_of(m.btf, ref_t), regno, btf_kind_str(reg_t), name_of(r.btf, reg_t)));
     return true;
 }
 
 bool check_ctx_arg(Env& env, KfuncMeta& m, int i) {
     const int regno = i + 1;
-    const Reg& r = env.cur.cur().regs[regno];
+    const Reg& r = env.path.cur.cur().regs[regno];
     if (!check_arg_reg_off(env, r, regno, trusted_args(m) || rcu_args(m)))
         return false;
     if (r.type != RegType::ctx)
         return env.fail(fmt::format("arg#{} expected pointer to ctx, but got {}", i, reg_type_str(r)));
     if (m.k->special != KfuncSpecial::cast_to_kern_ctx)
         return true;
-    const char* kctx = kern_ctx_struct(env.prog.type);
+    const char* kctx = kern_ctx_struct(env.facts.prog.type);
     const int id = kctx ? btf__find_by_name_kind(m.btf, kctx, BTF_KIND_STRUCT) : -1;
     if (id <= 0)
         return env.fail(fmt::format("strbpf does not model bpf_cast_to_kern_ctx in {} programs (their kernel ctx is "
                                     "no struct strbpf knows)",
-                                    loader::prog_type_name(env.prog.type)));
+                                    loader::prog_type_name(env.facts.prog.type)));
     m.ret_btf_id = uint32_t(id);
     return true;
 }
 
 bool check_ptr_arg(Env& env, KfuncMeta& m, const btf_param* args, int i) {
     const int regno = i + 1;
-    const Reg& r = env.cur.cur().regs[regno];
+    const Reg& r = env.path.cur.cur().regs[regno];
     const bool nullable = has_suffix(m.btf, args[i], "__nullable");
     if ((trusted_args(m) || rcu_args(m)) && (is_null_const(r) || r.maybe_null) && !nullable)
         return env.fail(fmt::format("Possibly NULL pointer passed to trusted arg{}", i));
@@ -254,8 +254,9 @@ bool check_args(Env& env, KfuncMeta& m) {
 
 // bpf_rcu_read_lock / _unlock: the section's state; leaving it makes every MEM_RCU pointer untrusted.
 bool update_rcu_section(Env& env, const KfuncMeta& m) {
-    const bool lock = m.k->special == KfuncSpecial::rcu_read_lock, unlock = m.k->special == KfuncSpecial::rcu_read_unlock;
-    if (env.cur.active_rcu_lock) {
+    const bool lock = m.k->special == KfuncSpecial::rcu_read_lock,
+               unlock = m.k->special == KfuncSpecial::rcu_read_unlock;
+    if (env.path.cur.active_rcu_lock) {
         if (lock)
             return env.fail(fmt::format("nested rcu read lock (kernel function {})", m.k->name));
         if (unlock) {
@@ -265,19 +266,19 @@ bool update_rcu_section(Env& env, const KfuncMeta& m) {
                     r.maybe_null = false;
                 }
             };
-            for (Frame& f : env.cur.frames) {
+            for (Frame& f : env.path.cur.frames) {
                 for (Reg& r : f.regs)
                     demote(r);
                 for (StackSlot& s : f.stack)
                     if (s.bytes[0] == Slot::spill)
                         demote(s.spilled);
             }
-            env.cur.active_rcu_lock = false;
+            env.path.cur.active_rcu_lock = false;
         } else if (m.k->flags & kKfSleepable) {
             return env.fail(fmt::format("kernel func {} is sleepable within rcu_read_lock region", m.k->name));
         }
     } else if (lock) {
-        env.cur.active_rcu_lock = true;
+        env.path.cur.active_rcu_lock = true;
     } else if (unlock) {
         return env.fail(fmt::format("unmatched rcu read unlock (kernel function {})", m.k->name));
     }
@@ -285,7 +286,7 @@ bool update_rcu_section(Env& env, const KfuncMeta& m) {
 }
 
 bool btf_id_result(Env& env, const KfuncMeta& m, uint32_t id, uint8_t flags) {
-    Reg& r0 = env.cur.cur().regs[0];
+    Reg& r0 = env.path.cur.cur().regs[0];
     r0 = reg_ptr(RegType::btf_id, id);
     r0.btf = m.btf;
     r0.btf_flags = flags;
@@ -294,7 +295,7 @@ bool btf_id_result(Env& env, const KfuncMeta& m, uint32_t id, uint8_t flags) {
 
 // R0 from the FUNC_PROTO's return type (check_kfunc_call after the arguments).
 bool set_result(Env& env, const KfuncMeta& m) {
-    Reg& r0 = env.cur.cur().regs[0];
+    Reg& r0 = env.path.cur.cur().regs[0];
     const btf_type* t = m.proto->type ? skip_mods(m.btf, m.proto->type) : nullptr;
     uint32_t ptr_id = 0;
     const btf_type* pointee = t && btf_is_ptr(t) ? skip_mods(m.btf, t->type, &ptr_id) : nullptr;
@@ -309,7 +310,8 @@ bool set_result(Env& env, const KfuncMeta& m) {
         return true;
     }
     if (!btf_is_ptr(t))
-        return env.fail(fmt::format("strbpf does not model the return type {} of kfunc {}", btf_kind_str(t), m.k->name));
+        return env.fail(
+            fmt::format("strbpf does not model the return type {} of kfunc {}", btf_kind_str(t), m.k->name));
     if (m.k->special == KfuncSpecial::cast_to_kern_ctx) {
         btf_id_result(env, m, m.ret_btf_id, kBtfTrusted);
     } else if (m.k->special == KfuncSpecial::rdonly_cast) {
@@ -328,10 +330,10 @@ bool set_result(Env& env, const KfuncMeta& m) {
     }
     if (m.k->flags & kKfRetNull) {
         r0.maybe_null = true;
-        r0.id = env.new_id();
+        r0.id = env.path.new_id();
     }
     if (m.k->flags & kKfAcquire) {
-        const uint32_t id = acquire_reference(env, env.pc);
+        const uint32_t id = acquire_reference(env, env.path.pc);
         if (m.k->flags & kKfRetNull)
             r0.id = id;
         r0.ref_obj_id = id;
@@ -344,7 +346,7 @@ bool fetch_meta(Env& env, const KfuncBtf& k, KfuncMeta* m) {
     m->k = &k;
     std::string error;
     bool running = false;
-    m->btf = env.attach ? env.attach->btf : target_btf(&error, &running);
+    m->btf = env.facts.attach ? env.facts.attach->btf : target_btf(&error, &running);
     if (!m->btf)
         return env.fail(fmt::format("kfunc {} is verified against kernel BTF: {} (pass --btf FILE with a vmlinux BTF)",
                                     k.name, error));
@@ -354,7 +356,7 @@ bool fetch_meta(Env& env, const KfuncBtf& k, KfuncMeta* m) {
     m->proto = fn ? btf__type_by_id(m->btf, fn->type) : nullptr;
     if (!m->proto || !btf_is_func_proto(m->proto))
         return env.fail(fmt::format("kfunc '{}' is not in the target kernel BTF", k.name));
-    if (!kfunc_set_allows(k.set, env.prog.type))
+    if (!kfunc_set_allows(k.set, env.facts.prog.type))
         return env.fail(fmt::format("calling kernel function {} is not allowed", k.name));
     return true;
 }
@@ -385,16 +387,16 @@ bool check_kfunc_btf_call(Env& env, const KfuncBtf& k, const isa::Insn&) {
     KfuncMeta m;
     if (!fetch_meta(env, k, &m))
         return false;
-    if ((k.flags & kKfSleepable) && !env.prog.sleepable)
+    if ((k.flags & kKfSleepable) && !env.facts.prog.sleepable)
         return env.fail(fmt::format("program must be sleepable to call sleepable kfunc {}", k.name));
     if (!check_args(env, m) || !update_rcu_section(env, m))
         return false;
-    if (m.release_regno && !release_reference(env, env.cur.cur().regs[m.release_regno].ref_obj_id))
+    if (m.release_regno && !release_reference(env, env.path.cur.cur().regs[m.release_regno].ref_obj_id))
         return env.fail(fmt::format("kfunc {}#{} reference has not been acquired before", k.name, m.func_id));
-    Frame& f = env.cur.cur();
+    Frame& f = env.path.cur.cur();
     for (int r = 0; r <= 5; r++)
         f.regs[size_t(r)] = Reg{};
-    env.scratched_regs |= 0x3f;
+    env.log.scratched_regs |= 0x3f;
     return set_result(env, m);
 }
 
@@ -452,12 +454,12 @@ std::string kfunc_proto_mismatch(const loader::ObjectSpec& obj, const loader::Pr
 }
 
 std::string kfunc_btf_call_text(const Env& env, const isa::Insn& insn) {
-    const auto& names = env.inst.spec().kfuncs;
+    const auto& names = env.facts.inst.spec().kfuncs;
     if (insn.imm < 0 || size_t(insn.imm) >= names.size() || !find_kfunc_btf(names[size_t(insn.imm)]))
         return {};
     std::string error;
     bool running = false;
-    const struct btf* b = env.attach ? env.attach->btf : target_btf(&error, &running);
+    const struct btf* b = env.facts.attach ? env.facts.attach->btf : target_btf(&error, &running);
     const int id = b ? btf__find_by_name_kind(b, names[size_t(insn.imm)].c_str(), BTF_KIND_FUNC) : -1;
     return id > 0 ? fmt::format("call {}#{}", names[size_t(insn.imm)], id) : std::string();
 }

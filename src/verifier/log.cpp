@@ -42,24 +42,24 @@ const char* reg_type_name(RegType t, bool maybe_null) {
 }
 
 const char* inner_lookup_type_name(const Env& env) {
-    return env.variant.typed_lookup ? "map_ptr_or_null" : "map_value_or_null";
+    return env.facts.variant.typed_lookup ? "map_ptr_or_null" : "map_value_or_null";
 }
 
 std::string reg_type_str(const Reg& r) {
     std::string name = reg_type_name(r.type, r.maybe_null);
     if (r.type == RegType::btf_id) // reg_type_str's flag prefixes, in its order
-        return std::string((r.btf_flags & kBtfRcu) ? "rcu_" : "") + ((r.btf_flags & kBtfUntrusted) ? "untrusted_" : "") +
-               ((r.btf_flags & kBtfTrusted) ? "trusted_" : "") + name;
+        return std::string((r.btf_flags & kBtfRcu) ? "rcu_" : "") +
+               ((r.btf_flags & kBtfUntrusted) ? "untrusted_" : "") + ((r.btf_flags & kBtfTrusted) ? "trusted_" : "") +
+               name;
     return std::string(r.rdonly ? "rdonly_" : "") + (r.ringbuf ? "ringbuf_" : "") + name;
 }
 
-Env::Env(const runtime::ObjectInstance& inst_, const loader::ProgramSpec& prog_, const Options& opts_)
+ProgramFacts::ProgramFacts(const runtime::ObjectInstance& inst_, const loader::ProgramSpec& prog_,
+                           const Options& opts_)
     : inst(inst_), prog(prog_), opts(opts_), variant(opts_.variant ? *opts_.variant : default_kernel_variant()),
       insns(prog_.insns) {
     gpl_compatible = license_is_gpl_compatible(inst_.spec().license);
     ops.resize(insns.size(), nullptr);
-    insn_ptr_type.resize(insns.size(), RegType::not_init);
-    seen.resize(insns.size(), 0);
     for (size_t pc = 0; pc < insns.size(); pc++) {
         ops[pc] = isa::decode(insns[pc]);
         if (ops[pc] && ops[pc]->shape == isa::Shape::LDDW)
@@ -67,12 +67,12 @@ Env::Env(const runtime::ObjectInstance& inst_, const loader::ProgramSpec& prog_,
     }
 }
 
-void Env::note(const std::string& line) {
-    log += line;
-    log += '\n';
+Env::Env(const runtime::ObjectInstance& inst_, const loader::ProgramSpec& prog_, const Options& opts_)
+    : facts_(inst_, prog_, opts_), aux(prog_.insns.size()) {
+    log.level = opts_.log_level;
 }
 
-bool Env::fail(std::string line) {
+bool VerifierLog::fail(std::string line, int32_t pc) {
     if (!failed_) {
         failed_ = true;
         reason = line;
@@ -85,12 +85,12 @@ bool Env::fail(std::string line) {
 
 // print_bpf_insn: an ld_imm64 shows the value as the kernel does, with strbpf's addresses for maps.
 std::string insn_text(const Env& env, int32_t pc) {
-    const isa::Insn& in = env.insns[size_t(pc)];
-    if (in.opcode == (isa::BPF_LD | isa::BPF_IMM | isa::BPF_DW) && size_t(pc) + 1 < env.insns.size()) {
-        const uint32_t hi = uint32_t(env.insns[size_t(pc) + 1].imm);
+    const isa::Insn& in = env.facts.insns[size_t(pc)];
+    if (in.opcode == (isa::BPF_LD | isa::BPF_IMM | isa::BPF_DW) && size_t(pc) + 1 < env.facts.insns.size()) {
+        const uint32_t hi = uint32_t(env.facts.insns[size_t(pc) + 1].imm);
         uint64_t v = uint64_t(uint32_t(in.imm)) | uint64_t(hi) << 32;
         runtime::Map* m = in.src == isa::BPF_PSEUDO_MAP_FD || in.src == isa::BPF_PSEUDO_MAP_VALUE
-                              ? env.map(uint32_t(in.imm))
+                              ? env.facts.map(uint32_t(in.imm))
                               : nullptr;
         if (in.src == isa::BPF_PSEUDO_MAP_FD)
             v = reinterpret_cast<uint64_t>(m);
@@ -104,7 +104,7 @@ std::string insn_text(const Env& env, int32_t pc) {
             return text;
         if (text = dynptr_kfunc_call_text(env, in); !text.empty()) // dynptr.cpp
             return text;
-        const auto& kf = env.inst.spec().kfuncs;
+        const auto& kf = env.facts.inst.spec().kfuncs;
         if (const runtime::ExtKfunc* e = size_t(in.imm) < kf.size() ? ext_kfunc(env, kf[size_t(in.imm)]) : nullptr)
             return fmt::format("call {}#{}", e->name, in.imm); // the embedder's kfunc by its registered name
     }
@@ -115,10 +115,10 @@ std::string insn_text(const Env& env, int32_t pc) {
             h = helper_proto(env, imm);
         return h ? h->name : "";
     };
-    return isa::disasm_insn(env.insns, size_t(pc), names);
+    return isa::disasm_insn(env.facts.insns, size_t(pc), names);
 }
 
-const loader::MapSpec* Env::map_spec(uint32_t index) const {
+const loader::MapSpec* ProgramFacts::map_spec(uint32_t index) const {
     const runtime::Map* m = inst.map(index);
     return m ? &m->spec() : nullptr;
 }

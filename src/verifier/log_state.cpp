@@ -59,14 +59,14 @@ std::string scalar_ranges(const Reg& r) {
 
 // libbpf's name for a map: the BTF name, or for global data "<object name, 8 chars><section>" (internal_map_name).
 std::string kernel_map_name(const Env& env, uint32_t index) {
-    if (index >= env.inst.map_count())
+    if (index >= env.facts.inst.map_count())
         return ""; // an inner map template: the kernel's inner map meta has no name
-    const loader::MapSpec* spec = env.map_spec(index);
+    const loader::MapSpec* spec = env.facts.map_spec(index);
     if (!spec)
         return "";
     std::string name = spec->name;
     if (spec->section != ".maps") {
-        std::string obj = env.inst.spec().path;
+        std::string obj = env.facts.inst.spec().path;
         obj = obj.substr(obj.rfind('/') == std::string::npos ? 0 : obj.rfind('/') + 1);
         obj = obj.substr(0, obj.find('.'));
         const size_t sfx = std::max<size_t>(7, name.size());
@@ -91,11 +91,11 @@ std::string kernel_reg_str(const Env& env, const Reg& r, int frameno) {
     if (r.type == RegType::btf_id)
         out += btf_reg_type_name(r);
     uint32_t map_index = r.aux;
-    if (r.type == RegType::map_ptr && r.maybe_null && !env.variant.typed_lookup) {
+    if (r.type == RegType::map_ptr && r.maybe_null && !env.facts.variant.typed_lookup) {
         // A map-in-map lookup before its null check: strbpf types it as the inner template at the call, the kernel
         // prints it as the outer map's value until the check.
-        for (size_t o = 0; o < env.inst.map_count(); o++)
-            if (env.inst.inner_template(o) == int(r.aux)) {
+        for (size_t o = 0; o < env.facts.inst.map_count(); o++)
+            if (env.facts.inst.inner_template(o) == int(r.aux)) {
                 map_index = uint32_t(o);
                 out = "map_value_or_null";
                 break;
@@ -114,7 +114,7 @@ std::string kernel_reg_str(const Env& env, const Reg& r, int frameno) {
     if (r.ref_obj_id)
         parts.push_back(fmt::format("ref_obj_id={}", r.ref_obj_id));
     if (is_map_pointer(r.type)) {
-        const loader::MapSpec* spec = env.map_spec(map_index);
+        const loader::MapSpec* spec = env.facts.map_spec(map_index);
         const std::string name = kernel_map_name(env, map_index);
         if (!name.empty())
             parts.push_back("map=" + name);
@@ -151,12 +151,12 @@ std::string kernel_state_str(const Env& env, const State& st, int frameno, bool 
     const Frame& f = st.frames[size_t(frameno)];
     std::string out = frameno ? fmt::format(" frame{}:", frameno) : "";
     for (int i = 0; i < isa::kNumRegs; i++) {
-        if (f.regs[size_t(i)].type == RegType::not_init || (!all && !(env.scratched_regs & (1u << i))))
+        if (f.regs[size_t(i)].type == RegType::not_init || (!all && !(env.log.scratched_regs & (1u << i))))
             continue;
         out += fmt::format(" R{}={}", i, kernel_reg_str(env, f.regs[size_t(i)], frameno));
     }
     for (size_t slot = 0; slot < f.stack.size() && slot < 64; slot++) {
-        if (!all && !(env.scratched_slots & (1ull << slot)))
+        if (!all && !(env.log.scratched_slots & (1ull << slot)))
             continue;
         const StackSlot& s = f.stack[slot];
         if (s.bytes[0] == Slot::iter) { // the iterator's first slot holds its reference; the others print nothing
@@ -200,48 +200,48 @@ std::string kernel_state_str(const Env& env, const State& st, int frameno, bool 
 }
 
 void mark_all_scratched(Env& env) {
-    env.scratched_regs = 0x7ff;
-    env.scratched_slots = ~0ull;
+    env.log.scratched_regs = 0x7ff;
+    env.log.scratched_slots = ~0ull;
 }
 
 // print_insn_state: after the instruction line when nothing came between, else on a line of its own.
 void print_insn_state(Env& env) {
-    if (env.opts.log_level <= 0)
+    if (env.log.level <= 0)
         return;
-    if (env.prev_log_pos && env.prev_log_pos == env.log.size()) {
-        env.log.pop_back(); // the instruction line's newline
-        const size_t pos = env.prev_insn_print_pos;
+    if (env.log.prev_log_pos && env.log.prev_log_pos == env.log.text.size()) {
+        env.log.text.pop_back(); // the instruction line's newline
+        const size_t pos = env.log.prev_insn_print_pos;
         const size_t aligned = (std::max<size_t>(pos + 4, 40) + 7) / 8 * 8 - pos - 1; // vlog_alignment
-        env.log.append(aligned, ' ');
-        env.log += ';';
+        env.log.text.append(aligned, ' ');
+        env.log.text += ';';
     } else {
-        env.log += fmt::format("{}:", env.pc);
+        env.log.text += fmt::format("{}:", env.path.pc);
     }
-    env.log += kernel_state_str(env, env.cur, int(env.cur.frames.size()) - 1, false);
-    env.log += '\n';
-    env.scratched_regs = 0;
-    env.scratched_slots = 0;
+    env.log.text += kernel_state_str(env, env.path.cur, int(env.path.cur.frames.size()) - 1, false);
+    env.log.text += '\n';
+    env.log.scratched_regs = 0;
+    env.log.scratched_slots = 0;
 }
 
 // verbose_linfo: the line info record covering PC, unless it is the one printed last or names the same line.
 void print_linfo(Env& env, int32_t pc) {
-    const auto& lines = env.prog.lines;
+    const auto& lines = env.facts.prog.lines;
     auto it = std::upper_bound(lines.begin(), lines.end(), uint32_t(pc),
                                [](uint32_t v, const loader::LineInfo& l) { return v < l.insn; });
     if (it == lines.begin())
         return;
     const int idx = int(it - lines.begin()) - 1;
-    if (idx == env.prev_linfo)
+    if (idx == env.log.prev_linfo)
         return;
     const loader::LineInfo& cur = lines[size_t(idx)];
-    if (env.prev_linfo >= 0 && lines[size_t(env.prev_linfo)].file == cur.file &&
-        lines[size_t(env.prev_linfo)].line == cur.line)
+    if (env.log.prev_linfo >= 0 && lines[size_t(env.log.prev_linfo)].file == cur.file &&
+        lines[size_t(env.log.prev_linfo)].line == cur.line)
         return;
     const size_t start = cur.source.find_first_not_of(" \t\n\r\f\v");
     std::string file = cur.file.substr(cur.file.rfind('/') == std::string::npos ? 0 : cur.file.rfind('/') + 1);
-    env.log +=
+    env.log.text +=
         fmt::format("; {} @ {}:{}\n", start == std::string::npos ? "" : cur.source.substr(start), file, cur.line);
-    env.prev_linfo = idx;
+    env.log.prev_linfo = idx;
 }
 
 } // namespace strbpf::verifier

@@ -16,10 +16,10 @@ bool check_may_goto(Env& env, const isa::Insn& insn) {
 }
 
 State may_goto_fallthrough(Env& env) {
-    State queued = env.cur;
+    State queued = env.path.cur;
     queued.may_goto_depth++;
     // The checkpoint forced at this insn is the current path's parent: the previous iteration's is further up.
-    if (const StoredState* prev = find_prev_entry(env, env.cur))
+    if (const StoredState* prev = find_prev_entry(env, env.path.cur))
         widen_imprecise_scalars(prev->st, queued);
     return queued;
 }

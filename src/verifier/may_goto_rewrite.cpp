@@ -9,13 +9,13 @@
 namespace strbpf::verifier {
 
 Result<std::vector<int32_t>> may_goto_slots(const Env& env) {
-    std::vector<int32_t> slots(env.subprogs.size(), 0);
-    for (size_t pc = 0; pc < env.insns.size(); pc++) {
-        const isa::OpInfo* op = env.ops[pc];
+    std::vector<int32_t> slots(env.facts.subprogs.size(), 0);
+    for (size_t pc = 0; pc < env.facts.insns.size(); pc++) {
+        const isa::OpInfo* op = env.facts.ops[pc];
         if (!op || op->shape != isa::Shape::MAY_GOTO)
             continue;
-        const size_t sp = size_t(env.subprog_of(int32_t(pc)));
-        const int32_t depth = sp < env.stack_depth.size() ? env.stack_depth[sp] : 0;
+        const size_t sp = size_t(env.facts.subprog_of(int32_t(pc)));
+        const int32_t depth = sp < env.aux.stack_depth.size() ? env.aux.stack_depth[sp] : 0;
         // The engines give every frame 512 bytes; the kernel's JIT makes the frame larger instead.
         if (depth + 8 > isa::kStackSize)
             return make_error(fmt::format("may_goto at insn {}: a function using all {} bytes of its stack has no "

@@ -12,10 +12,16 @@
 namespace strbpf::verifier {
 namespace {
 
-using isa::Sem;
 using isa::Shape;
 
 uint16_t bit(int r) { return uint16_t(1u << r); }
+
+// The dst / src part of an opcodes.def column as registers of IN: the whole column of an ALU form, ld_imm64 or a
+// jump, which name no fixed register (isa_regs_test checks the columns). Cheaper than isa::reg_mask, and asked
+// for every insn of a backtracked history.
+uint16_t operand_bits(uint8_t column, const isa::Insn& in) {
+    return uint16_t(((column & isa::DST) ? bit(in.dst) : 0) | ((column & isa::SRC) ? bit(in.src) : 0));
+}
 constexpr uint16_t kCallerSaved = 0x3f; // r0-r5
 
 void merge(BtSet& into, const BtSet& from) {
@@ -36,8 +42,8 @@ void backtrack_call_entry(const Env& env, const HistEntry& e, BtSet& bt) {
     const int f = e.frame;
     const uint16_t callee = bt.regs[f + 1];
     bt.regs[f + 1] = 0, bt.slots[f + 1] = 0;
-    const isa::Insn& in = env.insns[e.pc];
-    if (env.ops[e.pc]->shape == Shape::CALL_LOCAL) {
+    const isa::Insn& in = env.facts.insns[e.pc];
+    if (env.facts.ops[e.pc]->shape == Shape::CALL_LOCAL) {
         bt.regs[f] |= callee & 0x3e;
         return;
     }
@@ -58,6 +64,9 @@ void backtrack_call_entry(const Env& env, const HistEntry& e, BtSet& bt) {
     }
 }
 
+// A load, store or atomic backwards: the registers come from opcodes.def's columns (a load writes its dst, an
+// atomic fetch its src or, cmpxchg, r0; what a store or an atomic puts in memory is what it reads besides the
+// address in dst); the stack slots from the history entry.
 void backtrack_mem(const HistEntry& e, const isa::OpInfo& op, const isa::Insn& in, BtSet& bt) {
     uint16_t& r = bt.regs[e.frame];
     const bool on_stack = e.sframe >= 0;
@@ -65,8 +74,8 @@ void backtrack_mem(const HistEntry& e, const isa::OpInfo& op, const isa::Insn& i
     switch (op.shape) {
     case Shape::LDX:
     case Shape::LDSX:
-        if (r & bit(in.dst)) { // only a fill restores the slot's register; a read of data bytes ends here
-            r &= uint16_t(~bit(in.dst));
+        if (const uint16_t written = operand_bits(op.writes, in); r & written) { // only a fill restores the slot's register; a read of data bytes ends here
+            r &= uint16_t(~written);
             if (on_stack && (e.flags & kHistFill))
                 *slots |= e.smask;
         }
@@ -74,28 +83,21 @@ void backtrack_mem(const HistEntry& e, const isa::OpInfo& op, const isa::Insn& i
     // As the kernel's backtrack_insn: only a spill (of a register or an immediate) replaces what the slot held, so
     // precision wanted of the slot moves to the spilled register; a store of data bytes is not followed.
     case Shape::ST:
-        if (on_stack && (e.flags & kHistSpill))
-            *slots &= ~e.smask;
-        break;
     case Shape::STX:
-        if (on_stack && (e.flags & kHistSpill) && (*slots & e.smask)) {
+        if (on_stack && (e.flags & kHistSpill) && (op.shape == Shape::ST || (*slots & e.smask))) {
             *slots &= ~e.smask;
-            r |= bit(in.src);
+            r |= operand_bits(op.reads & ~isa::DST, in); // the value put in memory
         }
         break;
     case Shape::ATOMIC_W:
     case Shape::ATOMIC_DW: {
-        int fetched = -1;
-        if (in.imm == isa::BPF_CMPXCHG)
-            fetched = 0;
-        else if (in.imm & isa::BPF_FETCH)
-            fetched = in.src;
-        const bool fetched_in = fetched >= 0 && (r & bit(fetched));
+        const uint16_t written = isa::regs_written(op, in);
+        const uint16_t stored = isa::reg_mask(uint8_t(op.reads & ~isa::DST), in); // the value(s) put in memory
+        const bool fetched_in = (r & written) != 0; // the old value, fetched into src (or r0: cmpxchg)
         const bool slot_in = on_stack && (*slots & e.smask);
-        if (fetched >= 0)
-            r &= uint16_t(~bit(fetched));
+        r &= uint16_t(~written);
         if (slot_in)
-            r |= uint16_t(bit(in.src) | (in.imm == isa::BPF_CMPXCHG ? bit(0) : 0));
+            r |= stored;
         if (fetched_in && on_stack)
             *slots |= e.smask;
         break;
@@ -104,10 +106,20 @@ void backtrack_mem(const HistEntry& e, const isa::OpInfo& op, const isa::Insn& i
     }
 }
 
+// An instruction whose written registers are computed from the ones it reads (ALU, NEG, byte swaps, ld_imm64):
+// precision wanted of a result moves to its operands (the frame pointer is never a scalar).
+void backtrack_alu(const isa::OpInfo& op, const isa::Insn& in, uint16_t& r) {
+    const uint16_t written = operand_bits(op.writes, in);
+    if (!(r & written))
+        return;
+    r &= uint16_t(~written);
+    r |= uint16_t(operand_bits(op.reads, in) & ~bit(10));
+}
+
 // One instruction backwards: BT holds what must be precise after E ran; afterwards, before it.
 void backtrack_insn(const Env& env, const HistEntry& e, int next_frame, BtSet& bt) {
-    const isa::OpInfo& op = *env.ops[e.pc];
-    const isa::Insn& in = env.insns[e.pc];
+    const isa::OpInfo& op = *env.facts.ops[e.pc];
+    const isa::Insn& in = env.facts.insns[e.pc];
     const int f = e.frame;
     if (next_frame == f + 1) {
         backtrack_call_entry(env, e, bt);
@@ -124,36 +136,33 @@ void backtrack_insn(const Env& env, const HistEntry& e, int next_frame, BtSet& b
         return;
     }
     uint16_t& r = bt.regs[f];
-    const uint16_t d = bit(in.dst), s = bit(in.src);
     switch (op.shape) {
     case Shape::ALU64_K:
-    case Shape::ALU32_K:
-        if (op.sem == Sem::mov)
-            r &= uint16_t(~d);
-        break;
     case Shape::ALU64_X:
+    case Shape::ALU32_K:
     case Shape::ALU32_X:
-        if (!(r & d))
-            break;
-        if (op.sem == Sem::mov || op.sem == Sem::movsx8 || op.sem == Sem::movsx16 || op.sem == Sem::movsx32)
-            r &= uint16_t(~d);
-        if (in.src != 10) // the frame pointer is never a scalar
-            r |= s;
-        break;
-    case Shape::LDDW: r &= uint16_t(~d); break;
+    case Shape::NEG64:
+    case Shape::NEG32:
+    case Shape::END:
+    case Shape::LDDW: backtrack_alu(op, in, r); break;
+    // Calls and LD_ABS/LD_IND: what they write is not computed from what they read (a callback's arguments are
+    // the call entry's, above).
     case Shape::LD_ABS:
     case Shape::LD_IND:
     case Shape::CALL_HELPER:
     case Shape::CALL_KFUNC:
-    case Shape::CALL_LOCAL: r &= uint16_t(~kCallerSaved); break;
+    case Shape::CALL_LOCAL: r &= uint16_t(~isa::regs_written(op, in)); break;
     case Shape::JMP_K:
     case Shape::JMP_X:
     case Shape::JMP32_K:
     case Shape::JMP32_X: {
-        // Either operand (or a scalar refined with them through a shared id) being needed makes all needed.
-        const bool is_x = op.shape == Shape::JMP_X || op.shape == Shape::JMP32_X;
-        const uint16_t operands =
-            uint16_t(((e.flags & kHistDstStack) ? 0 : d) | (is_x && !(e.flags & kHistSrcStack) ? s : 0));
+        // Either operand (or a scalar refined with them through a shared id) being needed makes all needed; an
+        // operand that is a stack pointer is not asked for.
+        uint16_t operands = 0;
+        if (!(e.flags & kHistDstStack))
+            operands |= operand_bits(op.reads & isa::DST, in);
+        if (!(e.flags & kHistSrcStack))
+            operands |= operand_bits(op.reads & isa::SRC, in);
         if (e.linked < 0) { // the common case, without a set of linked scalars
             if (r & operands)
                 r |= operands;
@@ -161,7 +170,7 @@ void backtrack_insn(const Env& env, const HistEntry& e, int next_frame, BtSet& b
         }
         BtSet group;
         group.regs[f] = operands;
-        merge(group, env.linked_sets[size_t(e.linked)]);
+        merge(group, env.path.linked_sets[size_t(e.linked)]);
         if (intersects(bt, group))
             merge(bt, group);
         break;
@@ -238,21 +247,21 @@ std::string stack_mask_str(uint64_t mask) {
 // is still needed after it, in the frame backtracking is in), the marks each parent state gets.
 struct PrecisionLog {
     Env& env;
-    bool on() const { return (env.opts.log_level & 2) != 0; }
+    bool on() const { return (env.log.level & 2) != 0; }
     void header(int frame, int last, int first, int subseq) {
         if (on())
-            env.log += fmt::format("mark_precise: frame{}: last_idx {} first_idx {} subseq_idx {} \n", frame, last,
+            env.log.text += fmt::format("mark_precise: frame{}: last_idx {} first_idx {} subseq_idx {} \n", frame, last,
                                    first, subseq);
     }
     void before(int frame, const BtSet& bt, int32_t pc) {
         if (on())
-            env.log += fmt::format("mark_precise: frame{}: regs={} stack={} before {}: ({:02x}) {}\n", frame,
+            env.log.text += fmt::format("mark_precise: frame{}: regs={} stack={} before {}: ({:02x}) {}\n", frame,
                                    reg_mask_str(bt.regs[size_t(frame)]), stack_mask_str(bt.slots[size_t(frame)]), pc,
-                                   env.insns[size_t(pc)].opcode, insn_text(env, pc));
+                                   env.facts.insns[size_t(pc)].opcode, insn_text(env, pc));
     }
     void parent(int frame, const BtSet& bt, const State& st) {
         if (on())
-            env.log += fmt::format("mark_precise: frame{}: parent state regs={} stack={}: {}\n", frame,
+            env.log.text += fmt::format("mark_precise: frame{}: parent state regs={} stack={}: {}\n", frame,
                                    reg_mask_str(bt.regs[size_t(frame)]), stack_mask_str(bt.slots[size_t(frame)]),
                                    kernel_state_str(env, st, frame, true));
     }
@@ -269,10 +278,10 @@ bool mark_precise(Env& env, BtSet bt) {
     if (bt.empty())
         return marked;
     PrecisionLog log{env};
-    int next_frame = int(env.cur.frames.size()) - 1;
-    const std::vector<HistEntry>* seg = &env.hist;
-    StoredState* st = env.cur_parent;
-    int last = env.pc, first = seg_first(env.hist, env.pc), subseq = -1;
+    int next_frame = int(env.path.cur.frames.size()) - 1;
+    const std::vector<HistEntry>* seg = &env.path.hist;
+    StoredState* st = env.path.cur_parent;
+    int last = env.path.pc, first = seg_first(env.path.hist, env.path.pc), subseq = -1;
     for (;;) {
         log.header(next_frame, last, first, subseq);
         for (size_t i = seg->size(); i-- > 0;) {
@@ -312,7 +321,7 @@ BtSet all_scalars_of(const State& st) {
 
 void propagate_precision(Env& env, const State& old) {
     const BtSet bt = precise_set_of(old);
-    for (int f = int(old.frames.size()) - 1; f >= 0 && (env.opts.log_level & 2); f--) {
+    for (int f = int(old.frames.size()) - 1; f >= 0 && (env.log.level & 2); f--) {
         std::string names;
         for (int i = 0; i < 10; i++)
             if (bt.regs[size_t(f)] & bit(i))
@@ -321,16 +330,16 @@ void propagate_precision(Env& env, const State& old) {
             if ((bt.slots[size_t(f)] >> i) & 1)
                 names += fmt::format("{}fp{}", names.empty() ? "" : ",", -8 * (i + 1));
         if (!names.empty())
-            env.log += fmt::format("frame {}: propagating {}\n", f, names);
+            env.log.text += fmt::format("frame {}: propagating {}\n", f, names);
     }
     mark_precise(env, bt);
 }
 
 void mark_reg_precise(Env& env, int regno) {
-    if (env.cur.cur().regs[size_t(regno)].type != RegType::scalar)
+    if (env.path.cur.cur().regs[size_t(regno)].type != RegType::scalar)
         return;
     BtSet bt;
-    bt.regs[env.cur.frames.size() - 1] = bit(regno);
+    bt.regs[env.path.cur.frames.size() - 1] = bit(regno);
     mark_precise(env, bt);
 }
 
@@ -362,9 +371,9 @@ void note_stack_access(Env& env, int frameno, int64_t off, int size) {
     uint64_t mask = 0;
     for (int64_t a = off; a < off + size && a < 0; a++)
         mask |= 1ull << ((-a - 1) / 8);
-    env.cur_entry.sframe = int8_t(frameno);
-    env.cur_entry.smask |= mask;
-    env.scratched_slots |= mask; // the log prints these slots after the insn
+    env.path.cur_entry.sframe = int8_t(frameno);
+    env.path.cur_entry.smask |= mask;
+    env.log.scratched_slots |= mask; // the log prints these slots after the insn
 }
 
 } // namespace strbpf::verifier

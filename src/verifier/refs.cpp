@@ -18,8 +18,8 @@
 namespace strbpf::verifier {
 
 uint32_t acquire_reference(Env& env, int32_t insn) {
-    const uint32_t id = env.new_id();
-    env.cur.refs.push_back(RefState{id, insn});
+    const uint32_t id = env.path.new_id();
+    env.path.cur.refs.push_back(RefState{id, insn});
     return id;
 }
 
@@ -35,13 +35,13 @@ bool release_reference_nomark(State& st, uint32_t id) {
 }
 
 bool release_reference(Env& env, uint32_t id) {
-    if (id == 0 || !release_reference_nomark(env.cur, id))
+    if (id == 0 || !release_reference_nomark(env.path.cur, id))
         return false;
     auto invalidate = [&](Reg& r) {
         if (r.ref_obj_id == id)
             r = reg_unknown();
     };
-    for (Frame& f : env.cur.frames) {
+    for (Frame& f : env.path.cur.frames) {
         for (Reg& r : f.regs)
             invalidate(r);
         for (StackSlot& s : f.stack)
@@ -52,9 +52,9 @@ bool release_reference(Env& env, uint32_t id) {
 }
 
 bool check_reference_leak(Env& env, const char* prefix) {
-    if (env.cur.frames.size() > 1 || env.cur.refs.empty()) // only where the program itself may end
+    if (env.path.cur.frames.size() > 1 || env.path.cur.refs.empty()) // only where the program itself may end
         return true;
-    for (const RefState& ref : env.cur.refs)
+    for (const RefState& ref : env.path.cur.refs)
         env.note(fmt::format("Unreleased reference id={} alloc_insn={}", ref.id, ref.insn));
     return env.fail(fmt::format("{} would lead to reference leak", prefix));
 }
@@ -124,8 +124,8 @@ int32_t map_value_type(const btf* b, const std::string& map_name) {
 } // namespace
 
 int32_t map_value_field_offset(const Env& env, uint32_t map_index, const char* field) {
-    const loader::MapSpec* m = env.map_spec(map_index);
-    const btf* b = env.inst.spec().btf.get();
+    const loader::MapSpec* m = env.facts.map_spec(map_index);
+    const btf* b = env.facts.inst.spec().btf.get();
     if (!m || !b || (m->section != ".maps" && !m->global_data))
         return -2; // a legacy map definition carries no BTF
     if (m->global_data) {
@@ -137,20 +137,20 @@ int32_t map_value_field_offset(const Env& env, uint32_t map_index, const char* f
 }
 
 int32_t spin_lock_offset(const Env& env, uint32_t map_index) {
-    if (env.spin_lock_offs.size() <= map_index)
-        env.spin_lock_offs.resize(map_index + 1, -3);
-    int32_t& off = env.spin_lock_offs[map_index];
+    if (env.facts.spin_lock_offs.size() <= map_index)
+        env.facts.spin_lock_offs.resize(map_index + 1, -3);
+    int32_t& off = env.facts.spin_lock_offs[map_index];
     if (off == -3)
         off = map_value_field_offset(env, map_index, "bpf_spin_lock");
     return off;
 }
 
 bool process_spin_lock(Env& env, int regno, bool unlock) {
-    const Reg& r = env.cur.cur().regs[regno];
+    const Reg& r = env.path.cur.cur().regs[regno];
     if (!r.var.is_const())
         return env.fail(fmt::format(
             "R{} doesn't have constant offset. bpf_spin_lock has to be at the constant offset", regno));
-    const loader::MapSpec* m = env.map_spec(r.aux);
+    const loader::MapSpec* m = env.facts.map_spec(r.aux);
     const int32_t lock_off = spin_lock_offset(env, r.aux);
     if (lock_off == -2)
         return env.fail(fmt::format("map '{}' has to have BTF in order to use bpf_spin_lock", m ? m->name : ""));
@@ -160,7 +160,7 @@ bool process_spin_lock(Env& env, int regno, bool unlock) {
     if (at != lock_off)
         return env.fail(
             fmt::format("off {} doesn't point to 'struct bpf_spin_lock' that is at {}", at, lock_off));
-    LockState& lock = env.cur.lock;
+    LockState& lock = env.path.cur.lock;
     if (!unlock) {
         if (lock.held())
             return env.fail("Locking two bpf_spin_locks are not allowed");
@@ -188,13 +188,13 @@ bool check_spin_lock_access(Env& env, const Reg& r, int64_t off, int size, bool 
 
 std::string spin_lock_map_incompatibility(const Env& env) {
     using loader::ProgType;
-    const ProgType t = env.prog.type;
+    const ProgType t = env.facts.prog.type;
     const bool tracing = t == ProgType::kprobe || t == ProgType::tracepoint || t == ProgType::perf_event ||
                          t == ProgType::raw_tracepoint || t == ProgType::raw_tracepoint_writable;
     if (t != ProgType::socket_filter && !tracing)
         return {};
-    for (size_t pc = 0; pc + 1 < env.insns.size(); pc++) {
-        const isa::Insn& in = env.insns[pc];
+    for (size_t pc = 0; pc + 1 < env.facts.insns.size(); pc++) {
+        const isa::Insn& in = env.facts.insns[pc];
         if (!isa::is_ld_imm64(in))
             continue;
         pc++;
@@ -207,7 +207,7 @@ std::string spin_lock_map_incompatibility(const Env& env) {
 }
 
 bool check_lock_leak(Env& env, const char* prefix, bool main_only) {
-    if ((main_only && env.cur.frames.size() > 1) || !env.cur.lock.held())
+    if ((main_only && env.path.cur.frames.size() > 1) || !env.path.cur.lock.held())
         return true;
     return env.fail(fmt::format("{} cannot be used inside bpf_spin_lock-ed region", prefix));
 }

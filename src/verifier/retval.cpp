@@ -38,16 +38,16 @@ bool is_one_of(uint32_t v, std::initializer_list<uint32_t> set) {
 // anything; lsm hooks that return int a value in bpf_lsm_get_retval_range (compared as 32 bits); void hooks and
 // members are not checked at all.
 bool check_btf_return_code(Env& env) {
-    const BtfAttach& a = *env.attach;
-    const bool lsm = env.prog.type == loader::ProgType::lsm;
+    const BtfAttach& a = *env.facts.attach;
+    const bool lsm = env.facts.prog.type == loader::ProgType::lsm;
     if ((lsm || a.struct_ops) && a.void_ret)
         return true;
     if (!check_reg_init(env, 0))
         return false;
     if (a.struct_ops) // any value: the member's caller takes it (and a privileged program may return a pointer)
         return true;
-    const Reg& r0 = env.cur.frames[0].regs[0];
-    const loader::AttachType at = env.prog.expected_attach_type;
+    const Reg& r0 = env.path.cur.frames[0].regs[0];
+    const loader::AttachType at = env.facts.prog.expected_attach_type;
     RetvalRange range{0, 0};
     if (lsm) {
         if (!a.has_retval_range)
@@ -124,21 +124,21 @@ std::string invalid_scalar_msg(const Reg& r, const char* ctx, const char* reg, i
 // The exit of frame 0: of the program, or of a global subprogram verified on its own (check_return_code).
 // We run privileged, so returning a pointer is no leak ("R0 leaks addr as return value" never applies).
 bool check_return_code(Env& env) {
-    if (env.attach && env.cur.frames[0].subprog == 0)
+    if (env.facts.attach && env.path.cur.frames[0].subprog == 0)
         return check_btf_return_code(env);
     if (!check_reg_init(env, 0))
         return false;
-    if (env.cur.frames[0].in_async_callback) // enforce return zero from async callbacks
+    if (env.path.cur.frames[0].in_async_callback) // enforce return zero from async callbacks
         return check_async_callback_return(env);
-    const Reg& r0 = env.cur.frames[0].regs[0];
-    if (env.cur.frames[0].subprog != 0) {
+    const Reg& r0 = env.path.cur.frames[0].regs[0];
+    if (env.path.cur.frames[0].subprog != 0) {
         if (r0.type != RegType::scalar)
             return env.fail(fmt::format("At subprogram exit the register R0 is not a scalar value ({})",
                                         reg_type_name(r0.type, r0.maybe_null)));
         return true;
     }
     RetvalRange range;
-    if (!program_retval_range(uint32_t(env.prog.type), expected_attach_type(env.prog), &range) &&
+    if (!program_retval_range(uint32_t(env.facts.prog.type), expected_attach_type(env.facts.prog), &range) &&
         !ext_retval_range(env, &range))
         return true;
     if (r0.type != RegType::scalar)

@@ -45,13 +45,13 @@ bool may_access_skb(loader::ProgType t) {
 // The linked instruction at PC when it needs a patch: the pass's result (false: the pass refused, a verifier bug).
 bool patch_of(const Env& env, runtime::CtxModel model, int32_t pc, const isa::OpInfo& op, const isa::Insn& in,
               Patch* p) {
-    if ((op.shape == Shape::LD_ABS || op.shape == Shape::LD_IND) && may_access_skb(env.prog.type)) {
+    if ((op.shape == Shape::LD_ABS || op.shape == Shape::LD_IND) && may_access_skb(env.facts.prog.type)) {
         lower_ld_abs(in, p);
         return true;
     }
     const bool ctx_access = op.shape == Shape::LDX || op.shape == Shape::LDSX || op.shape == Shape::ST ||
                             op.shape == Shape::STX;
-    if (ctx_access && model != runtime::CtxModel::none && env.insn_ptr_type[size_t(pc)] == RegType::ctx)
+    if (ctx_access && model != runtime::CtxModel::none && env.aux.insn_ptr_type[size_t(pc)] == RegType::ctx)
         return convert_ctx_access(model, in, p);
     return true;
 }
@@ -94,8 +94,8 @@ void build_functions(const Env& env, const std::vector<int32_t>& slots, Verified
             k++;
         }
     const int32_t total = int32_t(vp.insns.size());
-    for (size_t i = 0; i < env.subprogs.size(); i++) {
-        const Subprog& sp = env.subprogs[i];
+    for (size_t i = 0; i < env.facts.subprogs.size(); i++) {
+        const Subprog& sp = env.facts.subprogs[i];
         Function f;
         f.orig_start = sp.start;
         f.start = vp.new_pc[size_t(sp.start)];
@@ -103,7 +103,7 @@ void build_functions(const Env& env, const std::vector<int32_t>& slots, Verified
         f.name = sp.name;
         f.global = sp.global;
         f.callback = std::find(callbacks.begin(), callbacks.end(), f.start) != callbacks.end();
-        f.stack_depth = i < env.stack_depth.size() ? uint32_t(env.stack_depth[i]) : 0;
+        f.stack_depth = i < env.aux.stack_depth.size() ? uint32_t(env.aux.stack_depth[i]) : 0;
         f.stack_depth += i < slots.size() && slots[i] ? 8 : 0; // the may_goto counter
         vp.functions.push_back(std::move(f));
     }
@@ -116,14 +116,14 @@ void build_functions(const Env& env, const std::vector<int32_t>& slots, Verified
 Result<std::shared_ptr<const VerifiedProgram>> build_verified_program(const Env& env,
                                                                       const runtime::LinkedProgram& lp) {
     auto vp = std::make_shared<VerifiedProgram>();
-    vp->type = env.prog.type;
-    vp->ctx_model = ctx_model_of(env.prog.type);
-    vp->max_ctx_offset = env.max_ctx_offset;
-    vp->min_ctx_offset = env.min_ctx_offset;
+    vp->type = env.facts.prog.type;
+    vp->ctx_model = ctx_model_of(env.facts.prog.type);
+    vp->max_ctx_offset = env.aux.max_ctx_offset;
+    vp->min_ctx_offset = env.aux.min_ctx_offset;
     const auto& src = lp.insns;
-    if (src.size() != env.insns.size())
+    if (src.size() != env.facts.insns.size())
         return make_error(fmt::format("program '{}': the linked program has {} instructions, the verified one {}",
-                                      env.prog.name, src.size(), env.insns.size()));
+                                      env.facts.prog.name, src.size(), env.facts.insns.size()));
     vp->new_pc.assign(src.size(), 0);
     auto slots_or = may_goto_slots(env);
     if (!slots_or)
@@ -133,13 +133,13 @@ Result<std::shared_ptr<const VerifiedProgram>> build_verified_program(const Env&
     for (size_t pc = 0; pc < src.size(); pc++) {
         vp->new_pc[pc] = int32_t(vp->insns.size());
         const isa::OpInfo* op = isa::decode(src[pc]);
-        const int sp = env.subprog_of(int32_t(pc));
-        if (env.subprogs[size_t(sp)].start == int32_t(pc) && slots[size_t(sp)]) {
+        const int sp = env.facts.subprog_of(int32_t(pc));
+        if (env.facts.subprogs[size_t(sp)].start == int32_t(pc) && slots[size_t(sp)]) {
             counter_at[pc] = 1;
             vp->insns.push_back(may_goto_counter_init(slots[size_t(sp)]));
             vp->facts.push_back(InsnFacts{int32_t(pc), InsnOrigin::may_goto, MemKind::stack, 0, 0});
         }
-        if (op && !env.seen[pc] && isa::operand_error(*op, src[pc]) != isa::OperandError::none) {
+        if (op && !env.aux.seen[pc] && isa::operand_error(*op, src[pc]) != isa::OperandError::none) {
             // Dead code the engines would refuse: the kernel's dead-code trap (sanitize_dead_code), per slot.
             for (int k = 0; k < isa::slots(*op) && pc < src.size(); k++, pc++) {
                 vp->new_pc[pc] = int32_t(vp->insns.size());
@@ -157,14 +157,14 @@ Result<std::shared_ptr<const VerifiedProgram>> build_verified_program(const Env&
         Patch p;
         if (op && !patch_of(env, vp->ctx_model, int32_t(pc), *op, src[pc], &p))
             return make_error(fmt::format("program '{}': no conversion for the ctx access at insn {} (off {})",
-                                          env.prog.name, pc, src[pc].off), -14, int64_t(pc));
+                                          env.facts.prog.name, pc, src[pc].off), -14, int64_t(pc));
         InsnFacts facts;
         facts.orig_pc = int32_t(pc);
         const bool mem = op && is_mem_access(op->shape);
         if (mem) {
-            facts.mem = mem_kind(env.insn_ptr_type[pc], vp->ctx_model);
-            if (std::find(env.insn_ptr_mixed.begin(), env.insn_ptr_mixed.end(), int32_t(pc)) !=
-                env.insn_ptr_mixed.end())
+            facts.mem = mem_kind(env.aux.insn_ptr_type[pc], vp->ctx_model);
+            if (std::find(env.aux.insn_ptr_mixed.begin(), env.aux.insn_ptr_mixed.end(), int32_t(pc)) !=
+                env.aux.insn_ptr_mixed.end())
                 facts.mem = MemKind::mixed;
         }
         if (p.insns.empty()) {
@@ -197,7 +197,7 @@ Result<std::shared_ptr<const VerifiedProgram>> build_verified_program(const Env&
     attach_call_facts(env, *vp);
     fill_arena_view(env, vp.get());
     if (Status s = isa::validate(vp->insns); !s)
-        return make_error(fmt::format("program '{}': the rewritten program is invalid: {}", env.prog.name,
+        return make_error(fmt::format("program '{}': the rewritten program is invalid: {}", env.facts.prog.name,
                                       s.error().message),
                           -14, vp->orig_pc(s.error().pc));
     return std::shared_ptr<const VerifiedProgram>(std::move(vp));

@@ -35,7 +35,7 @@ Result<std::vector<int32_t>> may_goto_slots(const Env& env);
 isa::Insn may_goto_insn(const isa::Insn& insn, int32_t slot);
 isa::Insn may_goto_counter_init(int32_t slot);
 
-// The verified program of LP (the linked form of env.prog) from the walk's facts; an error when a rewritten jump
+// The verified program of LP (the linked form of env.facts.prog) from the walk's facts; an error when a rewritten jump
 // no longer fits its offset field (the kernel's -ERANGE) or a pass met something the walk should have refused.
 Result<std::shared_ptr<const VerifiedProgram>> build_verified_program(const Env& env,
                                                                       const runtime::LinkedProgram& lp);

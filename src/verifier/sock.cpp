@@ -85,7 +85,7 @@ bool sock_field_ok(RegType t, int32_t off, int size) {
 }
 
 bool type_mismatch(Env& env, int regno, const char* expected) {
-    const Reg& r = env.cur.cur().regs[regno];
+    const Reg& r = env.path.cur.cur().regs[regno];
     return env.fail(fmt::format("R{} type={} expected={}", regno, reg_type_str(r), expected));
 }
 
@@ -123,7 +123,7 @@ constexpr const char* kBtfSockTypes = "sock_common, sock, tcp_sock, xdp_sock, pt
 
 // ARG_PTR_TO_BTF_ID_SOCK_COMMON: the socket kinds, or a (trusted or plain) BTF pointer to a sock_common.
 bool check_btf_sock_common(Env& env, int regno, bool maybe_null) {
-    const Reg& r = env.cur.cur().regs[regno];
+    const Reg& r = env.path.cur.cur().regs[regno];
     if (maybe_null && is_null_const(r))
         return true;
     if (r.maybe_null && !maybe_null)
@@ -139,7 +139,7 @@ bool check_btf_sock_common(Env& env, int regno, bool maybe_null) {
 
 // ARG_PTR_TO_CTX_OR_NULL: NULL, or the ctx as the program got it (check_func_arg_reg_off).
 bool check_ctx_or_null(Env& env, int regno) {
-    const Reg& r = env.cur.cur().regs[regno];
+    const Reg& r = env.path.cur.cur().regs[regno];
     if (is_null_const(r))
         return true;
     if (r.type != RegType::ctx)
@@ -176,7 +176,7 @@ bool is_ptr_cast(int32_t helper) {
 } // namespace
 
 bool sock_access(Env& env, int regno, int32_t off, int size, bool write, int value_regno) {
-    const Reg& r = env.cur.cur().regs[regno];
+    const Reg& r = env.path.cur.cur().regs[regno];
     if (write)
         return env.fail(fmt::format("R{} cannot write into {}", regno, reg_type_str(r)));
     if (r.smin < 0)
@@ -186,7 +186,7 @@ bool sock_access(Env& env, int regno, int32_t off, int size, bool write, int val
     if (!sock_field_ok(r.type, at, size))
         return env.fail(fmt::format("R{} invalid {} access off={} size={}", regno, reg_type_str(r), at, size));
     if (value_regno >= 0)
-        env.cur.cur().regs[value_regno] = reg_unknown();
+        env.path.cur.cur().regs[value_regno] = reg_unknown();
     return true;
 }
 
@@ -211,7 +211,7 @@ bool sock_arg_kind(ArgKind k) {
 }
 
 bool check_sock_arg(Env& env, const runtime::HelperProto& h, int regno, ArgKind k) {
-    const Reg& r = env.cur.cur().regs[regno];
+    const Reg& r = env.path.cur.cur().regs[regno];
     switch (k) {
     case ArgKind::ptr_to_sock_common:
         if (r.maybe_null || !is_sock_type(r.type))
@@ -253,12 +253,12 @@ void set_sock_ret(Env& env, const runtime::HelperProto& h, int map_index, uint32
     case RetKind::map_value: // bpf_get_local_storage: the cgroup storage's value, never NULL
         *r0 = reg_ptr(RegType::map_value, uint32_t(std::max(map_index, 0)));
         if (map_index >= 0 && spin_lock_offset(env, uint32_t(map_index)) >= 0)
-            r0->id = env.new_id();
+            r0->id = env.path.new_id();
         return;
     default: { // the bpf_skc_to_* casts
         std::string error;
         bool running = false;
-        const struct btf* b = env.attach ? env.attach->btf : target_btf(&error, &running);
+        const struct btf* b = env.facts.attach ? env.facts.attach->btf : target_btf(&error, &running);
         const int id = b ? btf__find_by_name_kind(b, skc_to_struct(h.id), BTF_KIND_STRUCT) : -1;
         *r0 = id > 0 ? reg_ptr(RegType::btf_id, uint32_t(id)) : reg_unknown();
         r0->btf = id > 0 ? b : nullptr;
@@ -266,15 +266,15 @@ void set_sock_ret(Env& env, const runtime::HelperProto& h, int map_index, uint32
     }
     }
     r0->maybe_null = r0->type != RegType::scalar;
-    r0->id = r0->maybe_null ? env.new_id() : 0;
+    r0->id = r0->maybe_null ? env.path.new_id() : 0;
     if (acquires(h.id)) // the kernel takes the pointer's id, then the reference's, which the pointer keeps
-        r0->id = r0->ref_obj_id = acquire_reference(env, env.pc);
+        r0->id = r0->ref_obj_id = acquire_reference(env, env.path.pc);
     else if (is_ptr_cast(h.id))
         r0->ref_obj_id = ref_obj_id;
 }
 
 bool map_lookup_acquires(const Env& env, int map_index) {
-    const loader::MapSpec* m = map_index >= 0 ? env.map_spec(uint32_t(map_index)) : nullptr;
+    const loader::MapSpec* m = map_index >= 0 ? env.facts.map_spec(uint32_t(map_index)) : nullptr;
     return m && (m->type == loader::kMapSockmap || m->type == loader::kMapSockhash);
 }
 
@@ -284,7 +284,7 @@ void mark_not_null(const Env& env, Reg& r) {
         r.id = 0;
         return;
     }
-    const loader::MapSpec* m = env.map_spec(r.aux);
+    const loader::MapSpec* m = env.facts.map_spec(r.aux);
     RegType becomes = RegType::map_value;
     if (m && (m->type == loader::kMapSockmap || m->type == loader::kMapSockhash))
         becomes = RegType::sock;
@@ -302,7 +302,7 @@ void mark_not_null(const Env& env, Reg& r) {
 
 bool check_sock_call(Env& env, const runtime::HelperProto& h) {
     constexpr int32_t kGetLocalStorage = 81;
-    if (h.id == kGetLocalStorage && !is_null_const(env.cur.cur().regs[2]))
+    if (h.id == kGetLocalStorage && !is_null_const(env.path.cur.cur().regs[2]))
         return env.fail("get_local_storage() doesn't support non-zero flags");
     return true;
 }

@@ -36,15 +36,15 @@ struct Walk {
     std::vector<uint8_t> done; // 0 unknown, 1 in progress, 2 known
 
     int own(int idx) const {
-        const int d = round_up_depth(env.stack_depth[size_t(idx)]);
+        const int d = round_up_depth(env.aux.stack_depth[size_t(idx)]);
         return priv_stack && d >= kPrivStackMinSize ? 0 : d;
     }
 
     bool has_tail_call(int idx) const {
-        const Subprog& sp = env.subprogs[size_t(idx)];
+        const Subprog& sp = env.facts.subprogs[size_t(idx)];
         for (int32_t pc = sp.start; pc < sp.end; pc++) {
-            const isa::OpInfo* op = env.ops[size_t(pc)];
-            if (op && op->shape == isa::Shape::CALL_HELPER && env.insns[size_t(pc)].imm == 12) // bpf_tail_call
+            const isa::OpInfo* op = env.facts.ops[size_t(pc)];
+            if (op && op->shape == isa::Shape::CALL_HELPER && env.facts.insns[size_t(pc)].imm == 12) // bpf_tail_call
                 return true;
         }
         return false;
@@ -52,15 +52,15 @@ struct Walk {
 
     // Calls and callback references in subprogram IDX, in insn order: F(callee) for each.
     template <typename F> bool for_each_callee(int idx, F&& f) {
-        const Subprog& sp = env.subprogs[size_t(idx)];
+        const Subprog& sp = env.facts.subprogs[size_t(idx)];
         for (int32_t pc = sp.start; pc < sp.end; pc++) {
-            const isa::OpInfo* op = env.ops[size_t(pc)];
-            const isa::Insn& in = env.insns[size_t(pc)];
+            const isa::OpInfo* op = env.facts.ops[size_t(pc)];
+            const isa::Insn& in = env.facts.insns[size_t(pc)];
             const bool call = op && op->shape == isa::Shape::CALL_LOCAL;
             const bool func_ref = op && op->shape == isa::Shape::LDDW && in.src == isa::BPF_PSEUDO_FUNC;
-            const int callee = env.subprog_of(pc + in.imm + 1);
+            const int callee = env.facts.subprog_of(pc + in.imm + 1);
             // An async callback's stack is not its referrer's: it is a root of its own (check_max_stack_depth).
-            if (func_ref && env.subprogs[size_t(callee)].async_cb) {
+            if (func_ref && env.aux.is_async_cb(size_t(callee))) {
                 if (has_tail_call(callee))
                     return env.fail("verifier bug. subprog has tail_call and async cb");
                 continue;
@@ -118,20 +118,20 @@ struct Walk {
 } // namespace
 
 void update_stack_depth(Env& env, int frameno, int64_t min_off) {
-    const int sp = env.cur.frames[size_t(frameno)].subprog;
-    if (env.stack_depth.size() < env.subprogs.size())
-        env.stack_depth.resize(env.subprogs.size());
+    const int sp = env.path.cur.frames[size_t(frameno)].subprog;
+    if (env.aux.stack_depth.size() < env.facts.subprogs.size())
+        env.aux.stack_depth.resize(env.facts.subprogs.size());
     const int64_t size = (-min_off + 7) / 8 * 8; // grow_stack_state: whole 8-byte slots
-    if (sp >= 0 && size_t(sp) < env.stack_depth.size() && size > env.stack_depth[size_t(sp)])
-        env.stack_depth[size_t(sp)] = int32_t(size);
+    if (sp >= 0 && size_t(sp) < env.aux.stack_depth.size() && size > env.aux.stack_depth[size_t(sp)])
+        env.aux.stack_depth[size_t(sp)] = int32_t(size);
 }
 
 bool check_max_stack_depth(Env& env) {
-    if (env.stack_depth.size() < env.subprogs.size())
-        env.stack_depth.resize(env.subprogs.size());
-    const size_t n = env.subprogs.size();
+    if (env.aux.stack_depth.size() < env.facts.subprogs.size())
+        env.aux.stack_depth.resize(env.facts.subprogs.size());
+    const size_t n = env.facts.subprogs.size();
     Walk w{env,
-           priv_stack_type(env.prog.type),
+           priv_stack_type(env.facts.prog.type),
            {0},
            std::vector<int64_t>(n),
            std::vector<int64_t>(n),
@@ -139,7 +139,7 @@ bool check_max_stack_depth(Env& env) {
     if (!w.visit(0, 0))
         return false;
     for (size_t i = 1; i < n; i++) // async callbacks start a call chain of their own
-        if (env.subprogs[i].async_cb) {
+        if (env.aux.is_async_cb(i)) {
             w.chain.assign(1, int(i));
             if (!w.visit(int(i), 0))
                 return false;

@@ -143,13 +143,13 @@ bool states_equal(const Env& env, const State& old, const State& cur, int32_t pc
         int32_t at = pc;
         if (i + 1 < old.frames.size())
             at = old.frames[i + 1].callsite + (old.frames[i + 1].in_callback ? 0 : 1);
-        const uint16_t live = exact ? 0x7ff : env.live_in[at];
+        const uint16_t live = exact ? 0x7ff : env.facts.live_in[at];
         for (int r = 0; r < isa::kNumRegs; r++)
             if ((live >> r) & 1)
                 if (!regsafe(o.regs[r], c.regs[r], ids, cmp))
                     return false;
         // A caller's stack may be read through pointers by its callees: compare all of it.
-        const uint64_t slive = i + 1 < old.frames.size() ? ~0ull : env.stack_live_in[at];
+        const uint64_t slive = i + 1 < old.frames.size() ? ~0ull : env.facts.stack_live_in[at];
         if (!stacksafe(o, c, ids, cmp, slive))
             return false;
     }

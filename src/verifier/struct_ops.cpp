@@ -95,7 +95,7 @@ bool stub_arg_info(Env& env, const struct btf* b, const std::string& st, const s
         else if (ends_with(pname, "__ref"))
             return env.fail(fmt::format("program '{}': strbpf's verifier does not model referenced struct_ops "
                                         "arguments yet ({}.{} argument {} '{}')",
-                                        env.prog.name, st, member, i, pname));
+                                        env.facts.prog.name, st, member, i, pname));
     }
     return true;
 }
@@ -131,16 +131,16 @@ bool libbpf_kern_member(Env& env, const loader::StructOpsUse& use, BtfAttach& a,
 } // namespace
 
 bool struct_ops_bound(Env& env) {
-    const loader::StructOpsUse* use = loader::struct_ops_use(env.inst.spec(), env.prog.name);
+    const loader::StructOpsUse* use = loader::struct_ops_use(env.facts.inst.spec(), env.facts.prog.name);
     if (!use) // libbpf's check before it loads a struct_ops program
         return env.fail(fmt::format("prog '{}': SEC(\"struct_ops\") program isn't referenced anywhere, did you "
                                     "forget to use it?",
-                                    env.prog.name));
+                                    env.facts.prog.name));
     return use->error.empty() || env.fail(use->error);
 }
 
 bool resolve_struct_ops(Env& env, BtfAttach& a) {
-    const loader::StructOpsUse* found = loader::struct_ops_use(env.inst.spec(), env.prog.name);
+    const loader::StructOpsUse* found = loader::struct_ops_use(env.facts.inst.spec(), env.facts.prog.name);
     if (!found || !found->error.empty())
         return struct_ops_bound(env);
     const loader::StructOpsUse& use = *found;
@@ -149,15 +149,15 @@ bool resolve_struct_ops(Env& env, BtfAttach& a) {
     if (!libbpf_kern_member(env, use, a, tname, &type_id))
         return false;
     // check_struct_ops_btf_id: the value type exists, so the kernel registered the struct.
-    if (!env.gpl_compatible)
+    if (!env.facts.gpl_compatible)
         return env.fail("struct ops programs must have a GPL compatible license");
     const StructOpsRules* rules = rules_of(tname);
     if (!rules)
         return env.fail(fmt::format("program '{}': strbpf's verifier does not model struct_ops type '{}' yet (its "
                                     "verifier_ops and member rules are not in strbpf's table)",
-                                    env.prog.name, tname));
+                                    env.facts.prog.name, tname));
     if (listed(rules->unsupported, use.member) ||
-        (env.prog.sleepable && !rules->any_sleepable && !listed(rules->sleepable_members, use.member)))
+        (env.facts.prog.sleepable && !rules->any_sleepable && !listed(rules->sleepable_members, use.member)))
         return env.fail(fmt::format("attach to unsupported member {} of struct {}", use.member, tname));
     if (!stub_arg_info(env, a.btf, tname, use.member, &a.iter_args))
         return false;

@@ -14,24 +14,24 @@ constexpr int64_t kTimerSize = 16; // sizeof(struct bpf_timer)
 } // namespace
 
 int32_t timer_offset(const Env& env, uint32_t map_index) {
-    if (env.timer_offs.size() <= map_index)
-        env.timer_offs.resize(map_index + 1, -3);
-    int32_t& off = env.timer_offs[map_index];
+    if (env.facts.timer_offs.size() <= map_index)
+        env.facts.timer_offs.resize(map_index + 1, -3);
+    int32_t& off = env.facts.timer_offs[map_index];
     if (off == -3)
         off = map_value_field_offset(env, map_index, "bpf_timer");
     return off;
 }
 
 bool process_timer_arg(Env& env, int regno, int* map_index) {
-    const Reg& r = env.cur.cur().regs[regno];
+    const Reg& r = env.path.cur.cur().regs[regno];
     if (!r.var.is_const())
         return env.fail(fmt::format(
             "R{} doesn't have constant offset. bpf_timer has to be at the constant offset", regno));
     // The kernel tells inner maps of a map-in-map apart by the lookup that produced them (map_uid), which strbpf's
     // register state does not carry: refused rather than judged without it.
-    if (r.aux >= env.inst.map_count())
+    if (r.aux >= env.facts.inst.map_count())
         return env.fail("strbpf does not model bpf_timer in an inner map of a map-in-map");
-    const loader::MapSpec* m = env.map_spec(r.aux);
+    const loader::MapSpec* m = env.facts.map_spec(r.aux);
     const int32_t timer_off = timer_offset(env, r.aux);
     if (timer_off == -2)
         return env.fail(fmt::format("map '{}' has to have BTF in order to use bpf_timer", m ? m->name : ""));
@@ -57,29 +57,28 @@ bool check_timer_access(Env& env, const Reg& r, int64_t off, int size, bool help
 bool push_async_callback(Env& env, const runtime::HelperProto& h, int map_index) {
     if (h.callback.frame != runtime::CallbackFrame::timer || map_index < 0)
         return env.fail(fmt::format("strbpf does not model the callback's arguments of {}#{}", h.name, h.id));
-    const Reg& fn = env.cur.cur().regs[h.callback.arg];
-    const int sp = env.subprog_of(int32_t(fn.aux));
-    env.subprogs[size_t(sp)].async_cb = true;
+    const Reg& fn = env.path.cur.cur().regs[h.callback.arg];
+    const int sp = env.facts.subprog_of(int32_t(fn.aux));
+    if (env.aux.async_cb.size() <= size_t(sp))
+        env.aux.async_cb.resize(size_t(sp) + 1, 0);
+    env.aux.async_cb[size_t(sp)] = 1;
     // set_timer_callback_state: callback(struct bpf_map *map, void *key, void *value), R4 and R5 not readable.
     Frame f;
     f.regs[1] = reg_ptr(RegType::map_ptr, uint32_t(map_index));
     f.regs[2] = reg_ptr(RegType::map_key, uint32_t(map_index));
     f.regs[3] = reg_ptr(RegType::map_value, uint32_t(map_index));
-    f.regs[3].id = env.new_id(); // the live kernel gives the value pointer an id of its own, as for for_each
+    f.regs[3].id = env.path.new_id(); // the live kernel gives the value pointer an id of its own, as for for_each
     f.regs[10] = reg_ptr(RegType::stack);
     f.subprog = sp;
     f.in_async_callback = true;
     State st;
     st.frames.push_back(std::move(f));
-    env.callback_state = std::move(st);
-    env.callback_pc = int32_t(fn.aux);
-    env.callback_pending = true;
-    env.callback_async = true;
+    env.path.fork = Fork{Fork::Kind::async, std::move(st), int32_t(fn.aux)};
     return true;
 }
 
 bool check_async_callback_return(Env& env) {
-    const Reg& r0 = env.cur.frames[0].regs[0];
+    const Reg& r0 = env.path.cur.frames[0].regs[0];
     if (r0.type != RegType::scalar)
         return env.fail(fmt::format("At async callback return the register R0 is not a known value ({})",
                                     reg_type_name(r0.type, r0.maybe_null)));

@@ -106,19 +106,19 @@ bool ptr_arith(Env& env, int dst, const Reg& ptr, const Reg& off, Sem sem, bool 
         out.smin = var.smin, out.smax = var.smax, out.umin = var.umin, out.umax = var.umax;
         out.s32min = var.s32min, out.s32max = var.s32max, out.u32min = var.u32min, out.u32max = var.u32max;
         if (ptr.is_pkt()) {
-            out.id = env.new_id();
+            out.id = env.path.new_id();
             if (sem == Sem::add || off.smin < 0)
                 out.aux = 0;
         }
     }
     if (!sane_offset(env, out, ptr))
         return false;
-    env.cur.cur().regs[dst] = out;
+    env.path.cur.cur().regs[dst] = out;
     return true;
 }
 
 bool alu_mov(Env& env, const isa::OpInfo& op, const isa::Insn& insn) {
-    auto& regs = env.cur.cur().regs;
+    auto& regs = env.path.cur.cur().regs;
     const bool is64 = op.shape == Shape::ALU64_K || op.shape == Shape::ALU64_X;
     if (op.shape == Shape::ALU64_K) {
         regs[insn.dst] = reg_const(uint64_t(int64_t(insn.imm)));
@@ -201,7 +201,7 @@ void assign_id_before_mov(Env& env, Reg& src) {
     if (src.link != Link::none)
         clear_scalar_id(src);
     if (src.id == 0 && !src.var.is_const())
-        src.id = env.new_id();
+        src.id = env.path.new_id();
 }
 
 // maybe_fork_scalars: a scalar known to be 0 or -1 (in 64 bits, else in its low 32), ANDed or ORed with a
@@ -215,10 +215,8 @@ static void fork_sign_mask(Env& env, const isa::Insn& insn, Reg& dst) {
         low32 = true;
     else
         return;
-    env.callback_state = env.cur;
-    env.callback_pc = env.pc;
-    env.callback_pending = true;
-    Reg& zero = env.callback_state.cur().regs[insn.dst];
+    env.path.fork = Fork{Fork::Kind::again, env.path.cur, env.path.pc};
+    Reg& zero = env.path.fork->st.cur().regs[insn.dst];
     auto low_known = [](Reg& r, uint32_t v) {
         r.var = tnum_with_subreg(r.var, Tnum::constant(v));
         r.u32min = r.u32max = v;
@@ -234,7 +232,7 @@ static void fork_sign_mask(Env& env, const isa::Insn& insn, Reg& dst) {
 }
 
 bool do_alu(Env& env, const isa::OpInfo& op, const isa::Insn& insn) {
-    auto& regs = env.cur.cur().regs;
+    auto& regs = env.path.cur.cur().regs;
     const bool is_x = op.shape == Shape::ALU64_X || op.shape == Shape::ALU32_X;
     const bool is64 = op.shape == Shape::ALU64_K || op.shape == Shape::ALU64_X || op.shape == Shape::NEG64 ||
                       (op.shape == Shape::END && (op.sem == Sem::bswap16 || op.sem == Sem::bswap32 ||
@@ -318,11 +316,11 @@ bool do_alu(Env& env, const isa::OpInfo& op, const isa::Insn& insn) {
 // The kernel's save_aux_ptr_type: one insn may access memory through different pointer types on different paths,
 // unless one of them is ctx or a socket (whose accesses the kernel rewrites per insn, for one type).
 static bool save_aux_ptr_type(Env& env, RegType type) {
-    RegType& prev = env.insn_ptr_type[size_t(env.pc)];
+    RegType& prev = env.aux.insn_ptr_type[size_t(env.path.pc)];
     if (prev == RegType::not_init)
         prev = type;
-    else if (prev != type && (prev == RegType::ctx || type == RegType::ctx || is_sock_type(prev) || is_sock_type(type) ||
-                              prev == RegType::arena || type == RegType::arena))
+    else if (prev != type && (prev == RegType::ctx || type == RegType::ctx || is_sock_type(prev) ||
+                              is_sock_type(type) || prev == RegType::arena || type == RegType::arena))
         return env.fail("same insn cannot be used with different pointers");
     return true;
 }
@@ -334,7 +332,7 @@ bool do_load_store(Env& env, const isa::OpInfo& op, const isa::Insn& insn) {
     case Shape::LDSX: {
         if (!check_reg_init(env, insn.src))
             return false;
-        const RegType src_type = env.cur.cur().regs[insn.src].type; // before the load may overwrite it
+        const RegType src_type = env.path.cur.cur().regs[insn.src].type; // before the load may overwrite it
         return check_mem_access(env, insn.src, insn.off, size, Access::read, insn.dst, op.shape == Shape::LDSX) &&
                save_aux_ptr_type(env, src_type);
     }
@@ -342,19 +340,19 @@ bool do_load_store(Env& env, const isa::OpInfo& op, const isa::Insn& insn) {
         if (!check_reg_init(env, insn.dst))
             return false;
         return check_mem_access(env, insn.dst, insn.off, size, Access::write, -2) &&
-               save_aux_ptr_type(env, env.cur.cur().regs[insn.dst].type);
+               save_aux_ptr_type(env, env.path.cur.cur().regs[insn.dst].type);
     case Shape::STX:
         if (!check_reg_init(env, insn.src) || !check_reg_init(env, insn.dst))
             return false;
         return check_mem_access(env, insn.dst, insn.off, size, Access::write, insn.src) &&
-               save_aux_ptr_type(env, env.cur.cur().regs[insn.dst].type);
+               save_aux_ptr_type(env, env.path.cur.cur().regs[insn.dst].type);
     case Shape::ATOMIC_W:
     case Shape::ATOMIC_DW: {
         if (!check_reg_init(env, insn.src) || !check_reg_init(env, insn.dst))
             return false;
         if (insn.imm == isa::BPF_CMPXCHG && !check_reg_init(env, 0))
             return false;
-        const Reg& d = env.cur.cur().regs[insn.dst];
+        const Reg& d = env.path.cur.cur().regs[insn.dst];
         const bool arena_fetch_bitop = insn.imm == (isa::BPF_FETCH | 0x40) || insn.imm == (isa::BPF_FETCH | 0x50) ||
                                        insn.imm == (isa::BPF_FETCH | 0xa0); // x86-64's JIT lacks them in arenas
         if (d.type == RegType::ctx || d.is_pkt() || d.type == RegType::flow_keys || is_sock_type(d.type) ||
@@ -366,7 +364,7 @@ bool do_load_store(Env& env, const isa::OpInfo& op, const isa::Insn& insn) {
         // The loading register is marked written first (check_reg_arg DST_OP), so it cannot also be the address.
         const int load_reg = insn.imm == isa::BPF_CMPXCHG ? 0 : (insn.imm & isa::BPF_FETCH) ? int(insn.src) : -1;
         if (load_reg >= 0)
-            env.cur.cur().regs[load_reg] = reg_unknown();
+            env.path.cur.cur().regs[load_reg] = reg_unknown();
         if (!check_mem_access(env, insn.dst, insn.off, size, Access::read, -1, false, true))
             return false;
         if (load_reg >= 0 && !check_mem_access(env, insn.dst, insn.off, size, Access::read, load_reg, false, true))
@@ -378,10 +376,10 @@ bool do_load_store(Env& env, const isa::OpInfo& op, const isa::Insn& insn) {
     }
     case Shape::LD_ABS:
     case Shape::LD_IND: {
-        auto& regs = env.cur.cur().regs;
+        auto& regs = env.path.cur.cur().regs;
         // check_ld_abs's order: only the __sk_buff program types (may_access_skb), then the implicit R6, then the
         // explicit source of LD_IND.
-        const loader::ProgType t = env.prog.type;
+        const loader::ProgType t = env.facts.prog.type;
         if (t != loader::ProgType::socket_filter && t != loader::ProgType::sched_cls &&
             t != loader::ProgType::sched_act)
             return env.fail("BPF_LD_[ABS|IND] instructions not allowed for this program type");
@@ -397,13 +395,11 @@ bool do_load_store(Env& env, const isa::OpInfo& op, const isa::Insn& insn) {
         for (int r = 1; r <= 5; r++)
             regs[r] = Reg{};
         regs[0] = reg_unknown(); // check_ld_abs: all 64 bits unknown, whatever the load's width
-        if (env.cur.frames.size() == 1)
+        if (env.path.cur.frames.size() == 1)
             return true;
         // In a subprogram a failed load returns 0 from it (bpf_gen_ld_abs's hidden exit), and the kernel explores
         // that first: the load's success goes on as a pending path, this one (R0 = 0) exits (the walker).
-        env.callback_state = env.cur;
-        env.callback_pc = env.pc + 1;
-        env.callback_pending = true;
+        env.path.fork = Fork{Fork::Kind::ld_abs, env.path.cur, env.path.pc + 1};
         regs[0] = reg_const(0);
         return true;
     }
@@ -413,8 +409,8 @@ bool do_load_store(Env& env, const isa::OpInfo& op, const isa::Insn& insn) {
 
 bool do_ld_imm64(Env& env, const isa::OpInfo& op, const isa::Insn& insn) {
     (void)op;
-    auto& regs = env.cur.cur().regs;
-    const isa::Insn& hi = env.insns[env.pc + 1];
+    auto& regs = env.path.cur.cur().regs;
+    const isa::Insn& hi = env.facts.insns[env.path.pc + 1];
     switch (insn.src) {
     case 0:
         regs[insn.dst] = reg_const(uint64_t(uint32_t(insn.imm)) | (uint64_t(uint32_t(hi.imm)) << 32));
@@ -423,7 +419,7 @@ bool do_ld_imm64(Env& env, const isa::OpInfo& op, const isa::Insn& insn) {
     case isa::BPF_PSEUDO_MAP_IDX:
     case isa::BPF_PSEUDO_MAP_VALUE:
     case isa::BPF_PSEUDO_MAP_IDX_VALUE: {
-        const loader::MapSpec* spec = env.map_spec(uint32_t(insn.imm));
+        const loader::MapSpec* spec = env.facts.map_spec(uint32_t(insn.imm));
         if (insn.imm < 0 || !spec)
             return env.fail(fmt::format("fd {} is not pointing to valid bpf_map", insn.imm));
         if (insn.src == isa::BPF_PSEUDO_MAP_FD || insn.src == isa::BPF_PSEUDO_MAP_IDX) {
@@ -442,9 +438,9 @@ bool do_ld_imm64(Env& env, const isa::OpInfo& op, const isa::Insn& insn) {
         return true;
     }
     case isa::BPF_PSEUDO_FUNC:
-        if (env.subprogs[size_t(env.subprog_of(env.pc + insn.imm + 1))].global)
+        if (env.facts.subprogs[size_t(env.facts.subprog_of(env.path.pc + insn.imm + 1))].global)
             return env.fail("callback function not static");
-        regs[insn.dst] = reg_ptr(RegType::func, uint32_t(env.pc + insn.imm + 1));
+        regs[insn.dst] = reg_ptr(RegType::func, uint32_t(env.path.pc + insn.imm + 1));
         return true;
     case isa::BPF_PSEUDO_BTF_ID: return do_ksym_ld_imm64(env, insn);
     default: return env.fail(fmt::format("unsupported ld_imm64 pseudo form src={}", insn.src));

@@ -60,30 +60,12 @@ struct Pending {
     size_t log_pos = 0; // the log's length at the fork: level 1 keeps only the log of the path that fails
 };
 
-// Registers an instruction reads or writes (check_reg_arg marks them scratched for the log).
+// Registers check_reg_arg marks scratched for the log: those the insn reads or writes (opcodes.def's columns),
+// except at an exit and a local call, which change frames without checking registers one by one.
 uint16_t insn_regs(const isa::OpInfo& op, const isa::Insn& insn) {
-    const uint16_t dst = uint16_t(1u << (insn.dst & 0xf)), src = uint16_t(1u << (insn.src & 0xf));
-    switch (op.shape) {
-    case Shape::ALU64_X:
-    case Shape::ALU32_X:
-    case Shape::JMP_X:
-    case Shape::JMP32_X:
-    case Shape::LDX:
-    case Shape::LDSX:
-    case Shape::STX: return dst | src;
-    case Shape::ATOMIC_W:
-    case Shape::ATOMIC_DW: return dst | src | (insn.imm == isa::BPF_CMPXCHG ? 1 : 0);
-    case Shape::CALL_HELPER:
-    case Shape::CALL_KFUNC: return 0x3f; // R1-R5 read, R0-R5 written
-    case Shape::LD_ABS: return 0x7f;      // check_ld_abs: R6 read, R0-R5 written
-    case Shape::LD_IND: return 0x7f | src;
-    case Shape::JA:
-    case Shape::GOTOL:
-    case Shape::MAY_GOTO:
-    case Shape::EXIT:
-    case Shape::CALL_LOCAL: return 0;
-    default: return dst;
-    }
+    if (op.shape == Shape::EXIT || op.shape == Shape::CALL_LOCAL)
+        return 0;
+    return uint16_t(isa::regs_read(op, insn) | isa::regs_written(op, insn));
 }
 
 // The kernel's callback_unroll_depth in the infinite-loop check: two rounds of a callback are never one loop.
@@ -98,18 +80,18 @@ bool same_callback_rounds(const State& a, const State& b) {
 
 class Walker {
   public:
-    explicit Walker(Env& env) : env_(env), explored_(env.insns.size()), seen_(env.insns.size() + 1) {
-        env_.open_checkpoints.assign(env.insns.size(), {});
+    explicit Walker(Env& env) : env_(env), explored_(env.facts.insns.size()), seen_(env.facts.insns.size() + 1) {
+        env_.path.open_checkpoints.assign(env.facts.insns.size(), {});
     }
 
     bool run(int32_t entry, State initial) {
-        env_.cur = std::move(initial);
-        env_.pc = entry;
-        env_.cur_parent = nullptr;
-        env_.hist.clear();
-        env_.jmp_history = 0;
+        env_.path.cur = std::move(initial);
+        env_.path.pc = entry;
+        env_.path.cur_parent = nullptr;
+        env_.path.hist.clear();
+        env_.path.jmp_history = 0;
         pending_.clear();
-        for (std::vector<StoredState*>& open : env_.open_checkpoints)
+        for (std::vector<StoredState*>& open : env_.path.open_checkpoints)
             open.clear();
         mark_all_scratched(env_);
         for (;;) {
@@ -120,20 +102,20 @@ class Walker {
                 continue;
             finish_path();
             if (pending_.empty()) {
-                if ((env_.opts.log_level & 3) == 1)
-                    env_.log.clear(); // the kernel keeps no log of a successful check at level 1
+                if ((env_.log.level & 3) == 1)
+                    env_.log.text.clear(); // the kernel keeps no log of a successful check at level 1
                 return true;
             }
             Pending p = std::move(pending_.back());
             pending_.pop_back();
-            env_.cur = std::move(p.st);
-            env_.pc = p.pc;
-            env_.prev_pc = p.from;
-            env_.cur_parent = p.parent;
-            env_.hist = std::move(p.hist);
-            env_.jmp_history = p.jmp_history;
-            if ((env_.opts.log_level & 3) == 1)
-                env_.log.resize(p.log_pos); // pop_stack: only the failing path's log remains
+            env_.path.cur = std::move(p.st);
+            env_.path.pc = p.pc;
+            env_.path.prev_pc = p.from;
+            env_.path.cur_parent = p.parent;
+            env_.path.hist = std::move(p.hist);
+            env_.path.jmp_history = p.jmp_history;
+            if ((env_.log.level & 3) == 1)
+                env_.log.text.resize(p.log_pos); // pop_stack: only the failing path's log remains
             mark_all_scratched(env_);
             from_pop_ = true;
         }
@@ -148,12 +130,12 @@ class Walker {
     // A path ended: checkpoints whose every path is now explored become usable for pruning (they stay in their
     // insn's list); an evicted one no longer counts towards the peak once nothing below it is explored.
     void finish_path() {
-        for (StoredState* s = env_.cur_parent; s; s = s->parent) {
+        for (StoredState* s = env_.path.cur_parent; s; s = s->parent) {
             if (--s->branches)
                 break;
             close_checkpoint(s);
             if (s->evicted)
-                env_.cur_states--;
+                env_.path.cur_states--;
             if (auto it = backedges_.find(s); it != backedges_.end()) {
                 propagate_backedges(it->second);
                 backedges_.erase(it);
@@ -164,7 +146,7 @@ class Walker {
     // S is explored: it leaves its insn's open checkpoints, where it is the last (any later one there would be
     // below it, and so explored before it).
     void close_checkpoint(StoredState* s) {
-        std::vector<StoredState*>& open = env_.open_checkpoints[size_t(s->pc)];
+        std::vector<StoredState*>& open = env_.path.open_checkpoints[size_t(s->pc)];
         auto it = std::find(open.rbegin(), open.rend(), s);
         if (it != open.rend())
             open.erase(std::next(it).base());
@@ -191,29 +173,29 @@ class Walker {
     }
 
     void add_backedge(StoredState* head, const StoredState* equal) {
-        backedges_[head].push_back(Backedge{env_.cur, env_.cur_parent, env_.hist, equal});
+        backedges_[head].push_back(Backedge{env_.path.cur, env_.path.cur_parent, env_.path.hist, equal});
     }
 
     // The loop is explored: each cut path takes the marks of the checkpoint it was cut against, again until none
     // adds a mark (marks reaching one checkpoint can reach another through a later path).
     void propagate_backedges(std::vector<Backedge>& list) {
-        std::swap(saved_.st, env_.cur);
-        std::swap(saved_.hist, env_.hist);
-        StoredState* parent = env_.cur_parent;
+        std::swap(saved_.st, env_.path.cur);
+        std::swap(saved_.hist, env_.path.hist);
+        StoredState* parent = env_.path.cur_parent;
         for (bool changed = true; changed;) {
             changed = false;
             for (Backedge& b : list) {
-                std::swap(env_.cur, b.st);
-                std::swap(env_.hist, b.hist);
-                env_.cur_parent = b.parent;
+                std::swap(env_.path.cur, b.st);
+                std::swap(env_.path.hist, b.hist);
+                env_.path.cur_parent = b.parent;
                 changed = mark_precise(env_, precise_set_of(b.equal->st)) || changed;
-                std::swap(env_.cur, b.st);
-                std::swap(env_.hist, b.hist);
+                std::swap(env_.path.cur, b.st);
+                std::swap(env_.path.hist, b.hist);
             }
         }
-        env_.cur_parent = parent;
-        std::swap(saved_.st, env_.cur);
-        std::swap(saved_.hist, env_.hist);
+        env_.path.cur_parent = parent;
+        std::swap(saved_.st, env_.path.cur);
+        std::swap(saved_.hist, env_.path.hist);
     }
 
     // A path to explore later from TARGET; WITH_CURRENT: the insn being executed is in its history (not when the
@@ -221,12 +203,12 @@ class Walker {
     bool push(State st, int32_t target, bool with_current = true) {
         if (pending_.size() + 1 > size_t(kComplexityLimitJmpSeq))
             return env_.fail(fmt::format("The sequence of {} jumps is too complex.", pending_.size() + 1));
-        if (env_.cur_parent)
-            env_.cur_parent->branches++;
+        if (env_.path.cur_parent)
+            env_.path.cur_parent->branches++;
         if (with_current)
             commit_entry();
-        pending_.push_back(
-            Pending{std::move(st), target, env_.pc, env_.cur_parent, env_.hist, env_.jmp_history, env_.log.size()});
+        pending_.push_back(Pending{std::move(st), target, env_.path.pc, env_.path.cur_parent, env_.path.hist,
+                                   env_.path.jmp_history, env_.log.text.size()});
         return true;
     }
 
@@ -235,30 +217,45 @@ class Walker {
     bool push_async(State st, int32_t target) {
         if (pending_.size() + 1 > size_t(kComplexityLimitJmpSeq))
             return env_.fail(fmt::format("The sequence of {} jumps is too complex for async cb.", pending_.size() + 1));
-        pending_.push_back(Pending{std::move(st), target, env_.pc, nullptr, {}, 0, env_.log.size()});
+        pending_.push_back(Pending{std::move(st), target, env_.path.pc, nullptr, {}, 0, env_.log.text.size()});
         return true;
+    }
+
+    // The path the insn being executed forked off, if any (PathState::fork), pushed by its kind.
+    bool push_fork() {
+        if (!env_.path.fork)
+            return true;
+        Fork f = std::move(*env_.path.fork);
+        env_.path.fork.reset();
+        switch (f.kind) {
+        case Fork::Kind::again: return push(std::move(f.st), f.pc, false);
+        case Fork::Kind::async: return push_async(std::move(f.st), f.pc);
+        case Fork::Kind::path:
+        case Fork::Kind::ld_abs: break;
+        }
+        return push(std::move(f.st), f.pc);
     }
 
     // The insn being executed joins the path's history (once; before any path forks from it).
     void commit_entry() {
         if (committed_)
             return;
-        const HistEntry& e = env_.cur_entry;
-        if (env_.jmp_point[size_t(e.pc)] || e.sframe >= 0 || e.linked >= 0)
-            env_.jmp_history++; // an entry of the kernel's jump history
-        env_.hist.push_back(e);
+        const HistEntry& e = env_.path.cur_entry;
+        if (env_.facts.jmp_point[size_t(e.pc)] || e.sframe >= 0 || e.linked >= 0)
+            env_.path.jmp_history++; // an entry of the kernel's jump history
+        env_.path.hist.push_back(e);
         committed_ = true;
     }
 
     // The current path is an infinite loop: it reached a checkpoint still on it, unchanged.
     int infinite_loop(const StoredState* s) {
-        if (env_.opts.log_level > 0)
-            print_linfo(env_, env_.pc);
-        env_.fail_pc = env_.pc;
-        env_.fail(fmt::format("infinite loop detected at insn {}", env_.pc));
-        if (env_.opts.log_level > 0) {
-            const int f = int(env_.cur.frames.size()) - 1;
-            env_.note("cur state:" + kernel_state_str(env_, env_.cur, f, true));
+        if (env_.log.level > 0)
+            print_linfo(env_, env_.path.pc);
+        env_.log.fail_pc = env_.path.pc;
+        env_.fail(fmt::format("infinite loop detected at insn {}", env_.path.pc));
+        if (env_.log.level > 0) {
+            const int f = int(env_.path.cur.frames.size()) - 1;
+            env_.note("cur state:" + kernel_state_str(env_, env_.path.cur, f, true));
             env_.note("old state:" + kernel_state_str(env_, s->st, f, true));
         }
         return -1;
@@ -270,7 +267,7 @@ class Walker {
         if (s->branches == 0) {
             // Inside a loop still being explored the checkpoint's marks are not final: every scalar by range.
             StoredState* loop = open_loop_of(s);
-            if (!states_equal(env_, s->st, env_.cur, env_.pc, loop ? Cmp::all_precise : Cmp::range))
+            if (!states_equal(env_, s->st, env_.path.cur, env_.path.pc, loop ? Cmp::all_precise : Cmp::range))
                 return 0;
             propagate_precision(env_, s->st); // what its paths relied on, this path relies on too
             if (loop)
@@ -280,17 +277,18 @@ class Walker {
         if (forced) {
             // A callback round back at its helper call: a checkpoint there still being explored that contains
             // this state (every scalar by range, its precision marks not being final) covers it.
-            if (!states_equal(env_, s->st, env_.cur, env_.pc, Cmp::all_precise))
+            if (!states_equal(env_, s->st, env_.path.cur, env_.path.pc, Cmp::all_precise))
                 return 0;
             propagate_precision(env_, s->st);
             add_backedge(s, s);
             return 1;
         }
         // An iterator's next call never repeats an iteration unchanged (the drained branch ends it).
-        if (loop != kLoopIterNext && states_maybe_looping(s->st, env_.cur) && same_iteration(s->st) &&
-            same_callback_rounds(s->st, env_.cur))
+        if (loop != kLoopIterNext && states_maybe_looping(s->st, env_.path.cur) && same_iteration(s->st) &&
+            same_callback_rounds(s->st, env_.path.cur))
             return infinite_loop(s);
-        if (!force_new && env_.jmps_processed - env_.prev_jmps < 20 && env_.insn_processed - env_.prev_insns < 100)
+        if (!force_new && env_.path.jmps_processed - env_.path.prev_jmps < 20 &&
+            env_.path.insn_processed - env_.path.prev_insns < 100)
             *add = false; // inside a loop: checkpoint less often
         return 0;
     }
@@ -302,15 +300,15 @@ class Walker {
     int loop_closed(std::vector<StoredState*>& list) {
         for (size_t i = list.size(); i-- > 0;) {
             StoredState* s = list[i];
-            if (s->branches == 0 || s->st.frames.size() != env_.cur.frames.size() ||
-                !loop_closed_by(env_, s->st, env_.cur, env_.pc))
+            if (s->branches == 0 || s->st.frames.size() != env_.path.cur.frames.size() ||
+                !loop_closed_by(env_, s->st, env_.path.cur, env_.path.pc))
                 continue;
             s->hit++;
             propagate_precision(env_, s->st);
-            const int level = env_.opts.log_level; // marks beyond the kernel's, not in its log
-            env_.opts.log_level = 0;
-            mark_precise(env_, all_scalars_of(env_.cur));
-            env_.opts.log_level = level;
+            const int level = env_.log.level; // marks beyond the kernel's, not in its log
+            env_.log.level = 0;
+            mark_precise(env_, all_scalars_of(env_.path.cur));
+            env_.log.level = level;
             return 1;
         }
         return 0;
@@ -319,24 +317,24 @@ class Walker {
     // An exact repeat of a checkpoint on the current path, except across may_goto levels or iterations of an
     // active iterator (is_state_visited's infinite-loop test).
     bool same_iteration(const State& old) const {
-        return old.may_goto_depth == env_.cur.may_goto_depth && !iter_active_depths_differ(old, env_.cur) &&
-               states_equal(env_, old, env_.cur, env_.pc, Cmp::exact);
+        return old.may_goto_depth == env_.path.cur.may_goto_depth && !iter_active_depths_differ(old, env_.path.cur) &&
+               states_equal(env_, old, env_.path.cur, env_.path.pc, Cmp::exact);
     }
 
     // The kernel's is_state_visited at a prune point. 1: pruned; 0: continue; -1: rejected.
     int visit_state() {
-        std::vector<StoredState*>& list = explored_[env_.pc];
-        const bool forced = env_.callback_call[env_.pc];
-        const uint8_t loop = env_.loop_point[env_.pc];
+        std::vector<StoredState*>& list = explored_[env_.path.pc];
+        const bool forced = env_.facts.callback_call[env_.path.pc];
+        const uint8_t loop = env_.facts.loop_point[env_.path.pc];
         // A checkpoint whatever the heuristics say: at a callback's call, at a may_goto or an iterator's next call,
         // under BPF_F_TEST_STATE_FREQ (so tests exercise pruning where they would skip it), or when the path's jump
         // history grew long (a loop that never reaches a checkpoint otherwise would make every backtrack walk all
         // of it).
-        const bool force_new = forced || loop || (env_.opts.prog_flags & kProgFlagTestStateFreq) ||
-                               env_.jmp_history > kMaxJmpHistory;
+        const bool force_new = forced || loop || (env_.facts.opts.prog_flags & kProgFlagTestStateFreq) ||
+                               env_.path.jmp_history > kMaxJmpHistory;
         // Otherwise only after 2 jumps and 8 insns since the last one.
-        bool add = force_new ||
-                   (env_.jmps_processed - env_.prev_jmps >= 2 && env_.insn_processed - env_.prev_insns >= 8);
+        bool add = force_new || (env_.path.jmps_processed - env_.path.prev_jmps >= 2 &&
+                                 env_.path.insn_processed - env_.path.prev_insns >= 8);
         max_states_ = std::max(max_states_, list.size());
         if (loop && loop_closed(list))
             return 1;
@@ -344,7 +342,7 @@ class Walker {
             StoredState* s = list[i];
             // The kernel's lists are per insn and callsite (explored_state): a checkpoint of another call of the
             // same function is neither compared nor charged a miss.
-            if (!same_callsites(s->st, env_.cur))
+            if (!same_callsites(s->st, env_.path.cur))
                 continue;
             const int r = compare(s, forced, loop, force_new, &add);
             if (r != 0) {
@@ -356,7 +354,7 @@ class Walker {
             const uint32_t n = (forced || loop) && s->branches > 0 ? kForcedMisses : kMisses; // force checkpoints: 64
             if (s->miss > s->hit * n + n) { // unlikely to be useful: no longer compared
                 s->evicted = true;
-                env_.cur_states -= s->branches == 0;
+                env_.path.cur_states -= s->branches == 0;
                 list.erase(list.begin() + long(i));
             }
         }
@@ -369,74 +367,74 @@ class Walker {
     void add_checkpoint(std::vector<StoredState*>& list) {
         pool_.push_back(std::make_unique<StoredState>());
         StoredState* s = pool_.back().get();
-        s->st = env_.cur;
+        s->st = env_.path.cur;
         clear_precise(s->st);
-        s->hist = std::move(env_.hist);
-        env_.hist.clear();
-        env_.jmp_history = 0;
-        s->pc = env_.pc;
-        s->parent = env_.cur_parent;
+        s->hist = std::move(env_.path.hist);
+        env_.path.hist.clear();
+        env_.path.jmp_history = 0;
+        s->pc = env_.path.pc;
+        s->parent = env_.path.cur_parent;
         list.push_back(s);
-        env_.open_checkpoints[size_t(s->pc)].push_back(s);
-        env_.cur_parent = s;
-        env_.prev_jmps = env_.jmps_processed;
-        env_.prev_insns = env_.insn_processed;
-        env_.total_states++;
-        env_.peak_states = std::max(env_.peak_states, ++env_.cur_states);
+        env_.path.open_checkpoints[size_t(s->pc)].push_back(s);
+        env_.path.cur_parent = s;
+        env_.path.prev_jmps = env_.path.jmps_processed;
+        env_.path.prev_insns = env_.path.insn_processed;
+        env_.path.total_states++;
+        env_.path.peak_states = std::max(env_.path.peak_states, ++env_.path.cur_states);
     }
 
     // The kernel's do_check prints, per insn: the state the previous one left (if touched), the source line, and
     // "N: (op) insn". An ld_imm64 shows the value as the kernel does, with strbpf's addresses for maps.
     void log_insn() {
-        if ((env_.opts.log_level & 2) && from_pop_)
-            env_.log += fmt::format("\nfrom {} to {}:{}\n", env_.prev_pc, env_.pc,
-                                    kernel_state_str(env_, env_.cur, int(env_.cur.frames.size()) - 1, true));
-        if (env_.scratched_regs || env_.scratched_slots) // after a pop everything is: the state again, "N: ..."
+        if ((env_.log.level & 2) && from_pop_)
+            env_.log.text += fmt::format("\nfrom {} to {}:{}\n", env_.path.prev_pc, env_.path.pc,
+                                    kernel_state_str(env_, env_.path.cur, int(env_.path.cur.frames.size()) - 1, true));
+        if (env_.log.scratched_regs || env_.log.scratched_slots) // after a pop everything is: the state again, "N: ..."
             print_insn_state(env_);
         from_pop_ = false;
-        print_linfo(env_, env_.pc);
-        const isa::Insn& in = env_.insns[size_t(env_.pc)];
-        const std::string text = insn_text(env_, env_.pc);
-        const size_t start = env_.log.size();
-        env_.log += fmt::format("{}: ({:02x}) {}\n", env_.pc, in.opcode, text);
-        env_.prev_insn_print_pos = env_.log.size() - start;
-        env_.prev_log_pos = env_.log.size();
+        print_linfo(env_, env_.path.pc);
+        const isa::Insn& in = env_.facts.insns[size_t(env_.path.pc)];
+        const std::string text = insn_text(env_, env_.path.pc);
+        const size_t start = env_.log.text.size();
+        env_.log.text += fmt::format("{}: ({:02x}) {}\n", env_.path.pc, in.opcode, text);
+        env_.log.prev_insn_print_pos = env_.log.text.size() - start;
+        env_.log.prev_log_pos = env_.log.text.size();
     }
 
     bool step(bool* path_done) {
-        if (++env_.insn_processed > kComplexityLimitInsns)
-            return env_.fail(fmt::format("BPF program is too large. Processed {} insn", env_.insn_processed));
-        if (env_.prune_point[env_.pc]) {
+        if (++env_.path.insn_processed > kComplexityLimitInsns)
+            return env_.fail(fmt::format("BPF program is too large. Processed {} insn", env_.path.insn_processed));
+        if (env_.facts.prune_point[env_.path.pc]) {
             const int r = visit_state();
             if (r < 0)
                 return false;
             if (r == 1) {
-                if (env_.opts.log_level > 0 && from_pop_)
-                    env_.log += fmt::format("\nfrom {} to {}: safe\n", env_.prev_pc, env_.pc);
-                else if (env_.opts.log_level > 0)
-                    env_.log_line(fmt::format("{}: safe", env_.pc));
+                if (env_.log.level > 0 && from_pop_)
+                    env_.log.text += fmt::format("\nfrom {} to {}: safe\n", env_.path.prev_pc, env_.path.pc);
+                else if (env_.log.level > 0)
+                    env_.log_line(fmt::format("{}: safe", env_.path.pc));
                 from_pop_ = false;
                 *path_done = true;
                 return true;
             }
         }
-        const isa::OpInfo* op = env_.ops[env_.pc];
+        const isa::OpInfo* op = env_.facts.ops[env_.path.pc];
         if (!op)
-            return env_.fail(fmt::format("invalid insn {}", env_.pc));
-        if (env_.opts.log_level > 0)
+            return env_.fail(fmt::format("invalid insn {}", env_.path.pc));
+        if (env_.log.level > 0)
             log_insn();
-        seen_[size_t(env_.pc)] = 1;
+        seen_[size_t(env_.path.pc)] = 1;
         if (op->shape == Shape::LDDW)
-            seen_[size_t(env_.pc) + 1] = 1;
-        const isa::Insn& insn = env_.insns[env_.pc];
+            seen_[size_t(env_.path.pc) + 1] = 1;
+        const isa::Insn& insn = env_.facts.insns[env_.path.pc];
         if (!check_insn_operands(env_, *op, insn))
             return false;
-        env_.seen[size_t(env_.pc)] = 1;
-        env_.cur_entry = HistEntry{};
-        env_.cur_entry.pc = env_.pc;
-        env_.cur_entry.frame = uint8_t(env_.cur.frames.size() - 1);
+        env_.aux.seen[size_t(env_.path.pc)] = 1;
+        env_.path.cur_entry = HistEntry{};
+        env_.path.cur_entry.pc = env_.path.pc;
+        env_.path.cur_entry.frame = uint8_t(env_.path.cur.frames.size() - 1);
         committed_ = false;
-        env_.scratched_regs |= insn_regs(*op, insn);
+        env_.log.scratched_regs |= insn_regs(*op, insn);
         if (!exec(*op, insn, path_done))
             return false;
         commit_entry();
@@ -452,72 +450,55 @@ class Walker {
         case Shape::NEG64:
         case Shape::NEG32:
         case Shape::END:
-            if (!do_alu(env_, op, insn))
+            if (!do_alu(env_, op, insn) || !push_fork()) // a 0-or-minus-1 mask: the insn again with the register 0
                 return false;
-            if (env_.callback_pending) { // a 0-or-minus-1 mask: the insn again with the register 0 (maybe_fork_scalars)
-                env_.callback_pending = false;
-                if (!push(std::move(env_.callback_state), env_.pc, false))
-                    return false;
-            }
-            env_.pc++;
+            env_.path.pc++;
             return true;
         case Shape::LDDW:
             if (!do_ld_imm64(env_, op, insn))
                 return false;
-            env_.pc += 2;
+            env_.path.pc += 2;
             return true;
         case Shape::JA:
-            env_.jmps_processed++;
-            env_.pc += insn.off + 1;
+            env_.path.jmps_processed++;
+            env_.path.pc += insn.off + 1;
             return true;
         case Shape::GOTOL:
-            env_.jmps_processed++;
-            env_.pc += insn.imm + 1;
+            env_.path.jmps_processed++;
+            env_.path.pc += insn.imm + 1;
             return true;
         case Shape::MAY_GOTO: // the jump first; the fall-through is pushed one level deeper
-            env_.jmps_processed++;
-            if (!check_may_goto(env_, insn) || !push(may_goto_fallthrough(env_), env_.pc + 1))
+            env_.path.jmps_processed++;
+            if (!check_may_goto(env_, insn) || !push(may_goto_fallthrough(env_), env_.path.pc + 1))
                 return false;
-            env_.pc += insn.off + 1;
+            env_.path.pc += insn.off + 1;
             return true;
         case Shape::JMP_K:
         case Shape::JMP_X:
         case Shape::JMP32_K:
         case Shape::JMP32_X: return cond_jump(op, insn);
         case Shape::CALL_HELPER:
-            env_.jmps_processed++;
+            env_.path.jmps_processed++;
             note_call_facts(env_, insn);
-            if (!do_helper_call(env_, insn))
+            if (!do_helper_call(env_, insn) || !push_fork()) // a callback's body
                 return false;
-            if (env_.callback_pending) {
-                env_.callback_pending = false;
-                const bool async = std::exchange(env_.callback_async, false);
-                if (!(async ? push_async(std::move(env_.callback_state), env_.callback_pc)
-                            : push(std::move(env_.callback_state), env_.callback_pc)))
-                    return false;
-            }
-            env_.pc++;
+            env_.path.pc++;
             return true;
         case Shape::CALL_KFUNC:
-            env_.jmps_processed++;
+            env_.path.jmps_processed++;
             note_call_facts(env_, insn);
-            if (!do_kfunc_call(env_, insn))
+            if (!do_kfunc_call(env_, insn) || !push_fork()) // an iterator's next call: its active branch
                 return false;
-            if (env_.callback_pending) { // an iterator's next call: its active branch
-                env_.callback_pending = false;
-                if (!push(std::move(env_.callback_state), env_.callback_pc))
-                    return false;
-            }
-            env_.pc++;
+            env_.path.pc++;
             return true;
-        case Shape::CALL_LOCAL: env_.jmps_processed++; return do_local_call(env_, env_.pc + insn.imm + 1);
+        case Shape::CALL_LOCAL: env_.path.jmps_processed++; return do_local_call(env_, env_.path.pc + insn.imm + 1);
         case Shape::EXIT: {
-            env_.jmps_processed++;
-            const int32_t at = env_.pc;
+            env_.path.jmps_processed++;
+            const int32_t at = env_.path.pc;
             if (!do_exit(env_, path_done))
                 return false;
             if (!*path_done) { // back in a caller: the kernel logs the next insn as after a pop ("from 18 to 9")
-                env_.prev_pc = at;
+                env_.path.prev_pc = at;
                 from_pop_ = true;
             }
             return true;
@@ -525,40 +506,38 @@ class Walker {
         default:
             if (!do_load_store(env_, op, insn))
                 return false;
-            if (env_.callback_pending) { // LD_ABS/IND in a subprogram: the successful load is pending, and the
-                env_.callback_pending = false; // failed one returns R0 = 0 to the caller
-                if (!push(std::move(env_.callback_state), env_.callback_pc))
-                    return false;
-                return do_exit(env_, path_done);
+            if (env_.path.fork) { // LD_ABS/IND in a subprogram: the successful load is pending, and the failed one
+                // returns R0 = 0 to the caller
+                return push_fork() && do_exit(env_, path_done);
             }
-            env_.pc++;
+            env_.path.pc++;
             return true;
         }
     }
 
     bool cond_jump(const isa::OpInfo& op, const isa::Insn& insn) {
-        env_.jmps_processed++;
+        env_.path.jmps_processed++;
         State branch;
         bool take = false, fall = false;
         if (!do_cond_jump(env_, op, insn, &branch, &take, &fall))
             return false;
-        const int32_t target = env_.pc + insn.off + 1;
+        const int32_t target = env_.path.pc + insn.off + 1;
         if (take && fall) {
             if (!push(std::move(branch), target))
                 return false;
             print_insn_state(env_); // check_cond_jmp_op prints the fall-through state after the fork
-            env_.pc++;
+            env_.path.pc++;
         } else if (take) { // a decided jump: check_cond_jmp_op prints the state before following it
             print_insn_state(env_);
             if (!branch.frames.empty())
-                env_.cur = std::move(branch);
-            env_.pc = target;
+                env_.path.cur = std::move(branch);
+            env_.path.pc = target;
         } else if (fall) {
             print_insn_state(env_);
-            env_.pc++;
+            env_.path.pc++;
         } else {
             // neither successor is possible: this path cannot happen
-            env_.pc++;
+            env_.path.pc++;
             return true;
         }
         return true;
@@ -597,7 +576,7 @@ void attach_program(Env& env, const runtime::ObjectInstance& inst, const loader:
         if (built) {
             v->program = std::move(*built);
         } else {
-            env.fail_pc = built.error().pc;
+            env.log.fail_pc = built.error().pc;
             env.fail(built.error().message);
             v->ok = false;
         }
@@ -641,35 +620,35 @@ Verdict verify(const runtime::ObjectInstance& inst, const loader::ProgramSpec& p
         v.log = why + "\n";
         return v;
     }
-    if (std::string why = map_prog_incompatibility(inst, prog, env.variant); !why.empty()) {
+    if (std::string why = map_prog_incompatibility(inst, prog, env.facts.variant); !why.empty()) {
         v.reason = why;
         v.log = why + "\n";
         return v;
     }
     find_prog_arena(env); // arena.cpp: the kernel's prog->aux->arena
-    if (env.prog.type == loader::ProgType::tracing || env.prog.type == loader::ProgType::lsm ||
-        env.prog.type == loader::ProgType::struct_ops) {
+    if (env.facts.prog.type == loader::ProgType::tracing || env.facts.prog.type == loader::ProgType::lsm ||
+        env.facts.prog.type == loader::ProgType::struct_ops) {
         if (!resolve_attach_target(env)) { // check_attach_btf_id, before the program is walked
-            v.reason = env.reason;
-            v.log = env.log;
+            v.reason = env.log.reason;
+            v.log = env.log.text;
             return v;
         }
     }
     bool ok = check_cfg(env);
-    if (ok && env.opts.log_level > 0)
+    if (ok && env.log.level > 0)
         log_main_args(env);
     Walker walker(env);
     if (ok)
         ok = walker.run(0, entry_state());
-    for (size_t i = 1; ok && i < env.subprogs.size(); i++) {
-        const Subprog& sp = env.subprogs[i];
+    for (size_t i = 1; ok && i < env.facts.subprogs.size(); i++) {
+        const Subprog& sp = env.facts.subprogs[i];
         if (!sp.global)
             continue;
-        if (env.opts.log_level > 0)
+        if (env.log.level > 0)
             env.log_line(fmt::format("Validating {}() func#{}...", sp.name, i));
         State st;
         ok = prepare_global_entry(env, sp, &st) && walker.run(sp.start, std::move(st));
-        if (ok && env.opts.log_level > 0)
+        if (ok && env.log.level > 0)
             env.log_line(fmt::format("Func#{} ('{}') is safe for any args that match its prototype", i, sp.name));
     }
     if (ok && !env.failed())
@@ -677,28 +656,28 @@ Verdict verify(const runtime::ObjectInstance& inst, const loader::ProgramSpec& p
     if (ok && !env.failed())
         ok = check_subprog_refs(env, walker.seen());
     v.ok = ok && !env.failed();
-    v.processed_insns = env.insn_processed;
-    v.max_ctx_offset = env.max_ctx_offset;
-    v.min_ctx_offset = env.min_ctx_offset;
+    v.processed_insns = env.path.insn_processed;
+    v.max_ctx_offset = env.aux.max_ctx_offset;
+    v.min_ctx_offset = env.aux.min_ctx_offset;
     if (v.ok)
         attach_program(env, inst, prog, &v);
     if (!v.ok) {
-        v.reason = env.reason;
-        v.pc = env.fail_pc;
+        v.reason = env.log.reason;
+        v.pc = env.log.fail_pc;
     }
     if (opts.log_level & kLogStats) { // print_verification_stats
         std::string depths;
-        for (size_t i = 0; i < env.subprogs.size(); i++)
-            depths += fmt::format("{}{}", i ? "+" : "", i < env.stack_depth.size() ? env.stack_depth[i] : 0);
+        for (size_t i = 0; i < env.facts.subprogs.size(); i++)
+            depths += fmt::format("{}{}", i ? "+" : "", i < env.aux.stack_depth.size() ? env.aux.stack_depth[i] : 0);
         const auto usec = std::chrono::duration_cast<std::chrono::microseconds>(
             std::chrono::steady_clock::now() - started);
-        env.log += fmt::format("verification time {} usec\nstack depth {}\n", usec.count(), depths);
+        env.log.text += fmt::format("verification time {} usec\nstack depth {}\n", usec.count(), depths);
     }
-    env.log += fmt::format("processed {} insns (limit {}) max_states_per_insn {} total_states {} peak_states {} "
-                           "mark_read 0\n",
-                           env.insn_processed, kComplexityLimitInsns, walker.max_states_per_insn(), env.total_states,
-                           env.peak_states);
-    v.log = std::move(env.log);
+    env.log.text += fmt::format("processed {} insns (limit {}) max_states_per_insn {} total_states {} peak_states {} "
+                                "mark_read 0\n",
+                                env.path.insn_processed, kComplexityLimitInsns, walker.max_states_per_insn(),
+                                env.path.total_states, env.path.peak_states);
+    v.log = std::move(env.log.text);
     return v;
 }
 

@@ -393,7 +393,7 @@ template <bool kLimit>
 void loop(const Entry& entry, runtime::RunContext& ctx, EngineState& st, [[maybe_unused]] uint64_t limit,
           Outcome& out) {
     static const void* const kLabels[] = {
-#define STRBPF_OP(name, opcode, field, value, mnemonic, shape, sem) &&L_##name,
+#define STRBPF_OP(name, opcode, field, value, mnemonic, shape, sem, reads, writes) &&L_##name,
 #include "isa/opcodes.def"
     };
     static const Tables tables = build_tables(kLabels, &&L_RESOLVE, &&L_INVALID);
@@ -421,7 +421,7 @@ void loop(const Entry& entry, runtime::RunContext& ctx, EngineState& st, [[maybe
 
     DISPATCH();
 
-#define STRBPF_OP(name, opcode, field, value, mnemonic, shape, sem)                                                    \
+#define STRBPF_OP(name, opcode, field, value, mnemonic, shape, sem, reads, writes)                                     \
     L_##name : FORM_CHECK_##field(value) EXEC_##shape(sem)
 #include "isa/opcodes.def"
 

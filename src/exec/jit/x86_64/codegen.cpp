@@ -269,8 +269,12 @@ void Gen::lean_plan() {
         const isa::OpInfo& op = *isa::decode(insns_[pc]);
         if (op.shape == Shape::CALL_HELPER || op.shape == Shape::CALL_KFUNC)
             lean_calls_ = true;
-        else if (op.shape != Shape::EXIT) // over-approximate: a field the shape ignores marks a register too
-            used[insns_[pc].dst] = used[insns_[pc].src] = true;
+        else if (op.shape != Shape::EXIT) { // the registers it reads or writes (opcodes.def's columns)
+            const uint16_t regs = uint16_t(isa::regs_read(op, insns_[pc]) | isa::regs_written(op, insns_[pc]));
+            for (int r = 0; r < 16; r++)
+                used[r] = used[r] || ((regs >> r) & 1);
+            used[10] = used[10] || op.shape == Shape::MAY_GOTO; // its verified form counts down a slot at r10 + imm
+        }
         pc += size_t(isa::slots(op));
     }
     lean_saved_.clear();
