@@ -899,7 +899,7 @@ bool do_kfunc_call(Env& env, const isa::Insn& insn) {
     const auto& names = env.facts.inst.spec().kfuncs;
     if (insn.imm < 0 || size_t(insn.imm) >= names.size())
         return env.fail(fmt::format("kernel btf_id {} is not a function", insn.imm));
-    if (runtime::kfunc_unresolved(env.inst.spec(), uint32_t(insn.imm)))
+    if (runtime::kfunc_unresolved(env.facts.inst.spec(), uint32_t(insn.imm)))
         return fail_missing_kfunc(env, uint32_t(insn.imm)); // libbpf poisoned the call
     const runtime::KfuncProto* proto = runtime::find_kfunc(names[size_t(insn.imm)]);
     if (const KfuncBtf* k = proto ? nullptr : find_kfunc_btf(names[size_t(insn.imm)]))
