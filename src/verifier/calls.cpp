@@ -1002,7 +1002,14 @@ void log_main_args(Env& env) {
         if (!t || !btf_is_ptr(t))
             continue;
         const btf_type* pointee = skip_mods(b, t->type, &pointee_id);
-        if (is_ctx_struct(env, b, pointee) || has_arg_tag(env, env.facts.subprogs[0], i, "ctx"))
+        if (has_arg_tag(env, env.facts.subprogs[0], i, "ctx"))
+            continue;
+        if (pointee && btf_is_fwd(pointee)) { // never the ctx struct (not a struct yet), and of no size
+            env.log.text += fmt::format("arg#{} reference type('FWD {}') size cannot be determined: -22\n", i,
+                                   btf__name_by_offset(b, pointee->name_off));
+            return;
+        }
+        if (is_ctx_struct(env, b, pointee))
             continue;
         if (pointee_id == 0) { // void
             env.log.text += fmt::format("arg#{} reference type('UNKNOWN ') size cannot be determined: -22\n", i);

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "strbpf/object.hpp"
+#include "verifier/kernel_variant.hpp"
 
 namespace strbpf {
 namespace {
@@ -30,7 +31,13 @@ Result<Object> load(Engine engine, std::initializer_list<std::string_view> progs
         return obj.error();
     for (const auto& n : obj->program_names())
         STRBPF_TRY(obj->program(n)->set_autoload(std::find(progs.begin(), progs.end(), n) != progs.end()));
-    STRBPF_TRY(obj->load(LoadOptions{engine, 0}));
+    // strbpf's arenas as the 6.18 source has them, whatever the running build (kernel variant no_arena refuses
+    // their kfuncs).
+    const verifier::KernelVariant before = verifier::default_kernel_variant();
+    verifier::set_default_kernel_variant({});
+    Status st = obj->load(LoadOptions{engine, 0});
+    verifier::set_default_kernel_variant(before);
+    STRBPF_TRY(st);
     return obj;
 }
 
