@@ -69,8 +69,8 @@ std::string kernel_variant_mismatch(const exec::TestSpec& spec, exec::EngineKind
 }
 
 // A 6.18 build without arenas (KernelVariant::no_arena) cannot create an object's BPF_MAP_TYPE_ARENA, so none of its
-// programs loads there: such a test is a SKIP naming the fact, on the kernel (whose map creation failed) and on
-// strbpf's engines modelling that build.
+// programs loads there: on strbpf's engines modelling that build such a test is a SKIP naming the fact (the kernel
+// engine reports the live kernel's refusal itself).
 constexpr const char* kNoArenaSkip =
     "the object has an arena map, and the {} engine's Linux 6.18 build has none (kernel variant no_arena: "
     "BPF_MAP_TYPE_ARENA refused with EPERM)";
@@ -406,17 +406,7 @@ TestResult run_one(const TestObject& obj, const exec::TestSpec& spec, bool unpri
             j.skip = jited ? fmt::format("__load_if_no_JITed: the {} engine JITs", exec::engine_name(engine))
                            : fmt::format("__load_if_JITed: the {} engine does not JIT", exec::engine_name(engine));
         } else if (engine == exec::EngineKind::kernel) {
-            run_kernel(obj, spec, sub, &r, &j);
-            const bool arena_refused =
-                !j.failures.empty() && (r.error.find("failed to create arena") != std::string::npos ||
-                                        j.failures.front().find("failed to create arena") != std::string::npos);
-            if (arena_refused) {
-                Result<verifier::KernelVariant> running = exec::kernel::running_kernel_variant();
-                if (running && running.value().no_arena) {
-                    j.failures.clear();
-                    j.skip = fmt::format(fmt::runtime(kNoArenaSkip), "kernel");
-                }
-            }
+            run_kernel(obj, spec, sub, &r, &j); // a kernel refusing arenas: the engine's own SKIP (create_arenas)
         } else if (has_arena_map(obj) && verifier::default_kernel_variant().no_arena) {
             j.skip = fmt::format(fmt::runtime(kNoArenaSkip), exec::engine_name(engine));
         } else if (unpriv) {
