@@ -2,6 +2,7 @@
 // .BTF.ext parsing (loader stage): func_info, line_info and core_relo, every count checked against the bytes
 // that remain.
 #include "loader/btf_ext.hpp"
+#include "loader/btf_view.hpp"
 
 #include <bpf/btf.h>
 #include <fmt/format.h>
@@ -27,7 +28,7 @@ uint32_t read_u32(std::span<const uint8_t> d, size_t off) {
 
 // One info block: rec_size, then { sec_name_off, num_info, num_info records } until the block ends.
 template <class Fn>
-Status walk_block(std::span<const uint8_t> block, const char* what, uint32_t min_rec, const struct btf* btf, Fn&& fn) {
+Status walk_block(std::span<const uint8_t> block, const char* what, uint32_t min_rec, BtfRef btf, Fn&& fn) {
     if (block.empty())
         return ok_status();
     if (block.size() < 4)
@@ -41,7 +42,7 @@ Status walk_block(std::span<const uint8_t> block, const char* what, uint32_t min
             return make_error(fmt::format(".BTF.ext {}: truncated section header at offset {}", what, pos));
         uint32_t name_off = read_u32(block, pos), num = read_u32(block, pos + 4);
         pos += 8;
-        const char* name = btf__name_by_offset(btf, name_off);
+        const char* name = btfv::name_by_offset(btf, name_off);
         if (!name || !*name)
             return make_error(
                 fmt::format(".BTF.ext {}: section name offset {:#x} is not a BTF string", what, name_off));
@@ -71,7 +72,7 @@ Result<std::span<const uint8_t>> block_at(std::span<const uint8_t> data, uint32_
 
 } // namespace
 
-Result<BtfExt> parse_btf_ext(std::span<const uint8_t> data, const struct btf* btf) {
+Result<BtfExt> parse_btf_ext(std::span<const uint8_t> data, BtfRef btf) {
     if (data.size() < kMinHeaderLen)
         return make_error(fmt::format(".BTF.ext: {} bytes is too short for a header", data.size()));
     uint16_t magic;

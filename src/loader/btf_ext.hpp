@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "loader/btf_view.hpp"
 #include "strbpf/result.hpp"
 
 struct btf;
@@ -44,6 +45,6 @@ struct BtfExtSection {
 // Records by ELF section name. Section names are resolved through the object's BTF string table.
 using BtfExt = std::map<std::string, BtfExtSection>;
 
-Result<BtfExt> parse_btf_ext(std::span<const uint8_t> data, const struct btf* btf);
+Result<BtfExt> parse_btf_ext(std::span<const uint8_t> data, BtfRef btf);
 
 } // namespace strbpf::loader

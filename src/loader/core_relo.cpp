@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <climits>
 
+#include "loader/btf_view.hpp"
 #include "loader/core_spec.hpp"
 #include "loader/externs.hpp"
 
@@ -26,11 +27,11 @@ struct Value {
 };
 
 // The element size of a (possibly multi-dimensional) array field, or the field's own size.
-int64_t elem_size(const struct btf* b, uint32_t id, uint32_t* elem) {
+int64_t elem_size(BtfRef b, uint32_t id, uint32_t* elem) {
     const btf_type* t = core::skip_mods(b, id, elem);
     while (t && btf_is_array(t))
         t = core::skip_mods(b, btf_array(t)->type, elem);
-    return btf__resolve_size(b, *elem);
+    return btfv::resolve_size(b, *elem);
 }
 
 // The last step is an array element: only its offset and size can be relocated.
@@ -45,7 +46,7 @@ int field_of_element(const Spec& s, uint32_t kind, Value* out, bool* validate) {
         out->size = uint32_t(sz);
         out->type_id = acc.type_id;
     } else if (kind == kCoreFieldByteSize) {
-        const int64_t sz = btf__resolve_size(s.btf, acc.type_id);
+        const int64_t sz = btfv::resolve_size(s.btf, acc.type_id);
         if (sz < 0)
             return -EINVAL;
         out->v = uint64_t(sz);
@@ -68,7 +69,7 @@ int calc_field(const Spec* s, uint32_t kind, Value* out, bool* validate) {
     const core::Accessor& acc = s->acc.back();
     if (!acc.name)
         return field_of_element(*s, kind, out, validate);
-    const btf_type* holder = btf__type_by_id(s->btf, acc.type_id);
+    const btf_type* holder = btfv::type_by_id(s->btf, acc.type_id);
     uint32_t ftype = 0;
     const btf_type* mt = core::skip_mods(s->btf, btf_members(holder)[acc.idx].type, &ftype);
     const uint32_t bit_off = s->bit_offset;
@@ -85,7 +86,7 @@ int calc_field(const Spec* s, uint32_t kind, Value* out, bool* validate) {
             byte_off = bit_off / 8 / byte_sz * byte_sz;
         }
     } else {
-        const int64_t sz = btf__resolve_size(s->btf, ftype);
+        const int64_t sz = btfv::resolve_size(s->btf, ftype);
         if (sz < 0)
             return -EINVAL;
         byte_sz = uint32_t(sz);
@@ -145,7 +146,7 @@ int calc_type(const Spec* s, uint32_t kind, Value* out, bool* validate) {
         out->v = 1;
         return 0;
     case kCoreTypeSize: {
-        const int64_t sz = btf__resolve_size(s->btf, s->root);
+        const int64_t sz = btfv::resolve_size(s->btf, s->root);
         if (sz < 0)
             return -EINVAL;
         out->v = uint64_t(sz);
@@ -163,7 +164,7 @@ int calc_enumval(const Spec* s, uint32_t kind, Value* out) {
     }
     if (!s)
         return kPoison;
-    const btf_type* t = btf__type_by_id(s->btf, s->acc[0].type_id);
+    const btf_type* t = btfv::type_by_id(s->btf, s->acc[0].type_id);
     const uint32_t i = s->acc[0].idx;
     // btf_enum's value is an s32: widened with its sign, as libbpf widens it
     out->v = btf_is_enum(t) ? uint64_t(int64_t(int32_t(btf_enum(t)[i].val))) : btf_enum64_value(btf_enum64(t) + i);
@@ -179,8 +180,8 @@ int calc(const Spec& local, const Spec* targ, uint32_t kind, CoreResult* res) {
         err = calc_field(&local, kind, &o, &res->validate);
         err = err ? err : calc_field(targ, kind, &n, nullptr);
         if (!err && o.size != n.size) {
-            const btf_type* ot = btf__type_by_id(local.btf, o.type_id);
-            const btf_type* nt = btf__type_by_id(targ->btf, n.type_id);
+            const btf_type* ot = btfv::type_by_id(local.btf, o.type_id);
+            const btf_type* nt = btfv::type_by_id(targ->btf, n.type_id);
             const bool both_ptr = btf_is_ptr(ot) && btf_is_ptr(nt);
             const bool both_unsigned = btf_is_int(ot) && btf_is_int(nt) && btf_int_encoding(ot) != BTF_INT_SIGNED &&
                                        btf_int_encoding(nt) != BTF_INT_SIGNED;
@@ -205,16 +206,16 @@ int calc(const Spec& local, const Spec* targ, uint32_t kind, CoreResult* res) {
 }
 
 // bpf_core_add_cands: every named target type of a compatible kind whose essential name is the local one's.
-std::vector<uint32_t> candidates(const struct btf* local, uint32_t local_id, const struct btf* targ) {
+std::vector<uint32_t> candidates(BtfRef local, uint32_t local_id, BtfRef targ) {
     std::vector<uint32_t> out;
-    const btf_type* lt = btf__type_by_id(local, local_id);
-    const std::string_view lname = essential_name(btf__name_by_offset(local, lt->name_off));
-    const uint32_t n = btf__type_cnt(targ);
+    const btf_type* lt = btfv::type_by_id(local, local_id);
+    const std::string_view lname = essential_name(btfv::name_by_offset(local, lt->name_off));
+    const uint32_t n = btfv::type_cnt(targ);
     for (uint32_t i = 1; i < n; ++i) {
-        const btf_type* t = btf__type_by_id(targ, i);
+        const btf_type* t = btfv::type_by_id(targ, i);
         if (!core::kinds_compat(t, lt))
             continue;
-        const char* name = btf__name_by_offset(targ, t->name_off);
+        const char* name = btfv::name_by_offset(targ, t->name_off);
         if (name && *name && essential_name(name) == lname)
             out.push_back(i);
     }
@@ -233,12 +234,12 @@ const char* core_kind_name(uint32_t kind) {
     return kind < std::size(kNames) ? kNames[kind] : "unknown";
 }
 
-Result<CoreResult> core_resolve(const struct btf* local, const BtfExtCoreRelo& relo, const struct btf* target) {
-    const btf_type* lt = btf__type_by_id(local, relo.type_id);
-    const char* access = btf__name_by_offset(local, relo.access_str_off);
+Result<CoreResult> core_resolve(BtfRef local, const BtfExtCoreRelo& relo, BtfRef target) {
+    const btf_type* lt = btfv::type_by_id(local, relo.type_id);
+    const char* access = btfv::name_by_offset(local, relo.access_str_off);
     if (!lt || !access)
         return make_error(fmt::format("bad type id [{}] or access string", relo.type_id), -EINVAL);
-    const char* lname = btf__name_by_offset(local, lt->name_off);
+    const char* lname = btfv::name_by_offset(local, lt->name_off);
     auto spec = core::parse_spec(local, relo.type_id, access, relo.kind);
     if (!spec)
         return make_error(fmt::format("parsing [{}] {} + {} failed: {}", relo.type_id,

@@ -9,6 +9,7 @@
 
 #include "isa/insn.hpp"
 #include "loader/btf_ext.hpp"
+#include "loader/btf_view.hpp"
 #include "strbpf/result.hpp"
 
 struct btf;
@@ -48,7 +49,7 @@ struct CoreResult {
 };
 
 // bpf_core_calc_relo_insn. `target` may be null only for kCoreTypeIdLocal. Errors carry libbpf's reason.
-Result<CoreResult> core_resolve(const struct btf* local, const BtfExtCoreRelo& relo, const struct btf* target);
+Result<CoreResult> core_resolve(BtfRef local, const BtfExtCoreRelo& relo, BtfRef target);
 
 // bpf_core_patch_insn: `insn` is the relocated instruction and what follows it in the program.
 Status core_patch(std::span<isa::Insn> insn, const CoreResult& res);

@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "loader/btf_view.hpp"
 #include "loader/core_relo.hpp"
 #include "loader/externs.hpp"
 
@@ -19,15 +20,15 @@ namespace {
 bool empty(const char* s) { return !s || !*s; }
 
 // A zero-length array as the last member of a struct: its index is not bounded.
-bool flex_array(const struct btf* b, const Accessor& holder, const struct btf_array* a) {
+bool flex_array(BtfRef b, const Accessor& holder, const struct btf_array* a) {
     if (!holder.name || a->nelems > 0)
         return false;
-    const btf_type* t = btf__type_by_id(b, holder.type_id);
+    const btf_type* t = btfv::type_by_id(b, holder.type_id);
     return t && holder.idx == btf_vlen(t) - 1u;
 }
 
 // bpf_core_fields_are_compat: may a field of the local type be read as the target's?
-int fields_compat(const struct btf* lb, uint32_t lid, const struct btf* tb, uint32_t tid) {
+int fields_compat(BtfRef lb, uint32_t lid, BtfRef tb, uint32_t tid) {
     for (int depth = 0; depth < 32; ++depth) {
         const btf_type* l = skip_mods(lb, lid, &lid);
         const btf_type* t = skip_mods(tb, tid, &tid);
@@ -44,8 +45,8 @@ int fields_compat(const struct btf* lb, uint32_t lid, const struct btf* tb, uint
         case BTF_KIND_FWD:
         case BTF_KIND_ENUM:
         case BTF_KIND_ENUM64: {
-            const char* ln = btf__name_by_offset(lb, l->name_off);
-            const char* tn = btf__name_by_offset(tb, t->name_off);
+            const char* ln = btfv::name_by_offset(lb, l->name_off);
+            const char* tn = btfv::name_by_offset(tb, t->name_off);
             return empty(ln) || empty(tn) || names_match(ln, tn);
         }
         case BTF_KIND_INT:
@@ -63,14 +64,14 @@ int fields_compat(const struct btf* lb, uint32_t lid, const struct btf* tb, uint
 
 // bpf_core_match_member: find the local member `acc` in target composite `tid`, descending into anonymous
 // members; on a match `out` holds the path and *next the member's type.
-Result<int> match_member(const Spec& local, const Accessor& acc, const struct btf* tb, uint32_t tid, Spec* out,
+Result<int> match_member(const Spec& local, const Accessor& acc, BtfRef tb, uint32_t tid, Spec* out,
                          uint32_t* next) {
     const btf_type* t = skip_mods(tb, tid, &tid);
     if (!t)
         return make_error("bad target type", -EINVAL);
     if (!btf_is_composite(t))
         return 0;
-    const btf_type* lt = btf__type_by_id(local.btf, acc.type_id);
+    const btf_type* lt = btfv::type_by_id(local.btf, acc.type_id);
     const btf_member* lm = btf_members(lt) + acc.idx;
     const btf_member* m = btf_members(t);
     for (uint32_t i = 0; i < btf_vlen(t); ++i, ++m) {
@@ -79,12 +80,12 @@ Result<int> match_member(const Spec& local, const Accessor& acc, const struct bt
         const uint32_t bit = btf_member_bit_offset(t, i);
         out->bit_offset += bit;
         out->raw.push_back(i);
-        const char* name = btf__name_by_offset(tb, m->name_off);
+        const char* name = btfv::name_by_offset(tb, m->name_off);
         if (empty(name)) {
             auto found = match_member(local, acc, tb, m->type, out, next);
             if (!found || *found != 0)
                 return found;
-        } else if (std::strcmp(btf__name_by_offset(local.btf, lm->name_off), name) == 0) {
+        } else if (std::strcmp(btfv::name_by_offset(local.btf, lm->name_off), name) == 0) {
             out->acc.push_back(Accessor{tid, i, name});
             *next = m->type;
             return fields_compat(local.btf, lm->type, tb, m->type);
@@ -95,13 +96,13 @@ Result<int> match_member(const Spec& local, const Accessor& acc, const struct bt
     return 0;
 }
 
-Result<int> match_enumval(const Spec& local, const struct btf* tb, uint32_t tid, Spec* out) {
+Result<int> match_enumval(const Spec& local, BtfRef tb, uint32_t tid, Spec* out) {
     const btf_type* t = skip_mods(tb, tid, &tid);
     if (!t || !btf_is_any_enum(t))
         return 0;
     for (uint32_t i = 0; i < btf_vlen(t); ++i) {
         const uint32_t off = btf_is_enum(t) ? btf_enum(t)[i].name_off : btf_enum64(t)[i].name_off;
-        const char* name = btf__name_by_offset(tb, off);
+        const char* name = btfv::name_by_offset(tb, off);
         if (!empty(name) && names_match(local.acc[0].name, name)) {
             out->acc.push_back(Accessor{tid, i, name});
             out->raw.push_back(i);
@@ -112,7 +113,7 @@ Result<int> match_enumval(const Spec& local, const struct btf* tb, uint32_t tid,
 }
 
 // One array index of the local spec applied to the target (the first one indexes the root pointer).
-Result<int> match_index(const Spec& local, size_t i, const struct btf* tb, uint32_t* tid, Spec* out) {
+Result<int> match_index(const Spec& local, size_t i, BtfRef tb, uint32_t* tid, Spec* out) {
     const Accessor& la = local.acc[i];
     if (i > 0) {
         const btf_type* t = skip_mods(tb, *tid, tid);
@@ -128,7 +129,7 @@ Result<int> match_index(const Spec& local, size_t i, const struct btf* tb, uint3
         return make_error("access spec too long", -E2BIG);
     out->acc.push_back(Accessor{*tid, la.idx, nullptr});
     out->raw.push_back(la.idx);
-    const int64_t sz = btf__resolve_size(tb, *tid);
+    const int64_t sz = btfv::resolve_size(tb, *tid);
     if (sz < 0)
         return make_error("cannot size target type", int(sz));
     out->bit_offset += uint32_t(la.idx * uint64_t(sz) * 8);
@@ -141,11 +142,11 @@ bool field_based(uint32_t k) { return k <= kCoreFieldRshiftU64; }
 bool type_based(uint32_t k) { return (k >= kCoreTypeIdLocal && k <= kCoreTypeSize) || k == kCoreTypeMatches; }
 bool enumval_based(uint32_t k) { return k == kCoreEnumvalExists || k == kCoreEnumvalValue; }
 
-const btf_type* skip_mods(const struct btf* b, uint32_t id, uint32_t* out_id) {
-    const btf_type* t = btf__type_by_id(b, id);
+const btf_type* skip_mods(BtfRef b, uint32_t id, uint32_t* out_id) {
+    const btf_type* t = btfv::type_by_id(b, id);
     for (int guard = 0; t && (btf_is_mod(t) || btf_is_typedef(t)) && guard < 64; ++guard) {
         id = t->type;
-        t = btf__type_by_id(b, id);
+        t = btfv::type_by_id(b, id);
     }
     if (out_id)
         *out_id = id;
@@ -160,7 +161,7 @@ bool names_match(const char* local, const char* target) {
     return essential_name(local ? local : "") == essential_name(target ? target : "");
 }
 
-Result<Spec> parse_spec(const struct btf* b, uint32_t type_id, const std::string& access, uint32_t kind) {
+Result<Spec> parse_spec(BtfRef b, uint32_t type_id, const std::string& access, uint32_t kind) {
     Spec s;
     s.btf = b;
     s.root = type_id;
@@ -193,12 +194,12 @@ Result<Spec> parse_spec(const struct btf* b, uint32_t type_id, const std::string
         if (!btf_is_any_enum(t) || s.raw.size() > 1 || s.raw[0] >= btf_vlen(t))
             return make_error("bad enum value relocation", -EINVAL);
         const uint32_t off = btf_is_enum(t) ? btf_enum(t)[s.raw[0]].name_off : btf_enum64(t)[s.raw[0]].name_off;
-        s.acc[0].name = btf__name_by_offset(b, off);
+        s.acc[0].name = btfv::name_by_offset(b, off);
         return s;
     }
     if (!field_based(kind))
         return make_error("unknown relocation kind", -EINVAL);
-    int64_t sz = btf__resolve_size(b, id);
+    int64_t sz = btfv::resolve_size(b, id);
     if (sz < 0)
         return make_error("cannot size root type", int(sz));
     s.bit_offset = uint32_t(s.raw[0] * uint64_t(sz) * 8);
@@ -211,7 +212,7 @@ Result<Spec> parse_spec(const struct btf* b, uint32_t type_id, const std::string
             s.bit_offset += btf_member_bit_offset(t, idx);
             const btf_member* m = btf_members(t) + idx;
             if (m->name_off)
-                s.acc.push_back(Accessor{id, idx, btf__name_by_offset(b, m->name_off)});
+                s.acc.push_back(Accessor{id, idx, btfv::name_by_offset(b, m->name_off)});
             id = m->type;
         } else if (t && btf_is_array(t)) {
             const struct btf_array* a = btf_array(t);
@@ -219,7 +220,7 @@ Result<Spec> parse_spec(const struct btf* b, uint32_t type_id, const std::string
             if (!skip_mods(b, a->type, &id) || (!flex && idx >= a->nelems))
                 return make_error("array index out of range", -EINVAL);
             s.acc.push_back(Accessor{id, idx, nullptr});
-            sz = btf__resolve_size(b, id);
+            sz = btfv::resolve_size(b, id);
             if (sz < 0)
                 return make_error("cannot size array element", int(sz));
             s.bit_offset += uint32_t(idx * uint64_t(sz) * 8);
@@ -232,7 +233,7 @@ Result<Spec> parse_spec(const struct btf* b, uint32_t type_id, const std::string
     return s;
 }
 
-Result<int> match_spec(const Spec& local, const struct btf* tb, uint32_t tid, Spec* out) {
+Result<int> match_spec(const Spec& local, BtfRef tb, uint32_t tid, Spec* out) {
     *out = Spec{};
     out->btf = tb;
     out->root = tid;
@@ -257,8 +258,8 @@ std::string format_spec(const Spec& s) {
     static const char* const kKinds[] = {"void", "int",     "ptr",      "array",    "struct",   "union", "enum",
                                          "fwd",  "typedef", "volatile", "const",    "restrict", "func",  "func_proto",
                                          "var",  "datasec", "float",    "decl_tag", "type_tag", "enum64"};
-    const btf_type* t = btf__type_by_id(s.btf, s.root);
-    const char* name = t ? btf__name_by_offset(s.btf, t->name_off) : nullptr;
+    const btf_type* t = btfv::type_by_id(s.btf, s.root);
+    const char* name = t ? btfv::name_by_offset(s.btf, t->name_off) : nullptr;
     const uint32_t k = t ? btf_kind(t) : 0;
     std::string out = fmt::format("<{}> [{}] {} {}", core_kind_name(s.kind), s.root,
                                   k < std::size(kKinds) ? kKinds[k] : "unknown", empty(name) ? "<anon>" : name);

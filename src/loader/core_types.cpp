@@ -7,6 +7,7 @@
 
 #include <cerrno>
 
+#include "loader/btf_view.hpp"
 #include "loader/core_spec.hpp"
 
 namespace strbpf::loader::core {
@@ -15,15 +16,15 @@ namespace {
 bool empty(const char* s) { return !s || !*s; }
 
 // bpf_core_names_match: an anonymous target matches only an anonymous local.
-bool names_match_off(const struct btf* lb, uint32_t loff, const struct btf* tb, uint32_t toff) {
-    const char* l = btf__name_by_offset(lb, loff);
-    const char* t = btf__name_by_offset(tb, toff);
+bool names_match_off(BtfRef lb, uint32_t loff, BtfRef tb, uint32_t toff) {
+    const char* l = btfv::name_by_offset(lb, loff);
+    const char* t = btfv::name_by_offset(tb, toff);
     if (empty(t))
         return empty(l);
     return names_match(l, t);
 }
 
-int enums_match(const struct btf* lb, const btf_type* l, const struct btf* tb, const btf_type* t) {
+int enums_match(BtfRef lb, const btf_type* l, BtfRef tb, const btf_type* t) {
     if (l->size != t->size || btf_vlen(l) > btf_vlen(t))
         return 0;
     for (uint32_t i = 0; i < btf_vlen(l); ++i) {
@@ -37,7 +38,7 @@ int enums_match(const struct btf* lb, const btf_type* l, const struct btf* tb, c
     return 1;
 }
 
-int composites_match(const struct btf* lb, const btf_type* l, const struct btf* tb, const btf_type* t, bool ptr,
+int composites_match(BtfRef lb, const btf_type* l, BtfRef tb, const btf_type* t, bool ptr,
                      int level) {
     if (btf_vlen(l) > btf_vlen(t))
         return 0;
@@ -75,9 +76,9 @@ int fwd_or_composite_match(const btf_type* l, const btf_type* t, bool ptr) {
 
 } // namespace
 
-int types_are_compat(const struct btf* lb, uint32_t lid, const struct btf* tb, uint32_t tid, int level) {
-    const btf_type* l = btf__type_by_id(lb, lid);
-    const btf_type* t = btf__type_by_id(tb, tid);
+int types_are_compat(BtfRef lb, uint32_t lid, BtfRef tb, uint32_t tid, int level) {
+    const btf_type* l = btfv::type_by_id(lb, lid);
+    const btf_type* t = btfv::type_by_id(tb, tid);
     if (!l || !t || !kinds_compat(l, t))
         return l && t ? 0 : -EINVAL;
     for (int depth = 0; depth < 32; ++depth) {
@@ -129,7 +130,7 @@ int types_are_compat(const struct btf* lb, uint32_t lid, const struct btf* tb, u
     return -EINVAL;
 }
 
-int types_match(const struct btf* lb, uint32_t lid, const struct btf* tb, uint32_t tid, bool ptr, int level) {
+int types_match(BtfRef lb, uint32_t lid, BtfRef tb, uint32_t tid, bool ptr, int level) {
     if (level <= 0)
         return -EINVAL;
     for (int depth = 0; depth < 32; ++depth) {

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 
+#include "loader/btf_view.hpp"
 #include "loader/core_spec.hpp"
 #include <cerrno>
 #include <cstring>
@@ -19,13 +20,13 @@ namespace {
 constexpr uint8_t kSttNotype = 0;
 
 // find_extern_btf_id: the first VAR or FUNC of that name; it must have extern linkage.
-int extern_btf_id(const struct btf* btf, const std::string& name) {
-    const uint32_t n = btf__type_cnt(btf);
+int extern_btf_id(BtfRef btf, const std::string& name) {
+    const uint32_t n = btfv::type_cnt(btf);
     for (uint32_t i = 1; i < n; ++i) {
-        const btf_type* t = btf__type_by_id(btf, i);
+        const btf_type* t = btfv::type_by_id(btf, i);
         if (!btf_is_var(t) && !btf_is_func(t))
             continue;
-        const char* tname = btf__name_by_offset(btf, t->name_off);
+        const char* tname = btfv::name_by_offset(btf, t->name_off);
         if (!tname || name != tname)
             continue;
         if (btf_is_var(t) && btf_var(t)->linkage != BTF_VAR_GLOBAL_EXTERN)
@@ -38,10 +39,10 @@ int extern_btf_id(const struct btf* btf, const std::string& name) {
 }
 
 // find_extern_sec_btf_id: the DATASEC listing the extern.
-int extern_sec_id(const struct btf* btf, uint32_t id) {
-    const uint32_t n = btf__type_cnt(btf);
+int extern_sec_id(BtfRef btf, uint32_t id) {
+    const uint32_t n = btfv::type_cnt(btf);
     for (uint32_t i = 1; i < n; ++i) {
-        const btf_type* t = btf__type_by_id(btf, i);
+        const btf_type* t = btfv::type_by_id(btf, i);
         if (!btf_is_datasec(t))
             continue;
         const btf_var_secinfo* vs = btf_var_secinfos(t);
@@ -52,9 +53,9 @@ int extern_sec_id(const struct btf* btf, uint32_t id) {
     return -ENOENT;
 }
 
-uint32_t skip_mods(const struct btf* btf, uint32_t id) {
+uint32_t skip_mods(BtfRef btf, uint32_t id) {
     for (int guard = 0; guard < 64; ++guard) {
-        const btf_type* t = btf__type_by_id(btf, id);
+        const btf_type* t = btfv::type_by_id(btf, id);
         if (!t || !(btf_is_mod(t) || btf_is_typedef(t)))
             return id;
         id = t->type;
@@ -67,15 +68,15 @@ struct Layout {
 };
 
 // The kconfig part of bpf_object__collect_externs: size, alignment and a type libbpf can fill.
-void describe_kconfig(const struct btf* btf, const btf_type* var, ExternSpec& e, Layout& lay) {
+void describe_kconfig(BtfRef btf, const btf_type* var, ExternSpec& e, Layout& lay) {
     e.kind = ExternSpec::Kind::kconfig;
     if (btf_is_func(var)) {
         e.error = fmt::format("extern function {} is unsupported under .kconfig section", e.name);
         return;
     }
     e.type_id = skip_mods(btf, var->type);
-    const int64_t size = btf__resolve_size(btf, var->type);
-    const int align = btf__align_of(btf, var->type);
+    const int64_t size = btfv::resolve_size(btf, var->type);
+    const int align = btf__align_of(btf.libbpf(), var->type); // the object's own BTF: always libbpf's
     if (size <= 0) {
         e.error = fmt::format("failed to resolve size of extern (kcfg) '{}': {}", e.name, size);
         return;
@@ -88,7 +89,7 @@ void describe_kconfig(const struct btf* btf, const btf_type* var, ExternSpec& e,
     lay.align = uint32_t(align);
 }
 
-ExternSpec describe_extern(const ElfSymbol& sym, const struct btf* btf, Layout& lay) {
+ExternSpec describe_extern(const ElfSymbol& sym, BtfRef btf, Layout& lay) {
     ExternSpec e;
     e.name = sym.name;
     e.weak = sym.bind == STB_WEAK;
@@ -99,20 +100,20 @@ ExternSpec describe_extern(const ElfSymbol& sym, const struct btf* btf, Layout& 
         return e;
     }
     e.btf_id = uint32_t(id);
-    const btf_type* t = btf__type_by_id(btf, e.btf_id);
+    const btf_type* t = btfv::type_by_id(btf, e.btf_id);
     const int sec_id = extern_sec_id(btf, e.btf_id);
     if (sec_id <= 0) {
         e.kind = btf_is_func(t) ? ExternSpec::Kind::kfunc : ExternSpec::Kind::ksym_var;
         e.error = fmt::format("failed to find BTF for extern '{}' [{}] section: {}", sym.name, id, sec_id);
         return e;
     }
-    const char* sec = btf__name_by_offset(btf, btf__type_by_id(btf, uint32_t(sec_id))->name_off);
+    const char* sec = btfv::name_by_offset(btf, btfv::type_by_id(btf, uint32_t(sec_id))->name_off);
     const std::string_view sec_name = sec ? sec : "";
     if (sec_name == ".kconfig") {
         describe_kconfig(btf, t, e, lay);
     } else if (sec_name == ".ksyms") {
         e.kind = btf_is_func(t) ? ExternSpec::Kind::kfunc : ExternSpec::Kind::ksym_var;
-        const btf_type* var_type = btf__type_by_id(btf, t->type);
+        const btf_type* var_type = btfv::type_by_id(btf, t->type);
         e.type_id = btf_is_func(t) || (var_type && !btf_is_void(var_type)) ? skip_mods(btf, t->type) : 0;
     } else {
         e.error = fmt::format("unrecognized extern section '{}'", sec_name);
@@ -139,21 +140,21 @@ std::string_view essential_name(std::string_view name) {
     return name;
 }
 
-void mark_incompatible_weak_kfuncs(ExternTable& table, const struct btf* local, const struct btf* target) {
+void mark_incompatible_weak_kfuncs(ExternTable& table, BtfRef local, BtfRef target) {
     for (ExternSpec& e : table.externs) {
         if (!e.weak || e.kind != ExternSpec::Kind::kfunc || !e.error.empty() || !e.btf_id)
             continue;
-        const btf_type* lf = btf__type_by_id(local, e.btf_id);
+        const btf_type* lf = btfv::type_by_id(local, e.btf_id);
         const std::string name(essential_name(e.name)); // libbpf looks the kfunc up without its ___flavour
-        const int kid = btf__find_by_name_kind(target, name.c_str(), BTF_KIND_FUNC);
+        const int kid = btfv::find_by_name_kind(target, name.c_str(), BTF_KIND_FUNC);
         if (!lf || kid <= 0)
             continue; // absent from the target: strbpf's kfunc table decides whether it exists
-        const uint32_t kproto = btf__type_by_id(target, uint32_t(kid))->type;
+        const uint32_t kproto = btfv::type_by_id(target, uint32_t(kid))->type;
         e.incompatible = core::types_are_compat(local, lf->type, target, kproto, 32) <= 0;
     }
 }
 
-ExternTable collect_externs(const ElfFile& elf, const struct btf* btf) {
+ExternTable collect_externs(const ElfFile& elf, BtfRef btf) {
     ExternTable table;
     if (!btf)
         return table;

@@ -2,6 +2,7 @@
 // The `.kconfig` map's values (loader stage), as libbpf's bpf_object__resolve_externs fills them: the virtual
 // LINUX_* externs first, then CONFIG_* lines of the kernel's configuration (y/n/m, "strings", integers), each
 // checked against the C type of its extern; then every strong extern still without a value is an error.
+#include "loader/btf_view.hpp"
 #include "loader/externs.hpp"
 
 #include <bpf/btf.h>
@@ -22,13 +23,13 @@ namespace {
 enum class Kcfg { unknown, boolean, character, tristate, integer, char_array };
 enum : uint32_t { kTriNo = 0, kTriYes = 1, kTriModule = 2 };
 
-Kcfg kcfg_type(const struct btf* btf, uint32_t id, bool* is_signed) {
-    const btf_type* t = btf__type_by_id(btf, id);
+Kcfg kcfg_type(BtfRef btf, uint32_t id, bool* is_signed) {
+    const btf_type* t = btfv::type_by_id(btf, id);
     for (int guard = 0; t && (btf_is_mod(t) || btf_is_typedef(t)) && guard < 64; ++guard)
-        t = btf__type_by_id(btf, t->type);
+        t = btfv::type_by_id(btf, t->type);
     if (!t)
         return Kcfg::unknown;
-    const char* name = btf__name_by_offset(btf, t->name_off);
+    const char* name = btfv::name_by_offset(btf, t->name_off);
     const bool tristate = name && std::strcmp(name, "libbpf_tristate") == 0;
     if (btf_is_int(t)) {
         const uint8_t enc = btf_int_encoding(t);
@@ -210,7 +211,7 @@ uint32_t running_kernel_version() {
     return version(major, minor, patch);
 }
 
-std::vector<uint8_t> resolve_kconfig(ExternTable& table, const struct btf* btf, const std::string& kconfig_path) {
+std::vector<uint8_t> resolve_kconfig(ExternTable& table, BtfRef btf, const std::string& kconfig_path) {
     std::vector<uint8_t> data(table.kconfig_size, 0);
     std::vector<Slot> slots;
     bool need_config = false;

@@ -56,27 +56,19 @@ bool has_core_relos(const BtfExt& ext) {
     return false;
 }
 
-// The BTF CO-RE relocations resolve against: the file given, else the running kernel's. Parsed once per path
-// (vmlinux BTF is megabytes) and shared read-only.
-Result<std::shared_ptr<struct btf>> target_btf(const std::string& path) {
-    static std::mutex mu;
-    static std::map<std::string, std::shared_ptr<struct btf>> cache;
+// The BTF CO-RE relocations resolve against: the file given, else the running kernel's (kernel_btf: read once per
+// path, shared read-only).
+Result<BtfRef> target_btf(const std::string& path) {
+    auto b = kernel_btf(path);
+    if (b)
+        return *b;
     const std::string file = path.empty() ? "/sys/kernel/btf/vmlinux" : path;
-    std::lock_guard lock(mu);
-    if (auto it = cache.find(file); it != cache.end())
-        return it->second;
-    struct btf* raw = btf__parse(file.c_str(), nullptr);
-    if (!raw) {
-        const int err = errno;
-        return make_error(path.empty() ? fmt::format("CO-RE relocations need the target kernel's BTF, and {} cannot "
-                                                     "be read ({}): give one with --btf FILE",
-                                                     file, std::strerror(err))
-                                       : fmt::format("failed to parse target BTF '{}': {}", file, std::strerror(err)),
-                          -err);
-    }
-    std::shared_ptr<struct btf> b(raw, btf__free);
-    cache.emplace(file, b);
-    return b;
+    const std::string& why = b.error().message;
+    return make_error(path.empty() ? fmt::format("CO-RE relocations need the target kernel's BTF, and {} cannot be "
+                                                 "read ({}): give one with --btf FILE",
+                                                 file, why)
+                                   : fmt::format("failed to parse target BTF '{}': {}", file, why),
+                      b.error().code);
 }
 
 bool has_weak_kfunc(const ExternTable& t) {
@@ -130,19 +122,17 @@ Result<ObjectSpec> load_object_memory(std::span<const uint8_t> image, const std:
             maps->specs.push_back(kconfig_map_spec(resolve_kconfig(externs, obj.btf.get(), opts.kconfig_path)));
         }
         LinkInputs in{&elf, obj.btf.get(), &ext, &*maps, &externs, kconfig_map, nullptr, {}};
-        std::shared_ptr<struct btf> target;
         if (has_core_relos(ext)) { // libbpf needs the target's BTF for any CO-RE relocation
             auto t = target_btf(opts.btf_path);
             if (t)
-                target = *t;
+                in.target = *t;
             else
                 in.target_error = t.error().message;
-            in.target = target.get();
         }
         if (has_weak_kfunc(externs)) { // compared with the target's prototypes when its BTF is readable
-            auto t = target ? Result<std::shared_ptr<struct btf>>(target) : target_btf(opts.btf_path);
+            auto t = in.target ? Result<BtfRef>(in.target) : target_btf(opts.btf_path);
             if (t)
-                mark_incompatible_weak_kfuncs(externs, obj.btf.get(), t->get());
+                mark_incompatible_weak_kfuncs(externs, obj.btf.get(), *t);
         }
         STRBPF_TRY(build_programs(in, obj));
         STRBPF_TRY(bind_struct_ops(elf, obj.btf.get(), obj));

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
 // Map specs from an object (loader stage): BTF-defined .maps (libbpf's __uint/__type encoding) and global data.
+#include "loader/btf_view.hpp"
 #include "loader/maps.hpp"
 
 #include <bpf/btf.h>
@@ -29,9 +30,9 @@ bool named(const ElfSection& s, std::string_view base) {
 }
 
 // Follows typedefs and const/volatile/restrict/type_tag to the underlying type; null on a bad id or a loop.
-const btf_type* skip_mods(const struct btf* btf, uint32_t id, uint32_t* out_id = nullptr) {
+const btf_type* skip_mods(BtfRef btf, uint32_t id, uint32_t* out_id = nullptr) {
     for (int i = 0; i < kMaxTypeChain; ++i) {
-        const btf_type* t = btf__type_by_id(btf, id);
+        const btf_type* t = btfv::type_by_id(btf, id);
         if (!t)
             return nullptr;
         uint16_t k = btf_kind(t);
@@ -47,11 +48,11 @@ const btf_type* skip_mods(const struct btf* btf, uint32_t id, uint32_t* out_id =
 }
 
 // __uint(name, val) is `int (*name)[val]`: a pointer to an array whose element count is the value.
-Result<uint32_t> int_field(const struct btf* btf, const std::string& map, const char* field, uint32_t type_id) {
+Result<uint32_t> int_field(BtfRef btf, const std::string& map, const char* field, uint32_t type_id) {
     const btf_type* ptr = skip_mods(btf, type_id);
     if (!ptr || !btf_is_ptr(ptr))
         return make_error(fmt::format("map '{}': field '{}' is not a pointer to an array (__uint)", map, field));
-    const btf_type* arr = btf__type_by_id(btf, ptr->type);
+    const btf_type* arr = btfv::type_by_id(btf, ptr->type);
     if (!arr || !btf_is_array(arr))
         return make_error(fmt::format("map '{}': field '{}' does not point to an array (__uint)", map, field));
     return btf_array(arr)->nelems;
@@ -59,7 +60,7 @@ Result<uint32_t> int_field(const struct btf* btf, const std::string& map, const 
 
 // map_extra (libbpf's get_map_field_long): __uint, or __ulong's one-valued enum (`enum { ... = val } name`), whose
 // value may take all 64 bits.
-Result<uint64_t> long_field(const struct btf* btf, const std::string& map, const char* field, uint32_t type_id) {
+Result<uint64_t> long_field(BtfRef btf, const std::string& map, const char* field, uint32_t type_id) {
     const btf_type* t = skip_mods(btf, type_id);
     if (t && btf_is_ptr(t)) {
         auto v = int_field(btf, map, field, type_id);
@@ -74,11 +75,11 @@ Result<uint64_t> long_field(const struct btf* btf, const std::string& map, const
 }
 
 // __type(name, T) is `T* name`: the size of T.
-Result<uint32_t> type_size_field(const struct btf* btf, const std::string& map, const char* field, uint32_t type_id) {
+Result<uint32_t> type_size_field(BtfRef btf, const std::string& map, const char* field, uint32_t type_id) {
     const btf_type* ptr = skip_mods(btf, type_id);
     if (!ptr || !btf_is_ptr(ptr))
         return make_error(fmt::format("map '{}': field '{}' is not a pointer (__type)", map, field));
-    int64_t size = btf__resolve_size(btf, ptr->type);
+    int64_t size = btfv::resolve_size(btf, ptr->type);
     if (size < 0 || size > UINT32_MAX)
         return make_error(fmt::format("map '{}': cannot resolve the size of '{}'", map, field));
     return static_cast<uint32_t>(size);
@@ -94,11 +95,11 @@ Status merge_size(const std::string& map, const char* field, uint32_t from_type,
     return ok_status();
 }
 
-Status parse_map_def(const struct btf* btf, const btf_type* def, MapSpec& spec, uint32_t* values_offset);
+Status parse_map_def(BtfRef btf, const btf_type* def, MapSpec& spec, uint32_t* values_offset);
 
 // `__array(values, T)`: a zero-length array of pointers, to FUNC_PROTOs (prog_array) or to an inner map's
 // definition (array_of_maps, hash_of_maps). The value of such a map is a 4-byte fd (libbpf sets value_size).
-Status parse_values(const struct btf* btf, const btf_member* m, MapSpec& spec, bool* values_seen) {
+Status parse_values(BtfRef btf, const btf_member* m, MapSpec& spec, bool* values_seen) {
     const btf_type* arr = skip_mods(btf, m->type);
     if (!arr || !btf_is_array(arr))
         return make_error(fmt::format("map '{}': field 'values' is not an array (__array)", spec.name));
@@ -148,11 +149,11 @@ Status check_map_def(MapSpec& spec, bool values_seen, bool value_seen) {
     return ok_status();
 }
 
-Status parse_map_def(const struct btf* btf, const btf_type* def, MapSpec& spec, uint32_t* values_offset) {
+Status parse_map_def(BtfRef btf, const btf_type* def, MapSpec& spec, uint32_t* values_offset) {
     const btf_member* m = btf_members(def);
     bool key_seen = false, value_seen = false, values_seen = false;
     for (uint16_t i = 0; i < btf_vlen(def); ++i, ++m) {
-        const char* field = btf__name_by_offset(btf, m->name_off);
+        const char* field = btfv::name_by_offset(btf, m->name_off);
         std::string_view f = field ? field : "";
         if (f == "map_extra") {
             auto v = long_field(btf, spec.name, field, m->type);
@@ -198,19 +199,19 @@ const ElfSymbol* find_symbol_in(const ElfFile& elf, size_t shndx, const std::str
     return nullptr;
 }
 
-Status collect_btf_maps(const ElfFile& elf, const struct btf* btf, const ElfSection& sec, MapTable& out) {
+Status collect_btf_maps(const ElfFile& elf, BtfRef btf, const ElfSection& sec, MapTable& out) {
     if (!btf)
         return make_error("section '.maps': BTF-defined maps need the object's .BTF (build with -g)");
-    int32_t id = btf__find_by_name_kind(btf, ".maps", BTF_KIND_DATASEC);
+    int32_t id = btfv::find_by_name_kind(btf, ".maps", BTF_KIND_DATASEC);
     if (id < 0)
         return make_error("section '.maps': no DATASEC '.maps' in the object's BTF");
-    const btf_type* ds = btf__type_by_id(btf, id);
+    const btf_type* ds = btfv::type_by_id(btf, id);
     const btf_var_secinfo* vi = btf_var_secinfos(ds);
     for (uint16_t i = 0; i < btf_vlen(ds); ++i, ++vi) {
-        const btf_type* var = btf__type_by_id(btf, vi->type);
+        const btf_type* var = btfv::type_by_id(btf, vi->type);
         if (!var || !btf_is_var(var))
             return make_error(fmt::format("section '.maps': DATASEC entry {} is not a VAR", i));
-        const char* name = btf__name_by_offset(btf, var->name_off);
+        const char* name = btfv::name_by_offset(btf, var->name_off);
         MapSpec spec;
         spec.name = name ? name : "";
         spec.section = ".maps";
@@ -397,7 +398,7 @@ Status collect_arena(const ElfFile& elf, MapTable& out) {
     return ok_status();
 }
 
-Result<MapTable> collect_maps(const ElfFile& elf, const struct btf* btf) {
+Result<MapTable> collect_maps(const ElfFile& elf, BtfRef btf) {
     MapTable out;
     if (elf.find_section("maps"))
         return make_error("section 'maps': legacy struct bpf_map_def maps are not supported; use BTF-defined maps "

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "loader/btf_view.hpp"
 #include "loader/elf_file.hpp"
 #include "loader/object_spec.hpp"
 
@@ -37,6 +38,6 @@ bool is_rodata_section(const ElfSection& s);
 bool is_data_section(const ElfSection& s);
 bool is_bss_section(const ElfSection& s);
 
-Result<MapTable> collect_maps(const ElfFile& elf, const struct btf* btf);
+Result<MapTable> collect_maps(const ElfFile& elf, BtfRef btf);
 
 } // namespace strbpf::loader

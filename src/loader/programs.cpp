@@ -4,6 +4,7 @@
 // they are first reached, with call and callback offsets rewritten to the new layout.
 #include "loader/programs.hpp"
 
+#include "loader/btf_view.hpp"
 #include "loader/core_relo.hpp"
 #include "loader/loader.hpp"
 
@@ -395,7 +396,7 @@ Result<uint32_t> Linker::func_type_id(const Func& f) const {
     for (const BtfExtFunc& rec : it->second.funcs) {
         if (rec.insn != f.start)
             continue;
-        const btf_type* t = btf__type_by_id(in_.btf, rec.type_id);
+        const btf_type* t = btfv::type_by_id(in_.btf, rec.type_id);
         if (!t || !btf_is_func(t))
             return make_error(
                 fmt::format(".BTF.ext func_info for '{}' names BTF type {}, which is not a FUNC", f.name, rec.type_id));
@@ -415,8 +416,8 @@ Status Linker::add_lines(const Func& f, uint32_t base) {
                                   [](const BtfExtLine& l, uint32_t insn) { return l.insn < insn; });
     for (auto l_it = first; l_it != lines.end() && l_it->insn - f.start < f.count; ++l_it) {
         const BtfExtLine& l = *l_it;
-        const char* file = btf__name_by_offset(in_.btf, l.file_name_off);
-        const char* text = btf__name_by_offset(in_.btf, l.line_off);
+        const char* file = btfv::name_by_offset(in_.btf, l.file_name_off);
+        const char* text = btfv::name_by_offset(in_.btf, l.line_off);
         // Every record copies its strings: a few records naming one long BTF string must not add up to gigabytes.
         line_text_ += (file ? std::strlen(file) : 0) + (text ? std::strlen(text) : 0);
         if (line_text_ > kMaxObjectLineText)

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "loader/btf_ext.hpp"
+#include "loader/btf_view.hpp"
 #include "loader/elf_file.hpp"
 #include "loader/externs.hpp"
 #include "loader/maps.hpp"
@@ -17,12 +18,12 @@ namespace strbpf::loader {
 
 struct LinkInputs {
     const ElfFile* elf = nullptr;
-    const struct btf* btf = nullptr; // may be null
+    BtfRef btf = nullptr; // may be null
     const BtfExt* btf_ext = nullptr; // may be null
     const MapTable* maps = nullptr;
     const ExternTable* externs = nullptr; // may be null
     int kconfig_map = -1;                 // index of the .kconfig map, -1 when none
-    const struct btf* target = nullptr;   // CO-RE relocations' target BTF; null: target_error says why
+    BtfRef target = nullptr;   // CO-RE relocations' target BTF; null: target_error says why
     std::string target_error;
 };
 

@@ -3,6 +3,7 @@
 // maps) and the programs its function-pointer members name through the section's relocations, as libbpf's
 // init_struct_ops_maps and collect_st_ops_relos read them. A program gets the struct's and member's names; what
 // the kernel makes of them (vmlinux BTF) is the verifier's (verifier/struct_ops.cpp).
+#include "loader/btf_view.hpp"
 #include "loader/struct_ops.hpp"
 
 #include <bpf/btf.h>
@@ -23,7 +24,7 @@ using UseTable = std::map<std::string, StructOpsUse>; // by program name
 // nearly every file includes, stays as it is.
 struct Registry {
     std::mutex mu;
-    std::map<const struct btf*, UseTable> by_btf;
+    std::map<BtfRef, UseTable> by_btf;
 };
 
 Registry& registry() {
@@ -55,30 +56,30 @@ uint64_t var_offset(const ElfFile& elf, const ElfSection& s, const char* name, u
     return btf_offset;
 }
 
-Result<std::vector<StructOpsVar>> section_vars(const ElfFile& elf, const struct btf* btf, const ElfSection& s,
+Result<std::vector<StructOpsVar>> section_vars(const ElfFile& elf, BtfRef btf, const ElfSection& s,
                                                bool link) {
     if (!btf)
         return make_error(fmt::format("struct_ops init: DATASEC {} not found", s.name), -EINVAL);
-    const int32_t sec_id = btf__find_by_name_kind(btf, s.name.c_str(), BTF_KIND_DATASEC);
+    const int32_t sec_id = btfv::find_by_name_kind(btf, s.name.c_str(), BTF_KIND_DATASEC);
     if (sec_id <= 0)
         return make_error(fmt::format("struct_ops init: DATASEC {} not found", s.name), -EINVAL);
-    const btf_type* sec = btf__type_by_id(btf, uint32_t(sec_id));
+    const btf_type* sec = btfv::type_by_id(btf, uint32_t(sec_id));
     const btf_var_secinfo* vsi = btf_var_secinfos(sec);
     std::vector<StructOpsVar> out;
     for (uint32_t i = 0; i < btf_vlen(sec); i++, vsi++) {
-        const btf_type* var = btf__type_by_id(btf, vsi->type);
-        const int32_t type_id = btf__resolve_type(btf, vsi->type);
-        const btf_type* t = type_id > 0 ? btf__type_by_id(btf, uint32_t(type_id)) : nullptr;
+        const btf_type* var = btfv::type_by_id(btf, vsi->type);
+        const int32_t type_id = btfv::resolve_type(btf, vsi->type);
+        const btf_type* t = type_id > 0 ? btfv::type_by_id(btf, uint32_t(type_id)) : nullptr;
         if (!var || !t)
             return make_error(fmt::format("struct_ops init: Cannot resolve var type_id {} in DATASEC {}", vsi->type,
                                           s.name),
                               -EINVAL);
-        const char* tname = btf__name_by_offset(btf, t->name_off);
+        const char* tname = btfv::name_by_offset(btf, t->name_off);
         if (!tname || !tname[0])
             return make_error("struct_ops init: anonymous type is not supported", -EOPNOTSUPP);
         if (!btf_is_struct(t))
             return make_error(fmt::format("struct_ops init: {} is not a struct", tname), -EINVAL);
-        const char* vname = btf__name_by_offset(btf, var->name_off);
+        const char* vname = btfv::name_by_offset(btf, var->name_off);
         const uint64_t offset = var_offset(elf, s, vname ? vname : "", vsi->offset);
         if (offset + t->size > s.size)
             return make_error(fmt::format("struct_ops init: var {} is beyond the end of DATASEC {}",
@@ -90,18 +91,18 @@ Result<std::vector<StructOpsVar>> section_vars(const ElfFile& elf, const struct 
 }
 
 // A pointer member whose pointee is a FUNC_PROTO (libbpf's resolve_func_ptr).
-bool is_func_ptr(const struct btf* btf, uint32_t type_id) {
-    const btf_type* t = btf__type_by_id(btf, uint32_t(btf__resolve_type(btf, type_id)));
+bool is_func_ptr(BtfRef btf, uint32_t type_id) {
+    const btf_type* t = btfv::type_by_id(btf, uint32_t(btfv::resolve_type(btf, type_id)));
     if (!t || !btf_is_ptr(t))
         return false;
-    const int32_t pointee = btf__resolve_type(btf, t->type);
-    const btf_type* p = pointee > 0 ? btf__type_by_id(btf, uint32_t(pointee)) : nullptr;
+    const int32_t pointee = btfv::resolve_type(btf, t->type);
+    const btf_type* p = pointee > 0 ? btfv::type_by_id(btf, uint32_t(pointee)) : nullptr;
     return p && btf_is_func_proto(p);
 }
 
 // One relocation of the section (libbpf's bpf_object__collect_st_ops_relos): the member at its offset names the
 // function its symbol is.
-Status bind_reloc(const ElfFile& elf, const struct btf* btf, const std::vector<StructOpsVar>& vars,
+Status bind_reloc(const ElfFile& elf, BtfRef btf, const std::vector<StructOpsVar>& vars,
                   const ElfReloc& r, ObjectSpec& obj, UseTable& uses) {
     const StructOpsVar* var = nullptr;
     for (const StructOpsVar& v : vars)
@@ -116,14 +117,14 @@ Status bind_reloc(const ElfFile& elf, const struct btf* btf, const std::vector<S
                                       var->name, r.offset, sym.shndx),
                           -EINVAL);
     const uint32_t moff = uint32_t(r.offset - var->offset);
-    const btf_type* t = btf__type_by_id(btf, var->type_id);
+    const btf_type* t = btfv::type_by_id(btf, var->type_id);
     const btf_member* m = btf_members(t);
     uint32_t i = 0;
     while (i < btf_vlen(t) && btf_member_bit_offset(t, i) != moff * 8)
         i++;
     if (i == btf_vlen(t))
         return make_error(fmt::format("struct_ops reloc {}: cannot find member at moff {}", var->name, moff), -EINVAL);
-    const char* mname = btf__name_by_offset(btf, m[i].name_off);
+    const char* mname = btfv::name_by_offset(btf, m[i].name_off);
     if (!is_func_ptr(btf, m[i].type))
         return make_error(fmt::format("struct_ops reloc {}: cannot relocate non func ptr {}", var->name, mname),
                           -EINVAL);
@@ -141,7 +142,7 @@ Status bind_reloc(const ElfFile& elf, const struct btf* btf, const std::vector<S
         prog->load_error_code = -EINVAL;
         return ok_status();
     }
-    const char* tname = btf__name_by_offset(btf, t->name_off);
+    const char* tname = btfv::name_by_offset(btf, t->name_off);
     StructOpsUse& use = uses[prog->name];
     if (use.map.empty()) {
         use = {var->name, tname, mname, var->link, {}};
@@ -156,7 +157,7 @@ Status bind_reloc(const ElfFile& elf, const struct btf* btf, const std::vector<S
 
 } // namespace
 
-Status bind_struct_ops(const ElfFile& elf, const struct btf* btf, ObjectSpec& obj) {
+Status bind_struct_ops(const ElfFile& elf, BtfRef btf, ObjectSpec& obj) {
     UseTable uses;
     for (const ElfSection& s : elf.sections()) {
         bool link = false;
@@ -191,7 +192,7 @@ const StructOpsUse* struct_ops_use(const ObjectSpec& obj, const std::string& pro
     return use == it->second.end() ? nullptr : &use->second; // stable: entries change only when the BTF is freed
 }
 
-void forget_struct_ops(const struct btf* btf) {
+void forget_struct_ops(BtfRef btf) {
     Registry& reg = registry();
     std::lock_guard<std::mutex> lock(reg.mu);
     reg.by_btf.erase(btf);

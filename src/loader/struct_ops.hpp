@@ -3,6 +3,7 @@
 #pragma once
 #include <string>
 
+#include "loader/btf_view.hpp"
 #include "loader/elf_file.hpp"
 #include "loader/object_spec.hpp"
 
@@ -24,12 +25,12 @@ struct StructOpsUse {
 // variables; the record lives until that BTF is freed: forget_struct_ops). A struct_ops program no variable names
 // has none (the verifier refuses it with libbpf's "isn't referenced anywhere"); a variable naming a program of
 // another type fails that program alone; a malformed section fails the object, as libbpf fails it.
-Status bind_struct_ops(const ElfFile& elf, const struct btf* btf, ObjectSpec& obj);
+Status bind_struct_ops(const ElfFile& elf, BtfRef btf, ObjectSpec& obj);
 
 // The StructOpsUse of OBJ's program PROG; nullptr when none names it.
 const StructOpsUse* struct_ops_use(const ObjectSpec& obj, const std::string& prog);
 
 // Drops what bind_struct_ops kept for BTF (the deleter of ObjectSpec::btf calls it).
-void forget_struct_ops(const struct btf* btf);
+void forget_struct_ops(BtfRef btf);
 
 } // namespace strbpf::loader

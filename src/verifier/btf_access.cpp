@@ -8,6 +8,7 @@
 #include <cstring>
 #include <fmt/format.h>
 
+#include "loader/btf_view.hpp"
 #include "verifier/btf_target.hpp"
 #include "verifier/env.hpp"
 
@@ -21,11 +22,11 @@ inline constexpr uint8_t kMemUser = 8, kMemPercpu = 16, kMaybeNull = 32;
 
 bool is_modifier(const btf_type* t) { return t && (btf_is_mod(t) || btf_is_typedef(t)); }
 
-const btf_type* skip_mods(const struct btf* b, uint32_t id, uint32_t* out = nullptr) {
-    const btf_type* t = btf__type_by_id(b, id);
+const btf_type* skip_mods(BtfRef b, uint32_t id, uint32_t* out = nullptr) {
+    const btf_type* t = btfv::type_by_id(b, id);
     while (is_modifier(t)) {
         id = t->type;
-        t = btf__type_by_id(b, id);
+        t = btfv::type_by_id(b, id);
     }
     if (out)
         *out = id;
@@ -38,13 +39,13 @@ bool is_any_enum(const btf_type* t) { return t && (btf_is_enum(t) || btf_is_enum
 
 
 // __btf_name_by_offset: "(anon)" for a type without a name.
-const char* name_of(const struct btf* b, const btf_type* t) {
-    const char* n = t ? btf__name_by_offset(b, t->name_off) : nullptr;
+const char* name_of(BtfRef b, const btf_type* t) {
+    const char* n = t ? btfv::name_by_offset(b, t->name_off) : nullptr;
     return n && *n ? n : "(anon)";
 }
 
 // btf_ctx_arg_idx: the argument slot OFF falls in (struct arguments take their size rounded up to 8 bytes).
-uint32_t ctx_arg_idx(const struct btf* b, const btf_type* proto, int32_t off) {
+uint32_t ctx_arg_idx(BtfRef b, const btf_type* proto, int32_t off) {
     const uint32_t n = btf_vlen(proto);
     const btf_param* p = btf_params(proto);
     int64_t end = 0;
@@ -67,8 +68,8 @@ bool ctx_invalid(Env& env, int32_t off, int size) {
 
 // The pointer argument's type: a PTR_TO_BTF_ID of a struct, else a refusal (the kernel's or strbpf's).
 bool ctx_pointer(Env& env, const BtfAttach& a, const btf_type* ptr, uint32_t arg, const char* pname, Reg* out) {
-    const struct btf* b = a.btf;
-    const btf_type* target = btf__type_by_id(b, ptr->type);
+    BtfRef b = a.btf;
+    const btf_type* target = btfv::type_by_id(b, ptr->type);
     if (ptr->type == 0 || (is_modifier(target) ? btf_is_int(skip_mods(b, ptr->type)) : btf_is_int(target))) {
         *out = reg_unknown(); // a pointer to void or to an int: a scalar
         return true;
@@ -116,20 +117,20 @@ bool ctx_pointer(Env& env, const BtfAttach& a, const btf_type* ptr, uint32_t arg
 // The type the argument (or return value) slot ARG has; nullptr after a refusal.
 const btf_type* ctx_slot_type(Env& env, const BtfAttach& a, uint32_t arg, uint32_t nr_args, int32_t off, int size,
                               const char** pname, bool* retval) {
-    const struct btf* b = a.btf;
+    BtfRef b = a.btf;
     const btf_param* params = btf_params(a.proto) + (a.trace ? 1 : 0);
     if (arg > nr_args) {
         env.note(fmt::format("func '{}' doesn't have {}-th argument", a.name, arg + 1));
         return ctx_invalid(env, off, size), nullptr;
     }
     if (arg < nr_args) {
-        *pname = btf__name_by_offset(b, params[arg].name_off);
-        return btf__type_by_id(b, params[arg].type);
+        *pname = btfv::name_by_offset(b, params[arg].name_off);
+        return btfv::type_by_id(b, params[arg].type);
     }
     const AttachType at = env.facts.prog.expected_attach_type;
     if (at == AttachType::lsm_mac || at == AttachType::trace_fexit) {
         *retval = at == AttachType::lsm_mac;
-        return btf__type_by_id(b, a.proto->type);
+        return btfv::type_by_id(b, a.proto->type);
     }
     if (at == AttachType::modify_return) {
         const btf_type* t = skip_mods(b, a.proto->type);
@@ -146,25 +147,25 @@ const btf_type* ctx_slot_type(Env& env, const BtfAttach& a, uint32_t arg, uint32
 // The kernel's btf_nested_type_is_trusted: the parent's "<struct><suffix>" type in the target BTF lists FIELD with
 // the pointee ID.
 bool nested_trusted(const Reg& parent, const char* field, uint32_t id, const char* suffix) {
-    const struct btf* b = parent.btf;
-    const btf_type* walk = btf__type_by_id(b, parent.aux);
+    BtfRef b = parent.btf;
+    const btf_type* walk = btfv::type_by_id(b, parent.aux);
     if (!walk || !field)
         return false;
     const std::string safe = std::string(name_of(b, walk)) + suffix;
     if (safe.size() >= 64)
         return false;
-    const int safe_id = btf__find_by_name_kind(b, safe.c_str(), btf_kind(walk));
-    const btf_type* st = safe_id > 0 ? btf__type_by_id(b, uint32_t(safe_id)) : nullptr;
+    const int safe_id = btfv::find_by_name_kind(b, safe.c_str(), btf_kind(walk));
+    const btf_type* st = safe_id > 0 ? btfv::type_by_id(b, uint32_t(safe_id)) : nullptr;
     if (!st || !is_struct(st))
         return false;
     const btf_member* m = btf_members(st);
     for (uint32_t i = 0; i < btf_vlen(st); i++) {
-        const btf_type* mt = btf__type_by_id(b, m[i].type);
+        const btf_type* mt = btfv::type_by_id(b, m[i].type);
         if (!mt || !btf_is_ptr(mt))
             continue;
         uint32_t mid = 0;
         skip_mods(b, mt->type, &mid);
-        if (mid == id && !std::strcmp(field, btf__name_by_offset(b, m[i].name_off)))
+        if (mid == id && !std::strcmp(field, btfv::name_by_offset(b, m[i].name_off)))
             return true;
     }
     return false;
@@ -179,7 +180,7 @@ struct WalkOut {
 };
 
 // btf_struct_walk of one struct level: what [off, off + size) is in T.
-Walk walk_struct(Env& env, const struct btf* b, const btf_type* t, int32_t& off, int size, WalkOut* out) {
+Walk walk_struct(Env& env, BtfRef b, const btf_type* t, int32_t& off, int size, WalkOut* out) {
     for (;;) {
         if (is_modifier(t))
             t = skip_mods(b, t->type);
@@ -220,10 +221,10 @@ Walk walk_struct(Env& env, const struct btf* b, const btf_type* t, int32_t& off,
             }
             if (uint32_t(off) < moff)
                 break;
-            const char* mname = btf__name_by_offset(b, members[i].name_off);
+            const char* mname = btfv::name_by_offset(b, members[i].name_off);
             uint32_t mid = members[i].type;
             const btf_type* mtype = skip_mods(b, mid, &mid);
-            const int64_t msize = btf__resolve_size(b, members[i].type);
+            const int64_t msize = btfv::resolve_size(b, members[i].type);
             if (msize < 0)
                 return env.fail(fmt::format("field {} doesn't have size", mname)), Walk::error;
             const uint32_t mtrue_end = moff + uint32_t(msize);
@@ -260,7 +261,7 @@ Walk walk_struct(Env& env, const struct btf* b, const btf_type* t, int32_t& off,
                                                 "size {}",
                                                 mname, moff, tname, uint32_t(off), size)),
                            Walk::error;
-                const btf_type* tag = btf__type_by_id(b, mtype->type);
+                const btf_type* tag = btfv::type_by_id(b, mtype->type);
                 if (tag && btf_is_type_tag(tag)) {
                     const char* v = name_of(b, tag);
                     out->flags |= !std::strcmp(v, "user")     ? kMemUser
@@ -334,8 +335,8 @@ const char* btf_kind_str(const btf_type* t) {
 std::string btf_reg_type_name(const Reg& r) {
     if (!r.btf)
         return "";
-    const btf_type* t = btf__type_by_id(r.btf, r.aux);
-    const char* n = t ? btf__name_by_offset(r.btf, t->name_off) : nullptr;
+    const btf_type* t = btfv::type_by_id(r.btf, r.aux);
+    const char* n = t ? btfv::name_by_offset(r.btf, t->name_off) : nullptr;
     return n ? n : "";
 }
 
@@ -345,8 +346,8 @@ bool btf_helper_ret(Env& env, int32_t helper_id, Reg* out) {
         return false;
     std::string error;
     bool running = false;
-    const struct btf* b = env.facts.attach ? env.facts.attach->btf : target_btf(&error, &running);
-    const int id = b ? btf__find_by_name_kind(b, "task_struct", BTF_KIND_STRUCT) : -1;
+    BtfRef b = env.facts.attach ? env.facts.attach->btf : target_btf(&error, &running);
+    const int id = b ? btfv::find_by_name_kind(b, "task_struct", BTF_KIND_STRUCT) : -1;
     if (id <= 0)
         return false;
     if (out) {
@@ -457,11 +458,11 @@ bool btf_map_ptr_access(Env& env, int regno, int32_t insn_off, int size, bool wr
     const loader::MapSpec* spec = env.facts.map_spec(r.aux);
     std::string error;
     bool running = false;
-    const struct btf* b = env.facts.attach ? env.facts.attach->btf : target_btf(&error, &running);
+    BtfRef b = env.facts.attach ? env.facts.attach->btf : target_btf(&error, &running);
     if (!b)
         return env.fail(fmt::format("strbpf reads struct bpf_map fields by kernel BTF: {} (pass --btf FILE)", error));
     const char* type = spec ? map_btf_struct(spec->type) : nullptr;
-    const int id = type ? btf__find_by_name_kind(b, type, BTF_KIND_STRUCT) : -1;
+    const int id = type ? btfv::find_by_name_kind(b, type, BTF_KIND_STRUCT) : -1;
     if (id <= 0)
         return env.fail(fmt::format("map_ptr access not supported for map type {}", spec ? spec->type : 0));
     const int64_t off = int64_t(r.off) + insn_off;
@@ -484,13 +485,13 @@ bool btf_walk_load(Env& env, const Reg& r, int32_t off, int size, int value_regn
     const std::string tname = btf_reg_type_name(r);
     WalkOut w;
     uint32_t id = r.aux;
-    const btf_type* t = btf__type_by_id(r.btf, id);
+    const btf_type* t = btfv::type_by_id(r.btf, id);
     for (;;) {
         const Walk k = walk_struct(env, r.btf, t, off, size, &w);
         if (k == Walk::error)
             return false;
         if (k == Walk::nested) {
-            t = btf__type_by_id(r.btf, w.id);
+            t = btfv::type_by_id(r.btf, w.id);
             off = 0;
             continue;
         }

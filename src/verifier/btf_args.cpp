@@ -6,35 +6,36 @@
 #include <cstring>
 #include <fmt/format.h>
 
+#include "loader/btf_view.hpp"
 #include "verifier/btf_target.hpp"
 #include "verifier/env.hpp"
 
 namespace strbpf::verifier {
 namespace {
 
-bool has_tag(const struct btf* b, uint32_t func_id, int i, const char* tag) {
-    const uint32_t n = btf__type_cnt(b);
+bool has_tag(BtfRef b, uint32_t func_id, int i, const char* tag) {
+    const uint32_t n = btfv::type_cnt(b);
     for (uint32_t id = 1; id < n; id++) {
-        const btf_type* t = btf__type_by_id(b, id);
+        const btf_type* t = btfv::type_by_id(b, id);
         if (!t || !btf_is_decl_tag(t) || t->type != func_id || btf_decl_tag(t)->component_idx != i)
             continue;
-        const char* name = btf__name_by_offset(b, t->name_off);
+        const char* name = btfv::name_by_offset(b, t->name_off);
         if (name && std::strncmp(name, "arg:", 4) == 0 && std::strcmp(name + 4, tag) == 0)
             return true;
     }
     return false;
 }
 
-const btf_type* skip_mods(const struct btf* b, uint32_t id) {
-    const btf_type* t = btf__type_by_id(b, id);
+const btf_type* skip_mods(BtfRef b, uint32_t id) {
+    const btf_type* t = btfv::type_by_id(b, id);
     while (t && (btf_is_mod(t) || btf_is_typedef(t)))
-        t = btf__type_by_id(b, t->type);
+        t = btfv::type_by_id(b, t->type);
     return t;
 }
 
 // The kernel's btf_types_are_same / btf_struct_ids_match for a non-release argument: the type, or a struct holding
 // it as a member at the register's offset (first members, nested).
-bool ids_match(const struct btf* b, uint32_t id, int32_t off, uint32_t want) {
+bool ids_match(BtfRef b, uint32_t id, int32_t off, uint32_t want) {
     for (int depth = 0; depth < 32; depth++) {
         if (id == want && off == 0)
             return true;
@@ -46,9 +47,9 @@ bool ids_match(const struct btf* b, uint32_t id, int32_t off, uint32_t want) {
         for (uint32_t k = 0; k < btf_vlen(t) && !found; k++) {
             const int32_t moff = int32_t(btf_member_bit_offset(t, k) / 8);
             uint32_t mid = m[k].type;
-            const btf_type* mt = btf__type_by_id(b, mid);
+            const btf_type* mt = btfv::type_by_id(b, mid);
             while (mt && (btf_is_mod(mt) || btf_is_typedef(mt)))
-                mid = mt->type, mt = btf__type_by_id(b, mid);
+                mid = mt->type, mt = btfv::type_by_id(b, mid);
             if (mt && (btf_is_struct(mt) || btf_is_union(mt)) && off >= moff && off < moff + int32_t(mt->size))
                 id = mid, off -= moff, found = true;
         }
@@ -58,20 +59,20 @@ bool ids_match(const struct btf* b, uint32_t id, int32_t off, uint32_t want) {
     return false;
 }
 
-std::string type_name(const struct btf* b, uint32_t id) {
-    const btf_type* t = btf__type_by_id(b, id);
-    const char* n = t ? btf__name_by_offset(b, t->name_off) : nullptr;
+std::string type_name(BtfRef b, uint32_t id) {
+    const btf_type* t = btfv::type_by_id(b, id);
+    const char* n = t ? btfv::name_by_offset(b, t->name_off) : nullptr;
     return n ? n : "";
 }
 
 } // namespace
 
 bool global_trusted_arg(const Env& env, uint32_t func_id, int i, TrustedArg* out, std::string* why) {
-    const struct btf* b = env.facts.inst.spec().btf.get();
+    BtfRef b = env.facts.inst.spec().btf.get();
     if (!b || !func_id || !has_tag(b, func_id, i, "trusted"))
         return false;
-    const btf_type* fn = btf__type_by_id(b, func_id);
-    const btf_type* proto = fn ? btf__type_by_id(b, fn->type) : nullptr;
+    const btf_type* fn = btfv::type_by_id(b, func_id);
+    const btf_type* proto = fn ? btfv::type_by_id(b, fn->type) : nullptr;
     if (!proto || !btf_is_func_proto(proto) || i >= int(btf_vlen(proto)))
         return false;
     if (has_tag(b, func_id, i, "nonnull")) {
@@ -80,13 +81,13 @@ bool global_trusted_arg(const Env& env, uint32_t func_id, int i, TrustedArg* out
     }
     const btf_type* ptr = skip_mods(b, btf_params(proto)[i].type);
     const btf_type* t = ptr && btf_is_ptr(ptr) ? skip_mods(b, ptr->type) : nullptr;
-    const char* local = t ? btf__name_by_offset(b, t->name_off) : "";
+    const char* local = t ? btfv::name_by_offset(b, t->name_off) : "";
     std::string essential = local ? local : "";
     if (const size_t flavour = essential.find("___"); flavour != std::string::npos)
         essential.resize(flavour); // bpf_core_essential_name_len: a ___flavour suffix is not part of the name
     std::string error;
     bool running = false;
-    const struct btf* kb = env.facts.attach ? env.facts.attach->btf : target_btf(&error, &running);
+    BtfRef kb = env.facts.attach ? env.facts.attach->btf : target_btf(&error, &running);
     if (!kb) {
         *why = fmt::format("strbpf types __arg_trusted arguments by kernel BTF: {} (pass --btf FILE)", error);
         return true;
@@ -94,7 +95,7 @@ bool global_trusted_arg(const Env& env, uint32_t func_id, int i, TrustedArg* out
     const bool is_struct_like = t && (btf_is_struct(t) || btf_is_union(t) || btf_is_fwd(t));
     const int kid =
         is_struct_like && !essential.empty()
-            ? btf__find_by_name_kind(kb, essential.c_str(), btf_is_union(t) ? BTF_KIND_UNION : BTF_KIND_STRUCT)
+            ? btfv::find_by_name_kind(kb, essential.c_str(), btf_is_union(t) ? BTF_KIND_UNION : BTF_KIND_STRUCT)
             : -1;
     if (kid <= 0) {
         *why = fmt::format("arg#{} reference type('{} {}') has no matches", i, btf_kind_str(t), local ? local : "");
@@ -191,7 +192,7 @@ bool check_helper_btf_arg(Env& env, int32_t helper_id, int regno) {
     const HelperBtfArg* arg = helper_btf_arg(helper_id, regno);
     const char* type = arg ? arg->type : nullptr;
     want.nullable = arg && arg->nullable;
-    const int id = want.btf && type ? btf__find_by_name_kind(want.btf, type, BTF_KIND_STRUCT) : -1;
+    const int id = want.btf && type ? btfv::find_by_name_kind(want.btf, type, BTF_KIND_STRUCT) : -1;
     if (id <= 0)
         return env.fail(fmt::format("strbpf types argument {} of helper #{} by kernel BTF: {}", regno, helper_id,
                                     error.empty() ? "the target BTF lacks its struct" : error));

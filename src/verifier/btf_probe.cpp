@@ -7,11 +7,12 @@
 #include <mutex>
 #include <unistd.h>
 
+#include "loader/btf_view.hpp"
 #include "verifier/btf_probe.hpp"
 
 namespace strbpf::verifier {
 
-int trampoline_load_errno(const struct btf* b, bool lsm) {
+int trampoline_load_errno(BtfRef b, bool lsm) {
     static std::mutex mu;
     static int answer[2] = {-1, -1};
     std::lock_guard<std::mutex> lock(mu);
@@ -19,7 +20,7 @@ int trampoline_load_errno(const struct btf* b, bool lsm) {
     if (err >= 0)
         return err;
     err = 0;
-    const int id = btf__find_by_name_kind(b, lsm ? "bpf_lsm_file_open" : "bpf_fentry_test1", BTF_KIND_FUNC);
+    const int id = btfv::find_by_name_kind(b, lsm ? "bpf_lsm_file_open" : "bpf_fentry_test1", BTF_KIND_FUNC);
     if (geteuid() != 0 || id <= 0)
         return err;
     const struct bpf_insn insns[] = {

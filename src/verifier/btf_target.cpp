@@ -13,52 +13,20 @@
 #include <mutex>
 #include <unordered_set>
 
-#include <fcntl.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
+#include "loader/btf_view.hpp"
 #include "verifier/btf_lists.hpp"
 #include "verifier/btf_probe.hpp"
 #include "verifier/btf_target.hpp"
 #include "verifier/env.hpp"
-
-// libbpf.h's libbpf_strerror (the header itself defines the uAPI's BPF_* names, which isa/insn.hpp declares).
-extern "C" int libbpf_strerror(int err, char* buf, size_t size);
 
 namespace strbpf::verifier {
 namespace {
 
 constexpr const char* kRunningKernelBtf = "/sys/kernel/btf/vmlinux";
 
-// Raw BTF read through one mapping of the file (sysfs maps vmlinux BTF since 6.16) rather than btf__parse's reads,
-// which sysfs answers 4 KiB at a time; null when the file cannot be mapped or is not raw BTF (an ELF vmlinux: the
-// caller then uses btf__parse).
-struct btf* parse_mapped(const std::string& path) {
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return nullptr;
-    struct stat st {};
-    struct btf* b = nullptr;
-    if (::fstat(fd, &st) == 0 && st.st_size > 0 && uint64_t(st.st_size) < (1ull << 31)) {
-        void* p = ::mmap(nullptr, size_t(st.st_size), PROT_READ, MAP_PRIVATE, fd, 0);
-        if (p != MAP_FAILED) {
-            b = btf__new(p, uint32_t(st.st_size)); // copies the data; null (libbpf 1.x) when it is not raw BTF
-            ::munmap(p, size_t(st.st_size));
-        }
-    }
-    ::close(fd);
-    return b;
-}
-
 struct BtfCache {
     std::mutex mu;
     std::string default_path;
-    struct Entry {
-        std::unique_ptr<struct btf, void (*)(struct btf*)> btf{nullptr, btf__free};
-        std::string error;
-    };
-    std::map<std::string, Entry> loaded;
     bool kallsyms_read = false;
     std::unordered_set<std::string> kallsyms;
 };
@@ -88,14 +56,14 @@ bool kernel_has_symbol(const std::string& name) {
 }
 
 // The size btf_distill_func_proto's __get_type_size gives a parameter or return type; -1 when unsupported.
-int64_t model_size(const struct btf* b, uint32_t id, const btf_type** out) {
+int64_t model_size(BtfRef b, uint32_t id, const btf_type** out) {
     if (id == 0) {
         *out = nullptr;
         return 0;
     }
-    const btf_type* t = btf__type_by_id(b, id);
+    const btf_type* t = btfv::type_by_id(b, id);
     while (t && (btf_is_mod(t) || btf_is_typedef(t)))
-        t = btf__type_by_id(b, t->type);
+        t = btfv::type_by_id(b, t->type);
     *out = t;
     if (!t)
         return -1;
@@ -109,7 +77,7 @@ int64_t model_size(const struct btf* b, uint32_t id, const btf_type** out) {
 
 // btf_distill_func_proto's complaints about a target function.
 bool distill_func_proto(Env& env, const BtfAttach& a) {
-    const struct btf* b = a.btf;
+    BtfRef b = a.btf;
     const uint32_t n = btf_vlen(a.proto);
     if (n > 12)
         return env.fail(fmt::format("The function {} has {} arguments. Too many.", a.name, n));
@@ -141,12 +109,12 @@ bool libbpf_not_found(Env& env, const std::string& name) {
 }
 
 bool resolve_tp_btf(Env& env, BtfAttach& a) {
-    const int id = btf__find_by_name_kind(a.btf, ("btf_trace_" + a.name).c_str(), BTF_KIND_TYPEDEF);
+    const int id = btfv::find_by_name_kind(a.btf, ("btf_trace_" + a.name).c_str(), BTF_KIND_TYPEDEF);
     if (id <= 0)
         return libbpf_not_found(env, a.name);
     a.btf_id = uint32_t(id);
-    const btf_type* ptr = btf__type_by_id(a.btf, btf__type_by_id(a.btf, a.btf_id)->type);
-    a.proto = ptr && btf_is_ptr(ptr) ? btf__type_by_id(a.btf, ptr->type) : nullptr;
+    const btf_type* ptr = btfv::type_by_id(a.btf, btfv::type_by_id(a.btf, a.btf_id)->type);
+    a.proto = ptr && btf_is_ptr(ptr) ? btfv::type_by_id(a.btf, ptr->type) : nullptr;
     if (!a.proto || !btf_is_func_proto(a.proto) || btf_vlen(a.proto) == 0)
         return env.fail(fmt::format("attach_btf_id {} is not a typedef", a.btf_id));
     a.trace = true;
@@ -156,12 +124,12 @@ bool resolve_tp_btf(Env& env, BtfAttach& a) {
 }
 
 bool resolve_func(Env& env, BtfAttach& a, const std::string& btf_name) {
-    const int id = btf__find_by_name_kind(a.btf, btf_name.c_str(), BTF_KIND_FUNC);
+    const int id = btfv::find_by_name_kind(a.btf, btf_name.c_str(), BTF_KIND_FUNC);
     if (id <= 0)
         return libbpf_not_found(env, btf_name);
     a.btf_id = uint32_t(id);
     a.name = btf_name;
-    a.proto = btf__type_by_id(a.btf, btf__type_by_id(a.btf, a.btf_id)->type);
+    a.proto = btfv::type_by_id(a.btf, btfv::type_by_id(a.btf, a.btf_id)->type);
     if (!a.proto || !btf_is_func_proto(a.proto))
         return env.fail(fmt::format("attach_btf_id {} is not a function", a.btf_id));
     a.void_ret = a.proto->type == 0;
@@ -181,12 +149,12 @@ bool resolve_func(Env& env, BtfAttach& a, const std::string& btf_name) {
 // bpf_iter_<target>, whose prototype types the ctx, and the target's ctx_arg_info.
 bool resolve_iter(Env& env, BtfAttach& a) {
     const std::string target = a.name;
-    const int id = btf__find_by_name_kind(a.btf, ("bpf_iter_" + target).c_str(), BTF_KIND_FUNC);
+    const int id = btfv::find_by_name_kind(a.btf, ("bpf_iter_" + target).c_str(), BTF_KIND_FUNC);
     if (id <= 0)
         return libbpf_not_found(env, "bpf_iter_" + target);
     a.btf_id = uint32_t(id);
     a.name = "bpf_iter_" + target;
-    a.proto = btf__type_by_id(a.btf, btf__type_by_id(a.btf, a.btf_id)->type);
+    a.proto = btfv::type_by_id(a.btf, btfv::type_by_id(a.btf, a.btf_id)->type);
     if (!a.proto || !btf_is_func_proto(a.proto))
         return env.fail(fmt::format("attach_btf_id {} is not a function", a.btf_id));
     if (!distill_func_proto(env, a))
@@ -256,29 +224,20 @@ void set_target_btf_path(std::string path) {
     c.default_path = std::move(path);
 }
 
-const struct btf* target_btf(std::string* error, bool* running) {
-    BtfCache& c = cache();
-    std::lock_guard<std::mutex> lock(c.mu);
-    const std::string path = !c.default_path.empty() ? c.default_path : kRunningKernelBtf;
-    *running = path == kRunningKernelBtf;
-    auto [it, fresh] = c.loaded.try_emplace(path);
-    if (fresh) {
-        errno = 0;
-        struct btf* b = parse_mapped(path);
-        if (!b) {
-            errno = 0;
-            b = btf__parse(path.c_str(), nullptr);
-        }
-        if (!b) {
-            char why[128] = "";
-            libbpf_strerror(errno ? errno : EINVAL, why, sizeof why); // libbpf's own codes too (-LIBBPF_ERRNO__FORMAT)
-            it->second.error = fmt::format("cannot read kernel BTF {}: {}", path, why);
-        }
-        it->second.btf.reset(b);
+BtfRef target_btf(std::string* error, bool* running) {
+    std::string path;
+    {
+        BtfCache& c = cache();
+        std::lock_guard<std::mutex> lock(c.mu);
+        path = !c.default_path.empty() ? c.default_path : kRunningKernelBtf;
     }
-    if (!it->second.btf && error)
-        *error = it->second.error;
-    return it->second.btf.get();
+    *running = path == kRunningKernelBtf;
+    auto b = kernel_btf(path);
+    if (b)
+        return *b;
+    if (error)
+        *error = fmt::format("cannot read kernel BTF {}: {}", path, b.error().message);
+    return nullptr;
 }
 
 bool btf_typed(const loader::ProgramSpec& prog) { return btf_unmodelled_reason(prog).empty(); }

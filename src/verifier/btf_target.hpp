@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "loader/btf_view.hpp"
 #include "loader/object_spec.hpp"
 
 struct btf;
@@ -19,11 +20,11 @@ struct Reg;
 
 // The target BTF (set_target_btf_path's, else /sys/kernel/btf/vmlinux), parsed once per path and kept for the life
 // of the process; null with *error set when it cannot be read. *running: it is the running kernel's.
-const struct btf* target_btf(std::string* error, bool* running);
+BtfRef target_btf(std::string* error, bool* running);
 
 // What a BTF-typed program is attached to: the target function's prototype and how its ctx is laid out.
 struct BtfAttach {
-    const struct btf* btf = nullptr;
+    BtfRef btf = nullptr;
     std::string name;           // attach_func_name: the function, hook or tracepoint as the section names it
     uint32_t btf_id = 0;        // the FUNC (or btf_trace_ TYPEDEF) it resolved to
     const btf_type* proto = nullptr; // its FUNC_PROTO
@@ -70,7 +71,7 @@ bool btf_helper_ret(Env& env, int32_t helper_id, Reg* out);
 // PTR_MAYBE_NULL with `__arg_nullable`), typed by the kernel struct whose name the program's type has once its
 // ___flavour is dropped (btf_get_ptr_to_btf_id). btf_args.cpp.
 struct TrustedArg {
-    const struct btf* btf = nullptr;
+    BtfRef btf = nullptr;
     uint32_t btf_id = 0;
     bool nullable = false;
 };

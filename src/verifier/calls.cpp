@@ -9,6 +9,7 @@
 #include <limits>
 #include <fmt/format.h>
 
+#include "loader/btf_view.hpp"
 #include "runtime/helpers/helper_table.hpp"
 #include "runtime/helpers/snprintf_helpers.hpp"
 #include "runtime/kfuncs/kfunc_table.hpp"
@@ -314,21 +315,21 @@ void clobber_caller_saved(Frame& f) {
         f.regs[r] = Reg{};
 }
 
-const btf_type* skip_mods(const btf* b, uint32_t id, uint32_t* out_id = nullptr) {
-    const btf_type* t = btf__type_by_id(b, id);
+const btf_type* skip_mods(BtfRef b, uint32_t id, uint32_t* out_id = nullptr) {
+    const btf_type* t = btfv::type_by_id(b, id);
     while (t && (btf_is_mod(t) || btf_is_typedef(t))) {
         id = t->type;
-        t = btf__type_by_id(b, id);
+        t = btfv::type_by_id(b, id);
     }
     if (out_id)
         *out_id = id;
     return t;
 }
 
-bool is_ctx_struct(const Env& env, const btf* b, const btf_type* pointee) {
+bool is_ctx_struct(const Env& env, BtfRef b, const btf_type* pointee) {
     if (!pointee)
         return false;
-    const char* name = btf__name_by_offset(b, pointee->name_off);
+    const char* name = btfv::name_by_offset(b, pointee->name_off);
     if (!name)
         return false;
     const std::string n = name;
@@ -343,11 +344,11 @@ bool is_ctx_struct(const Env& env, const btf* b, const btf_type* pointee) {
 
 // The params of a subprogram's BTF FUNC_PROTO; count -1 without BTF.
 int btf_params_of(const Env& env, const Subprog& sp, const btf_param** params) {
-    const btf* b = env.facts.inst.spec().btf.get();
+    BtfRef b = env.facts.inst.spec().btf.get();
     if (!b || !sp.btf_type)
         return -1;
-    const btf_type* fn = btf__type_by_id(b, sp.btf_type);
-    const btf_type* proto = fn ? btf__type_by_id(b, fn->type) : nullptr;
+    const btf_type* fn = btfv::type_by_id(b, sp.btf_type);
+    const btf_type* proto = fn ? btfv::type_by_id(b, fn->type) : nullptr;
     if (!proto || !btf_is_func_proto(proto))
         return -1;
     *params = btf_params(proto);
@@ -359,11 +360,11 @@ int btf_params_of(const Env& env, const Subprog& sp, const btf_param** params) {
 std::string global_call_problem(Env& env, const Subprog& sp) {
     const btf_param* params = nullptr;
     const int n = btf_params_of(env, sp, &params);
-    const btf* b = env.facts.inst.spec().btf.get();
+    BtfRef b = env.facts.inst.spec().btf.get();
     if (n < 0)
         return "";
-    const btf_type* fn = btf__type_by_id(b, sp.btf_type);
-    const btf_type* ret = skip_mods(b, btf__type_by_id(b, fn->type)->type);
+    const btf_type* fn = btfv::type_by_id(b, sp.btf_type);
+    const btf_type* ret = skip_mods(b, btfv::type_by_id(b, fn->type)->type);
     if (!ret || !(btf_is_int(ret) || btf_is_enum(ret) || btf_is_enum64(ret)))
         return fmt::format("Global function {}() doesn't return scalar. Only those are supported.", sp.name);
     const auto& regs = env.path.cur.cur().regs;
@@ -399,7 +400,7 @@ std::string global_call_problem(Env& env, const Subprog& sp) {
         } else if (t && btf_is_ptr(t)) {
             if (pointee_id == 0) // void: the kernel's btf_type_str() of it is "UNKNOWN", its name ""
                 return fmt::format("arg#{} reference type('UNKNOWN ') size cannot be determined: -22", i);
-            if (btf__resolve_size(b, pointee_id) <= 0)
+            if (btfv::resolve_size(b, pointee_id) <= 0)
                 return fmt::format("arg#{} reference type size cannot be determined: -22", i);
             if (r.type == RegType::not_init)
                 return fmt::format("R{} !read_ok", regno);
@@ -456,7 +457,7 @@ bool ctx_checked_as_memory(loader::ProgType t) {
 bool check_global_mem_args(Env& env, const Subprog& sp) {
     const btf_param* params = nullptr;
     const int n = btf_params_of(env, sp, &params);
-    const btf* b = env.facts.inst.spec().btf.get();
+    BtfRef b = env.facts.inst.spec().btf.get();
     for (int i = 0; i < n && i < 5; i++) {
         const int regno = i + 1;
         uint32_t pointee_id = 0;
@@ -471,7 +472,7 @@ bool check_global_mem_args(Env& env, const Subprog& sp) {
             has_arg_tag(env, sp, i, "ctx") || has_arg_tag(env, sp, i, "trusted") || has_arg_tag(env, sp, i, "arena") ||
             pointee_id == 0)
             continue;
-        const int64_t size = btf__resolve_size(b, pointee_id);
+        const int64_t size = btfv::resolve_size(b, pointee_id);
         if (size <= 0)
             continue; // refused by global_call_problem
         const Reg& r = env.path.cur.cur().regs[regno];
@@ -980,16 +981,16 @@ void log_main_args(Env& env) {
     const Subprog& sp = env.facts.subprogs[0];
     const btf_param* params = nullptr;
     const int n = btf_params_of(env, sp, &params);
-    const btf* b = env.facts.inst.spec().btf.get();
+    BtfRef b = env.facts.inst.spec().btf.get();
     if (n < 0)
         return;
-    const bool global = btf_vlen(btf__type_by_id(b, sp.btf_type)) == BTF_FUNC_GLOBAL; // a FUNC's vlen: linkage
+    const bool global = btf_vlen(btfv::type_by_id(b, sp.btf_type)) == BTF_FUNC_GLOBAL; // a FUNC's vlen: linkage
     if (n > 5) {
         if (global)
             env.log.text += fmt::format("Global function {}() with {} > 5 args. Buggy compiler.\n", sp.name, n);
         return;
     }
-    const btf_type* ret = skip_mods(b, btf__type_by_id(b, btf__type_by_id(b, sp.btf_type)->type)->type);
+    const btf_type* ret = skip_mods(b, btfv::type_by_id(b, btfv::type_by_id(b, sp.btf_type)->type)->type);
     if (!ret || !(btf_is_int(ret) || btf_is_enum(ret) || btf_is_enum64(ret))) {
         if (global)
             env.log.text +=
@@ -1006,7 +1007,7 @@ void log_main_args(Env& env) {
             continue;
         if (pointee && btf_is_fwd(pointee)) { // never the ctx struct (not a struct yet), and of no size
             env.log.text += fmt::format("arg#{} reference type('FWD {}') size cannot be determined: -22\n", i,
-                                   btf__name_by_offset(b, pointee->name_off));
+                                   btfv::name_by_offset(b, pointee->name_off));
             return;
         }
         if (is_ctx_struct(env, b, pointee))
@@ -1053,15 +1054,15 @@ bool do_exit(Env& env, bool* path_done) {
 
 // The "arg:<tag>" BTF decl tags on parameter I of subprogram SP (arg:ctx, arg:nonnull, ...).
 bool has_arg_tag(const Env& env, const Subprog& sp, int i, const char* tag) {
-    const btf* b = env.facts.inst.spec().btf.get();
+    BtfRef b = env.facts.inst.spec().btf.get();
     if (!b || !sp.btf_type)
         return false;
-    const uint32_t n = btf__type_cnt(b);
+    const uint32_t n = btfv::type_cnt(b);
     for (uint32_t id = 1; id < n; id++) {
-        const btf_type* t = btf__type_by_id(b, id);
+        const btf_type* t = btfv::type_by_id(b, id);
         if (!t || !btf_is_decl_tag(t) || t->type != sp.btf_type || btf_decl_tag(t)->component_idx != i)
             continue;
-        const char* name = btf__name_by_offset(b, t->name_off);
+        const char* name = btfv::name_by_offset(b, t->name_off);
         if (name && std::strncmp(name, "arg:", 4) == 0 && std::strcmp(name + 4, tag) == 0)
             return true;
     }
@@ -1075,7 +1076,7 @@ bool prepare_global_entry(Env& env, const Subprog& sp, State* st) {
     f.subprog = env.facts.subprog_of(sp.start);
     const btf_param* params = nullptr;
     const int n = btf_params_of(env, sp, &params);
-    const btf* b = env.facts.inst.spec().btf.get();
+    BtfRef b = env.facts.inst.spec().btf.get();
     for (int i = 0; i < n && i < 5; i++) {
         uint32_t pointee_id = 0;
         const btf_type* t = skip_mods(b, params[i].type);
@@ -1094,7 +1095,7 @@ bool prepare_global_entry(Env& env, const Subprog& sp, State* st) {
                     return env.fail(why);
                 f.regs[i + 1] = trusted_arg_reg(env, trusted);
             } else {
-                const int64_t size = btf__resolve_size(b, pointee_id);
+                const int64_t size = btfv::resolve_size(b, pointee_id);
                 f.regs[i + 1] = reg_ptr(RegType::mem, uint32_t(size > 0 ? size : 0));
                 f.regs[i + 1].maybe_null = !has_arg_tag(env, sp, i, "nonnull");
                 f.regs[i + 1].id = f.regs[i + 1].maybe_null ? env.path.new_id() : 0;

@@ -5,6 +5,7 @@
 #include <bpf/btf.h>
 #include <fmt/format.h>
 
+#include "loader/btf_view.hpp"
 #include "verifier/env.hpp"
 #include "verifier/ext_protos.hpp"
 #include "verifier/iter.hpp"
@@ -17,7 +18,7 @@ using isa::Shape;
 bool is_global_func(const loader::ObjectSpec& obj, uint32_t type_id) {
     if (!obj.btf || type_id == 0)
         return false;
-    const btf_type* t = btf__type_by_id(obj.btf.get(), type_id);
+    const btf_type* t = btfv::type_by_id(obj.btf.get(), type_id);
     return t && btf_is_func(t) && btf_vlen(t) == BTF_FUNC_GLOBAL;
 }
 
@@ -156,11 +157,11 @@ void compute_liveness(Env& env) {
 // check_btf_func: a subprogram (not the main one) with LD_ABS/LD_IND must return a small int or an enum in BTF,
 // since the load's hidden failure path returns 0 from it. Subprograms without BTF are not checked.
 bool check_ld_abs_return(Env& env) {
-    const btf* b = env.facts.inst.spec().btf.get();
+    BtfRef b = env.facts.inst.spec().btf.get();
     for (size_t i = 1; b && i < env.facts.subprogs.size(); i++) {
         const Subprog& sp = env.facts.subprogs[i];
-        const btf_type* fn = sp.btf_type ? btf__type_by_id(b, sp.btf_type) : nullptr;
-        const btf_type* proto = fn && btf_is_func(fn) ? btf__type_by_id(b, fn->type) : nullptr;
+        const btf_type* fn = sp.btf_type ? btfv::type_by_id(b, sp.btf_type) : nullptr;
+        const btf_type* proto = fn && btf_is_func(fn) ? btfv::type_by_id(b, fn->type) : nullptr;
         if (!proto || !btf_is_func_proto(proto))
             continue;
         bool has_ld_abs = false;
@@ -170,9 +171,9 @@ bool check_ld_abs_return(Env& env) {
                 has_ld_abs = true;
         if (!has_ld_abs)
             continue;
-        const btf_type* ret = proto->type ? btf__type_by_id(b, proto->type) : nullptr;
+        const btf_type* ret = proto->type ? btfv::type_by_id(b, proto->type) : nullptr;
         while (ret && (btf_is_mod(ret) || btf_is_typedef(ret)))
-            ret = btf__type_by_id(b, ret->type);
+            ret = btfv::type_by_id(b, ret->type);
         const bool scalar = ret && ((btf_is_int(ret) && ret->size <= 8) || btf_is_enum(ret) || btf_is_enum64(ret));
         if (!scalar)
             return env.fail("LD_ABS is only allowed in functions that return 'int'.");

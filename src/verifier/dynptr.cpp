@@ -10,6 +10,7 @@
 #include <bpf/btf.h>
 #include <fmt/format.h>
 
+#include "loader/btf_view.hpp"
 #include "verifier/btf_target.hpp"
 #include "verifier/domain/scalar.hpp"
 #include "verifier/kfunc_btf.hpp"
@@ -272,8 +273,8 @@ struct KfuncMeta {
 // A tracing program's bpf_dynptr_from_skb takes the kernel's struct sk_buff (its __sk_buff argument is that type's
 // ctx conversion), trusted and unmodified.
 bool trusted_skb_arg(Env& env, int i, const Reg& r) {
-    const btf_type* t = r.type == RegType::btf_id && r.btf ? btf__type_by_id(r.btf, r.aux) : nullptr;
-    const char* name = t ? btf__name_by_offset(r.btf, t->name_off) : nullptr;
+    const btf_type* t = r.type == RegType::btf_id && r.btf ? btfv::type_by_id(r.btf, r.aux) : nullptr;
+    const char* name = t ? btfv::name_by_offset(r.btf, t->name_off) : nullptr;
     if (!name || std::string_view(name) != "sk_buff" || !(r.btf_flags & kBtfTrusted) || r.off || !r.var.is_const() ||
         r.var.value)
         return env.fail(fmt::format("arg#{} expected pointer to ctx, but got {}", i, reg_type_str(r)));
@@ -440,8 +441,8 @@ std::string dynptr_kfunc_call_text(const Env& env, const isa::Insn& insn) {
         return {};
     std::string error;
     bool running = false;
-    const struct btf* b = target_btf(&error, &running);
-    const int id = b ? btf__find_by_name_kind(b, names[size_t(insn.imm)].c_str(), BTF_KIND_FUNC) : -1;
+    BtfRef b = target_btf(&error, &running);
+    const int id = b ? btfv::find_by_name_kind(b, names[size_t(insn.imm)].c_str(), BTF_KIND_FUNC) : -1;
     return id > 0 ? fmt::format("call {}#{}", names[size_t(insn.imm)], id) : std::string();
 }
 
@@ -510,15 +511,15 @@ bool dynptr_slots_equal(const StackSlot& o, const StackSlot& c) {
     return o.spilled.dynptr == c.spilled.dynptr && o.spilled.dynptr_first == c.spilled.dynptr_first;
 }
 
-bool is_dynptr_param(const btf* b, const btf_type* t) {
+bool is_dynptr_param(BtfRef b, const btf_type* t) {
     if (!b || !t || !btf_is_ptr(t))
         return false;
-    const btf_type* p = btf__type_by_id(b, t->type);
+    const btf_type* p = btfv::type_by_id(b, t->type);
     while (p && (btf_is_mod(p) || btf_is_typedef(p))) // btf_type_is_modifier: typedefs too
-        p = btf__type_by_id(b, p->type);
+        p = btfv::type_by_id(b, p->type);
     if (!p || !(btf_is_struct(p) || (btf_is_fwd(p) && !btf_kflag(p))))
         return false;
-    const char* name = btf__name_by_offset(b, p->name_off);
+    const char* name = btfv::name_by_offset(b, p->name_off);
     return name && std::string_view(name) == "bpf_dynptr";
 }
 

@@ -9,6 +9,7 @@
 #include <string>
 #include <string_view>
 
+#include "loader/btf_view.hpp"
 #include "runtime/helpers/helper_table.hpp"
 #include "runtime/kfuncs/kfunc_table.hpp"
 
@@ -60,7 +61,7 @@ bool dynptr_slots_equal(const StackSlot& o, const StackSlot& c);
 
 // ---- global functions ----------------------------------------------------------------------------------------
 // btf_is_dynptr_ptr: parameter type T (a pointer) points at struct bpf_dynptr (or its forward declaration).
-bool is_dynptr_param(const btf* b, const btf_type* t);
+bool is_dynptr_param(BtfRef b, const btf_type* t);
 // btf_check_func_arg_match for such a parameter in REGNO: an initialized dynptr ("" when it is one).
 bool check_global_dynptr_arg(Env& env, int regno);
 // A bpf_user_ringbuf_drain callback's R1: CONST_PTR_TO_DYNPTR of a local dynptr with a new id (mark_dynptr_cb_reg).

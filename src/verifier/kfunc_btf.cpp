@@ -8,6 +8,7 @@
 #include <cstring>
 #include <fmt/format.h>
 
+#include "loader/btf_view.hpp"
 #include "loader/core_spec.hpp"
 #include "verifier/btf_target.hpp"
 #include "verifier/domain/scalar.hpp"
@@ -17,11 +18,11 @@
 namespace strbpf::verifier {
 namespace {
 
-const btf_type* skip_mods(const struct btf* b, uint32_t id, uint32_t* out = nullptr) {
-    const btf_type* t = btf__type_by_id(b, id);
+const btf_type* skip_mods(BtfRef b, uint32_t id, uint32_t* out = nullptr) {
+    const btf_type* t = btfv::type_by_id(b, id);
     while (t && (btf_is_mod(t) || btf_is_typedef(t))) {
         id = t->type;
-        t = btf__type_by_id(b, id);
+        t = btfv::type_by_id(b, id);
     }
     if (out)
         *out = id;
@@ -31,13 +32,13 @@ const btf_type* skip_mods(const struct btf* b, uint32_t id, uint32_t* out = null
 bool is_struct(const btf_type* t) { return t && (btf_is_struct(t) || btf_is_union(t)); }
 bool is_scalar(const btf_type* t) { return t && (btf_is_int(t) || btf_is_enum(t) || btf_is_enum64(t)); }
 
-const char* name_of(const struct btf* b, const btf_type* t) {
-    const char* n = t ? btf__name_by_offset(b, t->name_off) : nullptr;
+const char* name_of(BtfRef b, const btf_type* t) {
+    const char* n = t ? btfv::name_by_offset(b, t->name_off) : nullptr;
     return n ? n : "";
 }
 
-bool has_suffix(const struct btf* b, const btf_param& p, const char* suffix) {
-    const char* n = btf__name_by_offset(b, p.name_off);
+bool has_suffix(BtfRef b, const btf_param& p, const char* suffix) {
+    const char* n = btfv::name_by_offset(b, p.name_off);
     const size_t len = n ? std::strlen(n) : 0, slen = std::strlen(suffix);
     return len > slen && std::strcmp(n + len - slen, suffix) == 0;
 }
@@ -45,7 +46,7 @@ bool has_suffix(const struct btf* b, const btf_param& p, const char* suffix) {
 // What check_kfunc_args learns for the rest of the call (the kernel's bpf_kfunc_call_arg_meta, in part).
 struct KfuncMeta {
     const KfuncBtf* k = nullptr;
-    const struct btf* btf = nullptr;
+    BtfRef btf = nullptr;
     const btf_type* proto = nullptr;
     uint32_t ref_obj_id = 0;
     int release_regno = 0;
@@ -99,7 +100,7 @@ const char* kern_ctx_struct(loader::ProgType t) {
 
 // btf_struct_ids_match: the register's type is the one wanted, or (when not strict) holds it as a first member at
 // the register's offset, however deeply nested.
-bool struct_ids_match(const struct btf* b, uint32_t id, int32_t off, uint32_t want, bool strict) {
+bool struct_ids_match(BtfRef b, uint32_t id, int32_t off, uint32_t want, bool strict) {
     for (int depth = 0; depth < 32; depth++) {
         if (id == want && off == 0)
             return true;
@@ -180,7 +181,7 @@ bool check_ctx_arg(Env& env, KfuncMeta& m, int i) {
     if (m.k->special != KfuncSpecial::cast_to_kern_ctx)
         return true;
     const char* kctx = kern_ctx_struct(env.facts.prog.type);
-    const int id = kctx ? btf__find_by_name_kind(m.btf, kctx, BTF_KIND_STRUCT) : -1;
+    const int id = kctx ? btfv::find_by_name_kind(m.btf, kctx, BTF_KIND_STRUCT) : -1;
     if (id <= 0)
         return env.fail(fmt::format("strbpf does not model bpf_cast_to_kern_ctx in {} programs (their kernel ctx is "
                                     "no struct strbpf knows)",
@@ -315,7 +316,7 @@ bool set_result(Env& env, const KfuncMeta& m) {
     if (m.k->special == KfuncSpecial::cast_to_kern_ctx) {
         btf_id_result(env, m, m.ret_btf_id, kBtfTrusted);
     } else if (m.k->special == KfuncSpecial::rdonly_cast) {
-        const btf_type* rt = btf__type_by_id(m.btf, uint32_t(m.constant));
+        const btf_type* rt = btfv::type_by_id(m.btf, uint32_t(m.constant));
         if (!m.constant_found || m.constant > UINT32_MAX || !is_struct(rt))
             return env.fail("kfunc bpf_rdonly_cast type ID argument must be of a struct");
         btf_id_result(env, m, uint32_t(m.constant), kBtfUntrusted);
@@ -350,10 +351,10 @@ bool fetch_meta(Env& env, const KfuncBtf& k, KfuncMeta* m) {
     if (!m->btf)
         return env.fail(fmt::format("kfunc {} is verified against kernel BTF: {} (pass --btf FILE with a vmlinux BTF)",
                                     k.name, error));
-    const int id = btf__find_by_name_kind(m->btf, k.name, BTF_KIND_FUNC);
-    const btf_type* fn = id > 0 ? btf__type_by_id(m->btf, uint32_t(id)) : nullptr;
+    const int id = btfv::find_by_name_kind(m->btf, k.name, BTF_KIND_FUNC);
+    const btf_type* fn = id > 0 ? btfv::type_by_id(m->btf, uint32_t(id)) : nullptr;
     m->func_id = uint32_t(std::max(id, 0));
-    m->proto = fn ? btf__type_by_id(m->btf, fn->type) : nullptr;
+    m->proto = fn ? btfv::type_by_id(m->btf, fn->type) : nullptr;
     if (!m->proto || !btf_is_func_proto(m->proto))
         return env.fail(fmt::format("kfunc '{}' is not in the target kernel BTF", k.name));
     if (!kfunc_set_allows(k.set, env.facts.prog.type))
@@ -411,16 +412,16 @@ int kfunc_extern_of(const loader::ObjectSpec& obj, const isa::Insn& insn, bool f
     return obj.kfunc_extern[size_t(insn.imm)];
 }
 
-std::string extern_mismatch(const loader::ObjectSpec& obj, const loader::ExternSpec& e, const struct btf* kb) {
-    const struct btf* lb = obj.btf.get();
-    const btf_type* lf = lb && e.btf_id ? btf__type_by_id(lb, e.btf_id) : nullptr;
+std::string extern_mismatch(const loader::ObjectSpec& obj, const loader::ExternSpec& e, BtfRef kb) {
+    BtfRef lb = obj.btf.get();
+    const btf_type* lf = lb && e.btf_id ? btfv::type_by_id(lb, e.btf_id) : nullptr;
     if (!lf || !btf_is_func(lf))
         return {};
     const std::string name = e.name.substr(0, e.name.find("___")); // the essential name libbpf looks up
-    const int kid = btf__find_by_name_kind(kb, name.c_str(), BTF_KIND_FUNC);
+    const int kid = btfv::find_by_name_kind(kb, name.c_str(), BTF_KIND_FUNC);
     if (kid <= 0)
         return {};
-    const uint32_t kproto = btf__type_by_id(kb, uint32_t(kid))->type;
+    const uint32_t kproto = btfv::type_by_id(kb, uint32_t(kid))->type;
     if (loader::core::types_are_compat(lb, lf->type, kb, kproto, 32) > 0)
         return {};
     return fmt::format("extern (func ksym) '{}': func_proto [{}] incompatible with vmlinux [{}]", e.name, lf->type,
@@ -432,7 +433,7 @@ std::string extern_mismatch(const loader::ObjectSpec& obj, const loader::ExternS
 std::string kfunc_proto_mismatch(const loader::ObjectSpec& obj, const loader::ProgramSpec& prog) {
     if (!obj.btf)
         return {};
-    const struct btf* kb = nullptr; // read at the first strong kfunc extern: most programs have none
+    BtfRef kb = nullptr; // read at the first strong kfunc extern: most programs have none
     for (size_t pc = 0; pc < prog.insns.size(); pc++) {
         const isa::Insn& insn = prog.insns[pc];
         const bool ld = isa::is_ld_imm64(insn);
@@ -459,8 +460,8 @@ std::string kfunc_btf_call_text(const Env& env, const isa::Insn& insn) {
         return {};
     std::string error;
     bool running = false;
-    const struct btf* b = env.facts.attach ? env.facts.attach->btf : target_btf(&error, &running);
-    const int id = b ? btf__find_by_name_kind(b, names[size_t(insn.imm)].c_str(), BTF_KIND_FUNC) : -1;
+    BtfRef b = env.facts.attach ? env.facts.attach->btf : target_btf(&error, &running);
+    const int id = b ? btfv::find_by_name_kind(b, names[size_t(insn.imm)].c_str(), BTF_KIND_FUNC) : -1;
     return id > 0 ? fmt::format("call {}#{}", names[size_t(insn.imm)], id) : std::string();
 }
 

@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "isa/opcodes.hpp"
+#include "loader/btf_view.hpp"
 #include "loader/object_spec.hpp"
 #include "runtime/instance.hpp"
 
@@ -150,15 +151,15 @@ bool sleepable(const ProgramSpec& prog) {
 // `__type(value, struct ...)` value or the variables of a global-data section.
 enum : unsigned { kFieldSpinLock = 1, kFieldTimer = 2, kFieldWq = 4, kFieldGraphRoot = 8 };
 
-unsigned special_field_of(const btf* b, uint32_t type_id) {
-    const int id = btf__resolve_type(b, type_id); // through typedefs and modifiers
-    const btf_type* t = id < 0 ? nullptr : btf__type_by_id(b, uint32_t(id));
+unsigned special_field_of(BtfRef b, uint32_t type_id) {
+    const int id = btfv::resolve_type(b, type_id); // through typedefs and modifiers
+    const btf_type* t = id < 0 ? nullptr : btfv::type_by_id(b, uint32_t(id));
     if (!t || !btf_is_struct(t))
         return 0;
     static constexpr std::pair<std::string_view, unsigned> kNames[] = {
         {"bpf_spin_lock", kFieldSpinLock}, {"bpf_timer", kFieldTimer}, {"bpf_wq", kFieldWq},
         {"bpf_list_head", kFieldGraphRoot}, {"bpf_rb_root", kFieldGraphRoot}};
-    const std::string_view name = btf__name_by_offset(b, t->name_off);
+    const std::string_view name = btfv::name_by_offset(b, t->name_off);
     for (const auto& [n, bitv] : kNames)
         if (name == n)
             return bitv;
@@ -166,33 +167,33 @@ unsigned special_field_of(const btf* b, uint32_t type_id) {
 }
 
 unsigned special_fields(const loader::ObjectSpec& obj, const loader::MapSpec& map) {
-    const btf* b = obj.btf.get();
+    BtfRef b = obj.btf.get();
     if (!b)
         return 0;
     const std::string_view sec = map.global_data ? std::string_view(map.section) : ".maps";
-    const int sec_id = btf__find_by_name_kind(b, std::string(sec).c_str(), BTF_KIND_DATASEC);
+    const int sec_id = btfv::find_by_name_kind(b, std::string(sec).c_str(), BTF_KIND_DATASEC);
     if (sec_id < 0)
         return 0;
-    const btf_type* ds = btf__type_by_id(b, uint32_t(sec_id));
+    const btf_type* ds = btfv::type_by_id(b, uint32_t(sec_id));
     unsigned fields = 0;
     const btf_var_secinfo* vs = btf_var_secinfos(ds);
     for (uint16_t i = 0; i < btf_vlen(ds); i++) {
-        const btf_type* var = btf__type_by_id(b, vs[i].type);
+        const btf_type* var = btfv::type_by_id(b, vs[i].type);
         if (map.global_data) { // the section's variables are the value's fields
             fields |= var ? special_field_of(b, var->type) : 0;
             continue;
         }
-        if (!var || map.name != btf__name_by_offset(b, var->name_off))
+        if (!var || map.name != btfv::name_by_offset(b, var->name_off))
             continue;
-        const btf_type* def = btf__type_by_id(b, uint32_t(btf__resolve_type(b, var->type)));
+        const btf_type* def = btfv::type_by_id(b, uint32_t(btfv::resolve_type(b, var->type)));
         if (!def || !btf_is_struct(def))
             return 0;
         const btf_member* mem = btf_members(def);
         for (uint16_t k = 0; k < btf_vlen(def); k++) {
-            const btf_type* ptr = btf__type_by_id(b, mem[k].type);
-            if (std::string_view(btf__name_by_offset(b, mem[k].name_off)) != "value" || !ptr || !btf_is_ptr(ptr))
+            const btf_type* ptr = btfv::type_by_id(b, mem[k].type);
+            if (std::string_view(btfv::name_by_offset(b, mem[k].name_off)) != "value" || !ptr || !btf_is_ptr(ptr))
                 continue;
-            const btf_type* val = btf__type_by_id(b, uint32_t(btf__resolve_type(b, ptr->type)));
+            const btf_type* val = btfv::type_by_id(b, uint32_t(btfv::resolve_type(b, ptr->type)));
             if (!val || !btf_is_struct(val))
                 return 0;
             const btf_member* vm = btf_members(val);

@@ -11,6 +11,7 @@
 #include <cstring>
 #include <fmt/format.h>
 
+#include "loader/btf_view.hpp"
 #include "verifier/domain/scalar.hpp"
 #include "verifier/env.hpp"
 #include "verifier/sock.hpp"
@@ -63,16 +64,16 @@ namespace {
 
 // Where TYPE_ID (a struct or union, or a DATASEC of global variables) holds a struct named FIELD (bpf_spin_lock,
 // bpf_timer), searching nested structs; -1 when it holds none.
-int32_t find_special(const btf* b, uint32_t type_id, const char* field, int depth = 0) {
-    const btf_type* t = btf__type_by_id(b, type_id);
+int32_t find_special(BtfRef b, uint32_t type_id, const char* field, int depth = 0) {
+    const btf_type* t = btfv::type_by_id(b, type_id);
     while (t && (btf_is_mod(t) || btf_is_typedef(t)))
-        t = btf__type_by_id(b, type_id = t->type);
+        t = btfv::type_by_id(b, type_id = t->type);
     if (!t || depth > 8)
         return -1;
     if (btf_is_datasec(t)) {
         const btf_var_secinfo* v = btf_var_secinfos(t);
         for (uint16_t i = 0; i < btf_vlen(t); i++) {
-            const btf_type* var = btf__type_by_id(b, v[i].type);
+            const btf_type* var = btfv::type_by_id(b, v[i].type);
             const int32_t at = var ? find_special(b, var->type, field, depth + 1) : -1;
             if (at >= 0)
                 return int32_t(v[i].offset) + at;
@@ -81,7 +82,7 @@ int32_t find_special(const btf* b, uint32_t type_id, const char* field, int dept
     }
     if (!btf_is_composite(t))
         return -1;
-    const char* name = btf__name_by_offset(b, t->name_off);
+    const char* name = btfv::name_by_offset(b, t->name_off);
     if (name && std::strcmp(name, field) == 0)
         return 0;
     const btf_member* m = btf_members(t);
@@ -94,25 +95,25 @@ int32_t find_special(const btf* b, uint32_t type_id, const char* field, int dept
 }
 
 // The value type of a BTF-defined map: the pointee of the `value` member of its `.maps` variable's struct.
-int32_t map_value_type(const btf* b, const std::string& map_name) {
-    const int sec = btf__find_by_name_kind(b, ".maps", BTF_KIND_DATASEC);
-    const btf_type* ds = sec > 0 ? btf__type_by_id(b, uint32_t(sec)) : nullptr;
+int32_t map_value_type(BtfRef b, const std::string& map_name) {
+    const int sec = btfv::find_by_name_kind(b, ".maps", BTF_KIND_DATASEC);
+    const btf_type* ds = sec > 0 ? btfv::type_by_id(b, uint32_t(sec)) : nullptr;
     if (!ds)
         return -1;
     const btf_var_secinfo* v = btf_var_secinfos(ds);
     for (uint16_t i = 0; i < btf_vlen(ds); i++) {
-        const btf_type* var = btf__type_by_id(b, v[i].type);
-        const char* name = var ? btf__name_by_offset(b, var->name_off) : nullptr;
+        const btf_type* var = btfv::type_by_id(b, v[i].type);
+        const char* name = var ? btfv::name_by_offset(b, var->name_off) : nullptr;
         if (!name || map_name != name)
             continue;
-        const btf_type* def = btf__type_by_id(b, var->type);
+        const btf_type* def = btfv::type_by_id(b, var->type);
         while (def && (btf_is_mod(def) || btf_is_typedef(def)))
-            def = btf__type_by_id(b, def->type);
+            def = btfv::type_by_id(b, def->type);
         if (!def || !btf_is_struct(def))
             return -1;
         for (uint16_t j = 0; j < btf_vlen(def); j++) {
-            const char* mname = btf__name_by_offset(b, btf_members(def)[j].name_off);
-            const btf_type* ptr = btf__type_by_id(b, btf_members(def)[j].type);
+            const char* mname = btfv::name_by_offset(b, btf_members(def)[j].name_off);
+            const btf_type* ptr = btfv::type_by_id(b, btf_members(def)[j].type);
             if (mname && std::strcmp(mname, "value") == 0 && ptr && btf_is_ptr(ptr))
                 return int32_t(ptr->type);
         }
@@ -125,11 +126,11 @@ int32_t map_value_type(const btf* b, const std::string& map_name) {
 
 int32_t map_value_field_offset(const Env& env, uint32_t map_index, const char* field) {
     const loader::MapSpec* m = env.facts.map_spec(map_index);
-    const btf* b = env.facts.inst.spec().btf.get();
+    BtfRef b = env.facts.inst.spec().btf.get();
     if (!m || !b || (m->section != ".maps" && !m->global_data))
         return -2; // a legacy map definition carries no BTF
     if (m->global_data) {
-        const int sec = btf__find_by_name_kind(b, m->section.c_str(), BTF_KIND_DATASEC);
+        const int sec = btfv::find_by_name_kind(b, m->section.c_str(), BTF_KIND_DATASEC);
         return sec > 0 ? find_special(b, uint32_t(sec), field) : -2;
     }
     const int32_t value = map_value_type(b, m->name);

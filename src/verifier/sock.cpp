@@ -9,6 +9,7 @@
 #include <cstring>
 #include <fmt/format.h>
 
+#include "loader/btf_view.hpp"
 #include "verifier/btf_target.hpp"
 #include "verifier/domain/scalar.hpp"
 #include "verifier/kfunc_btf.hpp"
@@ -97,12 +98,12 @@ bool btf_is_sock_common(const Reg& r) {
         return false;
     uint32_t id = r.aux;
     for (int depth = 0; depth < 32; depth++) {
-        const btf_type* t = btf__type_by_id(r.btf, id);
+        const btf_type* t = btfv::type_by_id(r.btf, id);
         while (t && (btf_is_mod(t) || btf_is_typedef(t)))
-            t = btf__type_by_id(r.btf, id = t->type);
+            t = btfv::type_by_id(r.btf, id = t->type);
         if (!t || !btf_is_struct(t))
             return false;
-        const char* name = btf__name_by_offset(r.btf, t->name_off);
+        const char* name = btfv::name_by_offset(r.btf, t->name_off);
         if (name && std::strcmp(name, "sock_common") == 0)
             return true;
         if (btf_vlen(t) == 0 || btf_members(t)[0].offset != 0)
@@ -113,8 +114,8 @@ bool btf_is_sock_common(const Reg& r) {
 }
 
 std::string btf_type_name_of(const Reg& r) {
-    const btf_type* t = r.btf ? btf__type_by_id(r.btf, r.aux) : nullptr;
-    const char* name = t ? btf__name_by_offset(r.btf, t->name_off) : nullptr;
+    const btf_type* t = r.btf ? btfv::type_by_id(r.btf, r.aux) : nullptr;
+    const char* name = t ? btfv::name_by_offset(r.btf, t->name_off) : nullptr;
     return name ? name : "";
 }
 
@@ -258,8 +259,8 @@ void set_sock_ret(Env& env, const runtime::HelperProto& h, int map_index, uint32
     default: { // the bpf_skc_to_* casts
         std::string error;
         bool running = false;
-        const struct btf* b = env.facts.attach ? env.facts.attach->btf : target_btf(&error, &running);
-        const int id = b ? btf__find_by_name_kind(b, skc_to_struct(h.id), BTF_KIND_STRUCT) : -1;
+        BtfRef b = env.facts.attach ? env.facts.attach->btf : target_btf(&error, &running);
+        const int id = b ? btfv::find_by_name_kind(b, skc_to_struct(h.id), BTF_KIND_STRUCT) : -1;
         *r0 = id > 0 ? reg_ptr(RegType::btf_id, uint32_t(id)) : reg_unknown();
         r0->btf = id > 0 ? b : nullptr;
         break;

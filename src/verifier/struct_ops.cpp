@@ -8,6 +8,7 @@
 
 #include <cstring>
 
+#include "loader/btf_view.hpp"
 #include "loader/struct_ops.hpp"
 #include "verifier/btf_target.hpp"
 #include "verifier/env.hpp"
@@ -60,25 +61,25 @@ std::string essential_name(const std::string& name) {
     return pos == std::string::npos ? name : name.substr(0, pos);
 }
 
-const btf_type* resolved(const struct btf* b, uint32_t id) {
-    const int32_t r = btf__resolve_type(b, id);
-    return r > 0 ? btf__type_by_id(b, uint32_t(r)) : nullptr;
+const btf_type* resolved(BtfRef b, uint32_t id) {
+    const int32_t r = btfv::resolve_type(b, id);
+    return r > 0 ? btfv::type_by_id(b, uint32_t(r)) : nullptr;
 }
 
 // The member of struct T named NAME (libbpf's find_member_by_name); -1 when none.
-int member_index(const struct btf* b, const btf_type* t, const std::string& name) {
+int member_index(BtfRef b, const btf_type* t, const std::string& name) {
     const btf_member* m = btf_members(t);
     for (uint32_t i = 0; i < btf_vlen(t); i++)
-        if (name == btf__name_by_offset(b, m[i].name_off))
+        if (name == btfv::name_by_offset(b, m[i].name_off))
             return int(i);
     return -1;
 }
 
 // The kernel's cfi stub "<struct>__<member>" (bpf_struct_ops_desc_init's find_stub_func_proto): its parameters'
 // __nullable suffixes give the ctx_arg_info (bits of BtfAttach::iter_args); a __ref one is refused as unmodelled.
-bool stub_arg_info(Env& env, const struct btf* b, const std::string& st, const std::string& member, uint64_t* info) {
-    const int id = btf__find_by_name_kind(b, (st + "__" + member).c_str(), BTF_KIND_FUNC);
-    const btf_type* proto = id > 0 ? btf__type_by_id(b, btf__type_by_id(b, uint32_t(id))->type) : nullptr;
+bool stub_arg_info(Env& env, BtfRef b, const std::string& st, const std::string& member, uint64_t* info) {
+    const int id = btfv::find_by_name_kind(b, (st + "__" + member).c_str(), BTF_KIND_FUNC);
+    const btf_type* proto = id > 0 ? btfv::type_by_id(b, btfv::type_by_id(b, uint32_t(id))->type) : nullptr;
     if (!proto || !btf_is_func_proto(proto))
         return true;
     const btf_param* p = btf_params(proto);
@@ -87,7 +88,7 @@ bool stub_arg_info(Env& env, const struct btf* b, const std::string& st, const s
         return n > k && std::strcmp(s + n - k, suffix) == 0;
     };
     for (uint32_t i = 0; i < btf_vlen(proto) && i < 16; i++) {
-        const char* pname = btf__name_by_offset(b, p[i].name_off);
+        const char* pname = btfv::name_by_offset(b, p[i].name_off);
         if (!pname)
             continue;
         if (ends_with(pname, "__nullable"))
@@ -103,14 +104,14 @@ bool stub_arg_info(Env& env, const struct btf* b, const std::string& st, const s
 // libbpf's side: the kernel's struct and its value type, the member by name, its kind.
 bool libbpf_kern_member(Env& env, const loader::StructOpsUse& use, BtfAttach& a, const std::string& tname,
                         uint32_t* type_id) {
-    const struct btf* b = a.btf;
+    BtfRef b = a.btf;
     const std::string value = "bpf_struct_ops_" + tname;
-    if (btf__find_by_name_kind(b, value.c_str(), BTF_KIND_STRUCT) <= 0)
+    if (btfv::find_by_name_kind(b, value.c_str(), BTF_KIND_STRUCT) <= 0)
         return env.fail(fmt::format("struct_ops init_kern: struct {} is not found in kernel BTF", value));
-    const int id = btf__find_by_name_kind(b, tname.c_str(), BTF_KIND_STRUCT);
+    const int id = btfv::find_by_name_kind(b, tname.c_str(), BTF_KIND_STRUCT);
     if (id <= 0)
         return env.fail(fmt::format("struct_ops init_kern: struct {} is not found in kernel BTF", tname));
-    const btf_type* kt = btf__type_by_id(b, uint32_t(id));
+    const btf_type* kt = btfv::type_by_id(b, uint32_t(id));
     const int i = member_index(b, kt, use.member);
     if (i < 0)
         return env.fail(fmt::format("struct_ops init_kern {}: Cannot find member {} in kernel BTF", use.map,
@@ -168,8 +169,8 @@ bool resolve_struct_ops(Env& env, BtfAttach& a) {
     a.struct_ops_helpers.assign(rules->extra_helpers.begin(), rules->extra_helpers.end());
     a.args_trusted = true; // prog_args_trusted: every struct_ops program
     if (rules->promote_from) {
-        const int from = btf__find_by_name_kind(a.btf, rules->promote_from, BTF_KIND_STRUCT);
-        const int to = btf__find_by_name_kind(a.btf, rules->promote_to, BTF_KIND_STRUCT);
+        const int from = btfv::find_by_name_kind(a.btf, rules->promote_from, BTF_KIND_STRUCT);
+        const int to = btfv::find_by_name_kind(a.btf, rules->promote_to, BTF_KIND_STRUCT);
         if (from > 0 && to > 0)
             a.promote_from = uint32_t(from), a.promote_to = uint32_t(to);
     }

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "isa/insn.hpp"
+#include "loader/btf_view.hpp"
 #include "verifier/domain/tnum.hpp"
 
 struct btf;
@@ -61,7 +62,7 @@ struct Reg {
     bool rdonly = false;     // mem: MEM_RDONLY ("rdonly_mem": a bpf_dynptr_slice)
     DynptrType dynptr = DynptrType::invalid; // dynptr regs and slots: the type; mem: the dynptr a slice is of
     uint32_t dynptr_id = 0;  // mem: the id of the dynptr a slice was taken from (invalidated with it)
-    const struct btf* btf = nullptr; // btf_id: the kernel BTF `aux` is a type of
+    BtfRef btf = nullptr; // btf_id: the kernel BTF `aux` is a type of
     Link link = Link::none; // scalars with an id: how the value follows the id's base
     // mem: a dynptr slice given a stack buffer (it may point there): the buffer's frame and fp offset (0: none); its
     // size is the slice's. A write into the buffer or the frame's return invalidates the slice, as Linux 6.18 does.
