@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 // The modelled kernel build's facts (verifier stage): names, parsing and the process-wide default.
 #include "verifier/kernel_variant.hpp"
+#include "verifier/kernel_variant_tag.hpp"
 
 #include <atomic>
 
@@ -46,6 +47,37 @@ std::optional<KernelVariant> parse_kernel_variant(std::string_view text, std::st
             return std::nullopt;
         }
     }
+    return v;
+}
+
+std::optional<std::vector<KernelVariantNeed>> parse_kernel_variant_tag(std::string_view text, std::string* error) {
+    std::vector<KernelVariantNeed> needs;
+    while (!text.empty()) {
+        const size_t comma = text.find(',');
+        std::string_view name = text.substr(0, comma);
+        text = comma == std::string_view::npos ? std::string_view{} : text.substr(comma + 1);
+        KernelVariantNeed need;
+        if (!name.empty() && name.front() == '!') {
+            need.set = false;
+            name.remove_prefix(1);
+        }
+        for (const KernelVariantFact& f : kKernelVariantFacts)
+            if (name == f.name)
+                need.fact = &f;
+        if (!need.fact) {
+            if (error)
+                *error = "__kernel_variant names no fact '" + std::string(name) + "'";
+            return std::nullopt;
+        }
+        needs.push_back(need);
+    }
+    return needs;
+}
+
+KernelVariant kernel_variant_for(const std::vector<KernelVariantNeed>& needs) {
+    KernelVariant v;
+    for (const KernelVariantNeed& n : needs)
+        v.*n.fact->field = n.set;
     return v;
 }
 

@@ -15,9 +15,9 @@
 #include <thread>
 #include <vector>
 
+#include "kernel_variant_env.hpp"
 #include "strbpf/object.hpp"
 #include "strbpf/strbpf.h"
-#include "verifier/kernel_variant.hpp"
 
 namespace strbpf {
 namespace {
@@ -397,10 +397,10 @@ TEST(ApiMaps, ArenaMemoryIsSharedWithPrograms) {
     if (!std::ifstream(std::string(STRBPF_PROGS_DIR) + "/maps_arena_globals.bpf.o"))
         GTEST_SKIP() << "arena programs need clang 18 or later (CMakeLists.txt)";
     // strbpf's arenas, verified as the 6.18 source does (a build without arenas refuses their kfuncs).
-    const verifier::KernelVariant before = verifier::default_kernel_variant();
-    verifier::set_default_kernel_variant({});
-    Object obj = open("maps_arena_globals.bpf.o");
-    verifier::set_default_kernel_variant(before);
+    Object obj = [&] {
+        const testing_support::ScopedKernelVariant upstream({});
+        return open("maps_arena_globals.bpf.o");
+    }();
     MapRef arena = *obj.map("arena");
     const std::span<uint8_t> mem = arena.arena_memory();
     ASSERT_EQ(mem.size(), 4u * 4096);

@@ -14,8 +14,8 @@
 #include <thread>
 #include <vector>
 
+#include "kernel_variant_env.hpp"
 #include "strbpf/object.hpp"
-#include "verifier/kernel_variant.hpp"
 
 namespace strbpf {
 namespace {
@@ -33,11 +33,10 @@ Result<Object> load(Engine engine, std::initializer_list<std::string_view> progs
         STRBPF_TRY(obj->program(n)->set_autoload(std::find(progs.begin(), progs.end(), n) != progs.end()));
     // strbpf's arenas as the 6.18 source has them, whatever the running build (kernel variant no_arena refuses
     // their kfuncs).
-    const verifier::KernelVariant before = verifier::default_kernel_variant();
-    verifier::set_default_kernel_variant({});
-    Status st = obj->load(LoadOptions{engine, 0});
-    verifier::set_default_kernel_variant(before);
-    STRBPF_TRY(st);
+    {
+        const testing_support::ScopedKernelVariant upstream({});
+        STRBPF_TRY(obj->load(LoadOptions{engine, 0}));
+    }
     return obj;
 }
 

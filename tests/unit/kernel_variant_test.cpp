@@ -13,6 +13,7 @@
 #include "kernel_prog_log.hpp"
 #include "loader/loader.hpp"
 #include "runtime/instance.hpp"
+#include "verifier/kernel_variant_tag.hpp"
 #include "verifier/verifier.hpp"
 
 namespace strbpf {
@@ -110,6 +111,25 @@ TEST(KernelVariant, NamesParseAndPrint) {
     EXPECT_EQ(verifier::format_kernel_variant(*v), "typed_lookup,no_arena");
     EXPECT_FALSE(verifier::parse_kernel_variant("typed_lookup,no_such_fact", &error));
     EXPECT_NE(error.find("unknown kernel variant fact 'no_such_fact'"), std::string::npos) << error;
+}
+
+// The `__kernel_variant` test tag as `strbpf test` and the verifier's tests both read it: facts in order, "!"
+// negating one, an unknown name refused in the runner's words.
+TEST(KernelVariant, TestTagsParseIntoTheBuildTheyName) {
+    std::string error;
+    const auto needs = verifier::parse_kernel_variant_tag("no_arena,!typed_lookup", &error);
+    ASSERT_TRUE(needs) << error;
+    ASSERT_EQ(needs->size(), 2u);
+    EXPECT_STREQ((*needs)[0].fact->name, "no_arena");
+    EXPECT_TRUE((*needs)[0].set);
+    EXPECT_STREQ((*needs)[1].fact->name, "typed_lookup");
+    EXPECT_FALSE((*needs)[1].set);
+    EXPECT_EQ(verifier::kernel_variant_for(*needs), only(&verifier::KernelVariant::no_arena));
+    // A name holding another as a substring is not that fact.
+    EXPECT_FALSE(verifier::parse_kernel_variant_tag("no_arena_x", &error));
+    EXPECT_EQ(error, "__kernel_variant names no fact 'no_arena_x'");
+    EXPECT_FALSE(verifier::parse_kernel_variant_tag("!", &error));
+    EXPECT_EQ(error, "__kernel_variant names no fact ''");
 }
 
 // The live kernel: the probe reads its build, and strbpf's verdicts and words on the probes are then the kernel's.

@@ -11,6 +11,7 @@
 #include "runtime/instance.hpp"
 #include "verifier/domain/scalar.hpp"
 #include "verifier/domain/tnum.hpp"
+#include "verifier/kernel_variant_tag.hpp"
 #include "verifier/verifier.hpp"
 
 namespace strbpf::verifier {
@@ -64,10 +65,12 @@ TEST(VerifierPrograms, AnnotationsHold) {
             // The 6.18 source's build, with the facts a __kernel_variant tag asks for: every program on every host.
             KernelVariant variant;
             for (const auto& [key, value] : t.other_tags)
-                if (key == "strbpf_kernel_variant")
-                    for (const KernelVariantFact& f : kKernelVariantFacts)
-                        if (value.find(f.name) != std::string::npos)
-                            variant.*f.field = value.find(std::string("!") + f.name) == std::string::npos;
+                if (key == "strbpf_kernel_variant") {
+                    std::string error;
+                    const auto needs = parse_kernel_variant_tag(value, &error);
+                    ASSERT_TRUE(needs) << path << ":" << t.prog << ": " << error;
+                    variant = kernel_variant_for(*needs);
+                }
             Options opts;
             opts.variant = &variant;
             opts.log_level = t.log_level & 3;

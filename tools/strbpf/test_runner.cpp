@@ -14,6 +14,7 @@
 #include "exec/kernel/kernel_engine.hpp"
 #include "exec/kernel/kernel_variant_probe.hpp"
 #include "exec/runner.hpp"
+#include "verifier/kernel_variant_tag.hpp"
 #include "verifier/verifier.hpp"
 
 namespace strbpf::cli {
@@ -45,26 +46,16 @@ std::string kernel_variant_mismatch(const exec::TestSpec& spec, exec::EngineKind
         Result<verifier::KernelVariant> running = exec::kernel::running_kernel_variant();
         have = running ? running.value() : verifier::KernelVariant{};
     }
-    std::string_view rest = *want;
-    while (!rest.empty()) {
-        const size_t comma = rest.find(',');
-        std::string_view name = rest.substr(0, comma);
-        rest = comma == std::string_view::npos ? std::string_view{} : rest.substr(comma + 1);
-        const bool negated = !name.empty() && name.front() == '!';
-        if (negated)
-            name.remove_prefix(1);
-        const verifier::KernelVariantFact* fact = nullptr;
-        for (const verifier::KernelVariantFact& f : verifier::kKernelVariantFacts)
-            if (name == f.name)
-                fact = &f;
-        if (!fact)
-            return fmt::format("__kernel_variant names no fact '{}'", name);
-        if (have.*fact->field == negated)
+    std::string error;
+    const auto needs = verifier::parse_kernel_variant_tag(*want, &error);
+    if (!needs)
+        return error;
+    for (const verifier::KernelVariantNeed& n : *needs)
+        if (have.*n.fact->field != n.set)
             return fmt::format("for Linux 6.18 builds {} {} ({}); the {} engine's build is {}",
-                               negated ? "without" : "with", fact->name, fact->what, exec::engine_name(engine),
+                               n.set ? "with" : "without", n.fact->name, n.fact->what, exec::engine_name(engine),
                                have == verifier::KernelVariant{} ? "the 6.18 source's"
                                                                  : "one with " + verifier::format_kernel_variant(have));
-    }
     return "";
 }
 
