@@ -252,6 +252,18 @@ Status check_test_attrs(loader::ProgType type, const RunRequest& req, runtime::R
     return ok_status(); // tracing: tracing_test_run; tp, kprobe: strbpf's own runs
 }
 
+Status check_cookie(ProgType type, loader::AttachType attach, uint64_t cookie) {
+    using loader::AttachType;
+    if (!cookie || type == ProgType::kprobe || type == ProgType::tracepoint || type == ProgType::perf_event)
+        return ok_status();
+    if (type == ProgType::tracing &&
+        (attach == AttachType::trace_fentry || attach == AttachType::trace_fexit || attach == AttachType::modify_return))
+        return ok_status();
+    return make_error("a BPF cookie is given when a link is made, and this program type's test run attaches "
+                      "nothing (BPF_PROG_TEST_RUN takes no cookie: strbpf refuses it, -EINVAL, on every engine)",
+                      -22);
+}
+
 uint8_t* packet_page() {
     thread_local PacketBuffer packet;
     return packet.base;

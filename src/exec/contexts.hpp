@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "exec/engine.hpp"
@@ -49,6 +50,17 @@ constexpr uint32_t kTestRunOnCpu = 1u << 0;            // BPF_F_TEST_RUN_ON_CPU
 constexpr uint32_t kTestXdpLiveFrames = 1u << 1;       // BPF_F_TEST_XDP_LIVE_FRAMES
 constexpr uint32_t kTestSkbChecksumComplete = 1u << 2; // BPF_F_TEST_SKB_CHECKSUM_COMPLETE
 Status check_test_attrs(loader::ProgType type, const RunRequest& req, runtime::RunContext& ctx);
+
+// The address bpf_get_func_ip gives for a test function a tracing run calls (bpf_fentry_test1..10,
+// bpf_modify_return_test, _test2): strbpf's model of its kernel text address, kModelledTextBase + 0x100 * N for the
+// N-th of them in that order (stable, not the running kernel's, which kallsyms would give only to root); 0 for any
+// other name.
+constexpr uint64_t kModelledTextBase = 0xffffffff81000000;
+uint64_t modelled_func_ip(std::string_view func);
+// A BPF cookie is given when a link is made: bpf_get_attach_cookie reads it. Runs that model an attached program
+// take one (fentry, fexit, fmod_ret; strbpf's own kprobe, tracepoint and perf_event runs); the kernel's test run of
+// any other type attaches nothing, so a cookie there is refused (-EINVAL).
+Status check_cookie(loader::ProgType type, loader::AttachType attach, uint64_t cookie);
 
 // A tracing test run calls the program through this: R1 its ctx, *r0 what it returned; an error ends the run.
 using TracingRun = std::function<Status(uint64_t r1, uint64_t* r0)>;

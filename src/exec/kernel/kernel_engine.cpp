@@ -17,9 +17,11 @@
 #include <chrono>
 #include <fstream>
 #include <iterator>
+#include <string_view>
 
 #include <fmt/format.h>
 
+#include "exec/contexts.hpp"
 #include "exec/kernel/elf_kfuncs.hpp"
 #include "exec/kernel/libbpf_capture.hpp"
 
@@ -397,6 +399,12 @@ RunReport KernelObject::run(const RunRequest& req) {
         return report;
     }
     report.loaded = true;
+    if (Status st = check_cookie(loader::ProgType(prog_type_),
+                                 loader::AttachType(bpf_program__expected_attach_type(prog_)), req.cookie);
+        !st.ok()) {
+        report.error = st.error().message;
+        return report;
+    }
     // Syscall and raw_tp test runs take only a ctx: no data, no ctx_out, no repeat (the kernel answers -EINVAL).
     if (trampoline_program() && prog_type_ == BPF_PROG_TYPE_TRACING)
         run_tracing(req, &report);
@@ -442,10 +450,17 @@ bool KernelObject::trampoline_program() const {
 // fentry/fexit/fmod_ret: the program runs only attached (bpf_prog_test_run_tracing calls the functions it may be
 // attached to), so it is attached once, as test_progs attaches a skeleton before its test runs. The kernel reports
 // the retval only: no duration, no outputs; data, ctx and repeat are passed as given (it does not look at them).
+// The link carries the run's cookie (bpf_get_attach_cookie); a run asking for another cookie re-attaches.
 void KernelObject::run_tracing(const RunRequest& req, RunReport* report) {
+    if (link_ && link_cookie_ != req.cookie) {
+        bpf_link__destroy(link_);
+        link_ = nullptr;
+    }
     if (!link_) {
         LibbpfCapture capture;
-        link_ = bpf_program__attach(prog_);
+        LIBBPF_OPTS(bpf_trace_opts, topts, .cookie = req.cookie);
+        link_ = bpf_program__attach_trace_opts(prog_, &topts);
+        link_cookie_ = req.cookie;
         if (!link_) {
             const int err = errno;
             std::string why = capture.first_error();
