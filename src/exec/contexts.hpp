@@ -69,6 +69,12 @@ using TracingRun = std::function<Status(uint64_t r1, uint64_t* r0)>;
 Status tracing_test_run(const loader::ProgramSpec& prog, const RunRequest& req, runtime::RunContext& ctx,
                         const TracingRun& run, uint32_t* retval);
 
+// bpf_struct_ops_test_run for PROG (a struct_ops program of OBJ): runs it through RUN once, as the bpf_dummy_ops
+// member it implements is called with ctx_in's arguments (contexts_struct_ops.cpp); the retval is its return. An
+// error is the kernel's refusal (-EOPNOTSUPP, -EINVAL, -EFAULT) or RUN's.
+Status struct_ops_test_run(const loader::ObjectSpec& obj, const loader::ProgramSpec& prog, const RunRequest& req,
+                           runtime::RunContext& ctx, const TracingRun& run, uint32_t* retval);
+
 // Owns the ctx and packet of one run. build() registers them in ctx.mem; finish() fills the report's outputs.
 class TestRunContext {
   public:

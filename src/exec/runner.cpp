@@ -74,13 +74,14 @@ int64_t first_btf_load(const verifier::VerifiedProgram* vp) {
     return -1;
 }
 
-// Whether ENGINE runs PROG's loads through kernel object pointers: the interpreter does in tracing test runs, where
-// the program's ctx is plain memory. It then runs the verified program with every access checked
+// Whether ENGINE runs PROG's loads through kernel object pointers: the interpreter does in tracing and struct_ops
+// test runs, where the program's ctx is plain memory. It then runs the verified program with every access checked
 // against the run's memory, and such a load that misses it reads 0, as the kernel's probe loads read 0 where they
 // fault: no program reads host memory outside the run's modelled objects. The JIT does not run them yet, nor does any
 // engine in other program types (their ctx models are rewritten accesses the checked mode would not recognise).
 bool runs_btf_loads(EngineKind engine, const runtime::LinkedProgram& prog) {
-    return engine == EngineKind::interp && prog.spec->type == loader::ProgType::tracing;
+    return engine == EngineKind::interp &&
+           (prog.spec->type == loader::ProgType::tracing || prog.spec->type == loader::ProgType::struct_ops);
 }
 
 // A verified program whose loads through kernel object pointers ENGINE does not run is not run (the pc names the
@@ -167,6 +168,31 @@ RunReport run_tracing(RunReport rep, ProgramRun& pr, const RunRequest& req) {
     return rep;
 }
 
+// bpf_struct_ops_test_run's run (contexts_struct_ops.cpp): the program runs once as the bpf_dummy_ops member it
+// implements; the retval is its return and no duration is reported.
+RunReport run_struct_ops(RunReport rep, ProgramRun& pr, const runtime::ObjectInstance& inst, const RunRequest& req) {
+    std::string error;
+    bool unsupported = false;
+    TracingRun once = [&](uint64_t r1, uint64_t* r0) -> Status {
+        if (Status st = check_btf_loads(pr.engine, pr.prog); !st) {
+            unsupported = true;
+            return st;
+        }
+        if (pr.run_repeated(r1, 1, r0, &error))
+            return ok_status();
+        return make_error(error);
+    };
+    uint32_t retval = 0;
+    if (auto st = struct_ops_test_run(inst.spec(), *pr.prog.spec, req, pr.ctx, once, &retval); !st) {
+        rep.unsupported = unsupported;
+        return failed_run(rep, st.error().message);
+    }
+    rep.ran = true;
+    rep.r0 = retval;
+    rep.retval = retval;
+    return rep;
+}
+
 } // namespace
 
 RunReport run_linked(EngineKind engine, const runtime::ObjectInstance& inst, const runtime::LinkedProgram& prog,
@@ -202,6 +228,8 @@ RunReport run_linked(EngineKind engine, const runtime::ObjectInstance& inst, con
         return failed_run(rep, st.error().message);
     if (prog.spec->type == loader::ProgType::tracing)
         return run_tracing(rep, pr, req);
+    if (prog.spec->type == loader::ProgType::struct_ops)
+        return run_struct_ops(rep, pr, inst, req);
     if (auto st = check_btf_loads(engine, prog); !st) {
         rep.unsupported = true;
         return failed_run(rep, st.error().message);

@@ -48,6 +48,8 @@ using RunFn = std::function<exec::RunReport(const exec::RunRequest&)>;
 const char* timer_name(exec::EngineKind engine, loader::ProgType type) {
     if (type == loader::ProgType::tracing) // bpf_prog_test_run_tracing reports the retval only
         return "none: tracing test runs report no duration";
+    if (type == loader::ProgType::struct_ops) // so does bpf_struct_ops_test_run
+        return "none: struct_ops test runs report no duration";
     if (engine != exec::EngineKind::kernel)
         return "wall clock";
     switch (type) {

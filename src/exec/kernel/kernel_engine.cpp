@@ -217,6 +217,17 @@ bool KernelObject::open_and_load(const std::vector<runtime::GlobalPatch>& global
         details_.unsupported = true;
         return false;
     }
+    // An older libbpf (Debian's 1.1) knows no `struct_ops.s/` section: a sleepable struct_ops program is "not
+    // struct_ops" to it, and the object does not open.
+    if (!obj_ && capture.text().find("is not struct_ops BPF program") != std::string::npos &&
+        std::string_view(reinterpret_cast<const char*>(image_.data()), image_.size()).find("struct_ops.s/") !=
+            std::string_view::npos) {
+        error_ = std::string("the installed libbpf (") + libbpf_version_string() +
+                 ") does not know section 'struct_ops.s' (sleepable struct_ops programs need a newer libbpf)";
+        details_.log = capture.text();
+        details_.unsupported = true;
+        return false;
+    }
     if (!obj_) {
         std::string why = capture.first_error();
         error_ = "libbpf cannot open " + path_ + ": " + (why.empty() ? errno_text(errno) : why);
