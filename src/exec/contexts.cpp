@@ -111,7 +111,8 @@ void eth_type_trans(const uint8_t* eth, uint32_t len, SkBuff* s) {
         s->protocol = 0x0400; // htons(ETH_P_802_2)
 }
 
-// The type 6.18's BPF_PROG_TEST_RUN has a test_run for beyond the ones built here (tracing: contexts_tracing.cpp).
+// The type 6.18's BPF_PROG_TEST_RUN has a test_run for beyond the ones built here: struct_ops, which exec::run_linked
+// runs itself (contexts_struct_ops.cpp), as it runs tracing programs (contexts_tracing.cpp).
 bool kernel_test_runs(ProgType type) { return type == ProgType::struct_ops; }
 
 // Whether CPU is in /sys/devices/system/cpu/online ("0-3,5"), the kernel's cpu_online().
@@ -252,6 +253,18 @@ Status check_test_attrs(loader::ProgType type, const RunRequest& req, runtime::R
     return ok_status(); // tracing: tracing_test_run; tp, kprobe: strbpf's own runs
 }
 
+Status check_cookie(ProgType type, loader::AttachType attach, uint64_t cookie) {
+    using loader::AttachType;
+    if (!cookie || type == ProgType::kprobe || type == ProgType::tracepoint || type == ProgType::perf_event)
+        return ok_status();
+    if (type == ProgType::tracing &&
+        (attach == AttachType::trace_fentry || attach == AttachType::trace_fexit || attach == AttachType::modify_return))
+        return ok_status();
+    return make_error("a BPF cookie is given when a link is made, and this program type's test run attaches "
+                      "nothing (BPF_PROG_TEST_RUN takes no cookie: strbpf refuses it, -EINVAL, on every engine)",
+                      -22);
+}
+
 uint8_t* packet_page() {
     thread_local PacketBuffer packet;
     return packet.base;
@@ -287,7 +300,8 @@ Status TestRunContext::build(loader::ProgType type, const RunRequest& req, runti
         if (skb_test_run(type))
             return build_skb(type, data_in, ctx, r1);
         if (kernel_test_runs(type))
-            return make_error(fmt::format("strbpf does not test-run {} programs yet (the kernel engine does)",
+            return make_error(fmt::format("{} programs are test-run by exec::run_linked (strbpf run, strbpf test), "
+                                          "not on a ctx built here",
                                           loader::prog_type_name(type)));
         return make_error(fmt::format("test runs of {} programs are not supported (the kernel answers -ENOTSUPP)",
                                       loader::prog_type_name(type)));

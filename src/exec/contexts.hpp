@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "exec/engine.hpp"
@@ -50,12 +51,29 @@ constexpr uint32_t kTestXdpLiveFrames = 1u << 1;       // BPF_F_TEST_XDP_LIVE_FR
 constexpr uint32_t kTestSkbChecksumComplete = 1u << 2; // BPF_F_TEST_SKB_CHECKSUM_COMPLETE
 Status check_test_attrs(loader::ProgType type, const RunRequest& req, runtime::RunContext& ctx);
 
+// The address bpf_get_func_ip gives for a test function a tracing run calls (bpf_fentry_test1..10,
+// bpf_modify_return_test, _test2): strbpf's model of its kernel text address, kModelledTextBase + 0x100 * N for the
+// N-th of them in that order (stable, not the running kernel's, which kallsyms would give only to root); 0 for any
+// other name.
+constexpr uint64_t kModelledTextBase = 0xffffffff81000000;
+uint64_t modelled_func_ip(std::string_view func);
+// A BPF cookie is given when a link is made: bpf_get_attach_cookie reads it. Runs that model an attached program
+// take one (fentry, fexit, fmod_ret; strbpf's own kprobe, tracepoint and perf_event runs); the kernel's test run of
+// any other type attaches nothing, so a cookie there is refused (-EINVAL).
+Status check_cookie(loader::ProgType type, loader::AttachType attach, uint64_t cookie);
+
 // A tracing test run calls the program through this: R1 its ctx, *r0 what it returned; an error ends the run.
 using TracingRun = std::function<Status(uint64_t r1, uint64_t* r0)>;
 // bpf_prog_test_run_tracing for PROG (a tracing program): runs it through RUN on each call of the test function it
 // is attached to and gives the test run's retval; an error is the kernel's refusal (-EINVAL, -EFAULT) or RUN's.
 Status tracing_test_run(const loader::ProgramSpec& prog, const RunRequest& req, runtime::RunContext& ctx,
                         const TracingRun& run, uint32_t* retval);
+
+// bpf_struct_ops_test_run for PROG (a struct_ops program of OBJ): runs it through RUN once, as the bpf_dummy_ops
+// member it implements is called with ctx_in's arguments (contexts_struct_ops.cpp); the retval is its return. An
+// error is the kernel's refusal (-EOPNOTSUPP, -EINVAL, -EFAULT) or RUN's.
+Status struct_ops_test_run(const loader::ObjectSpec& obj, const loader::ProgramSpec& prog, const RunRequest& req,
+                           runtime::RunContext& ctx, const TracingRun& run, uint32_t* retval);
 
 // Owns the ctx and packet of one run. build() registers them in ctx.mem; finish() fills the report's outputs.
 class TestRunContext {

@@ -8,12 +8,23 @@
 // sum of both returns, and how many calls changed b. Other tracing programs (tp_btf, iter) are -EFAULT; a test
 // run with flags or cpu set is -EINVAL. data_in, ctx_in and repeat are ignored; no duration is reported. (6.12's
 // run is the same but for bpf_fentry_test10, which 6.18 added.)
+// While the program runs, RunContext::trace holds the trampoline's frame (argument count, return slot, the
+// function's address: modelled_func_ip) for bpf_get_func_arg/_ret/_arg_cnt/_ip, and attach_cookie the link's cookie
+// (RunRequest::cookie) for bpf_get_attach_cookie.
 #include <cstring>
+#include <iterator>
 #include <memory>
+#include <string_view>
+#include <vector>
 
 #include <fmt/format.h>
 
 #include "exec/contexts.hpp"
+#include "verifier/btf_target.hpp"
+
+#include <bpf/btf.h>
+#include <sys/prctl.h>
+#include <unistd.h>
 
 namespace strbpf::exec {
 namespace {
@@ -46,7 +57,39 @@ struct TraceState {
     int32_t b = 2;
     std::string target; // the traced function (SEC("fentry/F"): F)
     const TracingRun* run = nullptr;
+    runtime::RunContext* ctx = nullptr;
+    runtime::TraceFrame frame;  // what the trampoline keeps beside the ctx, for the func-arg/ip helpers
+    std::vector<uint64_t> task; // the modelled current task_struct (bpf_get_current_task_btf)
 };
+
+// The run's current task, what bpf_get_current_task_btf returns: a struct task_struct of the target BTF's size, all
+// zero (its pointers NULL) but pid (the calling thread's id), tgid (the process id) and comm (the thread's name), at
+// the target BTF's offsets; the calling thread is the task, as bpf_get_current_pid_tgid and _comm model it.
+// Empty when the target BTF has no task_struct (then no program could have been verified to read one).
+void build_task(std::vector<uint64_t>* task) {
+    std::string error;
+    bool running = false;
+    const struct btf* b = verifier::target_btf(&error, &running);
+    const int id = b ? btf__find_by_name_kind(b, "task_struct", BTF_KIND_STRUCT) : -1;
+    const btf_type* t = id > 0 ? btf__type_by_id(b, uint32_t(id)) : nullptr;
+    if (!t)
+        return;
+    task->assign((t->size + 7) / 8, 0);
+    auto* bytes = reinterpret_cast<uint8_t*>(task->data());
+    const btf_member* m = btf_members(t);
+    for (uint16_t i = 0; i < btf_vlen(t); i++) {
+        const std::string_view name = btf__name_by_offset(b, m[i].name_off);
+        const uint32_t off = btf_member_bit_offset(t, i) / 8;
+        if ((name == "pid" || name == "tgid") && off + 4 <= t->size) {
+            const int32_t v = name == "pid" ? int32_t(gettid()) : int32_t(getpid());
+            std::memcpy(bytes + off, &v, 4);
+        } else if (name == "comm" && off + 16 <= t->size) {
+            char comm[17] = {};
+            prctl(PR_GET_NAME, comm);
+            std::memcpy(bytes + off, comm, 16);
+        }
+    }
+}
 
 // Runs the program on CALL's ctx when it is attached to CALL's function (*ran); the run's error otherwise.
 Status call_attached(TraceState& s, const TestCall& call, bool with_ret, uint64_t* r0, bool* ran) {
@@ -58,7 +101,11 @@ Status call_attached(TraceState& s, const TestCall& call, bool with_ret, uint64_
     if (with_ret)
         s.slot[call.nargs] = call.ret;
     *ran = true;
-    return (*s.run)(reinterpret_cast<uint64_t>(s.slot), r0);
+    s.frame = runtime::TraceFrame{s.slot, call.nargs, with_ret, modelled_func_ip(call.func)};
+    s.ctx->trace = &s.frame;
+    Status st = (*s.run)(reinterpret_cast<uint64_t>(s.slot), r0);
+    s.ctx->trace = nullptr;
+    return st;
 }
 
 // fentry and fexit: bpf_fentry_test1..10 with the test run's arguments; the program runs before (fentry) or after
@@ -125,6 +172,17 @@ Status run_modify_return_calls(TraceState& s, uint32_t* retval) {
 
 } // namespace
 
+uint64_t modelled_func_ip(std::string_view func) {
+    static constexpr const char* kFuncs[] = {"bpf_fentry_test1",  "bpf_fentry_test2",       "bpf_fentry_test3",
+                                             "bpf_fentry_test4",  "bpf_fentry_test5",       "bpf_fentry_test6",
+                                             "bpf_fentry_test7",  "bpf_fentry_test8",       "bpf_fentry_test9",
+                                             "bpf_fentry_test10", "bpf_modify_return_test", "bpf_modify_return_test2"};
+    for (size_t i = 0; i < std::size(kFuncs); i++)
+        if (func == kFuncs[i])
+            return kModelledTextBase + 0x100 * (i + 1);
+    return 0;
+}
+
 Status tracing_test_run(const loader::ProgramSpec& prog, const RunRequest& req, runtime::RunContext& ctx,
                         const TracingRun& run, uint32_t* retval) {
     *retval = 0;
@@ -140,6 +198,13 @@ Status tracing_test_run(const loader::ProgramSpec& prog, const RunRequest& req, 
     const size_t slash = prog.section.find('/');
     s->target = slash == std::string::npos ? std::string() : prog.section.substr(slash + 1);
     s->run = &run;
+    s->ctx = &ctx;
+    ctx.attach_cookie = req.cookie;
+    build_task(&s->task);
+    if (!s->task.empty() &&
+        !ctx.mem.add_local(Region{reinterpret_cast<uint64_t>(s->task.data()), s->task.size() * 8, runtime::kPermRead,
+                                  RegionKind::other, "struct task_struct (modelled)"}))
+        return make_error("too many memory regions for a tracing test run");
     if (!ctx.mem.add_local(
             Region{reinterpret_cast<uint64_t>(s->slot), sizeof s->slot, runtime::kPermRead, RegionKind::ctx, "ctx"}) ||
         !ctx.mem.add_local(Region{reinterpret_cast<uint64_t>(&s->fentry_arg), sizeof s->fentry_arg, runtime::kPermRead,
@@ -149,9 +214,11 @@ Status tracing_test_run(const loader::ProgramSpec& prog, const RunRequest& req, 
         !ctx.mem.add_local(Region{reinterpret_cast<uint64_t>(&s->b), sizeof s->b, runtime::kPermRead, RegionKind::other,
                                   "bpf_modify_return_test's int"}))
         return make_error("too many memory regions for a tracing test run");
-    if (at == AttachType::modify_return)
-        return run_modify_return_calls(*s, retval);
-    return run_fentry_calls(*s, at == AttachType::trace_fexit);
+    ctx.current_task = s->task.empty() ? 0 : reinterpret_cast<uint64_t>(s->task.data());
+    Status st = at == AttachType::modify_return ? run_modify_return_calls(*s, retval)
+                                                : run_fentry_calls(*s, at == AttachType::trace_fexit);
+    ctx.current_task = 0; // the task dies with the run's state
+    return st;
 }
 
 } // namespace strbpf::exec

@@ -21,6 +21,7 @@ struct RunRequest {
     uint32_t repeat = 1;
     uint32_t flags = 0; // BPF_PROG_TEST_RUN's flags (BPF_F_TEST_RUN_ON_CPU, ...), checked per program type
     uint32_t cpu = 0;   // with BPF_F_TEST_RUN_ON_CPU (raw_tp): the CPU to run on
+    uint64_t cookie = 0; // the BPF cookie of the link a tracing run attaches with (bpf_get_attach_cookie)
     std::vector<runtime::GlobalPatch> globals; // applied before load (before .rodata is frozen)
 };
 
@@ -28,6 +29,7 @@ struct RunReport {
     std::string prog;
     bool loaded = false; // false: rejected at load (error says why, in the kernel's words where it has them)
     bool ran = false;    // false with loaded: the run failed (error says why)
+    bool unsupported = false; // with !ran: this engine cannot run the program yet (error names what it lacks)
     std::string error;
     uint64_t r0 = 0;
     uint32_t retval = 0; // low 32 bits of R0, as BPF_PROG_TEST_RUN reports it

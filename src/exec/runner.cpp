@@ -64,18 +64,37 @@ bool engine_available(EngineKind engine, std::string* why) {
 
 namespace {
 
-// A verified program's loads through kernel object pointers (PTR_TO_BTF_ID) are the kernel's BPF_PROBE_MEM loads,
-// which strbpf's engines do not run yet: such a program is not run (the pc names the first).
+// The first load through a kernel object pointer (PTR_TO_BTF_ID, the kernel's BPF_PROBE_MEM) of a verified
+// program, as its pc: -1 for none.
+int64_t first_btf_load(const verifier::VerifiedProgram* vp) {
+    if (vp)
+        for (size_t i = 0; i < vp->facts.size(); i++)
+            if (vp->facts[i].mem == verifier::MemKind::btf_id)
+                return vp->facts[i].orig_pc;
+    return -1;
+}
+
+// Whether ENGINE runs PROG's loads through kernel object pointers: the interpreter does in tracing and struct_ops
+// test runs, where the program's ctx is plain memory. It then runs the verified program with every access checked
+// against the run's memory, and such a load that misses it reads 0, as the kernel's probe loads read 0 where they
+// fault: no program reads host memory outside the run's modelled objects. The JIT does not run them yet, nor does any
+// engine in other program types (their ctx models are rewritten accesses the checked mode would not recognise).
+bool runs_btf_loads(EngineKind engine, const runtime::LinkedProgram& prog) {
+    return engine == EngineKind::interp &&
+           (prog.spec->type == loader::ProgType::tracing || prog.spec->type == loader::ProgType::struct_ops);
+}
+
+// A verified program whose loads through kernel object pointers ENGINE does not run is not run (the pc names the
+// first).
 Status check_btf_loads(EngineKind engine, const runtime::LinkedProgram& prog) {
-    const verifier::VerifiedProgram* vp = engine == EngineKind::interp_checked ? nullptr : prog.cache->program.get();
-    if (!vp)
+    if (engine == EngineKind::interp_checked || runs_btf_loads(engine, prog))
         return ok_status();
-    for (size_t i = 0; i < vp->facts.size(); i++)
-        if (vp->facts[i].mem == verifier::MemKind::btf_id)
-            return make_error(fmt::format("strbpf does not run loads through kernel object pointers yet (the "
-                                          "kernel's BPF_PROBE_MEM; the load at insn {})",
-                                          vp->facts[i].orig_pc),
-                              -95, vp->facts[i].orig_pc);
+    if (const int64_t pc = first_btf_load(prog.cache->program.get()); pc >= 0)
+        return make_error(fmt::format("strbpf's {} does not run loads through kernel object pointers (the kernel's "
+                                      "BPF_PROBE_MEM; the load at insn {}){}",
+                                      engine_name(engine), pc,
+                                      runs_btf_loads(EngineKind::interp, prog) ? ": the interp engine runs them" : ""),
+                          -95, pc);
     return ok_status();
 }
 
@@ -88,8 +107,11 @@ struct ProgramRun {
     std::shared_ptr<const jit::CompiledProgram> jitted; // compiled once per linked program
     std::span<const isa::Insn> code;
 
+    bool probe = false; // interp: a verified program whose kernel object loads run checked (runs_btf_loads)
+
     Status prepare() {
         code = engine_insns(engine, prog);
+        probe = runs_btf_loads(engine, prog) && first_btf_load(prog.cache->program.get()) >= 0;
         if (engine != EngineKind::jit)
             return ok_status();
         auto compiled = jit::compile_cached(prog);
@@ -107,10 +129,10 @@ struct ProgramRun {
                 *error = std::move(j.error);
             return j.ok;
         }
-        const bool checked = engine == EngineKind::interp_checked;
+        const bool as_written = engine == EngineKind::interp_checked;
         for (uint32_t i = 0; i < repeat; i++) {
-            interp::InterpResult res = interp::run_validated(code, r1, 0, ctx, stack, 0, checked,
-                                                             checked ? nullptr : prog.cache->program.get());
+            interp::InterpResult res = interp::run_validated(code, r1, 0, ctx, stack, 0, as_written || probe,
+                                                             as_written ? nullptr : prog.cache->program.get());
             *r0 = res.r0;
             if (!res.ok) [[unlikely]] {
                 *error = std::move(res.error);
@@ -125,15 +147,46 @@ struct ProgramRun {
 // the retval is the test run's and no duration is reported.
 RunReport run_tracing(RunReport rep, ProgramRun& pr, const RunRequest& req) {
     std::string error;
+    bool unsupported = false;
     TracingRun once = [&](uint64_t r1, uint64_t* r0) -> Status {
-        STRBPF_TRY(check_btf_loads(pr.engine, pr.prog)); // only a program that runs needs them
+        if (Status st = check_btf_loads(pr.engine, pr.prog); !st) { // only a program that runs needs them
+            unsupported = true;
+            return st;
+        }
         if (pr.run_repeated(r1, 1, r0, &error))
             return ok_status();
         return make_error(error);
     };
     uint32_t retval = 0;
-    if (auto st = tracing_test_run(*pr.prog.spec, req, pr.ctx, once, &retval); !st)
+    if (auto st = tracing_test_run(*pr.prog.spec, req, pr.ctx, once, &retval); !st) {
+        rep.unsupported = unsupported;
         return failed_run(rep, st.error().message);
+    }
+    rep.ran = true;
+    rep.r0 = retval;
+    rep.retval = retval;
+    return rep;
+}
+
+// bpf_struct_ops_test_run's run (contexts_struct_ops.cpp): the program runs once as the bpf_dummy_ops member it
+// implements; the retval is its return and no duration is reported.
+RunReport run_struct_ops(RunReport rep, ProgramRun& pr, const runtime::ObjectInstance& inst, const RunRequest& req) {
+    std::string error;
+    bool unsupported = false;
+    TracingRun once = [&](uint64_t r1, uint64_t* r0) -> Status {
+        if (Status st = check_btf_loads(pr.engine, pr.prog); !st) {
+            unsupported = true;
+            return st;
+        }
+        if (pr.run_repeated(r1, 1, r0, &error))
+            return ok_status();
+        return make_error(error);
+    };
+    uint32_t retval = 0;
+    if (auto st = struct_ops_test_run(inst.spec(), *pr.prog.spec, req, pr.ctx, once, &retval); !st) {
+        rep.unsupported = unsupported;
+        return failed_run(rep, st.error().message);
+    }
     rep.ran = true;
     rep.r0 = retval;
     rep.retval = retval;
@@ -162,18 +215,25 @@ RunReport run_linked(EngineKind engine, const runtime::ObjectInstance& inst, con
 
     if (auto st = check_test_run(*prog.spec); !st)
         return failed_run(rep, st.error().message);
+    if (auto st = check_cookie(prog.spec->type, prog.spec->expected_attach_type, req.cookie); !st)
+        return failed_run(rep, st.error().message);
 
     runtime::RunContext ctx;
     auto stack = std::make_unique<runtime::StackArea>();
     runtime::prepare_run_context(ctx, &inst, stack.get());
     ctx.verified = engine != EngineKind::interp_checked; // load_check() passed
+    ctx.attach_cookie = req.cookie;                      // check_cookie(): only runs that model a link have one
     ProgramRun pr{engine, prog, ctx, *stack, nullptr, {}};
     if (auto st = pr.prepare(); !st)
         return failed_run(rep, st.error().message);
     if (prog.spec->type == loader::ProgType::tracing)
         return run_tracing(rep, pr, req);
-    if (auto st = check_btf_loads(engine, prog); !st)
+    if (prog.spec->type == loader::ProgType::struct_ops)
+        return run_struct_ops(rep, pr, inst, req);
+    if (auto st = check_btf_loads(engine, prog); !st) {
+        rep.unsupported = true;
         return failed_run(rep, st.error().message);
+    }
 
     TestRunContext trc;
     uint64_t r1 = 0;

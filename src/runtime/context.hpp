@@ -12,12 +12,25 @@ namespace strbpf::runtime {
 
 class ObjectInstance;
 
+// The trampoline frame of a tracing program's run (fentry, fexit, fmod_ret), what the kernel keeps beside the ctx:
+// the traced function's address (ctx[-2]), its argument count (ctx[-1], the trampoline's nr_regs) and, after the
+// arguments, the return value slot. bpf_get_func_arg, _ret, _arg_cnt and _ip read it (trace_frame_helpers.cpp).
+struct TraceFrame {
+    const uint64_t* slots = nullptr; // the ctx: nr_args arguments, then the return value (fexit, fmod_ret)
+    uint32_t nr_args = 0;
+    bool has_ret = false; // fexit and fmod_ret: bpf_get_func_ret reads slots[nr_args]
+    uint64_t func_ip = 0; // the traced function's address (modelled, exec/contexts_tracing.cpp)
+};
+
 struct RunContext {
     RunMemory mem;
     const ObjectInstance* instance = nullptr;
-    std::FILE* trace_out = stderr; // bpf_trace_printk
-    uint32_t cpu = 0;              // the CPU the run is on: per-CPU map values, bpf_get_smp_processor_id
-    uint64_t sock = 0;             // the test run's socket (skb->sk), the owner of its sk storage; 0: none
+    std::FILE* trace_out = stderr;     // bpf_trace_printk
+    uint32_t cpu = 0;                  // the CPU the run is on: per-CPU map values, bpf_get_smp_processor_id
+    uint64_t sock = 0;                 // the test run's socket (skb->sk), the owner of its sk storage; 0: none
+    const TraceFrame* trace = nullptr; // a tracing program's trampoline frame while it runs; null: none
+    uint64_t attach_cookie = 0;        // bpf_get_attach_cookie: the cookie of the link the run models (0: none)
+    uint64_t current_task = 0;         // bpf_get_current_task_btf: the run's modelled task_struct; 0: none
 
     // Set by the engine that runs the program: calls a BPF callback (the value an ld_imm64 BPF_PSEUDO_FUNC
     // produced in that engine) with r1..r5 and returns its r0. bpf_loop and for_each_map_elem use it. A callback

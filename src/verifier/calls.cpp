@@ -282,13 +282,38 @@ void refine_retval(Reg& r0, int32_t id, uint64_t msize_max) {
     }
 }
 
-// check_get_func_ip: kprobe programs may call bpf_get_func_ip, tracing programs only on trampolines (not
-// modelled); other types are refused.
+// bpf_prog_has_trampoline: fentry, fexit and fmod_ret tracing programs, and lsm programs (BPF_LSM_MAC).
+bool prog_has_trampoline(const Env& env) {
+    using loader::AttachType;
+    const AttachType at = env.facts.prog.expected_attach_type;
+    if (env.facts.prog.type == loader::ProgType::lsm)
+        return at == AttachType::lsm_mac;
+    return env.facts.prog.type == loader::ProgType::tracing &&
+           (at == AttachType::trace_fentry || at == AttachType::trace_fexit || at == AttachType::modify_return);
+}
+
+// tracing_prog_func_proto's attach-type choices: bpf_get_func_arg, _ret and _arg_cnt need a trampoline,
+// bpf_get_attach_cookie a trampoline or tp_btf (BPF_TRACE_RAW_TP); iterators get none of them.
+bool tracing_helper_allowed(const Env& env, int32_t id) {
+    if (env.facts.prog.type != loader::ProgType::tracing)
+        return true;
+    if (id == 183 || id == 184 || id == 185)
+        return prog_has_trampoline(env);
+    if (id == 174)
+        return prog_has_trampoline(env) || env.facts.prog.expected_attach_type == loader::AttachType::trace_raw_tp;
+    return true;
+}
+
+// check_get_func_ip: kprobe programs may call bpf_get_func_ip, tracing programs only on trampolines; other types
+// are refused.
 bool check_get_func_ip(Env& env, const runtime::HelperProto& h) {
     if (env.facts.prog.type == loader::ProgType::kprobe)
         return true;
-    if (env.facts.prog.type == loader::ProgType::tracing)
-        return not_modelled(env, h, "the attach types that may call it");
+    if (env.facts.prog.type == loader::ProgType::tracing) {
+        if (prog_has_trampoline(env))
+            return true;
+        return env.fail(fmt::format("func {}#{} supported only for fentry/fexit/fmod_ret programs", h.name, h.id));
+    }
     return env.fail(
         fmt::format("func {}#{} not supported for program type {}", h.name, h.id, uint32_t(env.facts.prog.type)));
 }
@@ -722,7 +747,7 @@ struct CallMeta {
 bool check_call_gate(Env& env, const runtime::HelperProto& h) {
     const bool added = env.facts.attach && std::count(env.facts.attach->struct_ops_helpers.begin(),
                                                 env.facts.attach->struct_ops_helpers.end(), h.id) > 0;
-    if ((!runtime::helper_allowed(h, env.facts.prog.type) && !added) ||
+    if ((!runtime::helper_allowed(h, env.facts.prog.type) && !added) || !tracing_helper_allowed(env, h.id) ||
         (env.facts.attach && env.facts.attach->struct_ops_no_helpers))
         return env.fail(fmt::format("program of this type cannot use helper {}#{}", h.name, h.id));
     if (h.gpl_only && !env.facts.gpl_compatible)

@@ -27,6 +27,7 @@ struct RunOptions {
     uint32_t repeat = 1;
     uint32_t test_flags = 0;
     int64_t cpu = -1; // --cpu: BPF_F_TEST_RUN_ON_CPU with this CPU
+    uint64_t cookie = 0; // --cookie: the BPF cookie of the link a tracing run attaches with
     bool json = false;
 };
 
@@ -47,6 +48,8 @@ using RunFn = std::function<exec::RunReport(const exec::RunRequest&)>;
 const char* timer_name(exec::EngineKind engine, loader::ProgType type) {
     if (type == loader::ProgType::tracing) // bpf_prog_test_run_tracing reports the retval only
         return "none: tracing test runs report no duration";
+    if (type == loader::ProgType::struct_ops) // so does bpf_struct_ops_test_run
+        return "none: struct_ops test runs report no duration";
     if (engine != exec::EngineKind::kernel)
         return "wall clock";
     switch (type) {
@@ -314,6 +317,7 @@ int run(const RunOptions& o) {
     }
     exec::RunRequest req;
     req.flags = o.test_flags;
+    req.cookie = o.cookie;
     if (o.cpu >= 0) {
         req.flags |= 1u; // BPF_F_TEST_RUN_ON_CPU
         req.cpu = uint32_t(o.cpu);
@@ -392,6 +396,9 @@ Runner add_run_command(CLI::App& app) {
                   "run refuses the ones it does not take, as the kernel does)");
     c->add_option("--cpu", o->cpu, "run on this CPU (BPF_F_TEST_RUN_ON_CPU; raw_tp programs)")
         ->check(CLI::Range(int64_t(0), int64_t(UINT32_MAX)));
+    c->add_option("--cookie", o->cookie,
+                  "the BPF cookie of the link the run attaches with, for bpf_get_attach_cookie (fentry, fexit, "
+                  "fmod_ret; kprobe, tracepoint, perf_event runs)");
     c->add_flag("--json", o->json, "one JSON object per program and line");
     add_input_options(*c, &o->sets, &o->map_ins);
     return [o] { return run(*o); };

@@ -99,6 +99,16 @@ bool refill_impl(const runtime::RunMemory& mem, CachedRegion* c, uint64_t a, uin
     return true;
 }
 
+// A load of the verified program the checked run is running that the verifier typed PTR_TO_BTF_ID: the kernel's
+// BPF_PROBE_MEM load, which reads 0 where it faults (a tail call's target runs as written: no such loads).
+bool probe_load(const EngineState& st, const isa::Insn* ip) {
+    if (!st.source || st.code != st.source->insns.data())
+        return false;
+    const auto pc = size_t(ip - st.code);
+    return pc < st.source->facts.size() && st.source->facts[pc].mem == verifier::MemKind::btf_id &&
+           isa::insn_class(ip->opcode) == isa::BPF_LDX;
+}
+
 // The checked interpreter runs programs as written: an access that missed every region may be a uAPI ctx access
 // (xdp_md, __sk_buff) on the run's ctx model, whose region grants nothing so that every access comes here. True:
 // done as the verifier's rewrite would have done it (runtime/ctx_model.hpp).
@@ -447,6 +457,10 @@ L_DONE:
 L_READ_FAULT:
     if (emulate_ctx_access(ctx, *ip, fault_addr, reg))
         NEXT();
+    if (probe_load(st, ip)) {
+        reg[ip->dst] = 0;
+        NEXT();
+    }
     out.stop = Stop::mem_read;
     goto L_FAULT;
 L_WRITE_FAULT:

@@ -162,7 +162,7 @@ InterpResult run_at(std::span<const isa::Insn> insns, size_t pc, const std::arra
     st.stack = &stack;
     st.limit = insn_limit;
     st.checked = checked;
-    st.source = checked ? nullptr : source;
+    st.source = source;
     const auto saved_fn = ctx.invoke_callback;
     void* const saved_state = ctx.engine_state;
     const auto saved_tail = ctx.tail_call;

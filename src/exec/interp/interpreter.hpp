@@ -38,7 +38,9 @@ InterpResult run(std::span<const isa::Insn> insns, uint64_t r1, uint64_t r2, run
 // run() without isa::validate(): for callers that validated the program once (e.g. at link time). Undefined
 // behaviour for a program validate() refuses (jumps out of range are not re-checked).
 // checked = false trusts every memory access: only for programs strbpf's verifier accepted (the runner's interp
-// engine); checked = true (interp-checked, tests, fuzzing) stops at the first access outside ctx.mem.
+// engine); checked = true (interp-checked, tests, fuzzing) stops at the first access outside ctx.mem; with a SOURCE
+// as well (a verified program run checked because it loads through kernel object pointers), a load SOURCE's facts
+// type PTR_TO_BTF_ID that is outside ctx.mem reads 0, as the kernel's BPF_PROBE_MEM loads read 0 where they fault.
 // SOURCE (unchecked runs): the verified program insns are, whose pc table error messages name pcs through
 // (exec/source_pc.hpp); the programs tail calls enter name theirs.
 InterpResult run_validated(std::span<const isa::Insn> insns, uint64_t r1, uint64_t r2, runtime::RunContext& ctx,

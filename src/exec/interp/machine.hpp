@@ -101,7 +101,9 @@ struct EngineState {
     const isa::Insn* tail_target = nullptr; // set by bpf_tail_call: the loop continues at this program's start
     size_t tail_size = 0;
     uint64_t may_goto_left = isa::kMaxLoops; // unverified runs: the may_goto budget of the whole run
-    const verifier::VerifiedProgram* source = nullptr; // the program running, when verified: error pcs map through it
+    // The program running, when verified: error pcs map through it; a checked run with one reads 0 for its
+    // PTR_TO_BTF_ID loads outside the run's memory (the kernel's probe loads).
+    const verifier::VerifiedProgram* source = nullptr;
     bool abort_named = false; // ctx.abort_message already names a pc (the first stop to see an abort names it)
 };
 

@@ -17,9 +17,11 @@
 #include <chrono>
 #include <fstream>
 #include <iterator>
+#include <string_view>
 
 #include <fmt/format.h>
 
+#include "exec/contexts.hpp"
 #include "exec/kernel/elf_kfuncs.hpp"
 #include "exec/kernel/libbpf_capture.hpp"
 
@@ -215,6 +217,17 @@ bool KernelObject::open_and_load(const std::vector<runtime::GlobalPatch>& global
         details_.unsupported = true;
         return false;
     }
+    // An older libbpf (Debian's 1.1) knows no `struct_ops.s/` section: a sleepable struct_ops program is "not
+    // struct_ops" to it, and the object does not open.
+    if (!obj_ && capture.text().find("is not struct_ops BPF program") != std::string::npos &&
+        std::string_view(reinterpret_cast<const char*>(image_.data()), image_.size()).find("struct_ops.s/") !=
+            std::string_view::npos) {
+        error_ = std::string("the installed libbpf (") + libbpf_version_string() +
+                 ") does not know section 'struct_ops.s' (sleepable struct_ops programs need a newer libbpf)";
+        details_.log = capture.text();
+        details_.unsupported = true;
+        return false;
+    }
     if (!obj_) {
         std::string why = capture.first_error();
         error_ = "libbpf cannot open " + path_ + ": " + (why.empty() ? errno_text(errno) : why);
@@ -397,6 +410,12 @@ RunReport KernelObject::run(const RunRequest& req) {
         return report;
     }
     report.loaded = true;
+    if (Status st = check_cookie(loader::ProgType(prog_type_),
+                                 loader::AttachType(bpf_program__expected_attach_type(prog_)), req.cookie);
+        !st.ok()) {
+        report.error = st.error().message;
+        return report;
+    }
     // Syscall and raw_tp test runs take only a ctx: no data, no ctx_out, no repeat (the kernel answers -EINVAL).
     if (trampoline_program() && prog_type_ == BPF_PROG_TYPE_TRACING)
         run_tracing(req, &report);
@@ -442,10 +461,17 @@ bool KernelObject::trampoline_program() const {
 // fentry/fexit/fmod_ret: the program runs only attached (bpf_prog_test_run_tracing calls the functions it may be
 // attached to), so it is attached once, as test_progs attaches a skeleton before its test runs. The kernel reports
 // the retval only: no duration, no outputs; data, ctx and repeat are passed as given (it does not look at them).
+// The link carries the run's cookie (bpf_get_attach_cookie); a run asking for another cookie re-attaches.
 void KernelObject::run_tracing(const RunRequest& req, RunReport* report) {
+    if (link_ && link_cookie_ != req.cookie) {
+        bpf_link__destroy(link_);
+        link_ = nullptr;
+    }
     if (!link_) {
         LibbpfCapture capture;
-        link_ = bpf_program__attach(prog_);
+        LIBBPF_OPTS(bpf_trace_opts, topts, .cookie = req.cookie);
+        link_ = bpf_program__attach_trace_opts(prog_, &topts);
+        link_cookie_ = req.cookie;
         if (!link_) {
             const int err = errno;
             std::string why = capture.first_error();

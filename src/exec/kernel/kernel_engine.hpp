@@ -119,6 +119,7 @@ class KernelObject {
     bpf_object* obj_ = nullptr;
     bpf_program* prog_ = nullptr;
     bpf_link* link_ = nullptr; // fentry/fexit/fmod_ret: attached before its first test run, as test_progs does
+    uint64_t link_cookie_ = 0; // the cookie link_ was made with (a run asking another re-attaches)
     int prog_fd_ = -1;
     uint32_t prog_type_ = 0;
     std::vector<GlobalMap> maps_;

@@ -29,6 +29,7 @@
 #include "runtime/helpers/string_helpers.hpp"
 #include "runtime/helpers/task_helpers.hpp"
 #include "runtime/helpers/timer_helpers.hpp"
+#include "runtime/helpers/trace_frame_helpers.hpp"
 #include "runtime/helpers/user_ringbuf_helpers.hpp"
 
 namespace strbpf::runtime {
@@ -289,7 +290,7 @@ constexpr HelperProto kHelpers[] = {
     {155, "bpf_redirect_peer", nullptr, R::integer, {A::anything, A::anything, _, _, _}, false, T("sched_cls sched_act"), false, 0},
     {156, "bpf_task_storage_get", nullptr, R::map_value_or_null, {A::const_map_ptr, A::ptr_to_btf_id_or_null, A::ptr_to_map_value_or_null, A::anything, _}, false, kAll, false, 0}, // bpf_task_storage_get_recur_proto
     {157, "bpf_task_storage_delete", nullptr, R::integer, {A::const_map_ptr, A::ptr_to_btf_id_or_null, _, _, _}, false, kAll, false, 0}, // bpf_task_storage_delete_recur_proto
-    {158, "bpf_get_current_task_btf", nullptr, R::ptr_to_btf_id_trusted, {_, _, _, _, _}, true, kAll, false, 0},
+    {158, "bpf_get_current_task_btf", bpf_get_current_task_btf_helper, R::ptr_to_btf_id_trusted, {_, _, _, _, _}, true, kAll, false, 0},
     {159, "bpf_bprm_opts_set", nullptr, R::integer, {A::ptr_to_btf_id, A::anything, _, _, _}, false, T("lsm"), false, 0},
     {160, "bpf_ktime_get_coarse_ns", bpf_ktime_get_coarse_ns_helper, R::integer, {_, _, _, _, _}, false, T("all -kprobe -tracepoint -perf_event -cgroup_device -raw_tracepoint -lirc_mode2 -raw_tracepoint_writable -cgroup_sockopt -tracing -struct_ops -lsm -syscall -netfilter"), false, 0},
     {161, "bpf_ima_inode_hash", nullptr, R::integer, {A::ptr_to_btf_id, A::ptr_to_uninit_mem, A::const_size, _, _}, false, T("lsm"), false, kMightSleep | kAllowedCallback},
@@ -305,13 +306,13 @@ constexpr HelperProto kHelpers[] = {
     {170, "bpf_timer_set_callback", bpf_timer_set_callback_helper, R::integer, {A::ptr_to_timer, A::ptr_to_func, _, _, _}, true, kAll, false, 0, {2, CallbackKind::async, CallbackFrame::timer}},
     {171, "bpf_timer_start", bpf_timer_start_helper, R::integer, {A::ptr_to_timer, A::anything, A::anything, _, _}, true, kAll, false, 0},
     {172, "bpf_timer_cancel", bpf_timer_cancel_helper, R::integer, {A::ptr_to_timer, _, _, _, _}, true, kAll, false, 0},
-    {173, "bpf_get_func_ip", nullptr, R::integer, {A::ptr_to_ctx, _, _, _, _}, false, T("kprobe"), false, 0}, // bpf_get_func_ip_proto_kprobe_multi
-    {173, "bpf_get_func_ip", nullptr, R::integer, {A::ptr_to_ctx, _, _, _, _}, true, T("tracepoint perf_event raw_tracepoint raw_tracepoint_writable tracing lsm syscall"), false, 0}, // bpf_get_func_ip_proto_tracing
-    {174, "bpf_get_attach_cookie", nullptr, R::integer, {A::ptr_to_ctx, _, _, _, _}, false, T("kprobe"), false, 0}, // bpf_get_attach_cookie_proto_kmulti
-    {174, "bpf_get_attach_cookie", nullptr, R::integer, {A::ptr_to_ctx, _, _, _, _}, false, T("tracepoint"), false, 0}, // bpf_get_attach_cookie_proto_trace
-    {174, "bpf_get_attach_cookie", nullptr, R::integer, {A::ptr_to_ctx, _, _, _, _}, false, T("perf_event"), false, 0}, // bpf_get_attach_cookie_proto_pe
-    {174, "bpf_get_attach_cookie", nullptr, R::integer, {A::ptr_to_ctx, _, _, _, _}, false, T("raw_tracepoint raw_tracepoint_writable tracing"), false, 0}, // bpf_get_attach_cookie_proto_tracing
-    {174, "bpf_get_attach_cookie", nullptr, R::integer, {A::ptr_to_ctx, _, _, _, _}, false, T("lsm"), false, 0},
+    {173, "bpf_get_func_ip", bpf_get_func_ip_helper, R::integer, {A::ptr_to_ctx, _, _, _, _}, false, T("kprobe"), false, 0}, // bpf_get_func_ip_proto_kprobe_multi
+    {173, "bpf_get_func_ip", bpf_get_func_ip_helper, R::integer, {A::ptr_to_ctx, _, _, _, _}, true, T("tracepoint perf_event raw_tracepoint raw_tracepoint_writable tracing lsm syscall"), false, 0}, // bpf_get_func_ip_proto_tracing
+    {174, "bpf_get_attach_cookie", bpf_get_attach_cookie_helper, R::integer, {A::ptr_to_ctx, _, _, _, _}, false, T("kprobe"), false, 0}, // bpf_get_attach_cookie_proto_kmulti
+    {174, "bpf_get_attach_cookie", bpf_get_attach_cookie_helper, R::integer, {A::ptr_to_ctx, _, _, _, _}, false, T("tracepoint"), false, 0}, // bpf_get_attach_cookie_proto_trace
+    {174, "bpf_get_attach_cookie", bpf_get_attach_cookie_helper, R::integer, {A::ptr_to_ctx, _, _, _, _}, false, T("perf_event"), false, 0}, // bpf_get_attach_cookie_proto_pe
+    {174, "bpf_get_attach_cookie", bpf_get_attach_cookie_helper, R::integer, {A::ptr_to_ctx, _, _, _, _}, false, T("raw_tracepoint raw_tracepoint_writable tracing"), false, 0}, // bpf_get_attach_cookie_proto_tracing
+    {174, "bpf_get_attach_cookie", bpf_get_attach_cookie_helper, R::integer, {A::ptr_to_ctx, _, _, _, _}, false, T("lsm"), false, 0},
     {175, "bpf_task_pt_regs", nullptr, R::ptr_to_btf_id, {A::ptr_to_btf_id, _, _, _, _}, true, kAll, false, 0},
     {176, "bpf_get_branch_snapshot", nullptr, R::integer, {A::ptr_to_uninit_mem, A::const_size_or_zero, _, _, _}, true, kAll, false, 0},
     {177, "bpf_trace_vprintk", bpf_trace_vprintk_helper, R::integer, {A::ptr_to_mem_rdonly, A::const_size, A::ptr_to_mem_rdonly_or_null, A::const_size_or_zero, _}, true, kAll, false, 0},
@@ -320,9 +321,9 @@ constexpr HelperProto kHelpers[] = {
     {180, "bpf_find_vma", nullptr, R::integer, {A::ptr_to_btf_id, A::anything, A::ptr_to_func, A::ptr_to_stack_or_null, A::anything}, false, kAll, false, 0, {3, CallbackKind::sync, CallbackFrame::find_vma}},
     {181, "bpf_loop", bpf_loop_helper, R::integer, {A::scalar, A::ptr_to_func, A::ptr_to_stack_or_null, A::anything, _}, false, kAll, false, 0, {2, CallbackKind::sync, CallbackFrame::loop}},
     {182, "bpf_strncmp", bpf_strncmp_helper, R::integer, {A::ptr_to_mem_rdonly, A::const_size, A::ptr_to_const_str, _, _}, false, kAll, false, 0},
-    {183, "bpf_get_func_arg", nullptr, R::integer, {A::ptr_to_ctx, A::anything, A::ptr_to_long, _, _}, false, T("tracing lsm"), false, 0},
-    {184, "bpf_get_func_ret", nullptr, R::integer, {A::ptr_to_ctx, A::ptr_to_long, _, _, _}, false, T("tracing lsm"), false, 0},
-    {185, "bpf_get_func_arg_cnt", nullptr, R::integer, {A::ptr_to_ctx, _, _, _, _}, false, T("tracing lsm"), false, 0},
+    {183, "bpf_get_func_arg", bpf_get_func_arg_helper, R::integer, {A::ptr_to_ctx, A::anything, A::ptr_to_long, _, _}, false, T("tracing lsm"), false, 0},
+    {184, "bpf_get_func_ret", bpf_get_func_ret_helper, R::integer, {A::ptr_to_ctx, A::ptr_to_long, _, _, _}, false, T("tracing lsm"), false, 0},
+    {185, "bpf_get_func_arg_cnt", bpf_get_func_arg_cnt_helper, R::integer, {A::ptr_to_ctx, _, _, _, _}, false, T("tracing lsm"), false, 0},
     {186, "bpf_get_retval", nullptr, R::integer, {_, _, _, _, _}, false, T("cgroup_sock cgroup_device cgroup_sock_addr cgroup_sysctl cgroup_sockopt"), false, 0},
     {187, "bpf_set_retval", nullptr, R::integer, {A::anything, _, _, _, _}, false, T("cgroup_sock cgroup_device cgroup_sock_addr cgroup_sysctl cgroup_sockopt"), false, 0},
     {188, "bpf_xdp_get_buff_len", bpf_xdp_get_buff_len_helper, R::integer, {A::ptr_to_ctx, _, _, _, _}, false, T("xdp"), false, 0},
