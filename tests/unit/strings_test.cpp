@@ -419,16 +419,17 @@ TEST_P(StringsBackends, LongNeedlesManyCandidates) {
                     for (int variant = 0; variant < 2; variant++) {
                         if (variant == 1)
                             nd[nd.size() / 2] = 'z';
-                        const std::string tag = std::string(alphabet) + " len=" + std::to_string(len) + " n2=" +
-                                                std::to_string(n2) + " at=" + std::to_string(at) +
+                        const std::string tag = std::string(alphabet) + " len=" + std::to_string(len) +
+                                                " n2=" + std::to_string(n2) + " at=" + std::to_string(at) +
                                                 " v=" + std::to_string(variant);
                         const Str needle = gb.place(nd + '\0', 0), unterm_needle = gd.place(nd, 0);
                         const Str t1 = ga.place(h + '\0', 0), t2 = gc.place(h, 0);
                         for (uint64_t lim : {kMaxLen, uint64_t(len - 1), uint64_t(at + n2 - 1), uint64_t(at + n2)})
                             for (bool icase : {false, true}) {
-                                const std::string t = tag + " lim=" + std::to_string(lim) + " icase=" +
-                                                      std::to_string(icase);
-                                agree("nstr term " + t, [&](const StringOps& o) { return o.nstr(t1, needle, lim, icase); });
+                                const std::string t =
+                                    tag + " lim=" + std::to_string(lim) + " icase=" + std::to_string(icase);
+                                agree("nstr term " + t,
+                                      [&](const StringOps& o) { return o.nstr(t1, needle, lim, icase); });
                                 agree("nstr unterm " + t,
                                       [&](const StringOps& o) { return o.nstr(t2, needle, lim, icase); });
                             }
