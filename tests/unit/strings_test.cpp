@@ -385,6 +385,61 @@ TEST_P(StringsBackends, RandomThreeLetterStrings) {
     }
 }
 
+// Every span from 0 to 130 bytes, ending at the guard page: the partial loads of spans shorter than a vector
+// (assembled from smaller loads inside the span) and the overlapping last vector of every other length.
+TEST_P(StringsBackends, EveryShortSpan) {
+    Guarded ga(4096), gb(4096);
+    for (size_t len = 0; len <= 130; len++) {
+        const std::string s = text(len, uint32_t(len) + 7u, "ab\xE9\xC9");
+        const std::string tag = "len=" + std::to_string(len);
+        const Str b = gb.place(text(len % 5, uint32_t(len)) + '\0', 0);
+        agree_all(*ops_, ga.place(s, 0), b, "unterm " + tag);
+        if (len > 0)
+            agree_all(*ops_, ga.place(s.substr(0, len - 1) + '\0', 0), b, "term " + tag);
+    }
+}
+
+// Needles of 2 to 1023 bytes in haystacks of up to 4095 over small alphabets, so the first/last-byte filter passes
+// many candidates: needles taken from the haystack (so a full match exists), the same with one byte changed, and
+// the haystack's own tail (a partial match reaching its end), terminated or running into the guard page.
+TEST_P(StringsBackends, LongNeedlesManyCandidates) {
+    auto agree = [&](const std::string& what, const std::function<int(const StringOps&)>& f) {
+        strings::agree(*ops_, what, f);
+    };
+    Guarded ga(8192), gb(8192), gc(8192), gd(8192); // each string in its own area: place() writes at the end
+    for (const char* alphabet : {"ab", "aB", "123456789"})
+        for (size_t len : {size_t{70}, size_t{300}, size_t{4095}})
+            for (size_t n2 : {size_t{2}, size_t{3}, size_t{31}, size_t{32}, size_t{33}, size_t{64}, size_t{65},
+                              size_t{100}, size_t{1023}}) {
+                if (n2 >= len)
+                    continue;
+                const std::string h = text(len, uint32_t(len * 31 + n2), alphabet);
+                for (size_t at : {size_t{0}, len / 3, len - n2, len - n2 / 2}) {
+                    std::string nd = h.substr(at, n2);
+                    for (int variant = 0; variant < 2; variant++) {
+                        if (variant == 1)
+                            nd[nd.size() / 2] = 'z';
+                        const std::string tag = std::string(alphabet) + " len=" + std::to_string(len) +
+                                                " n2=" + std::to_string(n2) + " at=" + std::to_string(at) +
+                                                " v=" + std::to_string(variant);
+                        const Str needle = gb.place(nd + '\0', 0), unterm_needle = gd.place(nd, 0);
+                        const Str t1 = ga.place(h + '\0', 0), t2 = gc.place(h, 0);
+                        for (uint64_t lim : {kMaxLen, uint64_t(len - 1), uint64_t(at + n2 - 1), uint64_t(at + n2)})
+                            for (bool icase : {false, true}) {
+                                const std::string t =
+                                    tag + " lim=" + std::to_string(lim) + " icase=" + std::to_string(icase);
+                                agree("nstr term " + t,
+                                      [&](const StringOps& o) { return o.nstr(t1, needle, lim, icase); });
+                                agree("nstr unterm " + t,
+                                      [&](const StringOps& o) { return o.nstr(t2, needle, lim, icase); });
+                            }
+                        agree("nstr unterm needle " + tag,
+                              [&](const StringOps& o) { return o.nstr(t1, unterm_needle, kMaxLen, false); });
+                    }
+                }
+            }
+}
+
 TEST_P(StringsBackends, SubstringAtTheKMaxLenEdge) {
     auto agree = [&](const std::string& what, const std::function<int(const StringOps&)>& f) {
         strings::agree(*ops_, what, f);

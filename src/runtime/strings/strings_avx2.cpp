@@ -14,17 +14,41 @@ struct V {
     static constexpr bool kHasShuffle = true;
 
     static vec load(const uint8_t* p) { return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)); }
+    // Reads exactly n < 32 bytes with overlapping loads inside them, in registers: no call and no stack buffer, so
+    // the kernels that inline it need neither callee-saved registers nor a realigned frame.
     static vec load_partial(const uint8_t* p, uint64_t n) {
-        alignas(32) uint8_t buf[32] = {};
-        __builtin_memcpy(buf, p, n); // reads exactly n bytes
-        return _mm256_load_si256(reinterpret_cast<const __m256i*>(buf));
+        __m128i lo = _mm_setzero_si128(), hi = _mm_setzero_si128();
+        if (n >= 16) {
+            lo = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+            hi = _mm_cvtsi64_si128(static_cast<long long>(bytes8(p + 16, n - 16 < 8 ? n - 16 : 8)));
+            if (n > 24)
+                hi = _mm_insert_epi64(hi, static_cast<long long>(bytes8(p + 24, n - 24)), 1);
+        } else {
+            lo = _mm_cvtsi64_si128(static_cast<long long>(bytes8(p, n < 8 ? n : 8)));
+            if (n > 8)
+                lo = _mm_insert_epi64(lo, static_cast<long long>(bytes8(p + 8, n - 8)), 1);
+        }
+        return _mm256_inserti128_si256(_mm256_castsi128_si256(lo), hi, 1);
+    }
+    // The m <= 8 bytes at q as a little-endian integer (reads only q[0..m)).
+    static uint64_t bytes8(const uint8_t* q, uint64_t m) {
+        uint32_t a, b;
+        if (m >= 4) {
+            __builtin_memcpy(&a, q, 4);
+            __builtin_memcpy(&b, q + m - 4, 4);
+            return a | uint64_t{b} << (8 * (m - 4));
+        }
+        if (m == 0)
+            return 0;
+        return q[0] | uint64_t{q[m >> 1]} << (8 * (m >> 1)) | uint64_t{q[m - 1]} << (8 * (m - 1));
     }
     static vec splat(uint8_t c) { return _mm256_set1_epi8(static_cast<char>(c)); }
     static hit eq(vec a, vec b) { return _mm256_cmpeq_epi8(a, b); }
     static hit eq0(vec a) { return _mm256_cmpeq_epi8(a, _mm256_setzero_si256()); }
     static hit hor(hit a, hit b) { return _mm256_or_si256(a, b); }
+    static hit hand(hit a, hit b) { return _mm256_and_si256(a, b); }
     static hit hnot(hit a) { return _mm256_xor_si256(a, _mm256_set1_epi8(-1)); }
-    static bool any(hit h) { return !_mm256_testz_si256(h, h); }
+    static bool any(hit h) { return _mm256_movemask_epi8(h) != 0; }
     static uint64_t bits(hit h) { return static_cast<uint32_t>(_mm256_movemask_epi8(h)); }
     static hit cmp_stop(vec a, vec b) { return eq0(_mm256_min_epu8(a, _mm256_cmpeq_epi8(a, b))); }
     static vec stopv(vec a, vec b) { return _mm256_min_epu8(a, _mm256_cmpeq_epi8(a, b)); }

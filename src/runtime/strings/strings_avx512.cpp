@@ -21,6 +21,7 @@ struct V {
     static hit eq(vec a, vec b) { return _mm512_cmpeq_epi8_mask(a, b); }
     static hit eq0(vec a) { return _mm512_testn_epi8_mask(a, a); }
     static hit hor(hit a, hit b) { return a | b; }
+    static hit hand(hit a, hit b) { return a & b; }
     static hit hnot(hit a) { return ~a; }
     static bool any(hit h) { return h != 0; }
     static uint64_t bits(hit h) { return h; }

@@ -22,6 +22,7 @@ struct V {
     static hit eq(vec a, vec b) { return _mm_cmpeq_epi8(a, b); }
     static hit eq0(vec a) { return _mm_cmpeq_epi8(a, _mm_setzero_si128()); }
     static hit hor(hit a, hit b) { return _mm_or_si128(a, b); }
+    static hit hand(hit a, hit b) { return _mm_and_si128(a, b); }
     static hit hnot(hit a) { return _mm_xor_si128(a, _mm_set1_epi8(-1)); }
     static bool any(hit h) { return _mm_movemask_epi8(h) != 0; }
     static uint64_t bits(hit h) { return static_cast<uint32_t>(_mm_movemask_epi8(h)); }
