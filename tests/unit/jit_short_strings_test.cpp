@@ -101,10 +101,9 @@ INSTANTIATE_TEST_SUITE_P(Backends, ShortStringsTest, ::testing::ValuesIn(rs::kAl
 // The scalar arguments worth trying: limits and characters around the 16- and 32-byte blocks, the 64-byte pairs
 // and the 320 inline bytes, c == 0, wide ints.
 uint64_t pick_scalar(std::mt19937_64& rng) {
-    static const uint64_t kScalars[] = {0,   1,   2,   3,    5,           15,         16,    17,  31,  32,  33,
-                                        63,  64,  65,  95,   96,          127,        128,   200, 257, 320, 321,
-                                        'a', 'b', 'c', 'a',  'b',         'A',        0,     255, 256, 0x161,
-                                        ~uint64_t{0},  0xFFFFFF61, 65536};
+    static const uint64_t kScalars[] = {0,   1,   2,   3,   5,   15,  16,  17,    31,           32,         33,   63,
+                                        64,  65,  95,  96,  127, 128, 200, 257,   320,          321,        'a',  'b',
+                                        'c', 'a', 'b', 'A', 0,   255, 256, 0x161, ~uint64_t{0}, 0xFFFFFF61, 65536};
     return kScalars[rng() % std::size(kScalars)];
 }
 
@@ -166,7 +165,7 @@ void ShortStringsTest::check_kfunc(const KfuncProto& k, IsaLevel level, std::mt1
         // the small alphabet with one of case pairs ('A'/'a', Latin-1's 0xC0/0xE0, 0xD7/0xF7 which do not fold).
         // Every eighth round's NULs are rare, so strings of tens of bytes end inside the JIT's inline blocks.
         // Rounds 3 mod 8 have a NUL about every 200 bytes: strings of up to 320 bytes end in the paired blocks.
-        const std::string_view alphabet = n % 8 == 1 ? std::string_view("abcabcabcabcabcabcabcabcabcabcab\0", 33)
+        const std::string_view alphabet = n % 8 == 1   ? std::string_view("abcabcabcabcabcabcabcabcabcabcab\0", 33)
                                           : n % 8 == 3 ? rare_nul_alphabet(n % 16 == 3)
                                           : n % 4 < 2  ? std::string_view("abc\0", 4)
                                                        : std::string_view("aAbB\xC0\xE0\xD7\xF7\0", 9);
@@ -282,7 +281,8 @@ TEST_P(ShortStringsTest, StrncmpLongPrefixesAnswerAsTheHelper) {
 // Every kfunc's short path with its strings ending at a guard page: the call site's slots keep a readable page
 // followed by a PROT_NONE one, and each string starts 1..340 bytes before the guard, past the inline blocks (the
 // set or needle strings of strspn/strcspn/strstr are loaded within their page when their span is under 16 bytes;
-// nothing may touch the guard). The generic entry, which finds the same page as a per-run region, gives the expected answers.
+// nothing may touch the guard). The generic entry, which finds the same page as a per-run region, gives the expected
+// answers.
 TEST_P(ShortStringsTest, KfuncsAtAGuardPage) {
     for (const IsaLevel level : {kSse42, kSse2})
         check_guard_page(level);

@@ -951,8 +951,8 @@ bool Gen::site_guard(const verifier::ArgFact* f, int reg, const x86::Gp& span, c
     return true;
 }
 
-// After the instruction at pc: what imm64_ knows. An ld_imm64 of a value sets its register; anything else that may write
-// a register forgets it (stores and jumps write none; calls clobber r0..r5; an atomic may write r0 and its src).
+// After the instruction at pc: what imm64_ knows. An ld_imm64 of a value sets its register; anything else that may
+// write a register forgets it (stores and jumps write none; calls clobber r0..r5; an atomic may write r0 and its src).
 void Gen::track_imm64(size_t pc, const isa::OpInfo& op) {
     const isa::Insn& i = insns_[pc];
     auto forget = [&](int r) { imm64_[size_t(r)] = std::nullopt; };

@@ -62,9 +62,9 @@ void emit_short_path(asmjit::x86::Assembler& a, runtime::ShortPath kind, const a
 // The pool's constants: 16-byte aligned data, then the 32-byte aligned wide constants.
 void emit_short_constants(asmjit::x86::Assembler& a, ShortPool& pool);
 
-// short_strings_wide.cpp (and short_strings_wide_bounded.cpp): the AVX2 path of `kind` (false: none emitted, the 16-byte path serves the site alone);
-// `narrow` is where the 16-byte path starts (it must follow). Its 32-byte constants, emitted by
-// emit_short_constants.
+// short_strings_wide.cpp (and short_strings_wide_bounded.cpp): the AVX2 path of `kind` (false: none emitted, the
+// 16-byte path serves the site alone); `narrow` is where the 16-byte path starts (it must follow). Its 32-byte
+// constants, emitted by emit_short_constants.
 bool emit_wide_path(asmjit::x86::Assembler& a, runtime::ShortPath kind, const asmjit::Label& call,
                     const asmjit::Label& done, const asmjit::Label& narrow, int32_t verified_off,
                     const SiteKnowledge& known, ShortPool& pool);
