@@ -405,6 +405,28 @@ TEST_P(ShortStringsTest, Avx2StrlenSiteUses32ByteBlocks) {
     EXPECT_TRUE(has(p->code(), {0xC5, 0xF8, 0x77}));
 }
 
+// With AVX2 the paths with a limit or a remembered answer take two blocks per step too: bpf_strnlen, bpf_strnchr,
+// bpf_strcasecmp, bpf_strncasecmp and bpf_strncmp join the pair's stop masks with vpor ymm3, ymm2, ymm4 (C5 ED EB
+// DC), bpf_strrchr its NUL masks with vpor ymm3, ymm3, ymm4 (C5 E5 EB DC).
+TEST_P(ShortStringsTest, Avx2BoundedSitesStepByPairs) {
+    if (!avx2_missing().empty())
+        GTEST_SKIP() << avx2_missing();
+    auto has = [](std::span<const uint8_t> code, std::initializer_list<uint8_t> bytes) {
+        return std::search(code.begin(), code.end(), bytes.begin(), bytes.end()) != code.end();
+    };
+    for (const char* name : {"bpf_strnlen", "bpf_strnchr", "bpf_strcasecmp", "bpf_strncasecmp"}) {
+        auto p = compile(false, kfunc_index(name), kAvx2);
+        ASSERT_NE(p, nullptr);
+        EXPECT_TRUE(has(p->code(), {0xC5, 0xED, 0xEB, 0xDC})) << name;
+    }
+    auto strncmp_site = compile(true, 182, kAvx2);
+    ASSERT_NE(strncmp_site, nullptr);
+    EXPECT_TRUE(has(strncmp_site->code(), {0xC5, 0xED, 0xEB, 0xDC})) << "bpf_strncmp";
+    auto strrchr_site = compile(false, kfunc_index("bpf_strrchr"), kAvx2);
+    ASSERT_NE(strrchr_site, nullptr);
+    EXPECT_TRUE(has(strrchr_site->code(), {0xC5, 0xE5, 0xEB, 0xDC})) << "bpf_strrchr";
+}
+
 // The JIT's repeat loop (jit::run_repeated): every run counted, the last r0 kept; a run that stops ends the loop
 // with run()'s error.
 TEST(JitRepeat, RunsEveryTimeAndStopsAtTheFirstFailure) {
