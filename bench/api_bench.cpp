@@ -13,6 +13,9 @@
 //   ApiRun/.../timed: the same with RunOptions::timed (duration_ns: two clock reads per call);
 //   FnPtr (jit only): the JIT'd code's lean entry through a plain function pointer, the floor under the others.
 // Each API figure is compared with the Internal one of the same program and engine.
+// A kfunc call's cost: strlen1 (one bpf_strlen of a 1-byte string in .data; strlen1_stack: on the stack) beside
+// the empty program through the same ApiCall and FnPtr paths, and GlibcStrlen1, glibc's strlen of a 1-byte
+// string through an out-of-line call: (strlen1 - empty) - GlibcStrlen1 is the call's cost beyond the string work.
 #include <dlfcn.h>
 
 #include <cstring>
@@ -141,6 +144,19 @@ void BM_ApiRunner(benchmark::State& state, const char* prog_name, Engine engine)
     }
 }
 
+// glibc's strlen of a 1-byte string through an out-of-line call, the pointer hidden from the optimiser: the same
+// string work as strlen1 done directly.
+[[gnu::noinline]] size_t glibc_strlen(const char* s) { return std::strlen(s); }
+
+void BM_GlibcStrlen1(benchmark::State& state) {
+    static const char one[8] = "a";
+    for (auto _ : state) {
+        const char* p = one;
+        benchmark::DoNotOptimize(p);
+        benchmark::DoNotOptimize(glibc_strlen(p));
+    }
+}
+
 void BM_ApiCall(benchmark::State& state, const char* prog_name, Engine engine) {
     auto obj = loaded_object(prog_name, engine);
     auto runner = obj ? Runner::create(*obj->program(prog_name)) : Result<Runner>(obj.error());
@@ -263,6 +279,11 @@ void BM_ApiRunInto(benchmark::State& state, const char* prog_name, Engine engine
 BENCHMARK_CAPTURE(BM_FnPtr, empty/jit, "jit_bench_empty");
 BENCHMARK_CAPTURE(BM_Internal, empty/jit, "jit_bench_empty", Engine::jit);
 BENCHMARK_CAPTURE(BM_ApiRunner, empty/jit, "jit_bench_empty", Engine::jit);
+BENCHMARK_CAPTURE(BM_FnPtr, strlen1/jit, "jit_bench_strlen1");
+BENCHMARK_CAPTURE(BM_ApiCall, strlen1/jit, "jit_bench_strlen1", Engine::jit);
+BENCHMARK_CAPTURE(BM_FnPtr, strlen1_stack/jit, "jit_bench_strlen1_stack");
+BENCHMARK_CAPTURE(BM_ApiCall, strlen1_stack/jit, "jit_bench_strlen1_stack", Engine::jit);
+BENCHMARK(BM_GlibcStrlen1);
 BENCHMARK_CAPTURE(BM_ApiCall, empty/jit, "jit_bench_empty", Engine::jit);
 BENCHMARK_CAPTURE(BM_CRunner, empty/jit, "jit_bench_empty", Engine::jit);
 BENCHMARK_CAPTURE(BM_CRunnerSo, empty/jit, "jit_bench_empty", Engine::jit);

@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
-/* Programs for bench/jit_bench.cpp (JIT vs interpreter): an empty program, a byte-loop strncmp over two
- * 4095-byte strings in the ctx buffer, and a loop with and without a helper call per iteration. */
+/* Programs for bench/jit_bench.cpp (JIT vs interpreter) and bench/api_bench.cpp: an empty program, a byte-loop
+ * strncmp over two 4095-byte strings in the ctx buffer, a loop with and without a helper call per iteration, and
+ * one bpf_strlen call on a 1-byte string in global data and on the stack (a kfunc call's cost beside the empty
+ * program's). */
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
 #include "strbpf_test.h"
+#include "strbpf_kfuncs.h"
 
 #define BENCH_LEN 4095
 #define LOOP_N 1000
@@ -59,3 +62,25 @@ int jit_bench_plain_loop(void *ctx)
 }
 
 char _license[] SEC("license") = "GPL";
+
+/* A 1-byte string at the start of a 64-byte buffer in .data: global data at a constant offset, which the JIT's
+ * call site knows from the verifier's facts and answers inline (its short paths read whole 16- or 32-byte blocks
+ * inside the span, so a value under 16 bytes would take the resolved entry). */
+char jit_bench_one[64] = "a";
+
+SEC("syscall")
+__success __retval(1)
+int jit_bench_strlen1(void *ctx)
+{
+	return bpf_strlen(jit_bench_one);
+}
+
+/* The same string on the stack: a per-run region, which the call site's cold path looks up on every call. */
+SEC("syscall")
+__success __retval(1)
+int jit_bench_strlen1_stack(void *ctx)
+{
+	volatile char s[8] = "a";
+
+	return bpf_strlen((const char *)s);
+}

@@ -98,11 +98,41 @@ class ShortStringsTest : public ::testing::TestWithParam<rs::Backend> {
 INSTANTIATE_TEST_SUITE_P(Backends, ShortStringsTest, ::testing::ValuesIn(rs::kAllBackends),
                          [](const auto& info) { return std::string(rs::backend_name(info.param)); });
 
-// The scalar arguments worth trying: limits and characters around the vector's 16 lanes, c == 0, wide ints.
+// The scalar arguments worth trying: limits and characters around the 16- and 32-byte blocks, the 64-byte pairs
+// and the 320 inline bytes, c == 0, wide ints.
 uint64_t pick_scalar(std::mt19937_64& rng) {
-    static const uint64_t kScalars[] = {0,  1,  2,  3,   5,    15,         16,         17, 31, 'a', 'b', 'c',
-                                        'a', 'b', 0, 255, 256, 0x161, ~uint64_t{0}, 0xFFFFFF61, 65536};
+    static const uint64_t kScalars[] = {0,   1,   2,   3,   5,   15,  16,  17,    31,           32,         33,   63,
+                                        64,  65,  95,  96,  127, 128, 200, 257,   320,          321,        'a',  'b',
+                                        'c', 'a', 'b', 'A', 0,   255, 256, 0x161, ~uint64_t{0}, 0xFFFFFF61, 65536};
     return kScalars[rng() % std::size(kScalars)];
+}
+
+// 199 letters and a NUL (when `cased`, the bytes at the edges of the kernel's tolower() ranges: 'A'..'Z',
+// 0xC0..0xDE but 0xD7, their lower cases, and their neighbours): strings of about 200 bytes.
+std::string_view rare_nul_alphabet(bool cased) {
+    static const std::string plain = std::string(199, 'a').replace(0, 3, "bcb") + '\0';
+    static const std::string folds = [] {
+        const std::string_view edges("aAzZ@[`{\xBF\xC0\xDE\xDF\xD7\xE0\xF7\xFE\xFF");
+        std::string s;
+        for (int i = 0; i < 199; i++)
+            s += edges[size_t(i) % edges.size()];
+        return s + '\0';
+    }();
+    return cased ? folds : plain;
+}
+
+// dst[0..n) = src's bytes with the case of some letters flipped ('a'/'A', 0xC0/0xE0) and, rarely, bit 0x20 of a
+// byte that is no letter ('@'/'`', 0xD7/0xF7: a real difference), then a byte that differs from src's in more than
+// case; src and dst must not overlap.
+void case_copy(const uint8_t* src, uint8_t* dst, size_t n, std::mt19937_64& rng) {
+    for (size_t i = 0; i < n; i++) {
+        const uint8_t c = src[i];
+        const bool letter = (c | 0x20) >= 'a' && (c | 0x20) <= 'z';
+        const bool latin1 = (c | 0x20) >= 0xE0 && (c | 0x20) <= 0xFE && (c | 0x20) != 0xF7;
+        const bool flip = letter || latin1 ? rng() % 2 == 0 : (c ^ 0x20) != 0 && rng() % 16 == 0;
+        dst[i] = flip ? uint8_t(c ^ 0x20) : c; // a flip of another byte ('@'/'`', 0xD7/0xF7) is a difference
+    }
+    dst[n] = uint8_t(src[n] == 'z' ? 'y' : 'z');
 }
 
 TEST_P(ShortStringsTest, KfuncsAnswerAsTheGenericEntry) {
@@ -134,13 +164,20 @@ void ShortStringsTest::check_kfunc(const KfuncProto& k, IsaLevel level, std::mt1
         // Rounds alternate a NUL-free pool (strings end only at the region's end) with one holding NULs, and
         // the small alphabet with one of case pairs ('A'/'a', Latin-1's 0xC0/0xE0, 0xD7/0xF7 which do not fold).
         // Every eighth round's NULs are rare, so strings of tens of bytes end inside the JIT's inline blocks.
-        const std::string_view alphabet = n % 8 == 1 ? std::string_view("abcabcabcabcabcabcabcabcabcabcab\0", 33)
-                                          : n % 4 < 2 ? std::string_view("abc\0", 4)
-                                                      : std::string_view("aAbB\xC0\xE0\xD7\xF7\0", 9);
+        // Rounds 3 mod 8 have a NUL about every 200 bytes: strings of up to 320 bytes end in the paired blocks.
+        const std::string_view alphabet = n % 8 == 1   ? std::string_view("abcabcabcabcabcabcabcabcabcabcab\0", 33)
+                                          : n % 8 == 3 ? rare_nul_alphabet(n % 16 == 3)
+                                          : n % 4 < 2  ? std::string_view("abc\0", 4)
+                                                       : std::string_view("aAbB\xC0\xE0\xD7\xF7\0", 9);
         for (size_t i = 0; i < 512; i++)
             pool[i] = alphabet[rng() % (alphabet.size() - (n % 2 ? 0 : 1))];
         // every fifth round starts s1 up to 500 bytes before the end: past the 32-byte blocks' 320 inline bytes
-        const uint64_t s1 = addr(end_ - 1 - rng() % (n % 5 == 0 ? 500 : 200)), s2 = addr(end_ - 1 - rng() % 200);
+        uint64_t s1 = addr(end_ - 1 - rng() % (n % 5 == 0 ? 500 : 200)), s2 = addr(end_ - 1 - rng() % 200);
+        if (two && n % 10 == 5) { // s2 equal to s1 but for case, far into both: the folding compares refine pairs
+            s1 = addr(pool + rng() % 60);
+            s2 = addr(end_ - 256 + rng() % 60);
+            case_copy(reinterpret_cast<const uint8_t*>(s1), reinterpret_cast<uint8_t*>(s2), 150 + rng() % 45, rng);
+        }
         // every tenth round compares s1 with itself: equal strings run through every inline block
         const uint64_t r2 = two ? (n % 10 == 0 ? s1 : s2) : pick_scalar(rng), r3 = pick_scalar(rng);
         const uint64_t want = k.fn(s1, r2, r3, 0, 0, &ctx_);
@@ -193,10 +230,59 @@ TEST_P(ShortStringsTest, StrncmpAnswersAsTheHelper) {
         GTEST_SKIP() << "ran SSE4.2 only: " << avx2_missing();
 }
 
+// bpf_strncmp on long equal prefixes: s2 a string of up to 150 bytes written at the end of .rodata's region (this
+// test's own instance), s1 a copy of its start (cut short, or with one byte changed, or not) starting 1..340 bytes
+// before a guard page, n up to that distance: the 32-byte block and the pairs after it, at every distance.
+TEST_P(ShortStringsTest, StrncmpLongPrefixesAnswerAsTheHelper) {
+    const size_t page = size_t(sysconf(_SC_PAGESIZE));
+    void* m = mmap(nullptr, 2 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    ASSERT_NE(m, MAP_FAILED);
+    auto* base = static_cast<uint8_t*>(m);
+    mprotect(base + page, page, PROT_NONE);
+    ctx_.mem.add_local(Region{addr(base), page, kPermRW, RegionKind::stack, "guarded"});
+    Map* ro = inst_->find_map(".rodata");
+    ASSERT_NE(ro, nullptr);
+    const Region* rr = inst_->registry().find(addr(ro->arena()));
+    ASSERT_NE(rr, nullptr);
+    ASSERT_GE(rr->size, 160u);
+    auto* ro_end = reinterpret_cast<uint8_t*>(rr->base + rr->size);
+    std::vector<IsaLevel> levels{kSse42};
+    if (avx2_missing().empty())
+        levels.push_back(kAvx2);
+    std::mt19937_64 rng(4182);
+    for (const IsaLevel level : levels) {
+        auto prog = compile(true, 182, level);
+        ASSERT_NE(prog, nullptr);
+        for (int round = 0; round < 6000; round++) {
+            const size_t len = 1 + rng() % 150, d = 1 + rng() % 340;
+            uint8_t* s2 = ro_end - 1 - len;
+            for (size_t i = 0; i < len; i++)
+                s2[i] = uint8_t("abc"[rng() % 3]);
+            s2[len] = 0;
+            for (size_t i = page - d; i < page; i++)
+                base[i] = uint8_t("abc"[rng() % 3]);
+            uint8_t* s1 = base + page - d;
+            std::memcpy(s1, s2, std::min(d, round % 4 == 0 ? rng() % (len + 2) : len + 1));
+            if (round % 4 == 1)
+                s1[rng() % d] = uint8_t("ab\0"[rng() % 3]);
+            for (uint64_t n : {uint64_t(1 + rng() % d), uint64_t(d)}) {
+                const uint64_t want = bpf_strncmp_helper(addr(s1), n, addr(s2), 0, 0, &ctx_);
+                ASSERT_FALSE(ctx_.aborted) << ctx_.abort_message;
+                ASSERT_EQ(run(*prog, addr(s1), n, addr(s2)), want)
+                    << level.name << " s1 at guard-" << d << " n=" << n << " s2 of " << len << " bytes";
+            }
+        }
+    }
+    munmap(m, 2 * page);
+    if (!avx2_missing().empty())
+        GTEST_SKIP() << "ran SSE4.2 only: " << avx2_missing();
+}
+
 // Every kfunc's short path with its strings ending at a guard page: the call site's slots keep a readable page
-// followed by a PROT_NONE one, and each string starts 1..140 bytes before the guard, past the inline blocks (the
+// followed by a PROT_NONE one, and each string starts 1..340 bytes before the guard, past the inline blocks (the
 // set or needle strings of strspn/strcspn/strstr are loaded within their page when their span is under 16 bytes;
-// nothing may touch the guard). The generic entry, which finds the same page as a per-run region, gives the expected answers.
+// nothing may touch the guard). The generic entry, which finds the same page as a per-run region, gives the expected
+// answers.
 TEST_P(ShortStringsTest, KfuncsAtAGuardPage) {
     for (const IsaLevel level : {kSse42, kSse2})
         check_guard_page(level);
@@ -226,9 +312,12 @@ void ShortStringsTest::check_guard_page(IsaLevel level) {
         prog->keep_call_site_region(1, &guarded);
         const bool two = k.site->ptr_regs[1] != 0;
         for (int n = 0; n < 2000; n++) {
-            for (size_t i = page - 160; i < page; i++)
-                base[i] = "aAb\xC0\xE0\0"[rng() % (n % 2 ? 6 : 5)];
-            const uint64_t s1 = addr(base + page - 1 - rng() % 140), s2 = addr(base + page - 1 - rng() % 140);
+            // every fourth round's NULs are rare (strings of about 200 bytes), so the paired blocks meet the guard
+            const std::string_view alphabet =
+                n % 4 == 3 ? rare_nul_alphabet(n % 8 == 7) : std::string_view("aAb\xC0\xE0\0", n % 2 ? 6 : 5);
+            for (size_t i = page - 360; i < page; i++)
+                base[i] = uint8_t(alphabet[rng() % alphabet.size()]);
+            const uint64_t s1 = addr(base + page - 1 - rng() % 340), s2 = addr(base + page - 1 - rng() % 340);
             const uint64_t r2 = two ? s2 : pick_scalar(rng), r3 = pick_scalar(rng);
             const uint64_t want = k.fn(s1, r2, r3, 0, 0, &ctx_);
             ASSERT_EQ(run(*prog, s1, r2, r3), want) << k.name << " " << level.name << " case " << n << " s1 at guard-"
@@ -314,6 +403,28 @@ TEST_P(ShortStringsTest, Avx2StrlenSiteUses32ByteBlocks) {
     EXPECT_TRUE(has(p->code(), {0xC5, 0xFD, 0xD7, 0xC2}));
     EXPECT_TRUE(has(p->code(), {0xC5, 0xED, 0xEB, 0xDC}));
     EXPECT_TRUE(has(p->code(), {0xC5, 0xF8, 0x77}));
+}
+
+// With AVX2 the paths with a limit or a remembered answer take two blocks per step too: bpf_strnlen, bpf_strnchr,
+// bpf_strcasecmp, bpf_strncasecmp and bpf_strncmp join the pair's stop masks with vpor ymm3, ymm2, ymm4 (C5 ED EB
+// DC), bpf_strrchr its NUL masks with vpor ymm3, ymm3, ymm4 (C5 E5 EB DC).
+TEST_P(ShortStringsTest, Avx2BoundedSitesStepByPairs) {
+    if (!avx2_missing().empty())
+        GTEST_SKIP() << avx2_missing();
+    auto has = [](std::span<const uint8_t> code, std::initializer_list<uint8_t> bytes) {
+        return std::search(code.begin(), code.end(), bytes.begin(), bytes.end()) != code.end();
+    };
+    for (const char* name : {"bpf_strnlen", "bpf_strnchr", "bpf_strcasecmp", "bpf_strncasecmp"}) {
+        auto p = compile(false, kfunc_index(name), kAvx2);
+        ASSERT_NE(p, nullptr);
+        EXPECT_TRUE(has(p->code(), {0xC5, 0xED, 0xEB, 0xDC})) << name;
+    }
+    auto strncmp_site = compile(true, 182, kAvx2);
+    ASSERT_NE(strncmp_site, nullptr);
+    EXPECT_TRUE(has(strncmp_site->code(), {0xC5, 0xED, 0xEB, 0xDC})) << "bpf_strncmp";
+    auto strrchr_site = compile(false, kfunc_index("bpf_strrchr"), kAvx2);
+    ASSERT_NE(strrchr_site, nullptr);
+    EXPECT_TRUE(has(strrchr_site->code(), {0xC5, 0xE5, 0xEB, 0xDC})) << "bpf_strrchr";
 }
 
 // The JIT's repeat loop (jit::run_repeated): every run counted, the last r0 kept; a run that stops ends the loop

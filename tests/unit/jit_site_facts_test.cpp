@@ -5,12 +5,14 @@
 // from the code's constant pool and a set of one or two bytes or one byte range is tested with SSE2 compares. Every
 // kfunc with a short path, on every string backend, with and without SSE4.2, answers exactly as the generic entry:
 // with the facts' pointers (the strings ending at a guard page, sets and needles with and without their NUL
-// inside the span) and with other pointers (the guard fails and the look-up decides).
+// inside the span) and with other pointers (the guard fails and the look-up decides). A pointer the code loaded
+// with ld_imm64 of the fact's address just before the call needs no guard.
 #include <sys/mman.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <memory>
 #include <random>
@@ -242,6 +244,55 @@ TEST_P(SiteFactsTest, ConstantCharacters) {
                         << " s at guard-" << addr(end()) - s;
                 }
             }
+        }
+    skip_without_avx2();
+}
+
+// A site whose pointer the straight-line code before it loaded with ld_imm64 of the fact's own address keeps no
+// guard: no `mov r11, imm64` (49 BB) of that address for the compare. A jump target between the load and the call
+// (`ja +0`), or a load of another address, keeps the guard, whose miss then decides; every program answers as the
+// generic entry.
+TEST_P(SiteFactsTest, PointerLoadedJustBeforeTheCallNeedsNoGuard) {
+    uint8_t* s = end() - 40;
+    std::memcpy(s, "hello", 6);
+    uint8_t* other = end() - 100;
+    std::memcpy(other, "hi", 3);
+    auto guards = [](std::span<const uint8_t> code, uint64_t v) {
+        uint8_t want[10] = {0x49, 0xBB};
+        std::memcpy(want + 2, &v, 8);
+        size_t n = 0;
+        for (auto it = code.begin(); (it = std::search(it, code.end(), want, want + 10)) != code.end(); ++it)
+            n++;
+        return n;
+    };
+    struct Case {
+        const uint8_t* loaded;
+        bool jump_target;
+        size_t guards;
+    };
+    const KfuncProto* k = find_kfunc("bpf_strlen");
+    ASSERT_NE(k, nullptr);
+    for (const IsaLevel level : levels())
+        for (const Case& c : {Case{s, false, 0}, Case{s, true, 1}, Case{other, false, 1}}) {
+            std::vector<isa::Insn> p = {isa::Insn{0x18, 1, 0, 0, int32_t(uint32_t(addr(c.loaded)))},
+                                        isa::Insn{0, 0, 0, 0, int32_t(uint32_t(addr(c.loaded) >> 32))}};
+            if (c.jump_target)
+                p.push_back(isa::Insn{0x05, 0, 0, 0, 0}); // ja +0: the call is a jump target
+            const auto call_pc = int32_t(p.size());
+            p.push_back(isa::Insn{0x85, 0, uint8_t(isa::BPF_PSEUDO_KFUNC_CALL), 0, kfunc_index("bpf_strlen")});
+            p.push_back(isa::Insn{0x95, 0, 0, 0, 0});
+            verifier::VerifiedProgram vp;
+            vp.call_facts.push_back(verifier::CallFacts{call_pc, {at(s, end(), false), ArgFact{}, ArgFact{}}});
+            exec::jit::CompileOptions opts = isa_options(level);
+            opts.call_sites = true;
+            opts.verified = &vp;
+            auto prog = exec::jit::compile(p, opts);
+            ASSERT_TRUE(prog) << prog.error().message;
+            (*prog)->keep_call_site_region(0, &guarded_);
+            EXPECT_EQ(guards((*prog)->code(), addr(s)), c.guards) << level.name << " jump target " << c.jump_target;
+            auto r = (*prog)->run(0, ctx_, *stack_);
+            ASSERT_TRUE(r.ok) << r.error;
+            EXPECT_EQ(r.r0, k->fn(addr(c.loaded), 0, 0, 0, 0, &ctx_)) << level.name;
         }
     skip_without_avx2();
 }

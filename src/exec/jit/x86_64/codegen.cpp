@@ -11,6 +11,8 @@
 #include "exec/jit/x86_64/codegen.hpp"
 
 #include <algorithm>
+#include <array>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -137,7 +139,7 @@ class Gen {
     void jump(bool w64, bool reg, Sem s, const isa::Insn& i, size_t target);
     void call_native(uint64_t fn, bool callback_capable);
     void call_site(size_t pc, const runtime::CallSiteEntries& e, bool check_abort);
-    bool site_guard(const verifier::ArgFact* f, const x86::Gp& ptr, const x86::Gp& span, const Label& miss);
+    bool site_guard(const verifier::ArgFact* f, int reg, const x86::Gp& span, const Label& miss);
     void call_local(size_t pc, size_t target);
     void jump_to(const Label& l, CC cc, bool always);
     void jcc(CC cc, const Label& l) { jump_to(l, cc, false); }
@@ -166,6 +168,10 @@ class Gen {
     ShortPool short_pool_;             // the short paths' constants (emit_short_constants), after the stubs
     Label enter_, enter_exit_, enter_main_, fail_;
     size_t insn_pc_ = 0; // the instruction emit_insn is emitting: a helper or kfunc call's abort stub names it
+    // Per BPF register, the ld_imm64 value it holds here when the straight-line code since the last jump target
+    // set it and nothing wrote it after (track_imm64): a call site's guard of that exact address is then proved.
+    std::array<std::optional<uint64_t>, 11> imm64_;
+    void track_imm64(size_t pc, const isa::OpInfo& op);
     // Lean program (one BPF function, no callback-taking helper): main runs inline in enter_main_ (a LeanFn) and
     // exits straight to its caller; stubs return their status in rdx instead of unwinding through the RunState.
     bool single_ = false;
@@ -364,12 +370,15 @@ Status Gen::run(Emitted* out) {
             a_.align(asmjit::AlignMode::kCode, kLoopAlign);
             aligns_.push_back(a_.offset());
         }
-        if (body_[pc].isValid())
+        if (body_[pc].isValid()) {
             a_.bind(body_[pc]);
+            imm64_.fill(std::nullopt); // another path may arrive here
+        }
         out->insn_offsets[pc] = uint32_t(a_.offset());
         if (isa::slots(op) == 2)
             out->insn_offsets[pc + 1] = out->insn_offsets[pc];
         emit_insn(pc, op, insns_[pc]);
+        track_imm64(pc, op);
         prev = &op;
         pc += size_t(isa::slots(op));
     }
@@ -898,7 +907,7 @@ void Gen::call_site(size_t pc, const runtime::CallSiteEntries& e, bool check_abo
             continue;
         const x86::Gp S = span_reg[k];
         const verifier::ArgFact* f = facts && e.ptr_regs[k] <= 3 ? &facts->args[e.ptr_regs[k] - 1] : nullptr;
-        if (site_guard(f, q(e.ptr_regs[k]), S, ms.miss)) {
+        if (site_guard(f, e.ptr_regs[k], S, ms.miss)) {
             known.span[k] = f->span;
             known.bytes[k] = f->frozen ? reinterpret_cast<const uint8_t*>(f->value) : nullptr;
             continue;
@@ -926,16 +935,64 @@ void Gen::call_site(size_t pc, const runtime::CallSiteEntries& e, bool check_abo
     }
 }
 
-// A pointer the verifier's fact F names (one global-data address): `ptr` must be that address, else the cold
-// path's look-up decides; its span is an immediate. False (nothing emitted) without such a fact.
-bool Gen::site_guard(const verifier::ArgFact* f, const x86::Gp& ptr, const x86::Gp& span, const Label& miss) {
+// A pointer the verifier's fact F names (one global-data address): `ptr` (BPF register `reg`) must be that
+// address, else the cold path's look-up decides; its span is an immediate. The compare is left out when the
+// straight-line code before the call loaded that very address into the register (imm64_). False (nothing
+// emitted) without such a fact.
+bool Gen::site_guard(const verifier::ArgFact* f, int reg, const x86::Gp& span, const Label& miss) {
     if (!f || f->kind != verifier::ArgFact::Kind::address || f->span == 0)
         return false;
-    a_.mov(x86::r11, imm(f->value));
-    a_.cmp(ptr, x86::r11);
-    jcc(CC::kNE, miss);
+    if (imm64_[size_t(reg)] != f->value) {
+        a_.mov(x86::r11, imm(f->value));
+        a_.cmp(q(reg), x86::r11);
+        jcc(CC::kNE, miss);
+    }
     a_.mov(span.r32(), imm(f->span));
     return true;
+}
+
+// After the instruction at pc: what imm64_ knows. An ld_imm64 of a value sets its register; anything else that may
+// write a register forgets it (stores and jumps write none; calls clobber r0..r5; an atomic may write r0 and its src).
+void Gen::track_imm64(size_t pc, const isa::OpInfo& op) {
+    const isa::Insn& i = insns_[pc];
+    auto forget = [&](int r) { imm64_[size_t(r)] = std::nullopt; };
+    switch (op.shape) {
+    case Shape::LDDW:
+        if (op.sem == Sem::imm)
+            imm64_[i.dst] = uint64_t(uint32_t(i.imm)) | (uint64_t(uint32_t(insns_[pc + 1].imm)) << 32);
+        else
+            forget(i.dst);
+        break;
+    case Shape::ST:
+    case Shape::STX:
+    case Shape::ARENA_ST:
+    case Shape::ARENA_STX:
+    case Shape::JA:
+    case Shape::JMP_K:
+    case Shape::JMP_X:
+    case Shape::JMP32_K:
+    case Shape::JMP32_X:
+    case Shape::GOTOL:
+    case Shape::MAY_GOTO:
+    case Shape::EXIT:
+        break;
+    case Shape::ALU64_K:
+    case Shape::ALU64_X:
+    case Shape::ALU32_K:
+    case Shape::ALU32_X:
+    case Shape::NEG64:
+    case Shape::NEG32:
+    case Shape::END:
+    case Shape::LDX:
+    case Shape::LDSX:
+    case Shape::ARENA_LDX:
+    case Shape::ARENA_LDSX:
+        forget(i.dst);
+        break;
+    default: // calls, atomics, legacy packet loads: everything
+        imm64_.fill(std::nullopt);
+        break;
+    }
 }
 
 void Gen::call_local(size_t pc, size_t target) {

@@ -48,7 +48,8 @@ struct ShortIsa {
 // Emits `kind`'s inline path. On entry the BPF argument registers hold the call's arguments and rcx / r8 the spans
 // of the string pointers (as the resolved entry gets them); r12 = &ctx. The path either leaves the answer in rax
 // and jumps to `done`, or jumps to `call` with every argument register unchanged (it uses only rax, r9..r11 and
-// xmm0..xmm5, all of which a call clobbers anyway). `verified_off` is RunContext::verified's offset (bpf_strncmp
+// xmm0..xmm7 (the AVX2 paths: ymm0..ymm7), all of which a call clobbers anyway; on the way to `done` also the
+// argument registers, which the call would clobber too). `verified_off` is RunContext::verified's offset (bpf_strncmp
 // trusts its s1 size only in verified runs). Jumps to `call` are rel32, those to `done` rel8 in the paths up to
 // strncmp: `call` must follow the path directly and `done` come within a few bytes after `call`. The paths of
 // strspn, strcspn and the strstr family use SSE4.2 and are emitted only when `sse42` (else nothing: the call
@@ -61,9 +62,9 @@ void emit_short_path(asmjit::x86::Assembler& a, runtime::ShortPath kind, const a
 // The pool's constants: 16-byte aligned data, then the 32-byte aligned wide constants.
 void emit_short_constants(asmjit::x86::Assembler& a, ShortPool& pool);
 
-// short_strings_wide.cpp: the AVX2 path of `kind` (false: none emitted, the 16-byte path serves the site alone);
-// `narrow` is where the 16-byte path starts (it must follow). Its 32-byte constants, emitted by
-// emit_short_constants.
+// short_strings_wide.cpp (and short_strings_wide_bounded.cpp): the AVX2 path of `kind` (false: none emitted, the
+// 16-byte path serves the site alone); `narrow` is where the 16-byte path starts (it must follow). Its 32-byte
+// constants, emitted by emit_short_constants.
 bool emit_wide_path(asmjit::x86::Assembler& a, runtime::ShortPath kind, const asmjit::Label& call,
                     const asmjit::Label& done, const asmjit::Label& narrow, int32_t verified_off,
                     const SiteKnowledge& known, ShortPool& pool);
