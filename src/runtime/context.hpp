@@ -4,6 +4,7 @@
 #pragma once
 #include <cstdint>
 #include <cstdio>
+#include <span>
 #include <string>
 
 #include "runtime/memory/registry.hpp"
@@ -12,12 +13,21 @@ namespace strbpf::runtime {
 
 class ObjectInstance;
 
+// The call stacks a run's program sees (bpf_get_stackid, bpf_get_stack, bpf_get_task_stack): return addresses,
+// innermost first, as the kernel's perf callchain lists them. RunContext::stacks null: stack_helpers.hpp's
+// default_stack_model(), the modelled stack docs/maps.md describes.
+struct StackModel {
+    std::span<const uint64_t> kernel;
+    std::span<const uint64_t> user;
+};
+
 struct RunContext {
     RunMemory mem;
     const ObjectInstance* instance = nullptr;
     std::FILE* trace_out = stderr; // bpf_trace_printk
     uint32_t cpu = 0;              // the CPU the run is on: per-CPU map values, bpf_get_smp_processor_id
     uint64_t sock = 0;             // the test run's socket (skb->sk), the owner of its sk storage; 0: none
+    const StackModel* stacks = nullptr; // the stacks the program sees; null: the default modelled stacks
 
     // Set by the engine that runs the program: calls a BPF callback (the value an ld_imm64 BPF_PSEUDO_FUNC
     // produced in that engine) with r1..r5 and returns its r0. bpf_loop and for_each_map_elem use it. A callback
