@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -24,6 +25,10 @@ struct RunOptions {
     uint32_t cpu = 0;          // the CPU the program runs as: per-CPU map values, bpf_get_smp_processor_id
     std::FILE* trace = stderr; // where bpf_trace_printk writes
     bool timed = false;        // fill RunResult::duration_ns (two clock reads around the runs); else it is 0
+    // The call stacks bpf_get_stackid and bpf_get_stack see: return addresses, innermost first (empty: no frames,
+    // as a kernel thread's user stack). Unset: strbpf's modelled stacks (docs/maps.md, "Stack traces").
+    std::optional<std::vector<uint64_t>> kernel_stack;
+    std::optional<std::vector<uint64_t>> user_stack;
 };
 
 struct RunResult {

@@ -13,6 +13,7 @@
 #include "exec/contexts.hpp"
 #include "exec/interp/interpreter.hpp"
 #include "exec/runner.hpp"
+#include "runtime/helpers/stack_helpers.hpp"
 
 namespace strbpf {
 namespace {
@@ -91,6 +92,7 @@ struct RunScratch {
     exec::TestRunContext trc;     // the other types' ctx and packet
     exec::RunRequest req;
     exec::RunReport rep;
+    runtime::StackModel stacks; // RunOptions' stacks, when it names them
     bool busy = false; // a run on this thread is using it (an embedder's helper may run a program itself)
 };
 
@@ -98,7 +100,7 @@ namespace {
 
 // The run context for one full run of ST: the instance's memory, the stack, cpu, trace stream, verified flag.
 void reset_run_context(runtime::RunContext& ctx, const Object::Impl& o, const ProgramState& st,
-                       const RunOptions& opts, runtime::StackArea& stack) {
+                       const RunOptions& opts, runtime::StackArea& stack, runtime::StackModel& stacks) {
     runtime::prepare_run_context(ctx, o.inst.get(), &stack);
     const uint32_t cpus = runtime::possible_cpus();
     ctx.cpu = opts.cpu < cpus ? opts.cpu : opts.cpu % cpus;
@@ -106,6 +108,12 @@ void reset_run_context(runtime::RunContext& ctx, const Object::Impl& o, const Pr
     ctx.verified = st.engine != Engine::interp_checked;
     ctx.ctx_model = 0;
     ctx.tail_call_cnt = 0;
+    if (opts.kernel_stack || opts.user_stack) {
+        const runtime::StackModel& d = runtime::default_stack_model();
+        stacks = {opts.kernel_stack ? std::span<const uint64_t>(*opts.kernel_stack) : d.kernel,
+                  opts.user_stack ? std::span<const uint64_t>(*opts.user_stack) : d.user};
+        ctx.stacks = &stacks;
+    }
 }
 
 // A ctx that is the caller's bytes (syscall, raw_tp, tp, kprobe; an embedder's type: exactly its ctx_size), copied
@@ -143,7 +151,7 @@ Status full_run(const Object::Impl& o, const ProgramState& st, const RunOptions&
             return make_error(ok.error().message, -EINVAL);
     if (st.engine != Engine::interp_checked && !ext)
         STRBPF_TRY(exec::check_ctx_size(st.spec->type, opts.ctx.size(), *st.linked->cache));
-    reset_run_context(s.ctx, o, st, opts, stack);
+    reset_run_context(s.ctx, o, st, opts, stack, s.stacks);
     uint64_t r1 = 0;
     if (bytes) {
         STRBPF_TRY(bytes_ctx(st, ext, opts, s, &r1));

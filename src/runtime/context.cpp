@@ -11,6 +11,7 @@ void prepare_run_context(RunContext& ctx, const ObjectInstance* instance, StackA
     ctx.mem.set_shared(instance ? &instance->registry() : nullptr);
     ctx.mem.clear_local();
     ctx.sock = 0;
+    ctx.stacks = nullptr;
     ctx.aborted = false;
     ctx.abort_message.clear();
     if (stack)

@@ -4,6 +4,7 @@
 #pragma once
 #include <cstdint>
 #include <cstdio>
+#include <span>
 #include <string>
 
 #include "runtime/memory/registry.hpp"
@@ -22,6 +23,14 @@ struct TraceFrame {
     uint64_t func_ip = 0; // the traced function's address (modelled, exec/contexts_tracing.cpp)
 };
 
+// The call stacks a run's program sees (bpf_get_stackid, bpf_get_stack, bpf_get_task_stack): return addresses,
+// innermost first, as the kernel's perf callchain lists them. RunContext::stacks null: stack_helpers.hpp's
+// default_stack_model(), the modelled stack docs/maps.md describes.
+struct StackModel {
+    std::span<const uint64_t> kernel;
+    std::span<const uint64_t> user;
+};
+
 struct RunContext {
     RunMemory mem;
     const ObjectInstance* instance = nullptr;
@@ -31,6 +40,7 @@ struct RunContext {
     const TraceFrame* trace = nullptr; // a tracing program's trampoline frame while it runs; null: none
     uint64_t attach_cookie = 0;        // bpf_get_attach_cookie: the cookie of the link the run models (0: none)
     uint64_t current_task = 0;         // bpf_get_current_task_btf: the run's modelled task_struct; 0: none
+    const StackModel* stacks = nullptr; // the stacks the program sees; null: the default modelled stacks
 
     // Set by the engine that runs the program: calls a BPF callback (the value an ld_imm64 BPF_PSEUDO_FUNC
     // produced in that engine) with r1..r5 and returns its r0. bpf_loop and for_each_map_elem use it. A callback

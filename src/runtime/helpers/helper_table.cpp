@@ -24,6 +24,7 @@
 #include "runtime/helpers/skb_helpers.hpp"
 #include "runtime/helpers/snprintf_helpers.hpp"
 #include "runtime/helpers/sock_helpers.hpp"
+#include "runtime/helpers/stack_helpers.hpp"
 #include "runtime/helpers/storage_helpers.hpp"
 #include "runtime/helpers/xdp_helpers.hpp"
 #include "runtime/helpers/string_helpers.hpp"
@@ -123,10 +124,10 @@ constexpr HelperProto kHelpers[] = {
     {26, "bpf_skb_load_bytes", bpf_skb_load_bytes_helper, R::integer, {A::ptr_to_ctx, A::anything, A::ptr_to_uninit_mem, A::const_size, _}, false, T("socket_filter sched_cls sched_act cgroup_skb lwt_in lwt_out lwt_xmit sk_skb lwt_seg6local"), false, 0},
     {26, "bpf_skb_load_bytes", bpf_skb_load_bytes_helper, R::integer, {A::ptr_to_ctx, A::anything, A::ptr_to_uninit_mem, A::const_size, _}, false, T("sk_reuseport"), false, 0}, // sk_reuseport_load_bytes_proto
     {26, "bpf_skb_load_bytes", bpf_skb_load_bytes_helper, R::integer, {A::ptr_to_ctx, A::anything, A::ptr_to_uninit_mem, A::const_size, _}, false, T("flow_dissector"), false, 0}, // bpf_flow_dissector_load_bytes_proto
-    {27, "bpf_get_stackid", nullptr, R::integer, {A::ptr_to_ctx, A::const_map_ptr, A::anything, _, _}, true, T("kprobe"), false, 0},
-    {27, "bpf_get_stackid", nullptr, R::integer, {A::ptr_to_ctx, A::const_map_ptr, A::anything, _, _}, true, T("tracepoint"), false, 0}, // bpf_get_stackid_proto_tp
-    {27, "bpf_get_stackid", nullptr, R::integer, {A::ptr_to_ctx, A::const_map_ptr, A::anything, _, _}, false, T("perf_event"), false, 0}, // bpf_get_stackid_proto_pe
-    {27, "bpf_get_stackid", nullptr, R::integer, {A::ptr_to_ctx, A::const_map_ptr, A::anything, _, _}, true, T("raw_tracepoint raw_tracepoint_writable tracing lsm syscall"), false, 0}, // bpf_get_stackid_proto_raw_tp
+    {27, "bpf_get_stackid", bpf_get_stackid_helper, R::integer, {A::ptr_to_ctx, A::const_map_ptr, A::anything, _, _}, true, T("kprobe"), false, 0},
+    {27, "bpf_get_stackid", bpf_get_stackid_helper, R::integer, {A::ptr_to_ctx, A::const_map_ptr, A::anything, _, _}, true, T("tracepoint"), false, 0}, // bpf_get_stackid_proto_tp
+    {27, "bpf_get_stackid", bpf_get_stackid_helper, R::integer, {A::ptr_to_ctx, A::const_map_ptr, A::anything, _, _}, false, T("perf_event"), false, 0}, // bpf_get_stackid_proto_pe
+    {27, "bpf_get_stackid", bpf_get_stackid_helper, R::integer, {A::ptr_to_ctx, A::const_map_ptr, A::anything, _, _}, true, T("raw_tracepoint raw_tracepoint_writable tracing lsm syscall"), false, 0}, // bpf_get_stackid_proto_raw_tp
     {28, "bpf_csum_diff", bpf_csum_diff_helper, R::integer, {A::ptr_to_mem_rdonly_or_null, A::const_size_or_zero, A::ptr_to_mem_rdonly_or_null, A::const_size_or_zero, A::anything}, false, T("sched_cls sched_act xdp lwt_in lwt_out lwt_xmit lwt_seg6local"), true, 0},
     {29, "bpf_skb_get_tunnel_opt", nullptr, R::integer, {A::ptr_to_ctx, A::ptr_to_uninit_mem, A::const_size, _, _}, false, T("sched_cls sched_act lwt_xmit"), false, 0},
     {30, "bpf_skb_set_tunnel_opt", nullptr, R::integer, {A::ptr_to_ctx, A::ptr_to_mem_rdonly, A::const_size, _, _}, false, T("sched_cls sched_act lwt_xmit"), false, 0},
@@ -176,10 +177,10 @@ constexpr HelperProto kHelpers[] = {
     {64, "bpf_bind", nullptr, R::integer, {A::ptr_to_ctx, A::ptr_to_mem_rdonly, A::const_size, _, _}, false, T("cgroup_sock_addr"), false, 0},
     {65, "bpf_xdp_adjust_tail", bpf_xdp_adjust_tail_helper, R::integer, {A::ptr_to_ctx, A::anything, _, _, _}, false, T("xdp"), false, kChangesPktData},
     {66, "bpf_skb_get_xfrm_state", nullptr, R::integer, {A::ptr_to_ctx, A::anything, A::ptr_to_uninit_mem, A::const_size, A::anything}, false, T("sched_cls sched_act"), false, 0},
-    {67, "bpf_get_stack", nullptr, R::integer, {A::ptr_to_ctx, A::ptr_to_uninit_mem, A::const_size_or_zero, A::anything, _}, true, T("kprobe"), false, 0},
-    {67, "bpf_get_stack", nullptr, R::integer, {A::ptr_to_ctx, A::ptr_to_uninit_mem, A::const_size_or_zero, A::anything, _}, true, T("tracepoint"), false, 0}, // bpf_get_stack_proto_tp
-    {67, "bpf_get_stack", nullptr, R::integer, {A::ptr_to_ctx, A::ptr_to_uninit_mem, A::const_size_or_zero, A::anything, _}, true, T("perf_event"), false, 0}, // bpf_get_stack_proto_pe
-    {67, "bpf_get_stack", nullptr, R::integer, {A::ptr_to_ctx, A::ptr_to_mem_rdonly, A::const_size_or_zero, A::anything, _}, true, T("raw_tracepoint raw_tracepoint_writable tracing lsm syscall"), false, 0}, // bpf_get_stack_proto_raw_tp
+    {67, "bpf_get_stack", bpf_get_stack_helper, R::integer, {A::ptr_to_ctx, A::ptr_to_uninit_mem, A::const_size_or_zero, A::anything, _}, true, T("kprobe"), false, 0},
+    {67, "bpf_get_stack", bpf_get_stack_helper, R::integer, {A::ptr_to_ctx, A::ptr_to_uninit_mem, A::const_size_or_zero, A::anything, _}, true, T("tracepoint"), false, 0}, // bpf_get_stack_proto_tp
+    {67, "bpf_get_stack", bpf_get_stack_helper, R::integer, {A::ptr_to_ctx, A::ptr_to_uninit_mem, A::const_size_or_zero, A::anything, _}, true, T("perf_event"), false, 0}, // bpf_get_stack_proto_pe
+    {67, "bpf_get_stack", bpf_get_stack_helper, R::integer, {A::ptr_to_ctx, A::ptr_to_mem_rdonly, A::const_size_or_zero, A::anything, _}, true, T("raw_tracepoint raw_tracepoint_writable tracing lsm syscall"), false, 0}, // bpf_get_stack_proto_raw_tp
     {68, "bpf_skb_load_bytes_relative", nullptr, R::integer, {A::ptr_to_ctx, A::anything, A::ptr_to_uninit_mem, A::const_size, A::anything}, false, T("socket_filter sched_cls sched_act cgroup_skb"), false, 0},
     {68, "bpf_skb_load_bytes_relative", nullptr, R::integer, {A::ptr_to_ctx, A::anything, A::ptr_to_uninit_mem, A::const_size, A::anything}, false, T("sk_reuseport"), false, 0}, // sk_reuseport_load_bytes_relative_proto
     {69, "bpf_fib_lookup", nullptr, R::integer, {A::ptr_to_ctx, A::ptr_to_mem, A::const_size, A::anything, _}, true, T("sched_cls sched_act"), false, 0}, // bpf_skb_fib_lookup_proto
@@ -273,7 +274,7 @@ constexpr HelperProto kHelpers[] = {
     {138, "bpf_skc_to_tcp_timewait_sock", bpf_skc_to_helper, R::ptr_to_btf_id_or_null, {A::ptr_to_btf_id_sock_common, _, _, _, _}, false, T("socket_filter sched_cls sched_act xdp cgroup_skb lwt_in lwt_out lwt_xmit sock_ops sk_skb sk_msg cgroup_sock_addr lwt_seg6local flow_dissector tracing lsm sk_lookup syscall"), false, 0},
     {139, "bpf_skc_to_tcp_request_sock", bpf_skc_to_helper, R::ptr_to_btf_id_or_null, {A::ptr_to_btf_id_sock_common, _, _, _, _}, false, T("socket_filter sched_cls sched_act xdp cgroup_skb lwt_in lwt_out lwt_xmit sock_ops sk_skb sk_msg cgroup_sock_addr lwt_seg6local flow_dissector tracing lsm sk_lookup syscall"), false, 0},
     {140, "bpf_skc_to_udp6_sock", bpf_skc_to_helper, R::ptr_to_btf_id_or_null, {A::ptr_to_btf_id_sock_common, _, _, _, _}, false, T("socket_filter sched_cls sched_act xdp cgroup_skb lwt_in lwt_out lwt_xmit sock_ops sk_skb sk_msg cgroup_sock_addr lwt_seg6local flow_dissector tracing lsm sk_lookup syscall"), false, 0},
-    {141, "bpf_get_task_stack", nullptr, R::integer, {A::ptr_to_btf_id, A::ptr_to_uninit_mem, A::const_size_or_zero, A::anything, _}, false, kAll, false, 0},
+    {141, "bpf_get_task_stack", bpf_get_task_stack_helper, R::integer, {A::ptr_to_btf_id, A::ptr_to_uninit_mem, A::const_size_or_zero, A::anything, _}, false, kAll, false, 0},
     {142, "bpf_load_hdr_opt", nullptr, R::integer, {A::ptr_to_ctx, A::ptr_to_mem_write, A::const_size, A::anything, _}, false, T("sock_ops"), false, 0}, // bpf_sock_ops_load_hdr_opt_proto
     {143, "bpf_store_hdr_opt", nullptr, R::integer, {A::ptr_to_ctx, A::ptr_to_mem_rdonly, A::const_size, A::anything, _}, false, T("sock_ops"), false, kChangesPktData}, // bpf_sock_ops_store_hdr_opt_proto
     {144, "bpf_reserve_hdr_opt", nullptr, R::integer, {A::ptr_to_ctx, A::anything, A::anything, _, _}, false, T("sock_ops"), false, 0}, // bpf_sock_ops_reserve_hdr_opt_proto
@@ -288,8 +289,8 @@ constexpr HelperProto kHelpers[] = {
     {153, "bpf_per_cpu_ptr", nullptr, R::mem_or_btf_id_rdonly_or_null, {A::ptr_to_percpu_btf_id, A::anything, _, _, _}, false, kAll, false, 0},
     {154, "bpf_this_cpu_ptr", nullptr, R::mem_or_btf_id_rdonly, {A::ptr_to_percpu_btf_id, _, _, _, _}, false, kAll, false, 0},
     {155, "bpf_redirect_peer", nullptr, R::integer, {A::anything, A::anything, _, _, _}, false, T("sched_cls sched_act"), false, 0},
-    {156, "bpf_task_storage_get", nullptr, R::map_value_or_null, {A::const_map_ptr, A::ptr_to_btf_id_or_null, A::ptr_to_map_value_or_null, A::anything, _}, false, kAll, false, 0}, // bpf_task_storage_get_recur_proto
-    {157, "bpf_task_storage_delete", nullptr, R::integer, {A::const_map_ptr, A::ptr_to_btf_id_or_null, _, _, _}, false, kAll, false, 0}, // bpf_task_storage_delete_recur_proto
+    {156, "bpf_task_storage_get", bpf_task_storage_get_helper, R::map_value_or_null, {A::const_map_ptr, A::ptr_to_btf_id_or_null, A::ptr_to_map_value_or_null, A::anything, _}, false, kAll, false, 0}, // bpf_task_storage_get_recur_proto
+    {157, "bpf_task_storage_delete", bpf_task_storage_delete_helper, R::integer, {A::const_map_ptr, A::ptr_to_btf_id_or_null, _, _, _}, false, kAll, false, 0}, // bpf_task_storage_delete_recur_proto
     {158, "bpf_get_current_task_btf", bpf_get_current_task_btf_helper, R::ptr_to_btf_id_trusted, {_, _, _, _, _}, true, kAll, false, 0},
     {159, "bpf_bprm_opts_set", nullptr, R::integer, {A::ptr_to_btf_id, A::anything, _, _, _}, false, T("lsm"), false, 0},
     {160, "bpf_ktime_get_coarse_ns", bpf_ktime_get_coarse_ns_helper, R::integer, {_, _, _, _, _}, false, T("all -kprobe -tracepoint -perf_event -cgroup_device -raw_tracepoint -lirc_mode2 -raw_tracepoint_writable -cgroup_sockopt -tracing -struct_ops -lsm -syscall -netfilter"), false, 0},
@@ -349,8 +350,8 @@ constexpr HelperProto kHelpers[] = {
     {207, "bpf_tcp_raw_check_syncookie_ipv6", nullptr, R::integer, {A::ptr_to_fixed_size_mem, A::ptr_to_fixed_size_mem, _, _, _}, true, T("sched_cls sched_act xdp"), true, 0},
     {208, "bpf_ktime_get_tai_ns", bpf_ktime_get_tai_ns_helper, R::integer, {_, _, _, _, _}, false, kAll, false, 0},
     {209, "bpf_user_ringbuf_drain", bpf_user_ringbuf_drain_helper, R::integer, {A::const_map_ptr, A::ptr_to_func, A::ptr_to_stack_or_null, A::anything, _}, false, kAll, false, 0, {2, CallbackKind::sync, CallbackFrame::dynptr}},
-    {210, "bpf_cgrp_storage_get", nullptr, R::map_value_or_null, {A::const_map_ptr, A::ptr_to_btf_id_or_null, A::ptr_to_map_value_or_null, A::anything, _}, false, kAll, false, 0},
-    {211, "bpf_cgrp_storage_delete", nullptr, R::integer, {A::const_map_ptr, A::ptr_to_btf_id_or_null, _, _, _}, false, kAll, false, 0},
+    {210, "bpf_cgrp_storage_get", bpf_cgrp_storage_get_helper, R::map_value_or_null, {A::const_map_ptr, A::ptr_to_btf_id_or_null, A::ptr_to_map_value_or_null, A::anything, _}, false, kAll, false, 0},
+    {211, "bpf_cgrp_storage_delete", bpf_cgrp_storage_delete_helper, R::integer, {A::const_map_ptr, A::ptr_to_btf_id_or_null, _, _, _}, false, kAll, false, 0},
 };
 
 constexpr int kMaxHelperId = 212; // __BPF_FUNC_MAX_ID of 6.18

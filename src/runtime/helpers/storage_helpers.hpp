@@ -17,4 +17,21 @@ uint64_t bpf_sk_storage_get_helper(uint64_t map, uint64_t sk, uint64_t value, ui
                                    RunContext* ctx);
 // bpf_sk_storage_delete(map, sk). Returns: 0; -EINVAL (SK NULL); -ENOENT (no storage of SK).
 uint64_t bpf_sk_storage_delete_helper(uint64_t map, uint64_t sk, uint64_t, uint64_t, uint64_t, RunContext* ctx);
+
+// bpf_task_storage_get(map, task, value, flags) (kernel/bpf/bpf_task_storage.c): the storage of TASK, the current
+// task (task_helpers.hpp; a run reaching another task stops, naming the helper), in a task_storage map, created
+// from VALUE (zeros when NULL) with BPF_LOCAL_STORAGE_GET_F_CREATE. It lives as long as the thread's task in the
+// map. Returns: the value; NULL when TASK is NULL, flags is above BPF_LOCAL_STORAGE_GET_F_CREATE, the storage is
+// absent and not created, or no slot is left. (The kernel's NULL for a recursive call on one CPU, its
+// bpf_task_storage_trylock, cannot happen in a strbpf run.)
+uint64_t bpf_task_storage_get_helper(uint64_t map, uint64_t task, uint64_t value, uint64_t flags, uint64_t,
+                                     RunContext* ctx);
+// bpf_task_storage_delete(map, task). Returns: 0; -EINVAL (TASK NULL); -ENOENT (no storage of TASK). (-EBUSY, the
+// kernel's answer to a recursive call, cannot happen in a strbpf run.)
+uint64_t bpf_task_storage_delete_helper(uint64_t map, uint64_t task, uint64_t, uint64_t, uint64_t, RunContext* ctx);
+// bpf_cgrp_storage_get / _delete (kernel/bpf/bpf_cgrp_storage.c) with a NULL cgroup: NULL and -EINVAL. No strbpf run
+// has a cgroup pointer (they come from kfuncs and task fields its engines do not run): one stops the run.
+uint64_t bpf_cgrp_storage_get_helper(uint64_t map, uint64_t cgroup, uint64_t, uint64_t, uint64_t, RunContext* ctx);
+uint64_t bpf_cgrp_storage_delete_helper(uint64_t map, uint64_t cgroup, uint64_t, uint64_t, uint64_t,
+                                        RunContext* ctx);
 } // namespace strbpf::runtime

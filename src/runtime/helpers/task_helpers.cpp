@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: BSD-2-Clause
 // bpf_get_current_uid_gid (15), bpf_get_current_comm (16), bpf_get_numa_node_id (42), bpf_ktime_get_coarse_ns
-// (160) and bpf_ktime_get_tai_ns (208), runtime stage (kernel/bpf/helpers.c). The current task is the thread
-// running the program, as it is for the kernel's BPF_PROG_TEST_RUN.
+// (160), bpf_ktime_get_tai_ns (208) and the current task (bpf_get_current_task_btf's answer outside tracing runs), runtime stage (kernel/bpf/helpers.c). The
+// current task is the thread running the program, as it is for the kernel's BPF_PROG_TEST_RUN.
 #include "runtime/helpers/task_helpers.hpp"
+
+#include "runtime/maps/sk_storage_map.hpp"
 
 #include <sys/prctl.h>
 #include <time.h>
@@ -57,6 +59,21 @@ uint64_t bpf_ktime_get_coarse_ns_helper(uint64_t, uint64_t, uint64_t, uint64_t, 
 
 uint64_t bpf_ktime_get_tai_ns_helper(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, RunContext*) {
     return clock_ns(CLOCK_TAI);
+}
+
+namespace {
+struct CurrentTask {
+    uint64_t tid = uint64_t(gettid());
+    ~CurrentTask() { drop_task_storage(kHostTask | tid); }
+};
+thread_local CurrentTask current_task;
+} // namespace
+
+uint64_t current_task_token() { return reinterpret_cast<uint64_t>(&current_task); }
+
+uint64_t current_task_owner(uint64_t token, const RunContext* ctx) {
+    const bool current = token == current_task_token() || (ctx && ctx->current_task && token == ctx->current_task);
+    return current ? kHostTask | current_task.tid : 0;
 }
 
 } // namespace strbpf::runtime

@@ -17,6 +17,8 @@
 // without the run's modelled task.
 #include "runtime/helpers/trace_frame_helpers.hpp"
 
+#include "runtime/helpers/task_helpers.hpp"
+
 #include <cstring>
 
 #include <fmt/format.h>
@@ -80,12 +82,10 @@ uint64_t bpf_get_attach_cookie_helper(uint64_t, uint64_t, uint64_t, uint64_t, ui
 }
 
 // A trusted task_struct the verifier lets the program read by BTF: the modelled one a tracing test run registers
-// (exec/contexts_tracing.cpp). Other runs have no kernel task to give: the run ends naming the helper.
+// (exec/contexts_tracing.cpp); elsewhere the calling thread's token (task_helpers.hpp), which task storage and
+// bpf_get_task_stack know as the current task and no engine loads through.
 uint64_t bpf_get_current_task_btf_helper(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, RunContext* ctx) {
-    if (!ctx->current_task)
-        ctx->abort("bpf_get_current_task_btf#158 is modelled in tracing test runs only (fentry, fexit, fmod_ret): "
-                   "this run has no modelled task");
-    return ctx->current_task;
+    return ctx->current_task ? ctx->current_task : current_task_token();
 }
 
 } // namespace strbpf::runtime

@@ -5,6 +5,7 @@
 #include "runtime/maps/cgroup_storage_map.hpp"
 #include "runtime/maps/fd_maps.hpp"
 #include "runtime/maps/sk_storage_map.hpp"
+#include "runtime/maps/stack_trace_map.hpp"
 #include "runtime/maps/user_ringbuf_map.hpp"
 
 #include <bpf/libbpf.h>
@@ -73,7 +74,12 @@ Result<std::unique_ptr<Map>> create_map(const loader::MapSpec& given) {
     case loader::kMapArena:
         return ArenaMap::create(spec);
     case loader::kMapSkStorage:
-        return create_sk_storage_map(spec);
+    case loader::kMapTaskStorage:
+    case loader::kMapInodeStorage:
+    case loader::kMapCgrpStorage:
+        return create_local_storage_map(spec);
+    case loader::kMapStackTrace:
+        return create_stack_trace_map(spec);
     default:
         break;
     }

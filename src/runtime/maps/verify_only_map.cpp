@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 // Map types strbpf creates so that programs using them load and are verified with the kernel's rules, but whose
-// operations it does not run (runtime stage): sockets, devices, CPUs, cgroup arrays, stack traces, inode/task/cgrp
-// local storage (the cgroup storages run: cgroup_storage_map.hpp; sk storage too: sk_storage_map.hpp). The spec
-// rules are each type's map_alloc_check in Linux 6.18.
+// operations it does not run (runtime stage): sockets, devices, CPUs, cgroup arrays (the cgroup storages run:
+// cgroup_storage_map.hpp; local storages and stack traces too: sk_storage_map.hpp, stack_trace_map.hpp). The spec rules are each type's map_alloc_check in Linux 6.18.
 // A helper that reaches one of these maps in a run aborts the run naming the map type; the syscall view answers
 // -EOPNOTSUPP.
 #include <cerrno>
@@ -14,9 +13,7 @@
 namespace strbpf::runtime {
 namespace {
 
-constexpr uint32_t kNoPrealloc = 1u << 0; // BPF_F_NO_PREALLOC
 constexpr int16_t kNonZero = -1;          // any size but 0
-constexpr int16_t kStackTrace = -2;       // a multiple of 8, 8..127*8 (sysctl_perf_event_max_stack 127)
 
 struct SpecRule {
     uint32_t type;
@@ -30,7 +27,6 @@ struct SpecRule {
 
 using namespace loader;
 constexpr SpecRule kRules[] = {
-    {kMapStackTrace, 4, 4, kStackTrace, kStackTrace, false, 0},
     {kMapCgroupArray, 4, 4, 4, 4, false, 0},
     {kMapDevmap, 4, 4, 4, 8, false, 0},
     {kMapSockmap, 4, 4, 4, 8, false, 0},
@@ -39,16 +35,11 @@ constexpr SpecRule kRules[] = {
     {kMapSockhash, kNonZero, kNonZero, 4, 8, false, 0},
     {kMapReuseportSockarray, 4, 4, 4, 8, false, 0},
     {kMapDevmapHash, 4, 4, 4, 8, false, 0},
-    {kMapInodeStorage, 4, 4, kNonZero, kNonZero, true, kNoPrealloc},
-    {kMapTaskStorage, 4, 4, kNonZero, kNonZero, true, kNoPrealloc},
-    {kMapCgrpStorage, 4, 4, kNonZero, kNonZero, true, kNoPrealloc},
 };
 
 bool size_ok(uint32_t size, int16_t a, int16_t b) {
     if (a == kNonZero)
         return size != 0;
-    if (a == kStackTrace)
-        return size >= 8 && size % 8 == 0 && size / 8 <= 127;
     return size == uint32_t(a) || size == uint32_t(b);
 }
 
