@@ -20,6 +20,7 @@
 #include <fmt/format.h>
 
 #include "exec/contexts.hpp"
+#include "loader/btf_view.hpp"
 #include "loader/struct_ops.hpp"
 #include "verifier/btf_target.hpp"
 
@@ -32,10 +33,10 @@ using runtime::RegionKind;
 constexpr size_t kMaxArgs = 12; // MAX_BPF_FUNC_ARGS
 constexpr size_t kMaxState = 64;
 
-const btf_type* skip_mods(const struct btf* b, uint32_t id) {
-    const btf_type* t = btf__type_by_id(b, id);
+const btf_type* skip_mods(BtfRef b, uint32_t id) {
+    const btf_type* t = btfv::type_by_id(b, id);
     while (t && (btf_is_mod(t) || btf_is_typedef(t)))
-        t = btf__type_by_id(b, t->type);
+        t = btfv::type_by_id(b, t->type);
     return t;
 }
 
@@ -51,14 +52,14 @@ struct MemberProto {
 Status member_proto(const std::string& tname, const std::string& member, MemberProto* out) {
     std::string error;
     bool running = false;
-    const struct btf* b = verifier::target_btf(&error, &running);
+    BtfRef b = verifier::target_btf(&error, &running);
     if (!b)
         return make_error("struct_ops test run: " + error);
-    const int sid = btf__find_by_name_kind(b, tname.c_str(), BTF_KIND_STRUCT);
-    const btf_type* st = sid > 0 ? btf__type_by_id(b, uint32_t(sid)) : nullptr;
+    const int sid = btfv::find_by_name_kind(b, tname.c_str(), BTF_KIND_STRUCT);
+    const btf_type* st = sid > 0 ? btfv::type_by_id(b, uint32_t(sid)) : nullptr;
     const btf_type* proto = nullptr;
     for (uint16_t i = 0; st && i < btf_vlen(st); i++)
-        if (member == btf__name_by_offset(b, btf_members(st)[i].name_off))
+        if (member == btfv::name_by_offset(b, btf_members(st)[i].name_off))
             if (const btf_type* p = skip_mods(b, btf_members(st)[i].type); p && btf_is_ptr(p))
                 proto = skip_mods(b, p->type);
     if (!proto || !btf_is_func_proto(proto) || btf_vlen(proto) > kMaxArgs)
@@ -72,10 +73,10 @@ Status member_proto(const std::string& tname, const std::string& member, MemberP
             if (const btf_type* s = skip_mods(b, t->type); s && btf_is_struct(s))
                 out->state_size = std::min<uint32_t>(s->size, kMaxState);
     }
-    const int stub = btf__find_by_name_kind(b, (tname + "__" + member).c_str(), BTF_KIND_FUNC);
-    const btf_type* sp = stub > 0 ? btf__type_by_id(b, btf__type_by_id(b, uint32_t(stub))->type) : nullptr;
+    const int stub = btfv::find_by_name_kind(b, (tname + "__" + member).c_str(), BTF_KIND_FUNC);
+    const btf_type* sp = stub > 0 ? btfv::type_by_id(b, btfv::type_by_id(b, uint32_t(stub))->type) : nullptr;
     for (uint32_t i = 0; sp && btf_is_func_proto(sp) && i < btf_vlen(sp) && i < kMaxArgs; i++) {
-        const std::string_view name = btf__name_by_offset(b, btf_params(sp)[i].name_off);
+        const std::string_view name = btfv::name_by_offset(b, btf_params(sp)[i].name_off);
         out->nullable[i] = name.ends_with("__nullable");
     }
     return ok_status();

@@ -20,6 +20,7 @@
 #include <fmt/format.h>
 
 #include "exec/contexts.hpp"
+#include "loader/btf_view.hpp"
 #include "verifier/btf_target.hpp"
 
 #include <bpf/btf.h>
@@ -69,16 +70,16 @@ struct TraceState {
 void build_task(std::vector<uint64_t>* task) {
     std::string error;
     bool running = false;
-    const struct btf* b = verifier::target_btf(&error, &running);
-    const int id = b ? btf__find_by_name_kind(b, "task_struct", BTF_KIND_STRUCT) : -1;
-    const btf_type* t = id > 0 ? btf__type_by_id(b, uint32_t(id)) : nullptr;
+    BtfRef b = verifier::target_btf(&error, &running);
+    const int id = b ? btfv::find_by_name_kind(b, "task_struct", BTF_KIND_STRUCT) : -1;
+    const btf_type* t = id > 0 ? btfv::type_by_id(b, uint32_t(id)) : nullptr;
     if (!t)
         return;
     task->assign((t->size + 7) / 8, 0);
     auto* bytes = reinterpret_cast<uint8_t*>(task->data());
     const btf_member* m = btf_members(t);
     for (uint16_t i = 0; i < btf_vlen(t); i++) {
-        const std::string_view name = btf__name_by_offset(b, m[i].name_off);
+        const std::string_view name = btfv::name_by_offset(b, m[i].name_off);
         const uint32_t off = btf_member_bit_offset(t, i) / 8;
         if ((name == "pid" || name == "tgid") && off + 4 <= t->size) {
             const int32_t v = name == "pid" ? int32_t(gettid()) : int32_t(getpid());
