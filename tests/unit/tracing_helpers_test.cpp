@@ -15,6 +15,7 @@
 
 #include <fmt/format.h>
 
+#include "btf_copy.hpp"
 #include "exec/contexts.hpp"
 #include "exec/kernel/kernel_engine.hpp"
 #include "exec/runner.hpp"
@@ -38,28 +39,7 @@ constexpr uint64_t kEopnotsupp = uint64_t(-95);
 
 std::string obj(const char* stem = "tracing_funcargs") { return std::string(STRBPF_PROGS_DIR) + "/" + stem + ".bpf.o"; }
 
-// A copy of the running kernel's BTF as the verifier's target ("" without one), as tests/cli.cmake passes --btf.
-struct BtfCopy {
-    std::string path;
-    BtfCopy() {
-        const fs::path to = fs::temp_directory_path() / fmt::format("strbpf_tracing_helpers_btf_{}", getpid());
-        std::error_code ec;
-        if (!fs::copy_file("/sys/kernel/btf/vmlinux", to, fs::copy_options::overwrite_existing, ec))
-            return;
-        path = to.string();
-        verifier::set_target_btf_path(path);
-    }
-    ~BtfCopy() {
-        std::error_code ec;
-        if (!path.empty())
-            fs::remove(path, ec);
-    }
-};
-
-const std::string& btf_copy() {
-    static const BtfCopy copy;
-    return copy.path;
-}
+const std::string& btf_copy() { return testing_support::kernel_btf_copy(); }
 
 struct Seen {
     uint64_t v[8] = {};

@@ -15,6 +15,7 @@
 
 #include <fmt/format.h>
 
+#include "btf_copy.hpp"
 #include "exec/kernel/kernel_engine.hpp"
 #include "exec/runner.hpp"
 #include "host_facts.hpp"
@@ -36,28 +37,7 @@ constexpr uint32_t kOnCpu = 1; // BPF_F_TEST_RUN_ON_CPU
 
 std::string obj() { return std::string(STRBPF_PROGS_DIR) + "/tracing_effects.bpf.o"; }
 
-// A copy of the running kernel's BTF, set as the verifier's target ("" when there is none to copy); removed at exit.
-struct BtfCopy {
-    std::string path;
-    BtfCopy() {
-        const fs::path to = fs::temp_directory_path() / fmt::format("strbpf_tracing_btf_{}", getpid());
-        std::error_code ec;
-        if (!fs::copy_file("/sys/kernel/btf/vmlinux", to, fs::copy_options::overwrite_existing, ec))
-            return;
-        path = to.string();
-        verifier::set_target_btf_path(path);
-    }
-    ~BtfCopy() {
-        std::error_code ec;
-        if (!path.empty())
-            fs::remove(path, ec);
-    }
-};
-
-const std::string& btf_copy() {
-    static const BtfCopy copy;
-    return copy.path;
-}
+const std::string& btf_copy() { return testing_support::kernel_btf_copy(); }
 
 // The globals of tracing_effects.bpf.c after a run: args[8], then calls.
 struct Effects {
