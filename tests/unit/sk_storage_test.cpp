@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "exec/kernel/kernel_engine.hpp"
+#include "fd_key_ops.hpp"
 #include "strbpf/object.hpp"
 
 // After strbpf's headers: libbpf's uapi macros would shadow the isa constants.
@@ -130,32 +131,8 @@ template <class Ops> std::vector<int> syscall_script(Ops ops) {
     return out;
 }
 
-struct KernelOps {
-    int fd;
-    int lookup(int key, void* v) const { return bpf_map_lookup_elem(fd, &key, v) ? -errno : 0; }
-    int update(int key, const void* v, uint64_t f) const { return bpf_map_update_elem(fd, &key, v, f) ? -errno : 0; }
-    int remove(int key) const { return bpf_map_delete_elem(fd, &key) ? -errno : 0; }
-    int next(int key) const {
-        int next = 0;
-        return bpf_map_get_next_key(fd, &key, &next) ? -errno : 0;
-    }
-};
-
-struct StrbpfOps {
-    MapRef m;
-    static std::span<const uint8_t> k(const int& key) { return {reinterpret_cast<const uint8_t*>(&key), 4}; }
-    static int code(const Status& s) { return s.ok() ? 0 : s.error().code; }
-    int lookup(int key, void* v) const { return code(m.lookup(k(key), {static_cast<uint8_t*>(v), 16})); }
-    int update(int key, const void* v, uint64_t f) {
-        return code(m.update(k(key), {static_cast<const uint8_t*>(v), 16}, f));
-    }
-    int remove(int key) { return code(m.remove(k(key))); }
-    int next(int key) const {
-        int next = 0;
-        auto r = m.next_key(k(key), {reinterpret_cast<uint8_t*>(&next), 4});
-        return r.ok() ? 0 : r.error().code;
-    }
-};
+using KernelOps = testing_support::KernelFdKeyOps;
+using StrbpfOps = testing_support::StrbpfFdKeyOps<16>;
 
 TEST(SkStorageKernel, SyscallViewTakesSocketFdsAsTheKernelDoes) {
     auto obj = load(Engine::interp);
