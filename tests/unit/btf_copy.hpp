@@ -4,11 +4,18 @@
 // kernel loads trampoline programs do not apply). Made once per process, removed at exit; "" without a BTF to copy.
 #pragma once
 #include <fmt/format.h>
+#include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cstring>
 #include <filesystem>
+#include <memory>
 #include <string>
 
+#include "exec/runner.hpp"
+#include "loader/loader.hpp"
+#include "runtime/instance.hpp"
+#include "runtime/maps/map.hpp"
 #include "verifier/verifier.hpp"
 
 namespace strbpf::testing_support {
@@ -33,6 +40,33 @@ inline const std::string& kernel_btf_copy() {
     };
     static const Copy copy;
     return copy.path;
+}
+
+// PROG of the object at PATH, loaded against that copy, run on ENGINE (exec::run_linked) with REQ; afterwards the
+// first sizeof(T) bytes of its .bss go to *BSS. A load or link failure fails the test and gives an empty report.
+template <class T>
+exec::RunReport run_with_kernel_btf(exec::EngineKind engine, const std::string& path, const std::string& prog,
+                                    const exec::RunRequest& req, T* bss) {
+    loader::LoadOptions lo;
+    lo.btf_path = kernel_btf_copy();
+    auto spec = loader::load_object_file(path, lo);
+    EXPECT_TRUE(spec) << (spec ? "" : spec.error().message);
+    if (!spec)
+        return {};
+    auto shared = std::make_shared<const loader::ObjectSpec>(std::move(spec).value());
+    auto inst = runtime::ObjectInstance::create(shared);
+    EXPECT_TRUE(inst);
+    if (!inst)
+        return {};
+    const runtime::LinkedProgram* lp = inst.value()->find_program(prog);
+    EXPECT_TRUE(lp && lp->linked) << prog;
+    if (!lp || !lp->linked)
+        return {};
+    exec::RunReport report = exec::run_linked(engine, *inst.value(), *lp, req);
+    const uint32_t key = 0;
+    if (runtime::Map* map = inst.value()->find_map(".bss"))
+        std::memcpy(bss, map->lookup(&key), sizeof *bss);
+    return report;
 }
 
 } // namespace strbpf::testing_support

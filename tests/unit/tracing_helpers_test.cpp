@@ -55,25 +55,7 @@ struct TraceRun {
 TraceRun run_user(exec::EngineKind engine, const std::string& prog, const exec::RunRequest& req,
                   const char* stem = "tracing_funcargs") {
     TraceRun out;
-    loader::LoadOptions lo;
-    lo.btf_path = btf_copy();
-    auto spec = loader::load_object_file(obj(stem), lo);
-    EXPECT_TRUE(spec) << (spec ? "" : spec.error().message);
-    if (!spec)
-        return out;
-    auto shared = std::make_shared<const loader::ObjectSpec>(std::move(spec).value());
-    auto inst = runtime::ObjectInstance::create(shared);
-    EXPECT_TRUE(inst);
-    if (!inst)
-        return out;
-    const runtime::LinkedProgram* lp = inst.value()->find_program(prog);
-    EXPECT_TRUE(lp && lp->linked) << prog;
-    if (!lp || !lp->linked)
-        return out;
-    out.report = exec::run_linked(engine, *inst.value(), *lp, req);
-    const uint32_t key = 0;
-    if (runtime::Map* bss = inst.value()->find_map(".bss"))
-        std::memcpy(&out.seen, bss->lookup(&key), sizeof out.seen);
+    out.report = testing_support::run_with_kernel_btf(engine, obj(stem), prog, req, &out.seen);
     return out;
 }
 

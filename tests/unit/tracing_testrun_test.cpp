@@ -52,25 +52,7 @@ struct UserRun {
 
 UserRun run_user(exec::EngineKind engine, const std::string& prog, const exec::RunRequest& req = {}) {
     UserRun out;
-    loader::LoadOptions lo;
-    lo.btf_path = btf_copy();
-    auto spec = loader::load_object_file(obj(), lo);
-    EXPECT_TRUE(spec) << (spec ? "" : spec.error().message);
-    if (!spec)
-        return out;
-    auto shared = std::make_shared<const loader::ObjectSpec>(std::move(spec).value());
-    auto inst = runtime::ObjectInstance::create(shared);
-    EXPECT_TRUE(inst);
-    if (!inst)
-        return out;
-    const runtime::LinkedProgram* lp = inst.value()->find_program(prog);
-    EXPECT_TRUE(lp && lp->linked) << prog;
-    if (!lp || !lp->linked)
-        return out;
-    out.report = exec::run_linked(engine, *inst.value(), *lp, req);
-    const uint32_t key = 0;
-    if (runtime::Map* bss = inst.value()->find_map(".bss"))
-        std::memcpy(&out.effects, bss->lookup(&key), sizeof out.effects);
+    out.report = testing_support::run_with_kernel_btf(engine, obj(), prog, req, &out.effects);
     return out;
 }
 
