@@ -28,12 +28,23 @@ using s8 = int8_t;
 using s16 = int16_t;
 using s32 = int32_t;
 
+// A program's plain load or store. Map values and arena pages are shared between concurrent runs, where one run's
+// plain load may meet another's atomic (a compare-and-swap loop reads its counter so), as the kernel's plain moves
+// do: an aligned access is a relaxed host atomic (the same single move, with no data race in the C++ sense); an
+// unaligned one, which the host does in pieces anyway, is copied.
 template <class T> inline T load(uint64_t a) {
+    if (a % sizeof(T) == 0)
+        return __atomic_load_n(reinterpret_cast<const T*>(a), __ATOMIC_RELAXED);
     T v;
     std::memcpy(&v, reinterpret_cast<const void*>(a), sizeof v);
     return v;
 }
-template <class T> inline void store(uint64_t a, T v) { std::memcpy(reinterpret_cast<void*>(a), &v, sizeof v); }
+template <class T> inline void store(uint64_t a, T v) {
+    if (a % sizeof(T) == 0)
+        __atomic_store_n(reinterpret_cast<T*>(a), v, __ATOMIC_RELAXED);
+    else
+        std::memcpy(reinterpret_cast<void*>(a), &v, sizeof v);
+}
 
 // A 32-bit arena fetch, exchange or compare-exchange on a page not allocated: the register it loads keeps its low
 // half and its upper half is cleared, as the verifier assumes of a 32-bit load (the kernel's x86-64 JIT clears it
