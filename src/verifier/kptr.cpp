@@ -340,7 +340,9 @@ bool match_type(Env& env, const KptrField& f, const Reg& r, int regno) {
         reg_name = t ? btfv::name_by_offset(r.btf, t->name_off) : "";
         if (!check_arg_reg_off(env, r, regno, false))
             return false;
-        ok = r.btf == f.btf && struct_ids_match(r.btf, r.aux, r.off, f.type_id, f.kind != KptrKind::unref);
+        ok = r.btf == f.btf &&
+             (f.kind == KptrKind::unref ? btf_struct_ids_match_walk(env, r.btf, r.aux, r.off, f.type_id)
+                                        : struct_ids_match(r.btf, r.aux, r.off, f.type_id, true));
     }
     if (ok)
         return true;
