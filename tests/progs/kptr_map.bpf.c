@@ -488,3 +488,109 @@ int global_kptr_xchg(void *ctx)
 	}
 	return 0;
 }
+
+/* The same value in an inner map, an LRU hash and task local storage. */
+struct inner_map {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__type(key, int);
+	__type(value, struct val);
+	__uint(max_entries, 1);
+} inner1 SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
+	__uint(max_entries, 1);
+	__type(key, int);
+	__array(values, struct inner_map);
+} outer SEC(".maps") = {
+	.values = {&inner1},
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__type(key, int);
+	__type(value, struct val);
+	__uint(max_entries, 4);
+} lru SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct val);
+} task_store SEC(".maps");
+
+extern struct task_struct *bpf_task_acquire(struct task_struct *p) __ksym;
+
+SEC("tc")
+__success __retval(1)
+int inner_map_xchg(void *ctx)
+{
+	int k = 0;
+	void *m = bpf_map_lookup_elem(&outer, &k);
+	if (!m)
+		return 0;
+	struct val *v = bpf_map_lookup_elem(m, &k);
+	if (!v)
+		return 0;
+	struct task_struct *o = bpf_kptr_xchg(&v->t, NULL);
+	if (o)
+		bpf_task_release(o);
+	return 1;
+}
+
+SEC("tc")
+__failure __msg("kptr access size must be BPF_DW")
+int inner_map_half(void *ctx)
+{
+	int k = 0;
+	void *m = bpf_map_lookup_elem(&outer, &k);
+	if (!m)
+		return 0;
+	struct val *v = bpf_map_lookup_elem(m, &k);
+	if (!v)
+		return 0;
+	return *(volatile int *)&v->t;
+}
+
+/* The LRU hash is empty: the lookup misses. */
+SEC("tc")
+__success __retval(1)
+int lru_hash_xchg(void *ctx)
+{
+	LOOKUP(lru)
+	struct task_struct *o = bpf_kptr_xchg(&v->t, NULL);
+	if (o)
+		bpf_task_release(o);
+	return 1;
+}
+
+SEC("tp_btf/sched_switch")
+__success
+int task_storage_xchg(void *ctx)
+{
+	struct task_struct *t = bpf_get_current_task_btf();
+	struct val *v = bpf_task_storage_get(&task_store, t, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!v)
+		return 0;
+	struct task_struct *a = bpf_task_acquire(t);
+	if (!a)
+		return 0;
+	struct task_struct *o = bpf_kptr_xchg(&v->t, a);
+	if (o)
+		bpf_task_release(o);
+	return 0;
+}
+
+/* A pointer into the object is not the object: neither kptr takes it. */
+SEC("tc")
+__failure __msg("invalid kptr access, R2 type=rcu_ptr_task_struct expected=ptr_task_struct or untrusted_ptr_task_struct")
+int store_untrusted_interior_pointer(void *ctx)
+{
+	LOOKUP(arr)
+	struct task_struct *u = v->t;
+	if (!u)
+		return 0;
+	v->u = (void *)((char *)u + 8);
+	return 1;
+}
