@@ -41,10 +41,11 @@ bool rcu_protected(const KptrField& f) {
            n == "bpf_crypto_ctx";
 }
 
+// Through typedefs and modifiers, at most MAX_RESOLVE_DEPTH of them (a malformed BTF may chain them in a loop).
 const btf_type* skip_modifiers(BtfRef b, uint32_t id, uint32_t* out) {
     const btf_type* t = btfv::type_by_id(b, id);
-    while (t && (btf_is_mod(t) || btf_is_typedef(t)))
-        t = btfv::type_by_id(b, id = t->type);
+    for (int i = 0; t && (btf_is_mod(t) || btf_is_typedef(t)); i++)
+        t = i < kMaxDepth ? btfv::type_by_id(b, id = t->type) : nullptr;
     *out = id;
     return t;
 }
@@ -192,6 +193,10 @@ void add_kptr(Walk& w, const btf_type* t, uint32_t off, uint32_t nelems) {
         w.error = fmt::format("a kptr to kernel struct {}, which has no destructor kfunc", f.type_name);
         return;
     }
+    if (w.special + int(nelems) > kFieldsMax) { // btf_repeat_fields: more than the record holds
+        w.error = fmt::format("more than {} special fields", kFieldsMax);
+        return;
+    }
     for (uint32_t e = 0; e < nelems; e++) {
         f.off = off + e * 8;
         w.fields->push_back(f);
@@ -203,11 +208,11 @@ void add_kptr(Walk& w, const btf_type* t, uint32_t off, uint32_t nelems) {
 // btf_find_field_one: arrays flattened, the named special structs, nested structs, else a kptr candidate.
 void walk_type(Walk& w, uint32_t type_id, uint32_t off, int level) {
     const btf_type* t = btfv::type_by_id(w.b, type_id);
-    uint32_t nelems = 1;
+    uint64_t nelems = 1;
     for (int i = 0; t && btf_is_array(t); i++) {
         if (i == kMaxDepth)
             return;
-        nelems *= btf_array(t)->nelems;
+        nelems = std::min<uint64_t>(nelems * btf_array(t)->nelems, uint64_t(kFieldsMax) + 1);
         t = btfv::type_by_id(w.b, btf_array(t)->type);
     }
     if (!t || nelems == 0)
@@ -220,11 +225,28 @@ void walk_type(Walk& w, uint32_t type_id, uint32_t off, int level) {
         }
         if (level + 1 >= kMaxDepth)
             return;
-        for (uint32_t e = 0; e < nelems && w.error.empty(); e++)
-            walk_struct(w, t, off + e * t->size, level + 1);
+        // btf_find_nested_struct: one element's fields, repeated for the others (none to repeat: nothing found).
+        const size_t first = w.fields->size();
+        const int special = w.special;
+        walk_struct(w, t, off, level + 1);
+        const int found = w.special - special;
+        if (!found || nelems == 1 || !w.error.empty())
+            return;
+        if (w.special + found * int(nelems - 1) > kFieldsMax) {
+            w.error = fmt::format("more than {} special fields", kFieldsMax);
+            return;
+        }
+        const size_t last = w.fields->size();
+        for (uint32_t e = 1; e < nelems; e++)
+            for (size_t i = first; i < last; i++) {
+                KptrField f = (*w.fields)[i];
+                f.off += e * t->size;
+                w.fields->push_back(f);
+            }
+        w.special += found * int(nelems - 1);
         return;
     }
-    add_kptr(w, t, off, nelems);
+    add_kptr(w, t, off, uint32_t(nelems));
 }
 
 // The fields of struct or DATASEC T; an error string when btf_parse_fields would fail.
