@@ -453,6 +453,31 @@ const char* map_btf_struct(uint32_t map_type) {
 
 } // namespace
 
+// btf_struct_ids_match's walk (not strict): ID at OFF is WANT, or WANT is a struct nested at OFF. Each level is
+// btf_struct_walk of one byte, whose complaints go to the log as the kernel's bpf_log does, not into the verdict.
+bool btf_struct_ids_match_walk(Env& env, BtfRef b, uint32_t id, int32_t off, uint32_t want) {
+    if (off == 0 && id == want)
+        return true;
+    for (int depth = 0; depth < 32; depth++) {
+        const btf_type* t = btfv::type_by_id(b, id);
+        if (!t)
+            return false;
+        const VerifierLog saved = env.log;
+        WalkOut out;
+        const Walk w = walk_struct(env, b, t, off, 1, &out);
+        std::string text = std::move(env.log.text);
+        env.log = saved; // a walk's failure is a log line, not the verdict's reason
+        env.log.text = std::move(text);
+        if (w != Walk::nested)
+            return false;
+        if (out.id == want)
+            return true;
+        id = out.id;
+        off = 0;
+    }
+    return false;
+}
+
 bool btf_map_ptr_access(Env& env, int regno, int32_t insn_off, int size, bool write, int value_regno) {
     const Reg r = env.path.cur.cur().regs[regno];
     const loader::MapSpec* spec = env.facts.map_spec(r.aux);

@@ -61,6 +61,9 @@ bool btf_ptr_access(Env& env, int regno, int32_t insn_off, int size, bool write,
 // check_ptr_to_map_access: a load or store through the CONST_PTR_TO_MAP in REGNO, read as the kernel struct the map
 // type's ops name (struct bpf_array, struct bpf_htab, ...).
 bool btf_map_ptr_access(Env& env, int regno, int32_t insn_off, int size, bool write, int value_regno);
+// btf_struct_ids_match (not strict) within BTF B, walking nested structs as btf_struct_walk does and logging what
+// the kernel's walk logs (kptr.cpp: an untrusted kptr's stored pointer).
+bool btf_struct_ids_match_walk(Env& env, BtfRef b, uint32_t id, int32_t off, uint32_t want);
 // btf_struct_access from the PTR_TO_BTF_ID R at offset OFF into VALUE_REGNO (-1: none).
 bool btf_walk_load(Env& env, const Reg& r, int32_t off, int size, int value_regno);
 // A helper returning a PTR_TO_BTF_ID strbpf models (bpf_get_current_task_btf's RET_PTR_TO_BTF_ID_TRUSTED, of

@@ -19,6 +19,7 @@
 #include "verifier/iter.hpp"
 #include "verifier/ksym.hpp"
 #include "verifier/kfunc_btf.hpp"
+#include "verifier/kptr.hpp"
 #include "runtime/maps/map.hpp"
 #include "verifier/domain/scalar.hpp"
 #include "verifier/btf_target.hpp"
@@ -740,6 +741,7 @@ struct CallMeta {
     uint64_t alloc_size = 0; // ARG_CONST_ALLOC_SIZE_OR_ZERO: the size of the returned memory
     bool never_null = false; // an array lookup with a constant in-range key
     RefArgs refs;            // the reference an argument carries, and the release argument
+    const KptrField* kptr = nullptr; // bpf_kptr_xchg: the destination's kptr field (kptr.cpp)
 };
 
 // check_helper_call before the arguments: the program type's get_func_proto, the GPL check, the proto's
@@ -756,6 +758,20 @@ bool check_call_gate(Env& env, const runtime::HelperProto& h) {
         return not_modelled(env, h, "the allowed() check");
     if ((h.flags & runtime::kMightSleep) && !prog_sleepable(env))
         return env.fail("helper call might sleep in a non-sleepable prog");
+    return true;
+}
+
+// bpf_kptr_xchg's arguments: the destination field, then the new pointer, whose reference the call releases.
+bool check_kptr_xchg_arg(Env& env, int regno, CallMeta* meta) {
+    if (!meta->kptr)
+        return check_kptr_xchg_dest(env, regno, &meta->kptr);
+    uint32_t ref = 0;
+    if (!check_kptr_xchg_src(env, regno, *meta->kptr, &ref))
+        return false;
+    if (ref) {
+        meta->refs.release_regno = regno;
+        meta->refs.ref_obj_id = ref;
+    }
     return true;
 }
 
@@ -777,6 +793,11 @@ bool check_call_args(Env& env, const runtime::HelperProto& h, CallMeta* meta) {
             helper_btf_arg_struct(h.id, i + 1)) { // btf_args.cpp
             if (!check_reg_init(env, i + 1) || !check_helper_btf_arg(env, h.id, i + 1) ||
                 !note_ref_arg(env, i + 1, kind, &meta->refs))
+                return false;
+            continue;
+        }
+        if (kind == ArgKind::kptr_xchg_dest || (kind == ArgKind::ptr_to_btf_id_or_null_release && meta->kptr)) {
+            if (!check_reg_init(env, i + 1) || !check_kptr_xchg_arg(env, i + 1, meta)) // kptr.cpp
                 return false;
             continue;
         }
@@ -830,6 +851,7 @@ bool check_call_map_and_ret(Env& env, const runtime::HelperProto& h, const CallM
     if (meta.map_index >= 0 && !check_map_rules(env, h, meta.map_index))
         return false;
     if (!runtime::ret_kind_modelled(h.ret) && h.ret != runtime::RetKind::dynptr_mem_or_null && !sock_ret_kind(env, h) &&
+        !meta.kptr &&
         !btf_helper_ret(env, h.id, nullptr))
         return not_modelled(env, h, fmt::format("the return value ({})", runtime::ret_kind_name(h.ret)));
     return true;
@@ -871,7 +893,9 @@ void set_call_result(Env& env, const runtime::HelperProto& h, const CallMeta& me
         f.regs[0].id = f.regs[0].ref_obj_id = acquire_reference(env, env.path.pc);
         break;
     default:
-        if (sock_ret_kind(env, h))
+        if (meta.kptr)
+            set_kptr_xchg_result(env, *meta.kptr);
+        else if (sock_ret_kind(env, h))
             set_sock_ret(env, h, meta.map_index, meta.refs.ref_obj_id, &f.regs[0]);
         else
             btf_helper_ret(env, h.id, &f.regs[0]); // else refused by check_call_map_and_ret

@@ -10,6 +10,7 @@
 #include "verifier/btf_target.hpp"
 #include "verifier/dynptr.hpp"
 #include "verifier/env.hpp"
+#include "verifier/kptr.hpp"
 #include "verifier/timer.hpp"
 #include "verifier/sock.hpp"
 
@@ -478,9 +479,15 @@ bool check_mem_access(Env& env, int regno, int32_t insn_off, int size, Access ac
             return false;
         if (!check_region(env, regno, off, size, vs, Region::map_value) ||
             !check_spin_lock_access(env, r, off, size, is_helper(access)) ||
-            !check_timer_access(env, r, off, size, is_helper(access)))
+            !check_timer_access(env, r, off, size, is_helper(access)) ||
+            !check_kptr_overlap(env, regno, off, size, is_helper(access)))
             return false;
-        if (dst) {
+        bool kptr = false; // a load or store of a kptr field (kptr.cpp)
+        if (!is_helper(access) && !check_map_kptr_access(env, regno, off, value_regno, is_write(access), &kptr))
+            return false;
+        if (kptr)
+            dst = nullptr;
+        else if (dst) {
             Reg v;
             if (!read_rdonly_value(env, r, off, size, sign_extend, &v))
                 v = reg_unknown();
@@ -625,7 +632,8 @@ bool check_helper_mem(Env& env, int regno, uint64_t size, bool zero_size_allowed
         if (!check_map_access_type(env, spec, r.off, sz, access))
             return false;
         return check_region(env, regno, r.off, sz, vs, Region::map_value) &&
-               check_spin_lock_access(env, r, r.off, sz, true) && check_timer_access(env, r, r.off, sz, true);
+               check_spin_lock_access(env, r, r.off, sz, true) && check_timer_access(env, r, r.off, sz, true) &&
+               check_kptr_overlap(env, regno, r.off, int(sz), true);
     }
     case RegType::mem:
         if (is_write(access) && r.rdonly)

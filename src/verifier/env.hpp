@@ -85,6 +85,8 @@ bool license_is_gpl_compatible(std::string_view license);
 // (a) What the program is: facts the passes before the walk compute (the constructor, find_prog_arena,
 // resolve_attach_target, check_cfg) and the walk only reads (Env::facts is const). The kernel keeps these in
 // bpf_verifier_env and bpf_prog_aux.
+struct KptrRecord; // kptr.hpp
+
 struct ProgramFacts {
     ProgramFacts(const runtime::ObjectInstance& inst, const loader::ProgramSpec& prog, const Options& opts);
 
@@ -118,6 +120,8 @@ struct ProgramFacts {
     // cache of a fact of the maps, filled in during the walk.
     mutable std::vector<int32_t> spin_lock_offs;
     mutable std::vector<int32_t> timer_offs; // the same for struct bpf_timer (timer.cpp: timer_offset)
+    mutable std::vector<std::shared_ptr<const KptrRecord>> kptr_records; // kptr fields (kptr.cpp)
+    mutable std::string kptr_btf_error; // kptr.cpp: why the kernel refuses the object's BTF + "\n"; '' unknown
 };
 
 // (b) What the walk learned per instruction, for the rewrite (verified_program.cpp) and the engines: the kernel's

@@ -98,6 +98,8 @@ const char* kern_ctx_struct(loader::ProgType t) {
     }
 }
 
+} // namespace
+
 // btf_struct_ids_match: the register's type is the one wanted, or (when not strict) holds it as a first member at
 // the register's offset, however deeply nested.
 bool struct_ids_match(BtfRef b, uint32_t id, int32_t off, uint32_t want, bool strict) {
@@ -124,6 +126,8 @@ bool struct_ids_match(BtfRef b, uint32_t id, int32_t off, uint32_t want, bool st
     }
     return false;
 }
+
+namespace {
 
 bool check_scalar_arg(Env& env, KfuncMeta& m, const btf_param& p, int regno) {
     const Reg& r = env.path.cur.cur().regs[regno];

@@ -10,6 +10,7 @@
 #include <string_view>
 
 #include "isa/insn.hpp"
+#include "loader/btf_view.hpp"
 #include "loader/object_spec.hpp"
 
 namespace strbpf::verifier {
@@ -49,6 +50,9 @@ bool kfunc_set_allows(KfuncSet set, loader::ProgType type);
 bool check_arg_reg_off(Env& env, const Reg& r, int regno, bool release);
 // register_is_null: a scalar known to be 0.
 bool is_null_const(const Reg& r);
+// btf_struct_ids_match within one BTF: the type ID at offset OFF is WANT, or (unless STRICT) holds it as a first
+// member at OFF, however deeply nested.
+bool struct_ids_match(BtfRef b, uint32_t id, int32_t off, uint32_t want, bool strict);
 // check_kfunc_call for a kfunc of the table: program type, sleepability, RCU sections, arguments (check_kfunc_args:
 // scalars, __k constants, trusted / RCU / nullable pointers, ctx, references released), the result (scalar,
 // PTR_TO_BTF_ID typed by kernel BTF, maybe NULL, acquired). False after env.fail.

@@ -14,6 +14,7 @@
 #include "loader/btf_view.hpp"
 #include "verifier/domain/scalar.hpp"
 #include "verifier/env.hpp"
+#include "verifier/kptr.hpp"
 #include "verifier/sock.hpp"
 
 namespace strbpf::verifier {
@@ -127,8 +128,8 @@ int32_t map_value_type(BtfRef b, const std::string& map_name) {
 int32_t map_value_field_offset(const Env& env, uint32_t map_index, const char* field) {
     const loader::MapSpec* m = env.facts.map_spec(map_index);
     BtfRef b = env.facts.inst.spec().btf.get();
-    if (!m || !b || (m->section != ".maps" && !m->global_data))
-        return -2; // a legacy map definition carries no BTF
+    if (!m || !b || (m->section != ".maps" && !m->global_data) || map_without_btf(env, map_index))
+        return -2; // a legacy map definition carries no BTF, nor one whose special fields its type refuses
     if (m->global_data) {
         const int sec = btfv::find_by_name_kind(b, m->section.c_str(), BTF_KIND_DATASEC);
         return sec > 0 ? find_special(b, uint32_t(sec), field) : -2;

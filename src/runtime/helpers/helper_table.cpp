@@ -27,6 +27,7 @@
 #include "runtime/helpers/stack_helpers.hpp"
 #include "runtime/helpers/storage_helpers.hpp"
 #include "runtime/helpers/xdp_helpers.hpp"
+#include "runtime/kfuncs/kptr_kfuncs.hpp"
 #include "runtime/helpers/string_helpers.hpp"
 #include "runtime/helpers/task_helpers.hpp"
 #include "runtime/helpers/timer_helpers.hpp"
@@ -334,7 +335,7 @@ constexpr HelperProto kHelpers[] = {
     {191, "bpf_copy_from_user_task", nullptr, R::integer, {A::ptr_to_uninit_mem, A::const_size_or_zero, A::anything, A::ptr_to_btf_id, A::anything}, true, kAll, false, kMightSleep},
     {192, "bpf_skb_set_tstamp", nullptr, R::integer, {A::ptr_to_ctx, A::anything, A::anything, _, _}, false, T("sched_cls sched_act"), false, 0},
     {193, "bpf_ima_file_hash", nullptr, R::integer, {A::ptr_to_btf_id, A::ptr_to_uninit_mem, A::const_size, _, _}, false, T("lsm"), false, kMightSleep | kAllowedCallback},
-    {194, "bpf_kptr_xchg", nullptr, R::ptr_to_btf_id_or_null, {A::kptr_xchg_dest, A::ptr_to_btf_id_or_null_release, _, _, _}, false, kAll, false, 0},
+    {194, "bpf_kptr_xchg", bpf_kptr_xchg_helper, R::ptr_to_btf_id_or_null, {A::kptr_xchg_dest, A::ptr_to_btf_id_or_null_release, _, _, _}, false, kAll, false, 0},
     {195, "bpf_map_lookup_percpu_elem", nullptr, R::map_value_or_null, {A::const_map_ptr, A::ptr_to_map_key, A::anything, _, _}, false, kAll, true, 0},
     {196, "bpf_skc_to_mptcp_sock", bpf_skc_to_helper, R::ptr_to_btf_id_or_null, {A::ptr_to_sock_common, _, _, _, _}, false, T("socket_filter sched_cls sched_act xdp cgroup_skb lwt_in lwt_out lwt_xmit sock_ops sk_skb sk_msg cgroup_sock_addr lwt_seg6local flow_dissector tracing lsm sk_lookup syscall"), false, 0},
     {197, "bpf_dynptr_from_mem", bpf_dynptr_from_mem_helper, R::integer, {A::ptr_to_uninit_mem, A::const_size_or_zero, A::anything, A::ptr_to_dynptr_local_uninit, _}, false, kAll, false, 0},
