@@ -16,6 +16,9 @@
 // A kfunc call's cost: strlen1 (one bpf_strlen of a 1-byte string in .data; strlen1_stack: on the stack) beside
 // the empty program through the same ApiCall and FnPtr paths, and GlibcStrlen1, glibc's strlen of a 1-byte
 // string through an out-of-line call: (strlen1 - empty) - GlibcStrlen1 is the call's cost beyond the string work.
+// The ApiCall form of strlen1_stack is more than the lean entry: a program that uses its stack has those bytes
+// zeroed before each run (api/object.cpp plan_stack_wipe), on Runner::call's checked path; FnPtr is the figure
+// for the call itself.
 #include <dlfcn.h>
 
 #include <cstring>

@@ -23,12 +23,45 @@ bool is_string_call(const Env& env, const isa::Insn& insn) {
     return proto && proto->site;
 }
 
+// A stack pointer: the frame it points into, counted up from the call's, and its offset from that frame's r10
+// when the offset is one constant. The string kfuncs' pointers are __ign, so nothing bounds the offset: an engine
+// relying on the fact checks the register against it and the pointer against its stack.
+ArgFact stack_fact(const Env& env, const Reg& r) {
+    const size_t cur = env.path.cur.frames.size() - 1;
+    if (r.frameno > cur)
+        return {};
+    ArgFact f;
+    f.kind = r.var.is_const() ? ArgFact::Kind::stack : ArgFact::Kind::stack_any;
+    f.up = uint8_t(cur - r.frameno);
+    if (f.kind == ArgFact::Kind::stack)
+        f.value = uint64_t(int64_t(r.off) + int64_t(r.var.value));
+    return f;
+}
+
+// Two paths' facts about one argument: the same, or both pointers into the stack (stack_any), or none.
+ArgFact merge(const ArgFact& a, const ArgFact& b) {
+    if (a == b)
+        return a;
+    auto on_stack = [](const ArgFact& f) {
+        return f.kind == ArgFact::Kind::stack || f.kind == ArgFact::Kind::stack_any;
+    };
+    if (on_stack(a) && on_stack(b) && a.up == b.up) {
+        ArgFact any;
+        any.kind = ArgFact::Kind::stack_any;
+        any.up = a.up;
+        return any;
+    }
+    return {};
+}
+
 // What R holds, as far as an engine can use it: global data has one value per instance, at a fixed address, so a
 // map-value pointer into it with a constant offset names one address; other map values move from element to
 // element and are left alone.
 ArgFact fact_of(const Env& env, const Reg& r) {
     if (r.type == RegType::scalar)
-        return r.var.is_const() ? ArgFact{ArgFact::Kind::constant, false, 0, r.var.value} : ArgFact{};
+        return r.var.is_const() ? ArgFact{ArgFact::Kind::constant, false, 0, 0, r.var.value} : ArgFact{};
+    if (r.type == RegType::stack && !r.maybe_null)
+        return stack_fact(env, r);
     if (r.type != RegType::map_value || r.maybe_null || !r.var.is_const())
         return {};
     runtime::Map* m = env.facts.inst.map(r.aux);
@@ -38,7 +71,7 @@ ArgFact fact_of(const Env& env, const Reg& r) {
     const uint32_t size = m->spec().value_size;
     if (off < 0 || off >= int64_t(size))
         return {}; // outside the value: the kernel's answer depends on what lies there
-    return ArgFact{ArgFact::Kind::address, m->spec().frozen, uint32_t(size - uint64_t(off)),
+    return ArgFact{ArgFact::Kind::address, m->spec().frozen, 0, uint32_t(size - uint64_t(off)),
                    reinterpret_cast<uint64_t>(m->arena()) + uint64_t(off)};
 }
 
@@ -52,10 +85,7 @@ void note_call_facts(Env& env, const isa::Insn& insn) {
     it->second.pc = env.path.pc;
     for (size_t k = 0; k < it->second.args.size(); k++) {
         const ArgFact f = fact_of(env, regs[k + 1]);
-        if (fresh)
-            it->second.args[k] = f;
-        else if (it->second.args[k] != f)
-            it->second.args[k] = ArgFact{};
+        it->second.args[k] = fresh ? f : merge(it->second.args[k], f);
     }
 }
 

@@ -71,14 +71,17 @@ struct Function {
 // path.
 struct ArgFact {
     enum class Kind : uint8_t {
-        none,     // differs between paths, or nothing an engine can use
-        address,  // a pointer into a global-data value (one fixed value per instance), inside it
-        constant, // a scalar constant
+        none,      // differs between paths, or nothing an engine can use
+        address,   // a pointer into a global-data value (one fixed value per instance), inside it
+        constant,  // a scalar constant
+        stack,     // a pointer into the run's stack (PTR_TO_STACK) at a constant offset from a frame's r10
+        stack_any, // a pointer into the run's stack, its offset not one constant (variable, or differs by path)
     };
     Kind kind = Kind::none;
     bool frozen = false; // address: the bytes from `value` to the value's end never change (frozen .rodata)
+    uint8_t up = 0;      // stack: frames between the call's frame and the one pointed into (0: the call's own)
     uint32_t span = 0;   // address: bytes from `value` to the end of the global-data value (> 0)
-    uint64_t value = 0;  // address: the pointer; constant: the scalar
+    uint64_t value = 0;  // address: the pointer; constant: the scalar; stack: the offset from that frame's r10 (s64)
     bool operator==(const ArgFact&) const = default;
 };
 

@@ -22,7 +22,11 @@ enum sd_kind {
 	SD_CTX, /* ctx + (a & 0xffff) */
 	SD_BSS, /* the .bss pool + (a & 0x1ffff) */
 	SD_RO,  /* the .rodata pool + (a & 0xff) */
+	SD_STACK,    /* a buffer in sd_run_case's frame (one per argument) + (a & (SD_STACK_BUF - 1)); it holds
+	              * the .bss pool's SD_STACK_BUF bytes at ((a >> 8) & 0xffff), its last byte NUL */
+	SD_STACK_UP, /* the same in its caller's frame (strings_diff's: frame 0), passed down */
 };
+#define SD_STACK_BUF 32 /* a power of two */
 
 /* bpf_strncmp's s2 must be a constant offset into a read-only map: these offsets into the .rodata pool. */
 #define SD_NTARGETS 8

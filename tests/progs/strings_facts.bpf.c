@@ -63,4 +63,108 @@ __test(7) int strcspn_either(void *ctx)
 __test(-ENOENT) int strchr_tail(void *ctx) { return bpf_strchr(&text[20], 'a'); }
 __test(0) int strlen_tail(void *ctx) { return bpf_strlen(&text[31]); }
 
+/* strings on the program's stack: a buffer filled from .data, as a probe read or bpf_get_current_comm fills one.
+ * The JIT resolves a stack pointer from its frame pointer (exec/jit/x86_64/stack_site.hpp): in main, at a constant
+ * offset (the verifier's fact: one compare), at an offset that differs by path or is variable, from a subprogram
+ * into its caller's frame and into its own, and from a bpf_loop callback (frame 1) into main's frame. */
+#define STACK_COPY(buf) __builtin_memcpy(buf, text, sizeof(buf))
+
+__test(11) int strlen_stack(void *ctx)
+{
+	char buf[16];
+
+	STACK_COPY(buf);
+	buf[15] = 0;
+	return bpf_strlen(buf);
+}
+
+__test(6) int strchr_stack_end(void *ctx)
+{
+	char buf[8];
+
+	STACK_COPY(buf);
+	buf[7] = 0; /* "1234567": the string's NUL is the buffer's last byte */
+	return bpf_strchr(buf, '7');
+}
+
+__test(-1) int strcmp_stack_rodata(void *ctx)
+{
+	char buf[16];
+
+	STACK_COPY(buf);
+	buf[15] = 0;
+	return bpf_strcmp(buf, "12345670abd");
+}
+
+__test(0) int strcmp_stack_stack(void *ctx)
+{
+	char a[16], b[24];
+
+	STACK_COPY(a);
+	STACK_COPY(b);
+	a[15] = 0;
+	b[23] = 0;
+	return bpf_strcmp(a, b);
+}
+
+__test(9) int strlen_stack_either(void *ctx)
+{
+	char buf[16];
+
+	STACK_COPY(buf);
+	buf[15] = 0;
+	return bpf_strlen(pick ? buf + 2 : buf + 1);
+}
+
+__test(8) int strlen_stack_variable(void *ctx)
+{
+	char buf[16];
+
+	STACK_COPY(buf);
+	buf[15] = 0;
+	unsigned long off = pick & 3;
+
+	asm volatile("" : "+r"(off)); /* an add, not an or (clang knows buf's alignment) */
+	return bpf_strlen(buf + off + 2);
+}
+
+static __noinline int strlen_caller_frame(const char *s)
+{
+	char own[16];
+
+	STACK_COPY(own);
+	own[4] = 0;
+	return bpf_strlen(s) * 100 + bpf_strlen(own);
+}
+
+__test(1104) int strlen_stack_subprog(void *ctx)
+{
+	char buf[16];
+
+	STACK_COPY(buf);
+	buf[15] = 0;
+	return strlen_caller_frame(buf);
+}
+
+struct stack_loop_ctx {
+	char s[16];
+	int result;
+};
+
+static int strlen_cb(__u32 i, struct stack_loop_ctx *c)
+{
+	c->result = bpf_strspn(c->s, "0123456789");
+	return 1;
+}
+
+__test(8) int strspn_stack_callback(void *ctx)
+{
+	struct stack_loop_ctx c = {};
+
+	STACK_COPY(c.s);
+	c.s[15] = 0;
+	bpf_loop(1, strlen_cb, &c, 0);
+	return c.result;
+}
+
 char _license[] SEC("license") = "GPL";

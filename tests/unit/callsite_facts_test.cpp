@@ -120,5 +120,57 @@ TEST_F(CallsiteFactsTest, TheJitUsesTheFacts) {
     EXPECT_STREQ((*either)->call_site_region(1)->name, ".rodata.str1.1");
 }
 
+// Stack pointers: the frame pointed into (counted up from the call's) and the offset from its r10 when it is one
+// constant; an offset that differs between paths or is variable leaves "somewhere in the stack" (stack_any).
+TEST_F(CallsiteFactsTest, StackPointers) {
+    const verifier::CallFacts f = facts_of("strlen_stack");
+    ASSERT_EQ(f.args[0].kind, ArgFact::Kind::stack);
+    EXPECT_EQ(f.args[0].up, 0);
+    const int64_t off = int64_t(f.args[0].value);
+    EXPECT_TRUE(off >= -512 && off <= -16) << off; // a 16-byte buffer in main's frame
+
+    const verifier::CallFacts two = facts_of("strcmp_stack_stack");
+    ASSERT_EQ(two.args[0].kind, ArgFact::Kind::stack);
+    ASSERT_EQ(two.args[1].kind, ArgFact::Kind::stack);
+    EXPECT_NE(two.args[0].value, two.args[1].value);
+
+    EXPECT_EQ(facts_of("strcmp_stack_rodata").args[0].kind, ArgFact::Kind::stack);
+    EXPECT_EQ(facts_of("strlen_stack_either").args[0].kind, ArgFact::Kind::stack_any);
+    EXPECT_EQ(facts_of("strlen_stack_variable").args[0].kind, ArgFact::Kind::stack_any);
+}
+
+// From a subprogram: its caller's buffer is one frame up, its own is in its frame; a bpf_loop callback's ctx is
+// main's frame, one up from the callback's.
+TEST_F(CallsiteFactsTest, StackPointersFromOtherFrames) {
+    lp_ = inst_->find_program("strlen_stack_subprog");
+    ASSERT_NE(lp_, nullptr);
+    ASSERT_TRUE(exec::load_check(exec::EngineKind::jit, *inst_, *lp_));
+    const auto& sub = lp_->cache->program->call_facts;
+    ASSERT_EQ(sub.size(), 2u);
+    EXPECT_EQ(sub[0].args[0].kind, ArgFact::Kind::stack);
+    EXPECT_EQ(sub[1].args[0].kind, ArgFact::Kind::stack);
+    EXPECT_EQ(sub[0].args[0].up + sub[1].args[0].up, 1) << "one call on the caller's buffer, one on its own";
+
+    const verifier::CallFacts cb = facts_of("strspn_stack_callback");
+    ASSERT_EQ(cb.args[0].kind, ArgFact::Kind::stack);
+    EXPECT_EQ(cb.args[0].up, 1);
+    expect_in(cb.args[1], ".rodata.str1.1", true);
+}
+
+// Every stack string program answers on the JIT as written in strings_facts.bpf.c (the kernel's answers: the
+// programs run on every engine and the kernel through their __retval annotations too).
+TEST_F(CallsiteFactsTest, StackStringsOnTheJit) {
+    const std::pair<const char*, uint64_t> kRuns[] = {
+        {"strlen_stack", 11},           {"strchr_stack_end", 6},     {"strcmp_stack_rodata", uint64_t(uint32_t(-1))},
+        {"strcmp_stack_stack", 0},      {"strlen_stack_either", 9},  {"strlen_stack_variable", 8},
+        {"strlen_stack_subprog", 1104}, {"strspn_stack_callback", 8}};
+    for (const auto& [prog, want] : kRuns) {
+        lp_ = inst_->find_program(prog);
+        ASSERT_NE(lp_, nullptr) << prog;
+        ASSERT_TRUE(exec::load_check(exec::EngineKind::jit, *inst_, *lp_)) << prog;
+        EXPECT_EQ(run_jit(*lp_), want) << prog;
+    }
+}
+
 } // namespace
 } // namespace strbpf

@@ -104,7 +104,7 @@ class SiteFactsTest : public ::testing::TestWithParam<rs::Backend> {
     }
     uint8_t* end() const { return base_ + page_; }
     static ArgFact at(const uint8_t* p, const uint8_t* end, bool frozen) {
-        return ArgFact{ArgFact::Kind::address, frozen, uint32_t(end - p), addr(p)};
+        return ArgFact{ArgFact::Kind::address, frozen, 0, uint32_t(end - p), addr(p)};
     }
 
     // The levels a test runs: SSE4.2 and SSE2 always, AVX2 where the host has it (else SKIP, after the others).
@@ -229,7 +229,7 @@ TEST_P(SiteFactsTest, ConstantCharacters) {
             for (const uint64_t c : kChars) {
                 verifier::VerifiedProgram vp;
                 verifier::CallFacts f{kCallPc, {ArgFact{}, ArgFact{}, ArgFact{}}};
-                f.args[size_t(arg)] = ArgFact{ArgFact::Kind::constant, false, 0, c};
+                f.args[size_t(arg)] = ArgFact{ArgFact::Kind::constant, false, 0, 0, c};
                 vp.call_facts.push_back(f);
                 auto prog = compile(kfunc_index(name), vp, level);
                 ASSERT_NE(prog, nullptr);

@@ -213,7 +213,7 @@ TEST_F(CallSiteMissTest, NoInstanceKeepsNothing) {
 
 // The JIT's call sites end to end: `r1 = PTR; call bpf_strlen; exit` compiled with call sites. A pointer into .bss
 // is kept after the first (missing) call and later runs take the resolved path, reading the string afresh each
-// time; a stack pointer is never kept and still answers through the miss path.
+// time; a stack pointer is never kept (the site resolves it from the frame pointer, jit_stack_site_test.cpp).
 std::vector<isa::Insn> strlen_program(uint64_t ptr, bool on_stack) {
     const int k = kfunc_index("bpf_strlen");
     std::vector<isa::Insn> p;
@@ -253,7 +253,7 @@ TEST_F(CallSiteMissTest, JitSiteKeepsGlobalDataAndReadsItAfresh) {
     EXPECT_EQ(r.r0, 2u);
 }
 
-TEST_F(CallSiteMissTest, JitSiteOnTheStackAlwaysLooksUp) {
+TEST_F(CallSiteMissTest, JitSiteOnTheStackKeepsNoRegion) {
     exec::jit::CompileOptions opts = exec::jit::CompileOptions::host();
     opts.call_sites = true;
     auto compiled = exec::jit::compile(strlen_program(0, true), opts);

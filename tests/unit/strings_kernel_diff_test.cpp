@@ -130,6 +130,15 @@ std::string describe_arg(const Batch& b, uint8_t kind, uint64_t a) {
     case SD_CTX: return in_pool("ctx", b.ctx.data(), b.ctx.size(), a & 0xffff);
     case SD_BSS: return in_pool(".bss pool", b.bss.data(), b.bss.size(), a & 0x1ffff);
     case SD_RO: return in_pool(".rodata pool", reinterpret_cast<const uint8_t*>(kRoPool), SD_RO_POOL, a & 0xff);
+    case SD_STACK:
+    case SD_STACK_UP: {
+        uint8_t buf[SD_STACK_BUF];
+        std::memcpy(buf, b.bss.data() + ((a >> 8) & 0xffff), SD_STACK_BUF);
+        buf[SD_STACK_BUF - 1] = 0;
+        return fmt::format("{} stack buffer+{} (from .bss pool+{:#x}) [{}]", kind == SD_STACK ? "own" : "caller's",
+                           a & (SD_STACK_BUF - 1), (a >> 8) & 0xffff,
+                           rle_hex(buf + (a & (SD_STACK_BUF - 1)), SD_STACK_BUF - (a & (SD_STACK_BUF - 1))));
+    }
     default: return fmt::format("raw {:#018x}", a);
     }
 }
@@ -309,7 +318,24 @@ class Builder {
             *out = Arg{SD_RAW, raw_pointer(*g_)};
             return true;
         }
+        if (r < 23) // a stack buffer holding the bytes place() put in the .bss pool, at a random skew in it
+            return on_stack(s, nul, out);
         return place(s, nul, out);
+    }
+
+    // s copied into a stack buffer of sd_run_case's frame or its caller's (a string of SD_STACK_BUF - 1 bytes or more
+    // is cut there: the buffer's last byte is NUL).
+    bool on_stack(const Bytes& s, bool nul, Arg* out) {
+        Arg bss;
+        if (!place(s, nul, &bss, SD_BSS, 0xffff)) // the pool's first 64 KiB are used up: anywhere else
+            return place(s, nul, out);
+        if (bss.kind != SD_BSS) {
+            *out = bss;
+            return true;
+        }
+        const uint64_t skew = std::min<uint64_t>(bss.a, g_->below(SD_STACK_BUF));
+        *out = Arg{uint8_t(g_->chance(50) ? SD_STACK : SD_STACK_UP), ((bss.a - skew) << 8) | skew};
+        return true;
     }
 
   private:

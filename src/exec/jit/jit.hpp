@@ -29,7 +29,9 @@ struct CompileOptions {
     bool avx2 = false;  // AVX2 (with BMI1): 32-byte blocks in the inline short-string paths; without: 16-byte SSE2
     // String kfunc and bpf_strncmp calls go through call-site entries (runtime/kfuncs/call_site.hpp) that keep the
     // shared region each string pointer was found in. Such code must only run with one object instance's
-    // contexts (compile(LinkedProgram) sets it: a linked program belongs to its instance).
+    // contexts (compile(LinkedProgram) sets it: a linked program belongs to its instance), and with the StackArea
+    // it runs on registered as the run's stack region (runtime::prepare_run_context): a site resolves a pointer
+    // into that area from the frame pointer (x86_64/stack_site.hpp).
     bool call_sites = false;
     // The verified program the instructions are (compile(LinkedProgram) sets it): its call facts specialise the
     // string call sites (x86_64/codegen.hpp); it must outlive the code.

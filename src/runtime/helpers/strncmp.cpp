@@ -114,7 +114,7 @@ uint64_t strncmp_miss(uint64_t s1, uint64_t s1_sz, uint64_t s2, uint64_t slots, 
 }
 } // namespace
 
-const CallSiteEntries bpf_strncmp_site{strncmp_resolved, strncmp_miss, {3, 0}, ShortPath::strncmp};
+const CallSiteEntries bpf_strncmp_site{strncmp_resolved, strncmp_miss, {3, 0}, ShortPath::strncmp, false};
 
 const CallSiteEntries* helper_call_site(int32_t id) { return id == 182 ? &bpf_strncmp_site : nullptr; }
 

@@ -7,7 +7,8 @@
 // `resolved`, on a miss it passes the site's slots and calls `miss`, which runs the generic entry and fills the
 // slots. Neither entry aborts the run, so the JIT does not test RunContext::aborted after them. On a hit, the JIT
 // may first answer a short string inline (`short_path`): from the first 16 bytes, when the spans cover them and the
-// answer lies within them; anything else falls through to `resolved`.
+// answer lies within them; anything else falls through to `resolved`. A pointer into the run's own stack needs no
+// slot: the stack's bounds are known to the code, and a stack pointer is resolved as a kept region's would be.
 #pragma once
 #include <atomic>
 #include <cstdint>
@@ -53,6 +54,10 @@ struct CallSiteEntries {
     HelperFn miss;
     uint8_t ptr_regs[2]; // the BPF argument registers holding string pointers (0: none)
     ShortPath short_path = ShortPath::none;
+    // A pointer into the run's own stack may take `resolved` too, with its span to the stack's top (the JIT
+    // checks it against the frame pointer; x86_64/stack_site.hpp). False for bpf_strncmp's s2, which the verifier
+    // proves read-only global data and whose unverified runs must reach the generic entry's checks.
+    bool stack_strings = true;
 };
 
 } // namespace strbpf::runtime

@@ -18,6 +18,7 @@
 
 #include "exec/jit/x86_64/abi.hpp"
 #include "exec/jit/x86_64/short_strings.hpp"
+#include "exec/jit/x86_64/stack_site.hpp"
 #include "isa/opcodes.hpp"
 #include "runtime/helpers/helper_table.hpp"
 #include "runtime/helpers/string_helpers.hpp"
@@ -140,6 +141,8 @@ class Gen {
     void call_native(uint64_t fn, bool callback_capable);
     void call_site(size_t pc, const runtime::CallSiteEntries& e, bool check_abort);
     bool site_guard(const verifier::ArgFact* f, int reg, const x86::Gp& span, const Label& miss);
+    bool stack_guard(const verifier::ArgFact* f, int reg, const x86::Gp& span, const Label& miss, int64_t* known);
+    bool stack_site_ok() const;
     void call_local(size_t pc, size_t target);
     void jump_to(const Label& l, CC cc, bool always);
     void jcc(CC cc, const Label& l) { jump_to(l, cc, false); }
@@ -164,6 +167,12 @@ class Gen {
         uint64_t slots, fn;
     };
     std::vector<MissStub> miss_stubs_; // call sites' cold paths: the miss entry, then back to `done`
+    struct StackStub {
+        Label enter, back, miss;
+        int reg;
+        x86::Gp span;
+    };
+    std::vector<StackStub> stack_stubs_; // a slot check that missed: the pointer may lie in the run's stack
     size_t next_site_ = 0;             // the next call site's index into opts_.site_slots
     ShortPool short_pool_;             // the short paths' constants (emit_short_constants), after the stubs
     Label enter_, enter_exit_, enter_main_, fail_;
@@ -912,13 +921,22 @@ void Gen::call_site(size_t pc, const runtime::CallSiteEntries& e, bool check_abo
             known.bytes[k] = f->frozen ? reinterpret_cast<const uint8_t*>(f->value) : nullptr;
             continue;
         }
+        const bool stack_ok = e.stack_strings && stack_site_ok();
+        if (stack_ok && stack_guard(f, e.ptr_regs[k], S, ms.miss, &known.span[k]))
+            continue;
         a_.mov(x86::r11, imm(reinterpret_cast<uint64_t>(&slots[k])));
         a_.mov(x86::r11, x86::qword_ptr(x86::r11)); // const Region*
         a_.mov(x86::r9, q(e.ptr_regs[k]));
         a_.sub(x86::r9, x86::qword_ptr(x86::r11, int32_t(offsetof(runtime::Region, base)))); // off = ptr - base
         a_.mov(S, x86::qword_ptr(x86::r11, int32_t(offsetof(runtime::Region, size))));
         a_.sub(S, x86::r9); // span = size - off
-        jcc(CC::kBE, ms.miss); // unsigned off >= size: below base or at/after the end
+        if (!stack_ok) {
+            jcc(CC::kBE, ms.miss); // unsigned off >= size: below base or at/after the end
+            continue;
+        }
+        stack_stubs_.push_back(StackStub{a_.newLabel(), a_.newLabel(), ms.miss, e.ptr_regs[k], S});
+        jcc(CC::kBE, stack_stubs_.back().enter); // not in the kept region: perhaps in the stack
+        a_.bind(stack_stubs_.back().back);
     }
     const Label call = a_.newLabel();
     // answers short strings inline
@@ -949,6 +967,31 @@ bool Gen::site_guard(const verifier::ArgFact* f, int reg, const x86::Gp& span, c
     }
     a_.mov(span.r32(), imm(f->span));
     return true;
+}
+
+// A pointer the verifier found in the run's stack on every path (F: stack or stack_any): checked against the
+// stack first (a pruned path may bring another pointer: the look-up path answers it); in a lean program's main,
+// an fp-relative constant offset is one compare with its span an immediate (*known). False (nothing emitted)
+// without such a fact.
+bool Gen::stack_guard(const verifier::ArgFact* f, int reg, const x86::Gp& span, const Label& miss, int64_t* known) {
+    using K = verifier::ArgFact::Kind;
+    if (!f || (f->kind != K::stack && f->kind != K::stack_any))
+        return false;
+    CC outside;
+    if (single_ && f->kind == K::stack && f->up == 0 &&
+        emit_stack_fact(a_, int64_t(f->value), q(reg), span, &outside)) {
+        *known = -int64_t(f->value);
+    } else {
+        outside = emit_stack_span(a_, StackTop{single_, co_.engine_state}, q(reg), span);
+    }
+    jcc(outside, miss);
+    return true;
+}
+
+// Whether this program's string call sites may resolve stack pointers: rbp is the frame pointer in every
+// function, but a lean program that never reads r10 leaves the caller's rbp there (and has no stack pointer).
+bool Gen::stack_site_ok() const {
+    return !single_ || std::find(lean_saved_.begin(), lean_saved_.end(), x86::rbp) != lean_saved_.end();
 }
 
 // After the instruction at pc: what imm64_ knows. An ld_imm64 of a value sets its register; anything else that may
@@ -1010,6 +1053,11 @@ Label Gen::stub(size_t pc, ExitCode code) {
 // Cold code after the program. A lean program's stubs return their status in rdx; otherwise each stub records
 // (code, pc) in the RunState and unwinds to the entry trampoline.
 void Gen::emit_stubs() {
+    for (const StackStub& t : stack_stubs_) {
+        a_.bind(t.enter);
+        jcc(emit_stack_span(a_, StackTop{single_, co_.engine_state}, q(t.reg), t.span), t.miss);
+        jmp(t.back);
+    }
     for (const MissStub& m : miss_stubs_) {
         a_.bind(m.miss);
         a_.mov(x86::rcx, imm(m.slots));
