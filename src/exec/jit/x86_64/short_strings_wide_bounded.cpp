@@ -145,7 +145,9 @@ void WideGen::stop_ncmp(const x86::Vec& dst, int32_t disp) {
 
 // bpf_strncmp(s1, n = r2, s2 = r3; rcx = s2's span), verified runs only: one block, then pairs. s1's bytes at r9
 // are loaded when n covers them (the verifier proved [s1, s1 + n) readable) or they stay in the page of s1 + r9
-// (readable: r9 < n); s2's when they lie inside s2's span. No stop lane before n answers 0.
+// (readable: r9 < n); s2's when they lie inside s2's span. No stop lane before n answers 0. The pairs that n and
+// the span cover whole, below kWideBytes, run with one compare a step against a bound computed once (r11); the
+// others take the checks one by one.
 bool WideGen::strncmp(int32_t verified_off) {
     if (!wide_span(x86::rcx))
         return false;
@@ -167,7 +169,10 @@ bool WideGen::strncmp(int32_t verified_off) {
     a_.test(x86::eax, x86::eax);
     a_.long_().jnz(found);
     a_.mov(x86::r9d, kW);
-    a_.bind(loop);
+    pair_bound(x86::r11, x86::rcx, nullptr, nullptr, &x86::rsi);
+    a_.cmp(x86::r9, x86::r11);
+    a_.short_().jb(loadable);
+    a_.bind(loop); // the pair at r9 is not covered by the bound: each check
     a_.cmp(x86::r9, x86::rsi);
     a_.long_().jae(equal); // n bytes equal
     pair_step(nullptr, x86::rcx, nullptr);
@@ -186,6 +191,8 @@ bool WideGen::strncmp(int32_t verified_off) {
     a_.test(x86::eax, x86::eax);
     a_.short_().jnz(pair);
     a_.add(x86::r9, 2 * kW);
+    a_.cmp(x86::r9, x86::r11);
+    a_.short_().jb(loadable);
     a_.jmp(loop);
     a_.bind(pair);
     a_.vpmovmskb(x86::eax, x86::ymm2);
