@@ -514,6 +514,17 @@ TEST_P(StringsSerial, ResumesAgreeWithTheStart) {
                       [&](uint64_t f) { return o.cmp_at(a, b, lim_a, icase, f); });
         const Str a_n{a.p, n}; // the helper's s1: n readable bytes
         each_from(q_ncmp, "ncmp_at", kSerialOps.ncmp(a_n, n, b), [&](uint64_t f) { return o.ncmp_at(a_n, n, b, f); });
+        const uint64_t q_end = first_stop(std::min(kMaxLen, a.span), [&](uint64_t i) { return a.p[i] == 0; });
+        for (int rc : {int(c), int('a'), 0xC9, 0, -1, 256}) {
+            int last = -kENOENT; // the last rc before `from`, as the inline blocks hand it over
+            uint64_t seen = 0;
+            each_from(q_end, "rchr_at c=" + std::to_string(rc), kSerialOps.rchr(a, rc), [&](uint64_t f) {
+                for (; seen < f; seen++)
+                    if (int(a.p[seen]) == rc)
+                        last = int(seen);
+                return o.rchr_at(a, rc, f, last);
+            });
+        }
         if (q_nul == nb && nb == lim_a) { // no NUL before the limit: a resume point past it is the limit
             ASSERT_EQ(o.nlen_at(a, lim_a, lim_a + 100), kSerialOps.nlen(a, lim_a)) << o.name << " " << tag;
         }

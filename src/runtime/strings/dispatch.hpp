@@ -33,6 +33,8 @@ struct StringOps {
     int (*chrnul_at)(Str s, uint8_t c, uint64_t from);
     int (*nlen_at)(Str s, uint64_t count, uint64_t from);
     int (*ncmp_at)(Str s1, uint64_t n, Str s2, uint64_t from);
+    // rchr from `from` (no NUL before it), `last` the answer so far (the last c before `from`, or -ENOENT).
+    int (*rchr_at)(Str s, int32_t c, uint64_t from, int last);
 };
 
 enum class Backend : uint8_t { serial, sse2, avx2, avx512 };

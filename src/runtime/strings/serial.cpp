@@ -80,9 +80,10 @@ int chrnul_at(Str s, uint8_t c, uint64_t from) {
     return -kE2BIG;
 }
 
-int rchr(Str s, int32_t c) {
-    int last = -kENOENT;
-    for (uint64_t i = 0; i < kMaxLen; i++) {
+int rchr(Str s, int32_t c) { return rchr_at(s, c, 0, -kENOENT); }
+
+int rchr_at(Str s, int32_t c, uint64_t from, int last) {
+    for (uint64_t i = std::min({from, kMaxLen, s.span}); i < kMaxLen; i++) {
         uint8_t b;
         if (!get(s, i, b))
             return -kEFAULT;

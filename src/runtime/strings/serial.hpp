@@ -54,6 +54,7 @@ int nchr_at(Str s, uint64_t count, uint8_t c, uint64_t from);
 int chrnul_at(Str s, uint8_t c, uint64_t from);
 int nlen_at(Str s, uint64_t count, uint64_t from);
 int ncmp_at(Str s1, uint64_t n, Str s2, uint64_t from);
+int rchr_at(Str s, int32_t c, uint64_t from, int last); // last: the answer for the bytes before from
 // True when [p, p+n) contains a NUL byte.
 bool has_nul(const uint8_t* p, uint64_t n);
 } // namespace serial

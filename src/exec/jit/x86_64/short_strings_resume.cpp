@@ -43,6 +43,11 @@ uint64_t strcasecmp_at(uint64_t a, uint64_t b, uint64_t, uint64_t span1, uint64_
 uint64_t strncasecmp_at(uint64_t a, uint64_t b, uint64_t len, uint64_t span1, uint64_t span2, uint64_t from) {
     return ret(ops().cmp_at(Str{bytes(a), span1}, Str{bytes(b), span2}, len, true, from));
 }
+// bpf_strrchr(s, c): r8 (a second string's span in the two-string kfuncs) brings the answer so far.
+uint64_t strrchr_at(uint64_t s, uint64_t c, uint64_t, uint64_t span, uint64_t last, uint64_t from) {
+    const auto ci = static_cast<int32_t>(static_cast<uint32_t>(c));
+    return ret(ops().rchr_at(Str{bytes(s), span}, ci, from, static_cast<int>(static_cast<uint32_t>(last))));
+}
 // bpf_strncmp(s1, s1_sz, s2) in a verified run (the inline path checked RunContext::verified): [s1, s1 + n) is
 // readable, s2's span bounds its loads; the helper's long.
 uint64_t strncmp_at(uint64_t s1, uint64_t s1_sz, uint64_t s2, uint64_t span2, uint64_t, uint64_t from) {
@@ -65,6 +70,8 @@ ResumeFn resume_entry(runtime::ShortPath kind) {
         return strchrnul_at;
     case ShortPath::strnchr:
         return strnchr_at;
+    case ShortPath::strrchr:
+        return strrchr_at;
     case ShortPath::strcmp:
         return strcmp_at;
     case ShortPath::strcasecmp:

@@ -157,9 +157,10 @@ void WideGen::pair_step(const Label* loop, const x86::Gp& span, const x86::Gp* s
 
 // dst = the end of the pairs: a pair at r9 is scanned while r9 < dst (unsigned), that is r9 < kWideBytes,
 // r9 + 2 * kW <= each span (spans under that give 0), r9 < *limit and, with `size`, r9 + 2 * kW <= *size (0 when
-// under). Clobbers eax and r11.
+// under). Clobbers eax and r11 (r10 when dst is r11).
 void WideGen::pair_bound(const x86::Gp& dst, const x86::Gp& span, const x86::Gp* span2, const x86::Gp* limit,
                          const x86::Gp* size) {
+    const x86::Gp t = dst == x86::r11 ? x86::r10 : x86::r11;
     int64_t b = kWideBytes;
     for (const x86::Gp* s : {&span, span2})
         if (s && known_span(*s) >= 0)
@@ -169,11 +170,11 @@ void WideGen::pair_bound(const x86::Gp& dst, const x86::Gp& span, const x86::Gp*
     for (const x86::Gp* s : {&span, span2, size}) {
         if (!s || (s != size && known_span(*s) >= 0))
             continue;
-        a_.mov(x86::r11, *s);
-        a_.sub(x86::r11, 2 * kW - 1);
-        a_.cmovb(x86::r11, x86::rax); // a span under 2 * kW - 1 bytes: no pair
-        a_.cmp(x86::r11, dst);
-        a_.cmovb(dst, x86::r11);
+        a_.mov(t, *s);
+        a_.sub(t, 2 * kW - 1);
+        a_.cmovb(t, x86::rax); // a span under 2 * kW - 1 bytes: no pair
+        a_.cmp(t, dst);
+        a_.cmovb(dst, t);
     }
     if (limit) {
         a_.cmp(*limit, dst);
@@ -375,7 +376,7 @@ bool emit_wide_path(x86::Assembler& a, ShortPath kind, const Label& call, const 
         break;
     }
     if (emitted)
-        g.finish(kind == ShortPath::strrchr ? nullptr : resume_entry(kind)); // strrchr's last c is not handed over
+        g.finish(resume_entry(kind), kind == ShortPath::strrchr);
     return emitted;
 }
 

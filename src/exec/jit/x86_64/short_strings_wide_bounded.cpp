@@ -169,28 +169,39 @@ bool WideGen::strncmp(int32_t verified_off) {
     a_.test(x86::eax, x86::eax);
     a_.long_().jnz(found);
     a_.mov(x86::r9d, kW);
+    // The pair at r9 when the bound does not cover it: each check, then `to`.
+    const auto checks = [&](const Label& to) {
+        a_.cmp(x86::r9, x86::rsi);
+        a_.long_().jae(equal); // n bytes equal
+        pair_step(nullptr, x86::rcx, nullptr);
+        a_.lea(x86::r10, x86::ptr(x86::r9, 2 * kW));
+        a_.cmp(x86::r10, x86::rsi);
+        a_.short_().jbe(to);
+        a_.lea(x86::r10d, x86::ptr(x86::rdi, x86::r9));
+        a_.and_(x86::r10d, 4095);
+        a_.cmp(x86::r10d, 4096 - 2 * kW);
+        to_call(x86::CondCode::kA);
+    };
+    const auto pair_test = [&] {
+        stop_ncmp(x86::ymm2, 0);
+        stop_ncmp(x86::ymm4, kW);
+        a_.vpor(x86::ymm3, x86::ymm2, x86::ymm4);
+        a_.vpmovmskb(x86::eax, x86::ymm3);
+        a_.test(x86::eax, x86::eax);
+        a_.long_().jnz(pair);
+        a_.add(x86::r9, 2 * kW);
+    };
+    const Label loadable0 = a_.newLabel();
+    checks(loadable0); // the first pair on its own: no set-up for a 64-byte string
+    a_.bind(loadable0);
+    pair_test();
     pair_bound(x86::r11, x86::rcx, nullptr, nullptr, &x86::rsi);
     a_.cmp(x86::r9, x86::r11);
     a_.short_().jb(loadable);
     a_.bind(loop); // the pair at r9 is not covered by the bound: each check
-    a_.cmp(x86::r9, x86::rsi);
-    a_.long_().jae(equal); // n bytes equal
-    pair_step(nullptr, x86::rcx, nullptr);
-    a_.lea(x86::r10, x86::ptr(x86::r9, 2 * kW));
-    a_.cmp(x86::r10, x86::rsi);
-    a_.short_().jbe(loadable);
-    a_.lea(x86::r10d, x86::ptr(x86::rdi, x86::r9));
-    a_.and_(x86::r10d, 4095);
-    a_.cmp(x86::r10d, 4096 - 2 * kW);
-    to_call(x86::CondCode::kA);
+    checks(loadable);
     a_.bind(loadable);
-    stop_ncmp(x86::ymm2, 0);
-    stop_ncmp(x86::ymm4, kW);
-    a_.vpor(x86::ymm3, x86::ymm2, x86::ymm4);
-    a_.vpmovmskb(x86::eax, x86::ymm3);
-    a_.test(x86::eax, x86::eax);
-    a_.short_().jnz(pair);
-    a_.add(x86::r9, 2 * kW);
+    pair_test();
     a_.cmp(x86::r9, x86::r11);
     a_.short_().jb(loadable);
     a_.jmp(loop);

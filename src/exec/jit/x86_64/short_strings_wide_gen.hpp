@@ -49,14 +49,17 @@ class WideGen {
     bool span(bool accept);
     // The shared exit (after vzeroupper); bound once after the path. With `resume`, every jump to it has r9 = the
     // position reached (no stop lane before it in any string): the resume entry goes on from there and the path
-    // leaves to `done`; else the resolved entry starts again at byte 0.
-    void finish(ResumeFn resume) {
+    // leaves to `done`; else the resolved entry starts again at byte 0. `last_in_eax`: eax holds the answer so far
+    // (strrchr's last c), handed over in r8.
+    void finish(ResumeFn resume, bool last_in_eax) {
         a_.bind(exit_call_);
         a_.vzeroupper();
         if (!resume) {
             a_.long_().jmp(call_);
             return;
         }
+        if (last_in_eax)
+            a_.mov(x86::r8d, x86::eax);
         a_.call(imm(reinterpret_cast<uint64_t>(resume))); // r9 = from, where the resolved entry gets the context
         a_.long_().jmp(done_);
     }
