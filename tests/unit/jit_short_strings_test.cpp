@@ -278,6 +278,50 @@ TEST_P(ShortStringsTest, StrncmpLongPrefixesAnswerAsTheHelper) {
         GTEST_SKIP() << "ran SSE4.2 only: " << avx2_missing();
 }
 
+// bpf_strncmp with s2 ending at a guard page (its slot keeps that page, as a read-only map value's region would be
+// kept) and n far past s2's span: s1 equal to s2 through its NUL or differing anywhere, so the pairs run up to s2's
+// last block; none may load a byte of s2 past its span, whatever n allows for s1.
+TEST_P(ShortStringsTest, StrncmpS2AtAGuardPageWithLargeN) {
+    const size_t page = size_t(sysconf(_SC_PAGESIZE));
+    void* m = mmap(nullptr, 3 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    ASSERT_NE(m, MAP_FAILED);
+    auto* base = static_cast<uint8_t*>(m);
+    uint8_t* s2_page = base + page;
+    mprotect(s2_page + page, page, PROT_NONE);
+    const Region r1{addr(base), page, kPermRW, RegionKind::stack, "s1"};
+    const Region r2{addr(s2_page), page, kPermRead, RegionKind::stack, "s2 guarded"};
+    ctx_.mem.add_local(r1);
+    ctx_.mem.add_local(r2);
+    std::vector<IsaLevel> levels{kSse42};
+    if (avx2_missing().empty())
+        levels.push_back(kAvx2);
+    std::mt19937_64 rng(1820);
+    for (const IsaLevel level : levels) {
+        auto prog = compile(true, 182, level);
+        ASSERT_NE(prog, nullptr);
+        prog->keep_call_site_region(0, &r2);
+        for (int round = 0; round < 3000; round++) {
+            const size_t len = rng() % 400; // s2's bytes before its NUL, the NUL being the page's last byte
+            uint8_t* s2 = s2_page + page - 1 - len;
+            for (size_t i = 0; i < len; i++)
+                s2[i] = uint8_t("abc"[rng() % 3]);
+            s2[len] = 0;
+            std::memcpy(base, s2, len + 1);
+            if (round % 3 == 1)
+                base[rng() % (len + 1)] = uint8_t("ab\0"[rng() % 3]);
+            for (uint64_t n : {uint64_t(len + 1), uint64_t(len + 1 + rng() % 600), uint64_t(page)}) {
+                const uint64_t want = bpf_strncmp_helper(addr(base), n, addr(s2), 0, 0, &ctx_);
+                ASSERT_FALSE(ctx_.aborted) << ctx_.abort_message;
+                ASSERT_EQ(run(*prog, addr(base), n, addr(s2)), want)
+                    << level.name << " n=" << n << " s2 of " << len << " bytes at the guard";
+            }
+        }
+    }
+    munmap(m, 3 * page);
+    if (!avx2_missing().empty())
+        GTEST_SKIP() << "ran SSE4.2 only: " << avx2_missing();
+}
+
 // Every kfunc's short path with its strings ending at a guard page: the call site's slots keep a readable page
 // followed by a PROT_NONE one, and each string starts 1..340 bytes before the guard, past the inline blocks (the
 // set or needle strings of strspn/strcspn/strstr are loaded within their page when their span is under 16 bytes;

@@ -460,6 +460,77 @@ TEST_P(StringsBackends, SubstringAtTheKMaxLenEdge) {
         }
 }
 
+// The resumes (StringOps::cmp_at, ...), as the JIT's inline blocks call them: from every position up to the first
+// stop (bytes before it hold none), every backend, serial included, gives the answer serial gives from byte 0;
+// strings terminated or running into the guard page, at every alignment of the resume point, with limits before,
+// at and past the stop and from past a limit (taken as the limit).
+TEST_P(StringsSerial, ResumesAgreeWithTheStart) {
+    Guarded ga(8192), gb(8192);
+    const StringOps& o = *ops_;
+    for (uint32_t seed = 0; seed < 120; seed++) {
+        std::mt19937 rng(seed);
+        const size_t len = seed < 80 ? seed * 5 : 330 + rng() % 3800;
+        std::string s = text(len, seed, "aAb\xC9\xE9");
+        const bool term = seed % 3 != 0;
+        const Str a = ga.place(term ? s + '\0' : s, term ? rng() % 70 : 0);
+        std::string t = s.substr(0, rng() % (len + 1));                       // s's prefix, then a difference
+        const Str b = gb.place(t + (seed % 2 ? "z" : "") + '\0', rng() % 40); // (or s2 ends first)
+        const uint64_t lim_a = seed % 4 == 0 ? rng() % (len + 2) : kSizeMax;
+        const uint8_t c = uint8_t(seed % 5 == 0 ? 'b' : 0x7E); // found or not
+        // The first i < bound where stop(i) holds, else bound.
+        const auto first_stop = [](uint64_t bound, const std::function<bool(uint64_t)>& stop) {
+            uint64_t i = 0;
+            while (i < bound && !stop(i))
+                i++;
+            return i;
+        };
+        const uint64_t nb = std::min({lim_a, kMaxLen, a.span}), cb = std::min({lim_a, kMaxLen, a.span, b.span});
+        const uint64_t q_nul = first_stop(nb, [&](uint64_t i) { return a.p[i] == 0; });
+        const uint64_t q_chr = first_stop(nb, [&](uint64_t i) { return a.p[i] == 0 || a.p[i] == c; });
+        const uint64_t q_chrnul =
+            first_stop(std::min(kMaxLen, a.span), [&](uint64_t i) { return a.p[i] == 0 || a.p[i] == c; });
+        const auto q_cmp = [&](bool icase) {
+            return first_stop(cb, [&](uint64_t i) {
+                return a.p[i] == 0 || (icase ? fold(a.p[i]) != fold(b.p[i]) : a.p[i] != b.p[i]);
+            });
+        };
+        const uint64_t n = std::min<uint64_t>(lim_a, a.span);
+        const uint64_t q_ncmp = first_stop(std::min(n, b.span), [&](uint64_t i) {
+            return a.p[i] == 0 || a.p[i] != b.p[i];
+        });
+        const std::string tag = "seed=" + std::to_string(seed) + " len=" + std::to_string(len);
+        const auto each_from = [&](uint64_t q, const std::string& what, int want,
+                                   const std::function<int(uint64_t)>& f) {
+            for (uint64_t from = 0; from <= q; from = from < 40 || q - from < 40 ? from + 1 : from + 29) {
+                ASSERT_EQ(f(from), want) << o.name << ": " << what << " " << tag << " from=" << from;
+            }
+        };
+        each_from(q_nul, "nlen_at", kSerialOps.nlen(a, lim_a), [&](uint64_t f) { return o.nlen_at(a, lim_a, f); });
+        each_from(q_chr, "nchr_at", kSerialOps.nchr(a, lim_a, c),
+                  [&](uint64_t f) { return o.nchr_at(a, lim_a, c, f); });
+        each_from(q_chrnul, "chrnul_at", kSerialOps.chrnul(a, c), [&](uint64_t f) { return o.chrnul_at(a, c, f); });
+        for (bool icase : {false, true})
+            each_from(q_cmp(icase), icase ? "casecmp_at" : "cmp_at", kSerialOps.cmp(a, b, lim_a, icase),
+                      [&](uint64_t f) { return o.cmp_at(a, b, lim_a, icase, f); });
+        const Str a_n{a.p, n}; // the helper's s1: n readable bytes
+        each_from(q_ncmp, "ncmp_at", kSerialOps.ncmp(a_n, n, b), [&](uint64_t f) { return o.ncmp_at(a_n, n, b, f); });
+        const uint64_t q_end = first_stop(std::min(kMaxLen, a.span), [&](uint64_t i) { return a.p[i] == 0; });
+        for (int rc : {int(c), int('a'), 0xC9, 0, -1, 256}) {
+            int last = -kENOENT; // the last rc before `from`, as the inline blocks hand it over
+            uint64_t seen = 0;
+            each_from(q_end, "rchr_at c=" + std::to_string(rc), kSerialOps.rchr(a, rc), [&](uint64_t f) {
+                for (; seen < f; seen++)
+                    if (int(a.p[seen]) == rc)
+                        last = int(seen);
+                return o.rchr_at(a, rc, f, last);
+            });
+        }
+        if (q_nul == nb && nb == lim_a) { // no NUL before the limit: a resume point past it is the limit
+            ASSERT_EQ(o.nlen_at(a, lim_a, lim_a + 100), kSerialOps.nlen(a, lim_a)) << o.name << " " << tag;
+        }
+    }
+}
+
 INSTANTIATE_TEST_SUITE_P(Backends, StringsSerial, ::testing::ValuesIn(kAllBackends), backend_param_name);
 INSTANTIATE_TEST_SUITE_P(Backends, StringsBackends, ::testing::Values(Backend::sse2, Backend::avx2, Backend::avx512),
                          backend_param_name);

@@ -11,8 +11,10 @@
 namespace strbpf::runtime::strings {
 
 const StringOps kSerialOps = {
-    "serial",    serial::cmp,  serial::nchr, serial::chrnul, serial::rchr,    serial::nlen,
-    serial::spn, serial::cspn, serial::nstr, serial::ncmp,   serial::has_nul,
+    "serial",       serial::cmp,     serial::nchr,      serial::chrnul, serial::rchr,
+    serial::nlen,   serial::spn,     serial::cspn,      serial::nstr,   serial::ncmp,
+    serial::has_nul, serial::cmp_at, serial::nchr_at,   serial::chrnul_at, serial::nlen_at,
+    serial::ncmp_at, serial::rchr_at,
 };
 
 namespace detail {

@@ -25,6 +25,16 @@ struct StringOps {
     int (*nstr)(Str s1, Str s2, uint64_t len, bool icase);
     int (*ncmp)(Str s1, uint64_t n, Str s2);
     bool (*has_nul)(const uint8_t* p, uint64_t n);
+    // Resumes, for the JIT's inline blocks to hand over where they stopped: cmp, nchr, chrnul, nlen and ncmp when
+    // bytes [0, from) are known to hold no stop (readable in every string, no NUL, equal, not c). The answer is the
+    // one from 0; a `from` past the scan's bound (limit, span) is taken as that bound.
+    int (*cmp_at)(Str s1, Str s2, uint64_t limit, bool icase, uint64_t from);
+    int (*nchr_at)(Str s, uint64_t count, uint8_t c, uint64_t from);
+    int (*chrnul_at)(Str s, uint8_t c, uint64_t from);
+    int (*nlen_at)(Str s, uint64_t count, uint64_t from);
+    int (*ncmp_at)(Str s1, uint64_t n, Str s2, uint64_t from);
+    // rchr from `from` (no NUL before it), `last` the answer so far (the last c before `from`, or -ENOENT).
+    int (*rchr_at)(Str s, int32_t c, uint64_t from, int last);
 };
 
 enum class Backend : uint8_t { serial, sse2, avx2, avx512 };

@@ -3,6 +3,7 @@
 // kernel-semantics.md §4.4, one lazy, bounds-checked byte read at a time. Correctness, not speed, is the point.
 #include "runtime/strings/serial.hpp"
 
+#include <algorithm>
 #include <array>
 
 namespace strbpf::runtime::strings {
@@ -30,8 +31,10 @@ constexpr std::array<uint8_t, 256> kLatin1Lower = make_latin1_lower();
 
 namespace serial {
 
-int cmp(Str s1, Str s2, uint64_t limit, bool icase) {
-    uint64_t i = 0;
+int cmp(Str s1, Str s2, uint64_t limit, bool icase) { return cmp_at(s1, s2, limit, icase, 0); }
+
+int cmp_at(Str s1, Str s2, uint64_t limit, bool icase, uint64_t from) {
+    uint64_t i = std::min({from, limit, kMaxLen, s1.span, s2.span});
     for (; i < limit && i < kMaxLen; i++) {
         uint8_t c1, c2;
         if (!get(s1, i, c1) || !get(s2, i, c2)) // s1[i] is read before s2[i]
@@ -48,8 +51,10 @@ int cmp(Str s1, Str s2, uint64_t limit, bool icase) {
     return i == kMaxLen ? -kE2BIG : 0;
 }
 
-int nchr(Str s, uint64_t count, uint8_t c) {
-    uint64_t i = 0;
+int nchr(Str s, uint64_t count, uint8_t c) { return nchr_at(s, count, c, 0); }
+
+int nchr_at(Str s, uint64_t count, uint8_t c, uint64_t from) {
+    uint64_t i = std::min({from, count, kMaxLen, s.span});
     for (; i < count && i < kMaxLen; i++) {
         uint8_t b;
         if (!get(s, i, b))
@@ -62,8 +67,10 @@ int nchr(Str s, uint64_t count, uint8_t c) {
     return i == kMaxLen ? -kE2BIG : -kENOENT;
 }
 
-int chrnul(Str s, uint8_t c) {
-    for (uint64_t i = 0; i < kMaxLen; i++) {
+int chrnul(Str s, uint8_t c) { return chrnul_at(s, c, 0); }
+
+int chrnul_at(Str s, uint8_t c, uint64_t from) {
+    for (uint64_t i = std::min({from, kMaxLen, s.span}); i < kMaxLen; i++) {
         uint8_t b;
         if (!get(s, i, b))
             return -kEFAULT;
@@ -73,9 +80,10 @@ int chrnul(Str s, uint8_t c) {
     return -kE2BIG;
 }
 
-int rchr(Str s, int32_t c) {
-    int last = -kENOENT;
-    for (uint64_t i = 0; i < kMaxLen; i++) {
+int rchr(Str s, int32_t c) { return rchr_at(s, c, 0, -kENOENT); }
+
+int rchr_at(Str s, int32_t c, uint64_t from, int last) {
+    for (uint64_t i = std::min({from, kMaxLen, s.span}); i < kMaxLen; i++) {
         uint8_t b;
         if (!get(s, i, b))
             return -kEFAULT;
@@ -87,8 +95,10 @@ int rchr(Str s, int32_t c) {
     return -kE2BIG; // even when a match was seen
 }
 
-int nlen(Str s, uint64_t count) {
-    uint64_t i = 0;
+int nlen(Str s, uint64_t count) { return nlen_at(s, count, 0); }
+
+int nlen_at(Str s, uint64_t count, uint64_t from) {
+    uint64_t i = std::min({from, count, kMaxLen, s.span});
     for (; i < count && i < kMaxLen; i++) {
         uint8_t b;
         if (!get(s, i, b))
@@ -159,8 +169,10 @@ int nstr(Str s1, Str s2, uint64_t len, bool icase) {
     return -kE2BIG;
 }
 
-int ncmp(Str s1, uint64_t n, Str s2) {
-    for (uint64_t k = 0; k < n && k < s1.span && k < s2.span; k++) {
+int ncmp(Str s1, uint64_t n, Str s2) { return ncmp_at(s1, n, s2, 0); }
+
+int ncmp_at(Str s1, uint64_t n, Str s2, uint64_t from) {
+    for (uint64_t k = std::min({from, n, s1.span, s2.span}); k < n && k < s1.span && k < s2.span; k++) {
         const uint8_t a = s1.p[k], b = s2.p[k];
         if (a != b)
             return a < b ? -1 : 1;

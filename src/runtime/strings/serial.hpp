@@ -47,6 +47,14 @@ int nstr(Str s1, Str s2, uint64_t len, bool icase);
 // The helper's strncmp over n bytes of s1 (s1.span >= n readable bytes) against s2 (NUL-terminated within
 // s2.span): -1, 0, +1 by unsigned bytes, as lib/string.c's strncmp.
 int ncmp(Str s1, uint64_t n, Str s2);
+// The resumes (StringOps::cmp_at, ...): the loops above started at `from` (bytes before it hold no stop; a `from`
+// past the loop's bound is taken as that bound).
+int cmp_at(Str s1, Str s2, uint64_t limit, bool icase, uint64_t from);
+int nchr_at(Str s, uint64_t count, uint8_t c, uint64_t from);
+int chrnul_at(Str s, uint8_t c, uint64_t from);
+int nlen_at(Str s, uint64_t count, uint64_t from);
+int ncmp_at(Str s1, uint64_t n, Str s2, uint64_t from);
+int rchr_at(Str s, int32_t c, uint64_t from, int last); // last: the answer for the bytes before from
 // True when [p, p+n) contains a NUL byte.
 bool has_nul(const uint8_t* p, uint64_t n);
 } // namespace serial

@@ -73,4 +73,11 @@ void emit_wide_constants(asmjit::x86::Assembler& a, ShortPool& pool);
 // lies inside the span within 256 bytes and they are one or two bytes or one range.
 bool wide_const_set(const uint8_t* bytes, int64_t span, std::vector<uint8_t>* out);
 
+// short_strings_resume.cpp: the entry the AVX2 path of `kind` calls when the string outlasts its blocks, with
+// (r1, r2, r3, span1, span2) as the resolved entry and the position reached (no stop before it) in place of the
+// run context (bpf_strrchr: r8 = the last c found so far, or -ENOENT); the answer is the resolved entry's. nullptr:
+// the path goes to the resolved entry (from byte 0).
+using ResumeFn = uint64_t (*)(uint64_t r1, uint64_t r2, uint64_t r3, uint64_t span1, uint64_t span2, uint64_t from);
+ResumeFn resume_entry(runtime::ShortPath kind);
+
 } // namespace strbpf::exec::jit::x86_64

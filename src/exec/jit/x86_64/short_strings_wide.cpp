@@ -15,8 +15,10 @@ namespace strbpf::exec::jit::x86_64 {
 namespace wide {
 
 // The scans' blocks: one 32-byte block at offset 0 (short strings), then two per step (their stop masks or-ed, one
-// test and one taken branch per 64 bytes) while both lie inside every span and start below kWideBytes; a step that
-// would not fit goes to the resolved entry. At `found`, r9 = the offset of the block holding the first stop lane
+// test and one taken branch per 64 bytes) while both lie inside every span, start below kWideBytes and (with a
+// limit) below the limit: one compare with a bound computed once (pair_bound), so a bounded scan's step costs what
+// an unbounded one's does. A step that would not fit goes to the resume entry (finish()) from r9, unless the
+// limit was reached. At `found`, r9 = the offset of the block holding the first stop lane
 // and eax = that block's stop lanes (not 0). With a limit, the scan jumps to limit->at once the blocks without a
 // stop lane reach it (a stop lane at or past the limit still reaches `found`: the caller compares). With `refine`,
 // the stop lanes are candidates (a superset): a block or pair that has any is tested again with refine, and goes
@@ -24,6 +26,7 @@ namespace wide {
 void WideGen::scan_blocks(StopFn stop, const x86::Gp& span, const x86::Gp* span2, const Label& found,
                           const Limit* limit, StopFn refine) {
     const Label loop = a_.newLabel(), pair = a_.newLabel(), step = a_.newLabel(), clear = a_.newLabel();
+    const Label out = a_.newLabel(), pair0 = a_.newLabel(), next = a_.newLabel();
     a_.xor_(x86::r9d, x86::r9d);
     a_.vpxor(x86::xmm1, x86::xmm1, x86::xmm1);
     (this->*stop)(x86::ymm2, 0);
@@ -39,20 +42,59 @@ void WideGen::scan_blocks(StopFn stop, const x86::Gp& span, const x86::Gp* span2
     a_.bind(clear);
     a_.mov(x86::r9d, kW);
     limit_step(limit);
-    pair_step(nullptr, span, span2); // falls through into the loop when the first pair fits
+    pair_step(nullptr, span, span2); // the first pair with its own checks (no set-up for a 64-byte string)
+    pair_test(stop, pair0);
+    a_.bind(next);
+    a_.add(x86::r9, 2 * kW);
+    // The later pairs: one compare a step with the bound (an immediate when the spans are known and no limit).
+    const bool all_known = known_span(span) >= 0 && (!span2 || known_span(*span2) >= 0);
+    int64_t b = kWideBytes;
+    for (const x86::Gp* s : {&span, span2})
+        if (s && known_span(*s) >= 0)
+            b = std::min<int64_t>(b, known_span(*s) - (2 * kW - 1));
+    const auto cmp_bound = [&] {
+        if (all_known && !limit)
+            a_.cmp(x86::r9, int32_t(std::max<int64_t>(b, 0)));
+        else
+            a_.cmp(x86::r9, x86::r10);
+    };
+    if (!all_known || limit)
+        pair_bound(x86::r10, span, span2, limit ? &limit->reg : nullptr); // r10 is kept through the loop
+    cmp_bound();
+    a_.long_().jae(out);
     a_.bind(loop);
+    pair_test(stop, pair);
+    a_.bind(step);
+    a_.add(x86::r9, 2 * kW);
+    cmp_bound();
+    a_.jb(loop);
+    a_.bind(out);
+    limit_step(limit); // the bound was the limit: its answer; else the span or kWideBytes: the resume entry
+    a_.long_().jmp(exit_call_);
+    if (refine) { // each block with candidates refined, the first one first; none: the next pair
+        pair_decode(refine, pair0, next, found);
+        pair_decode(refine, pair, step, found);
+        return;
+    }
+    a_.bind(pair0);
+    pair_decode(nullptr, pair, step, found);
+}
+
+// The pair at r9: stop lanes of its blocks in ymm2 and ymm4, to `pair` when either has one.
+void WideGen::pair_test(StopFn stop, const Label& pair) {
     (this->*stop)(x86::ymm2, 0);
     (this->*stop)(x86::ymm4, kW);
     a_.vpor(x86::ymm3, x86::ymm2, x86::ymm4);
     a_.vpmovmskb(x86::eax, x86::ymm3);
     a_.test(x86::eax, x86::eax);
-    a_.short_().jnz(pair);
-    a_.bind(step);
-    a_.add(x86::r9, 2 * kW);
-    limit_step(limit);
-    pair_step(&loop, span, span2);
+    a_.long_().jnz(pair);
+}
+
+// At `pair` (bound here): to `found` with the first block holding a stop lane (refined, with `refine`: a pair whose
+// candidates all fall away goes on at `cont`).
+void WideGen::pair_decode(StopFn refine, const Label& pair, const Label& cont, const Label& found) {
     a_.bind(pair);
-    if (refine) { // each block with candidates refined, the first one first
+    if (refine) {
         const Label second = a_.newLabel();
         a_.vpmovmskb(x86::eax, x86::ymm2);
         a_.test(x86::eax, x86::eax);
@@ -64,11 +106,11 @@ void WideGen::scan_blocks(StopFn stop, const x86::Gp& span, const x86::Gp* span2
         a_.bind(second);
         a_.vpmovmskb(x86::eax, x86::ymm4);
         a_.test(x86::eax, x86::eax);
-        a_.jz(step);
+        a_.long_().jz(cont);
         (this->*refine)(x86::ymm4, kW);
         a_.vpmovmskb(x86::eax, x86::ymm4);
         a_.test(x86::eax, x86::eax);
-        a_.jz(step);
+        a_.long_().jz(cont);
         a_.add(x86::r9, kW);
         a_.long_().jmp(found);
         return;
@@ -111,6 +153,33 @@ void WideGen::pair_step(const Label* loop, const x86::Gp& span, const x86::Gp* s
     }
     a_.jbe(*loop);
     a_.long_().jmp(exit_call_);
+}
+
+// dst = the end of the pairs: a pair at r9 is scanned while r9 < dst (unsigned), that is r9 < kWideBytes,
+// r9 + 2 * kW <= each span (spans under that give 0), r9 < *limit and, with `size`, r9 + 2 * kW <= *size (0 when
+// under). Clobbers eax and r11 (r10 when dst is r11).
+void WideGen::pair_bound(const x86::Gp& dst, const x86::Gp& span, const x86::Gp* span2, const x86::Gp* limit,
+                         const x86::Gp* size) {
+    const x86::Gp t = dst == x86::r11 ? x86::r10 : x86::r11;
+    int64_t b = kWideBytes;
+    for (const x86::Gp* s : {&span, span2})
+        if (s && known_span(*s) >= 0)
+            b = std::min<int64_t>(b, known_span(*s) - (2 * kW - 1));
+    a_.mov(dst.r32(), imm(int32_t(std::max<int64_t>(b, 0))));
+    a_.xor_(x86::eax, x86::eax);
+    for (const x86::Gp* s : {&span, span2, size}) {
+        if (!s || (s != size && known_span(*s) >= 0))
+            continue;
+        a_.mov(t, *s);
+        a_.sub(t, 2 * kW - 1);
+        a_.cmovb(t, x86::rax); // a span under 2 * kW - 1 bytes: no pair
+        a_.cmp(t, dst);
+        a_.cmovb(dst, t);
+    }
+    if (limit) {
+        a_.cmp(*limit, dst);
+        a_.cmovb(dst, *limit);
+    }
 }
 
 void WideGen::stop_nul(const x86::Vec& dst, int32_t disp) {
@@ -307,7 +376,7 @@ bool emit_wide_path(x86::Assembler& a, ShortPath kind, const Label& call, const 
         break;
     }
     if (emitted)
-        g.finish();
+        g.finish(resume_entry(kind), kind == ShortPath::strrchr);
     return emitted;
 }
 

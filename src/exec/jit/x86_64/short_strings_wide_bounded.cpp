@@ -145,7 +145,9 @@ void WideGen::stop_ncmp(const x86::Vec& dst, int32_t disp) {
 
 // bpf_strncmp(s1, n = r2, s2 = r3; rcx = s2's span), verified runs only: one block, then pairs. s1's bytes at r9
 // are loaded when n covers them (the verifier proved [s1, s1 + n) readable) or they stay in the page of s1 + r9
-// (readable: r9 < n); s2's when they lie inside s2's span. No stop lane before n answers 0.
+// (readable: r9 < n); s2's when they lie inside s2's span. No stop lane before n answers 0. The pairs that n and
+// the span cover whole, below kWideBytes, run with one compare a step against a bound computed once (r11); the
+// others take the checks one by one.
 bool WideGen::strncmp(int32_t verified_off) {
     if (!wide_span(x86::rcx))
         return false;
@@ -167,25 +169,41 @@ bool WideGen::strncmp(int32_t verified_off) {
     a_.test(x86::eax, x86::eax);
     a_.long_().jnz(found);
     a_.mov(x86::r9d, kW);
-    a_.bind(loop);
-    a_.cmp(x86::r9, x86::rsi);
-    a_.long_().jae(equal); // n bytes equal
-    pair_step(nullptr, x86::rcx, nullptr);
-    a_.lea(x86::r10, x86::ptr(x86::r9, 2 * kW));
-    a_.cmp(x86::r10, x86::rsi);
-    a_.short_().jbe(loadable);
-    a_.lea(x86::r10d, x86::ptr(x86::rdi, x86::r9));
-    a_.and_(x86::r10d, 4095);
-    a_.cmp(x86::r10d, 4096 - 2 * kW);
-    to_call(x86::CondCode::kA);
+    // The pair at r9 when the bound does not cover it: each check, then `to`.
+    const auto checks = [&](const Label& to) {
+        a_.cmp(x86::r9, x86::rsi);
+        a_.long_().jae(equal); // n bytes equal
+        pair_step(nullptr, x86::rcx, nullptr);
+        a_.lea(x86::r10, x86::ptr(x86::r9, 2 * kW));
+        a_.cmp(x86::r10, x86::rsi);
+        a_.short_().jbe(to);
+        a_.lea(x86::r10d, x86::ptr(x86::rdi, x86::r9));
+        a_.and_(x86::r10d, 4095);
+        a_.cmp(x86::r10d, 4096 - 2 * kW);
+        to_call(x86::CondCode::kA);
+    };
+    const auto pair_test = [&] {
+        stop_ncmp(x86::ymm2, 0);
+        stop_ncmp(x86::ymm4, kW);
+        a_.vpor(x86::ymm3, x86::ymm2, x86::ymm4);
+        a_.vpmovmskb(x86::eax, x86::ymm3);
+        a_.test(x86::eax, x86::eax);
+        a_.long_().jnz(pair);
+        a_.add(x86::r9, 2 * kW);
+    };
+    const Label loadable0 = a_.newLabel();
+    checks(loadable0); // the first pair on its own: no set-up for a 64-byte string
+    a_.bind(loadable0);
+    pair_test();
+    pair_bound(x86::r11, x86::rcx, nullptr, nullptr, &x86::rsi);
+    a_.cmp(x86::r9, x86::r11);
+    a_.short_().jb(loadable);
+    a_.bind(loop); // the pair at r9 is not covered by the bound: each check
+    checks(loadable);
     a_.bind(loadable);
-    stop_ncmp(x86::ymm2, 0);
-    stop_ncmp(x86::ymm4, kW);
-    a_.vpor(x86::ymm3, x86::ymm2, x86::ymm4);
-    a_.vpmovmskb(x86::eax, x86::ymm3);
-    a_.test(x86::eax, x86::eax);
-    a_.short_().jnz(pair);
-    a_.add(x86::r9, 2 * kW);
+    pair_test();
+    a_.cmp(x86::r9, x86::r11);
+    a_.short_().jb(loadable);
     a_.jmp(loop);
     a_.bind(pair);
     a_.vpmovmskb(x86::eax, x86::ymm2);

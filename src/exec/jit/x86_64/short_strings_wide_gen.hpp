@@ -47,11 +47,21 @@ class WideGen {
     bool strncmp(int32_t verified_off);
     bool casecmp(bool bounded);
     bool span(bool accept);
-    // The shared exit to the resolved entry (after vzeroupper); bound once after the path.
-    void finish() {
+    // The shared exit (after vzeroupper); bound once after the path. With `resume`, every jump to it has r9 = the
+    // position reached (no stop lane before it in any string): the resume entry goes on from there and the path
+    // leaves to `done`; else the resolved entry starts again at byte 0. `last_in_eax`: eax holds the answer so far
+    // (strrchr's last c), handed over in r8.
+    void finish(ResumeFn resume, bool last_in_eax) {
         a_.bind(exit_call_);
         a_.vzeroupper();
-        a_.long_().jmp(call_);
+        if (!resume) {
+            a_.long_().jmp(call_);
+            return;
+        }
+        if (last_in_eax)
+            a_.mov(x86::r8d, x86::eax);
+        a_.call(imm(reinterpret_cast<uint64_t>(resume))); // r9 = from, where the resolved entry gets the context
+        a_.long_().jmp(done_);
     }
 
   private:
@@ -138,6 +148,10 @@ class WideGen {
     void scan_blocks(StopFn stop, const x86::Gp& span, const x86::Gp* span2, const Label& found,
                      const Limit* limit = nullptr, StopFn refine = nullptr);
     void pair_step(const Label* loop, const x86::Gp& span, const x86::Gp* span2);
+    void pair_test(StopFn stop, const Label& pair);
+    void pair_decode(StopFn refine, const Label& pair, const Label& cont, const Label& found);
+    void pair_bound(const x86::Gp& dst, const x86::Gp& span, const x86::Gp* span2, const x86::Gp* limit,
+                    const x86::Gp* size = nullptr);
     void limit_step(const Limit* limit) {
         if (!limit)
             return;
