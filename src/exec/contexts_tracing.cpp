@@ -251,6 +251,7 @@ Status tracing_test_run(const loader::ProgramSpec& prog, const RunRequest& req, 
     s->ctx = &ctx;
     ctx.attach_cookie = req.cookie;
     build_task(&s->task);
+    const RegionsUntilReturn regions(ctx.mem); // they point into *s, which dies with this call
     if (!s->task.empty() &&
         !ctx.mem.add_local(Region{reinterpret_cast<uint64_t>(s->task.data()), s->task.size() * 8, runtime::kPermRead,
                                   RegionKind::other, "struct task_struct (modelled)"}))

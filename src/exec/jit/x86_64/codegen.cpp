@@ -1106,7 +1106,7 @@ void Gen::emit_insn(size_t pc, const isa::OpInfo& op, const isa::Insn& i) {
     case Shape::LDX:
     case Shape::LDSX:
         if (is_probe_load(opts_.verified, pc))
-            probes_.emit_site(a_, q(i.dst), q(i.src), i.off, isa::access_size(op), op.shape == Shape::LDSX);
+            probes_.emit_site(a_, kCtxReg, q(i.dst), q(i.src), i.off, isa::access_size(op), op.shape == Shape::LDSX);
         else
             load(op.sem, i.dst, i.src, i.off);
         break;
