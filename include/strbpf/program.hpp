@@ -29,6 +29,10 @@ struct RunOptions {
     // as a kernel thread's user stack). Unset: strbpf's modelled stacks (docs/maps.md, "Stack traces").
     std::optional<std::vector<uint64_t>> kernel_stack;
     std::optional<std::vector<uint64_t>> user_stack;
+    // The BPF cookie of the link the run models, what bpf_get_attach_cookie reads (`strbpf run --cookie`): fentry,
+    // fexit and fmod_ret test runs and strbpf's own kprobe, tracepoint and perf_event runs take one; any other
+    // type's test run attaches nothing and refuses a non-zero cookie (-EINVAL).
+    uint64_t cookie = 0;
 };
 
 struct RunResult {
@@ -64,8 +68,13 @@ class ProgramRef {
     const std::string& log() const;
 
     // Runs the program as BPF_PROG_TEST_RUN would, on its engine, with a per-thread stack. Errors: not loaded
-    // (-ENOENT), rejected by the verifier (-EACCES), a test-run context the kernel refuses (-EINVAL), or a run
-    // that stopped (an invalid access on interp_checked, ...) with a message naming the pc.
+    // (-ENOENT), rejected by the verifier (-EACCES), a test-run context the kernel refuses (-EINVAL), loads
+    // through kernel object pointers outside tracing and struct_ops runs (-EOPNOTSUPP), or a run that stopped (an
+    // invalid access on interp_checked, ...) with a message naming the pc. Tracing programs (fentry, fexit,
+    // fmod_ret) run as the kernel's test run runs them, on its bpf_fentry_test* / bpf_modify_return_test*
+    // functions (ctx unused; the retval is the test run's); struct_ops programs of bpf_dummy_ops as the member
+    // they implement, with ctx the member's u64 arguments (the first a pointer to the caller's struct
+    // bpf_dummy_ops_state or 0), the state copied in and back; neither reports a duration or ctx_out.
     Result<RunResult> run(const RunOptions& opts = {}) const;
     // The same into OUT, whose buffers are reused: once they have grown, a run allocates nothing (the result
     // above allocates its ctx_out each run). OUT is written only when the run succeeds.

@@ -169,6 +169,9 @@ struct strbpf_run_opts {
     uint64_t r0;
     uint32_t retval;
     uint64_t duration_ns;     /* average per repetition */
+    /* in, after the outputs so that callers built before it keep working (their sz ends at duration_ns: cookie 0) */
+    uint64_t cookie; /* the BPF cookie of the link the run models (bpf_get_attach_cookie): fentry, fexit,
+                        fmod_ret, kprobe, tracepoint, perf_event; any other type refuses non-zero (-EINVAL) */
 };
 
 const char* strbpf_last_error(void);
@@ -197,7 +200,10 @@ int strbpf_program_accepted(const strbpf_program* prog); /* 1 accepted, 0 reject
 const char* strbpf_program_reason(const strbpf_program* prog); /* the verifier's one-line reason, or "" */
 const char* strbpf_program_log(const strbpf_program* prog);    /* the verifier log at the load's log_level */
 /* BPF_PROG_TEST_RUN-shaped run; tail calls on every engine. Reuses this thread's buffers (no allocation once they
- * have grown) and always reports duration_ns (two clock reads). */
+ * have grown) and always reports duration_ns (two clock reads), but for tracing (fentry, fexit, fmod_ret: run on the
+ * kernel's bpf_fentry_test* / bpf_modify_return_test* functions, retval the test run's) and struct_ops (bpf_dummy_ops:
+ * ctx_in the member's u64 arguments, the first a pointer to the caller's state or 0) runs, which report none, as the
+ * kernel's. */
 int strbpf_program_run(const strbpf_program* prog, struct strbpf_run_opts* opts);
 
 /* Per-thread fast path for programs whose ctx is the bytes given (syscall, raw_tp): no allocation per call. */

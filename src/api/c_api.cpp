@@ -4,6 +4,7 @@
 #include "strbpf/strbpf.h"
 
 #include <cerrno>
+#include <cstddef>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -169,7 +170,7 @@ const char* strbpf_program_log(const strbpf_program* prog) { return prog ? prog-
 int strbpf_program_run(const strbpf_program* prog, strbpf_run_opts* opts) {
     if (!prog || !opts)
         return fail("program or opts is NULL");
-    if (opts->sz < sizeof(strbpf_run_opts))
+    if (opts->sz < offsetof(strbpf_run_opts, cookie)) // a caller built before `cookie` gives no cookie
         return fail("strbpf_run_opts.sz is not sizeof(struct strbpf_run_opts)");
     // The options and result of this thread's runs, reused so that a run allocates nothing once their buffers have
     // grown; a run started inside a run (from an embedder's helper) takes its own.
@@ -188,6 +189,7 @@ int strbpf_program_run(const strbpf_program* prog, strbpf_run_opts* opts) {
     u.ro.data.assign(data.begin(), data.end());
     u.ro.repeat = opts->repeat;
     u.ro.cpu = opts->cpu;
+    u.ro.cookie = opts->sz >= sizeof(strbpf_run_opts) ? opts->cookie : 0;
     u.ro.timed = true; // strbpf_run_opts always reports duration_ns
     const strbpf::Status st = prog->ref.run(u.ro, u.res);
     u.busy = false;

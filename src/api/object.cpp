@@ -115,6 +115,10 @@ Status load_program(Object::Impl& o, ProgramState& st, const LoadOptions& opts) 
         st.jit = std::move(code).value();
     }
     plan_stack_wipe(st);
+    if (st.accepted && engine != Engine::interp_checked) {
+        st.probe = engine == Engine::interp && exec::interp_probes(*lp);
+        st.btf_refused = !exec::check_btf_loads(engine_kind(engine), *lp);
+    }
     st.loaded = true;
     return ok_status();
 }

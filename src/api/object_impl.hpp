@@ -35,6 +35,11 @@ struct ProgramState {
     // functions (calls cannot recurse); all of it after a tail call or on interp_checked. 0: nothing to zero.
     uint32_t wipe_frames = 0, wipe_bytes = 0;
     bool tail_calls = false; // calls bpf_tail_call: the JIT runs it through exec::jit::run_with_tail_calls
+    // Loads through kernel object pointers (PTR_TO_BTF_ID): the interpreter runs the program checked (a tracing or
+    // struct_ops program holding one: exec::interp_probes), or its engine does not run them at all (another type:
+    // exec::check_btf_loads says why when a run is asked for).
+    bool probe = false;
+    bool btf_refused = false;
 
     void unload(bool keep_log) { // back to the state before load(), choices kept; the verdict too if keep_log
         loaded = accepted = false;
@@ -45,7 +50,7 @@ struct ProgramState {
         linked = nullptr;
         jit.reset();
         wipe_frames = wipe_bytes = 0;
-        tail_calls = false;
+        tail_calls = probe = btf_refused = false;
     }
 };
 

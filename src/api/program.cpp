@@ -22,12 +22,17 @@ using loader::ProgType;
 
 Object::Impl& impl(void* p) { return *static_cast<Object::Impl*>(p); }
 
-// Whether a program may run: loaded by load(), and accepted unless its engine is the unverified one.
+// Whether a program may run: loaded by load(), and accepted unless its engine is the unverified one; and its loads
+// through kernel object pointers run on its engine (exec::check_btf_loads: tracing and struct_ops programs).
 Status runnable(const Object::Impl& o, const ProgramState& st) {
     if (!st.loaded)
         return make_error(fmt::format("program '{}' of {} is not loaded", st.spec->name, o.name), -ENOENT);
     if (!st.accepted && st.engine != Engine::interp_checked)
         return make_error(fmt::format("program '{}': {}", st.spec->name, st.reason), -EACCES);
+    if (st.btf_refused) [[unlikely]] {
+        const Status why = exec::check_btf_loads(engine_kind(st.engine), *st.linked);
+        return make_error(fmt::format("program '{}': {}", st.spec->name, why ? "" : why.error().message), -EOPNOTSUPP);
+    }
     return ok_status();
 }
 
@@ -35,7 +40,8 @@ const runtime::ExtProgType* ext_type(const Object::Impl& o, const ProgramState& 
     return o.ext ? o.ext->prog_type(st.spec->type) : nullptr;
 }
 
-// One run of ST on the engine it was loaded for (not the JIT's lean entry: run_repeat takes that itself).
+// One run of ST on the engine it was loaded for (not the JIT's lean entry: run_repeat takes that itself). The
+// interpreter runs checked on interp_checked and for a program's loads through kernel object pointers (ST.probe).
 Status run_once(const ProgramState& st, uint64_t r1, runtime::RunContext& ctx, runtime::StackArea& stack,
                 uint64_t* r0) {
     if (st.jit) {
@@ -49,8 +55,8 @@ Status run_once(const ProgramState& st, uint64_t r1, runtime::RunContext& ctx, r
     const bool checked = st.engine == Engine::interp_checked;
     // The verified program names its source pcs and holds its arena's view (the ARENA_* forms need it).
     exec::interp::InterpResult r = exec::interp::run_validated(
-        exec::engine_insns(checked ? exec::EngineKind::interp_checked : exec::EngineKind::interp, *st.linked), r1,
-        0, ctx, stack, 0, checked, checked ? nullptr : st.linked->cache->program.get());
+        exec::engine_insns(checked ? exec::EngineKind::interp_checked : exec::EngineKind::interp, *st.linked), r1, 0,
+        ctx, stack, 0, checked || st.probe, checked ? nullptr : st.linked->cache->program.get());
     if (!r.ok) [[unlikely]]
         return make_error(std::move(r.error), -EINVAL, r.pc);
     *r0 = r.r0;
@@ -108,6 +114,7 @@ void reset_run_context(runtime::RunContext& ctx, const Object::Impl& o, const Pr
     ctx.verified = st.engine != Engine::interp_checked;
     ctx.ctx_model = 0;
     ctx.tail_call_cnt = 0;
+    ctx.attach_cookie = opts.cookie; // exec::check_cookie: only runs that model a link take one
     if (opts.kernel_stack || opts.user_stack) {
         const runtime::StackModel& d = runtime::default_stack_model();
         stacks = {opts.kernel_stack ? std::span<const uint64_t>(*opts.kernel_stack) : d.kernel,
@@ -139,12 +146,50 @@ Status bytes_ctx(const ProgramState& st, const runtime::ExtProgType* ext, const 
     return ok_status();
 }
 
+// A tracing (fentry, fexit, fmod_ret) or struct_ops (bpf_dummy_ops) test run, as the CLI's (exec/runner.cpp): the
+// kernel's test run calls the program itself, through the functions it is attached to (tracing) or as the struct's
+// member with ctx's arguments (struct_ops); the retval is the test run's. RunOptions::cookie is the link's
+// (fentry, fexit, fmod_ret). `repeat` is ignored and no duration or ctx_out is reported, as the kernel's.
+Status attached_run(const Object::Impl& o, const ProgramState& st, const RunOptions& opts, runtime::StackArea& stack,
+                    RunScratch& s, RunResult& out) {
+    const loader::ProgramSpec& spec = *st.spec;
+    if (auto ok = exec::check_cookie(spec.type, spec.expected_attach_type, opts.cookie); !ok)
+        return make_error(ok.error().message, -EINVAL);
+    reset_run_context(s.ctx, o, st, opts, stack, s.stacks);
+    s.req.ctx_in.assign(opts.ctx.begin(), opts.ctx.end());
+    s.req.data_in.clear();
+    s.req.flags = s.req.cpu = 0;
+    s.req.cookie = opts.cookie;
+    exec::TracingRun once = [&](uint64_t r1, uint64_t* r0) {
+        wipe_stack(st, stack);
+        return run_once(st, r1, s.ctx, stack, r0);
+    };
+    uint32_t retval = 0;
+    const Status ran = spec.type == ProgType::tracing
+                           ? exec::tracing_test_run(spec, s.req, s.ctx, once, &retval)
+                           : exec::struct_ops_test_run(o.inst->spec(), spec, s.req, s.ctx, once, &retval);
+    if (!ran)
+        return make_error(fmt::format("program '{}': {}", spec.name, ran.error().message),
+                          ran.error().code < 0 ? ran.error().code : -EINVAL, ran.error().pc);
+    out.r0 = retval;
+    out.retval = retval;
+    out.duration_ns = 0;
+    out.data_out.clear();
+    out.ctx_out.clear();
+    return ok_status();
+}
+
 // The whole test run, as BPF_PROG_TEST_RUN: context per program type, `repeat` runs, outputs into OUT (its
 // buffers reused), written only once the runs succeeded.
 Status full_run(const Object::Impl& o, const ProgramState& st, const RunOptions& opts, runtime::StackArea& stack,
                 RunScratch& s, RunResult& out) {
     STRBPF_TRY(runnable(o, st));
     const runtime::ExtProgType* ext = ext_type(o, st);
+    if (!ext && (st.spec->type == ProgType::tracing || st.spec->type == ProgType::struct_ops))
+        return attached_run(o, st, opts, stack, s, out);
+    if (opts.cookie)
+        if (auto ok = exec::check_cookie(st.spec->type, st.spec->expected_attach_type, opts.cookie); !ok)
+            return make_error(ok.error().message, -EINVAL);
     const bool bytes = ext || exec::ctx_is_bytes(st.spec->type);
     if (!bytes)
         if (auto ok = exec::check_test_run(*st.spec); !ok)

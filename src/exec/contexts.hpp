@@ -62,6 +62,19 @@ uint64_t modelled_func_ip(std::string_view func);
 // any other type attaches nothing, so a cookie there is refused (-EINVAL).
 Status check_cookie(loader::ProgType type, loader::AttachType attach, uint64_t cookie);
 
+// The regions a test run adds to MEM after it is made are dropped when it goes (the memory they name is the run's).
+class RegionsUntilReturn {
+  public:
+    explicit RegionsUntilReturn(runtime::RunMemory& mem) : mem_(mem), mark_(mem.local_count()) {}
+    ~RegionsUntilReturn() { mem_.drop_local_from(mark_); }
+    RegionsUntilReturn(const RegionsUntilReturn&) = delete;
+    RegionsUntilReturn& operator=(const RegionsUntilReturn&) = delete;
+
+  private:
+    runtime::RunMemory& mem_;
+    int mark_;
+};
+
 // A tracing test run calls the program through this: R1 its ctx, *r0 what it returned; an error ends the run.
 using TracingRun = std::function<Status(uint64_t r1, uint64_t* r0)>;
 // bpf_prog_test_run_tracing for PROG (a tracing program): runs it through RUN on each call of the test function it

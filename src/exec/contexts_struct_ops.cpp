@@ -130,6 +130,7 @@ Status struct_ops_test_run(const loader::ObjectSpec& obj, const loader::ProgramS
     std::memcpy(s->slot, args, sizeof args);
     if (args[0])
         s->slot[0] = reinterpret_cast<uint64_t>(s->state);
+    const RegionsUntilReturn regions(ctx.mem); // they point into *s, which dies with this call
     if (!ctx.mem.add_local(
             Region{reinterpret_cast<uint64_t>(s->slot), mp.nargs * 8u, runtime::kPermRead, RegionKind::ctx, "ctx"}) ||
         !ctx.mem.add_local(Region{reinterpret_cast<uint64_t>(s->state), mp.state_size, runtime::kPermRW,

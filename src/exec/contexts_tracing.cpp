@@ -11,6 +11,7 @@
 // While the program runs, RunContext::trace holds the trampoline's frame (argument count, return slot, the
 // function's address: modelled_func_ip) for bpf_get_func_arg/_ret/_arg_cnt/_ip, and attach_cookie the link's cookie
 // (RunRequest::cookie) for bpf_get_attach_cookie.
+#include <algorithm>
 #include <cstring>
 #include <iterator>
 #include <memory>
@@ -24,6 +25,7 @@
 #include "verifier/btf_target.hpp"
 
 #include <bpf/btf.h>
+#include <fcntl.h>
 #include <sys/prctl.h>
 #include <unistd.h>
 
@@ -60,13 +62,52 @@ struct TraceState {
     const TracingRun* run = nullptr;
     runtime::RunContext* ctx = nullptr;
     runtime::TraceFrame frame;  // what the trampoline keeps beside the ctx, for the func-arg/ip helpers
-    std::vector<uint64_t> task; // the modelled current task_struct (bpf_get_current_task_btf)
+    std::vector<uint64_t> task; // the modelled task_structs (build_task): the current task first
 };
 
-// The run's current task, what bpf_get_current_task_btf returns: a struct task_struct of the target BTF's size, all
-// zero (its pointers NULL) but pid (the calling thread's id), tgid (the process id) and comm (the thread's name), at
-// the target BTF's offsets; the calling thread is the task, as bpf_get_current_pid_tgid and _comm model it.
+// The modelled tasks of a run, what bpf_get_current_task_btf returns and the pointers it leads to, each a struct
+// task_struct of the target BTF's size, all zero (its other pointers NULL) but pid, tgid, comm, real_parent and
+// group_leader at the target BTF's offsets, back to back in one buffer (one region: a load through one task stays
+// inside its task_struct, the verifier bounds its offset by the struct's size):
+//   [0] the current task: the calling thread (pid its thread id, tgid the process id, comm the thread's name), as
+//       bpf_get_current_pid_tgid and _comm model it; real_parent [1], group_leader itself or [2];
+//   [1] its real parent, modelled as the parent process's leader: pid = tgid = getppid(), comm from
+//       /proc/PPID/comm; its real_parent NULL (not modelled: loads through it read 0), its group_leader itself;
+//   [2] when the calling thread is not its process's leader, the leader: pid = tgid = getpid(), comm from
+//       /proc/self/comm (the leader's name); real_parent [1], group_leader itself.
 // Empty when the target BTF has no task_struct (then no program could have been verified to read one).
+struct TaskFields {
+    int32_t pid, tgid;
+    std::string comm;
+    int real_parent; // index of the modelled task, -1: NULL
+    int group_leader;
+};
+
+std::string proc_comm(const std::string& path) {
+    char buf[64] = {};
+    const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return {};
+    const ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    std::string s(buf, n > 0 ? size_t(n) : 0);
+    if (!s.empty() && s.back() == '\n')
+        s.pop_back();
+    return s.substr(0, 15); // TASK_COMM_LEN with its NUL
+}
+
+std::vector<TaskFields> modelled_tasks() {
+    char comm[17] = {};
+    prctl(PR_GET_NAME, comm);
+    const bool leader = gettid() == getpid();
+    std::vector<TaskFields> t;
+    t.push_back({int32_t(gettid()), int32_t(getpid()), comm, 1, leader ? 0 : 2});
+    t.push_back({int32_t(getppid()), int32_t(getppid()), proc_comm(fmt::format("/proc/{}/comm", getppid())), -1, 1});
+    if (!leader)
+        t.push_back({int32_t(getpid()), int32_t(getpid()), proc_comm("/proc/self/comm"), 1, 2});
+    return t;
+}
+
 void build_task(std::vector<uint64_t>* task) {
     std::string error;
     bool running = false;
@@ -75,19 +116,27 @@ void build_task(std::vector<uint64_t>* task) {
     const btf_type* t = id > 0 ? btfv::type_by_id(b, uint32_t(id)) : nullptr;
     if (!t)
         return;
-    task->assign((t->size + 7) / 8, 0);
-    auto* bytes = reinterpret_cast<uint8_t*>(task->data());
+    const std::vector<TaskFields> tasks = modelled_tasks();
+    const size_t words = (t->size + 7) / 8;
+    task->assign(words * tasks.size(), 0);
+    auto* base = reinterpret_cast<uint8_t*>(task->data());
     const btf_member* m = btf_members(t);
-    for (uint16_t i = 0; i < btf_vlen(t); i++) {
-        const std::string_view name = btfv::name_by_offset(b, m[i].name_off);
-        const uint32_t off = btf_member_bit_offset(t, i) / 8;
-        if ((name == "pid" || name == "tgid") && off + 4 <= t->size) {
-            const int32_t v = name == "pid" ? int32_t(gettid()) : int32_t(getpid());
-            std::memcpy(bytes + off, &v, 4);
-        } else if (name == "comm" && off + 16 <= t->size) {
-            char comm[17] = {};
-            prctl(PR_GET_NAME, comm);
-            std::memcpy(bytes + off, comm, 16);
+    for (size_t k = 0; k < tasks.size(); k++) {
+        uint8_t* bytes = base + k * words * 8;
+        const TaskFields& f = tasks[k];
+        for (uint16_t i = 0; i < btf_vlen(t); i++) {
+            const std::string_view name = btfv::name_by_offset(b, m[i].name_off);
+            const uint32_t off = btf_member_bit_offset(t, i) / 8;
+            if ((name == "pid" || name == "tgid") && off + 4 <= t->size) {
+                const int32_t v = name == "pid" ? f.pid : f.tgid;
+                std::memcpy(bytes + off, &v, 4);
+            } else if (name == "comm" && off + 16 <= t->size) {
+                std::memcpy(bytes + off, f.comm.data(), std::min<size_t>(f.comm.size(), 15));
+            } else if ((name == "real_parent" || name == "group_leader") && off + 8 <= t->size) {
+                const int to = name == "real_parent" ? f.real_parent : f.group_leader;
+                const uint64_t p = to < 0 ? 0 : reinterpret_cast<uint64_t>(base + size_t(to) * words * 8);
+                std::memcpy(bytes + off, &p, 8);
+            }
         }
     }
 }
@@ -202,6 +251,7 @@ Status tracing_test_run(const loader::ProgramSpec& prog, const RunRequest& req, 
     s->ctx = &ctx;
     ctx.attach_cookie = req.cookie;
     build_task(&s->task);
+    const RegionsUntilReturn regions(ctx.mem); // they point into *s, which dies with this call
     if (!s->task.empty() &&
         !ctx.mem.add_local(Region{reinterpret_cast<uint64_t>(s->task.data()), s->task.size() * 8, runtime::kPermRead,
                                   RegionKind::other, "struct task_struct (modelled)"}))

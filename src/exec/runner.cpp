@@ -10,6 +10,7 @@
 #include "exec/contexts.hpp"
 #include "exec/interp/interpreter.hpp"
 #include "exec/jit/jit.hpp"
+#include "exec/jit/x86_64/probe_load.hpp"
 #include "verifier/verifier.hpp"
 
 namespace strbpf::exec {
@@ -74,19 +75,28 @@ int64_t first_btf_load(const verifier::VerifiedProgram* vp) {
     return -1;
 }
 
-// Whether ENGINE runs PROG's loads through kernel object pointers: the interpreter does in tracing and struct_ops
-// test runs, where the program's ctx is plain memory. It then runs the verified program with every access checked
-// against the run's memory, and such a load that misses it reads 0, as the kernel's probe loads read 0 where they
-// fault: no program reads host memory outside the run's modelled objects. The JIT does not run them yet, nor does any
-// engine in other program types (their ctx models are rewritten accesses the checked mode would not recognise).
+// Whether ENGINE runs PROG's loads through kernel object pointers: the interpreter and the JIT do in tracing and
+// struct_ops test runs, where the program's ctx is plain memory and the objects those pointers reach are the run's
+// modelled ones. The interpreter then runs the verified program with every access checked against the run's memory;
+// the JIT checks each such load against it (jit/x86_64/probe_load.hpp). A load that misses it reads 0, as the
+// kernel's probe loads read 0 where they fault: no program reads host memory outside the run's regions. No engine
+// runs them in other program types (their ctx models are rewritten accesses the checked mode would not recognise,
+// and the kernel objects there are not modelled).
 bool runs_btf_loads(EngineKind engine, const runtime::LinkedProgram& prog) {
-    return engine == EngineKind::interp &&
+    return (engine == EngineKind::interp || engine == EngineKind::jit) &&
            (prog.spec->type == loader::ProgType::tracing || prog.spec->type == loader::ProgType::struct_ops);
 }
+
+} // namespace
 
 // A verified program whose loads through kernel object pointers ENGINE does not run is not run (the pc names the
 // first).
 Status check_btf_loads(EngineKind engine, const runtime::LinkedProgram& prog) {
+    if (size_t pc = 0; engine == EngineKind::jit && jit::x86_64::has_btf_store(prog.cache->program.get(), &pc))
+        return make_error(fmt::format("strbpf's jit does not run stores through kernel object pointers (the "
+                                      "rewritten insn {})",
+                                      pc),
+                          -95); // the verifier refuses them ("only read is supported"): none reaches here
     if (engine == EngineKind::interp_checked || runs_btf_loads(engine, prog))
         return ok_status();
     if (const int64_t pc = first_btf_load(prog.cache->program.get()); pc >= 0)
@@ -97,6 +107,12 @@ Status check_btf_loads(EngineKind engine, const runtime::LinkedProgram& prog) {
                           -95, pc);
     return ok_status();
 }
+
+bool interp_probes(const runtime::LinkedProgram& prog) {
+    return runs_btf_loads(EngineKind::interp, prog) && prog.cache && first_btf_load(prog.cache->program.get()) >= 0;
+}
+
+namespace {
 
 // One program on one engine: run(r1) runs it once, run_repeated(r1, n) n times (the last R0).
 struct ProgramRun {
@@ -111,7 +127,7 @@ struct ProgramRun {
 
     Status prepare() {
         code = engine_insns(engine, prog);
-        probe = runs_btf_loads(engine, prog) && first_btf_load(prog.cache->program.get()) >= 0;
+        probe = engine == EngineKind::interp && interp_probes(prog);
         if (engine != EngineKind::jit)
             return ok_status();
         auto compiled = jit::compile_cached(prog);

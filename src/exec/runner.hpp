@@ -41,6 +41,13 @@ Status check_ctx_size(loader::ProgType type, size_t ctx_in_size, const runtime::
 // (-EINVAL). run_linked checks it; so does the embedding API's run.
 Status check_test_run(const loader::ProgramSpec& prog);
 
+// Loads through kernel object pointers (PTR_TO_BTF_ID, the kernel's probe loads): interp and jit run them in
+// tracing and struct_ops test runs, where the objects they reach are the run's modelled ones and a load outside the
+// run's memory reads 0; an error (-EOPNOTSUPP) naming the first such load of a verified program ENGINE does not run
+// them in. interp_probes: the interpreter runs PROG checked, since it holds such a load.
+Status check_btf_loads(EngineKind engine, const runtime::LinkedProgram& prog);
+bool interp_probes(const runtime::LinkedProgram& prog);
+
 // Whether a user-space engine is built in; false with a reason for engines still to come.
 bool engine_available(EngineKind engine, std::string* why);
 

@@ -262,10 +262,10 @@ Held* held_at(const RunContext& run, uint64_t p) {
 
 // The region a kfunc's returned memory got (our own, at its base), for reuse and for refusing it once released.
 Region* own_region(RunContext& run, uint64_t p) {
-    const Region* r = run.mem.find(p);
+    Region* r = run.mem.find_mutable(p); // the run's own local region: RunContext is not const here
     if (!r || r->base != p || r->name != kKfuncRegion)
         return nullptr;
-    return const_cast<Region*>(r); // the run's own local region: RunContext is not const here
+    return r;
 }
 
 bool kfunc_args(RunContext& run, const Slot& s, const uint64_t* regs, uint64_t* released) {

@@ -314,13 +314,16 @@ bool do_alu(Env& env, const isa::OpInfo& op, const isa::Insn& insn) {
 }
 
 // The kernel's save_aux_ptr_type: one insn may access memory through different pointer types on different paths,
-// unless one of them is ctx or a socket (whose accesses the kernel rewrites per insn, for one type).
+// unless one of them is ctx or a socket (whose accesses the kernel rewrites per insn, for one type), an arena or a
+// kernel object (PTR_TO_BTF_ID: the kernel's probe load, which engines run per insn).
 static bool save_aux_ptr_type(Env& env, RegType type) {
     RegType& prev = env.aux.insn_ptr_type[size_t(env.path.pc)];
+    const auto per_insn = [](RegType t) {
+        return t == RegType::ctx || is_sock_type(t) || t == RegType::arena || t == RegType::btf_id;
+    };
     if (prev == RegType::not_init)
         prev = type;
-    else if (prev != type && (prev == RegType::ctx || type == RegType::ctx || is_sock_type(prev) ||
-                              is_sock_type(type) || prev == RegType::arena || type == RegType::arena))
+    else if (prev != type && (per_insn(prev) || per_insn(type)))
         return env.fail("same insn cannot be used with different pointers");
     return true;
 }

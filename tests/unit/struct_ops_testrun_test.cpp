@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
 // struct_ops test runs (tests), as 6.18's bpf_struct_ops_test_run runs them, on interp and jit beside the live kernel
-// (which loads and test-runs bpf_dummy_ops programs here; strbpf's JIT refuses to run their PTR_TO_BTF_ID loads):
+// (which loads and test-runs bpf_dummy_ops programs here; both engines run their PTR_TO_BTF_ID loads as probe loads):
 // ctx_in is the member's u64 arguments, the first a pointer into the caller's memory to a struct bpf_dummy_ops_state
 // (here: this test's own), copied in and back; the retval is the program's return; a wrong ctx_in size or a 0 for a
 // pointer the stub does not mark __nullable is -EINVAL, an unreadable state -EFAULT, a program of another struct
@@ -90,13 +90,6 @@ void check(const char* stem, const Case& c) {
     const exec::RunRequest req = args(a);
     for (exec::EngineKind e : kUserEngines) {
         const exec::RunReport r = run_user(e, stem, c.prog, req);
-        if (e == exec::EngineKind::jit && c.err == 0) {
-            // Every program here reads the state through its PTR_TO_BTF_ID: strbpf's JIT does not run such loads
-            // yet and says so (the interp engine runs them), refusing to run rather than reading host memory.
-            EXPECT_TRUE(r.unsupported && !r.ran) << c.prog << ": " << r.error;
-            EXPECT_NE(r.error.find("does not run loads through kernel object pointers"), std::string::npos) << r.error;
-            continue;
-        }
         EXPECT_EQ(r.ran, c.err == 0) << c.prog << " on " << exec::engine_name(e) << ": " << r.error;
         EXPECT_EQ(run_errno(r), c.err) << c.prog << " on " << exec::engine_name(e) << ": " << r.error;
         if (r.ran) {

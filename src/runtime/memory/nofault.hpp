@@ -25,6 +25,6 @@ inline bool nofault_readable(const RunMemory& mem, uint64_t addr, uint64_t len) 
 
 // A per-run region found by find(), moved in place by the helpers that change a packet's bounds
 // (bpf_xdp_adjust_head/_meta/_tail). The region is the run's own (RunMemory is not shared between runs).
-inline Region* local_region(RunMemory& mem, uint64_t addr) { return const_cast<Region*>(mem.find(addr)); }
+inline Region* local_region(RunMemory& mem, uint64_t addr) { return mem.find_mutable(addr); }
 
 } // namespace strbpf::runtime

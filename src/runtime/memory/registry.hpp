@@ -61,16 +61,28 @@ class RunMemory {
     // one frame below its caller, so a run never holds more than one per frame (MAX_CALL_FRAMES).
     static constexpr int kMaxLocal = kMaxRunRegions + isa::kMaxCallDepth;
     explicit RunMemory(const MemoryRegistry* shared = nullptr) : shared_(shared) {}
-    void set_shared(const MemoryRegistry* shared) { shared_ = shared; }
+    void set_shared(const MemoryRegistry* shared) {
+        shared_ = shared;
+        hot_ = {};
+    }
     // Adds a per-run region (size 0: nothing). False when all kMaxLocal slots are taken: the region is not added
     // (so its bytes stay refused) and the caller fails the run or operation.
     bool add_local(const Region& r);
-    void clear_local() { nlocal_ = 0; }
+    void clear_local() {
+        nlocal_ = 0;
+        hot_ = {};
+    }
     // local_count() and drop_local_from(n) bracket a callback's run: regions added meanwhile are dropped.
     int local_count() const { return nlocal_; }
     void drop_local_from(int n) {
         if (n >= 0 && n < nlocal_)
             nlocal_ = n;
+        hot_ = {};
+    }
+    // A region found by find() that its owner changes in place (a packet's bounds, a released kfunc buffer).
+    Region* find_mutable(uint64_t addr) {
+        hot_ = {};
+        return const_cast<Region*>(find(addr));
     }
 
     const Region* find(uint64_t addr) const {
@@ -95,10 +107,22 @@ class RunMemory {
         return r->base + r->size - addr;
     }
 
+    // What the JIT's probe loads check first (jit/x86_64/probe_load.hpp): bytes a probe load found readable, inside
+    // one current region, [base, base + size); size 0: none. Forgotten whenever a local region goes, the shared
+    // registry is replaced, or find_mutable hands out a region to change. Only probe loads set it, and they run in
+    // tracing and struct_ops runs only, where no helper moves a region later through a pointer it kept (an xdp
+    // run's XdpBuff does: its packet region is never hot).
+    struct Hot {
+        uint64_t base = 0, size = 0;
+    };
+    const Hot& hot() const { return hot_; }
+    void set_hot(const Region& r) { hot_ = Hot{r.base, r.size}; }
+
   private:
     const MemoryRegistry* shared_;
     std::array<Region, kMaxLocal> local_{};
     int nlocal_ = 0;
+    Hot hot_;
 };
 
 } // namespace strbpf::runtime

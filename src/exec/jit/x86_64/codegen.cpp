@@ -17,6 +17,7 @@
 #include <fmt/format.h>
 
 #include "exec/jit/x86_64/abi.hpp"
+#include "exec/jit/x86_64/probe_load.hpp"
 #include "exec/jit/x86_64/short_strings.hpp"
 #include "exec/jit/x86_64/stack_site.hpp"
 #include "isa/opcodes.hpp"
@@ -175,6 +176,7 @@ class Gen {
     std::vector<StackStub> stack_stubs_; // a slot check that missed: the pointer may lie in the run's stack
     size_t next_site_ = 0;             // the next call site's index into opts_.site_slots
     ShortPool short_pool_;             // the short paths' constants (emit_short_constants), after the stubs
+    ProbeLoads probes_;                // loads through kernel object pointers (probe_load.hpp): their thunk
     Label enter_, enter_exit_, enter_main_, fail_;
     size_t insn_pc_ = 0; // the instruction emit_insn is emitting: a helper or kfunc call's abort stub names it
     // Per BPF register, the ld_imm64 value it holds here when the straight-line code since the last jump target
@@ -285,6 +287,7 @@ void Gen::lean_plan() {
         if (op.shape == Shape::CALL_HELPER || op.shape == Shape::CALL_KFUNC)
             lean_calls_ = true;
         else if (op.shape != Shape::EXIT) { // the registers it reads or writes (opcodes.def's columns)
+            lean_calls_ = lean_calls_ || is_probe_load(opts_.verified, pc); // it calls the probe thunk
             const uint16_t regs = uint16_t(isa::regs_read(op, insns_[pc]) | isa::regs_written(op, insns_[pc]));
             for (int r = 0; r < 16; r++)
                 used[r] = used[r] || ((regs >> r) & 1);
@@ -392,6 +395,7 @@ Status Gen::run(Emitted* out) {
         pc += size_t(isa::slots(op));
     }
     emit_stubs();
+    probes_.emit_thunk(a_, kCtxReg);
     emit_short_constants(a_, short_pool_);
     if (err_.error != asmjit::kErrorOk)
         return make_error(fmt::format("JIT: asmjit: {}", err_.text));
@@ -1149,7 +1153,10 @@ void Gen::emit_insn(size_t pc, const isa::OpInfo& op, const isa::Insn& i) {
         break;
     case Shape::LDX:
     case Shape::LDSX:
-        load(op.sem, i.dst, i.src, i.off);
+        if (is_probe_load(opts_.verified, pc))
+            probes_.emit_site(a_, kCtxReg, q(i.dst), q(i.src), i.off, isa::access_size(op), op.shape == Shape::LDSX);
+        else
+            load(op.sem, i.dst, i.src, i.off);
         break;
     case Shape::ST:
         store_imm(op.sem, i.dst, i.off, i.imm);
