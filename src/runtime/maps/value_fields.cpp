@@ -61,16 +61,25 @@ void ValueFieldSet::copy_in(void* value, const void* src, uint64_t n) const {
         store_shared(d + at, s + at, n - at);
 }
 
-void ValueFieldSet::free_fields(void* value) const {
+namespace {
+
+void zero_shared(uint8_t* at, uint32_t n) {
     static const uint8_t kZeros[32] = {};
+    for (uint32_t i = 0; i < n; i += sizeof(kZeros))
+        store_shared(at + i, kZeros, std::min<uint32_t>(sizeof(kZeros), n - i));
+}
+
+} // namespace
+
+void ValueFieldSet::free_fields(void* value) const {
     for (const ValueField& f : fields_)
-        for (uint32_t i = 0; f.freed && i < f.size; i += sizeof(kZeros))
-            store_shared(static_cast<uint8_t*>(value) + f.off + i, kZeros, std::min<uint32_t>(sizeof(kZeros), f.size - i));
+        if (f.freed)
+            zero_shared(static_cast<uint8_t*>(value) + f.off, f.size);
 }
 
 void ValueFieldSet::init_fields(void* value) const {
-    for (const ValueField& f : fields_)
-        std::memset(static_cast<uint8_t*>(value) + f.off, 0, f.size); // not yet visible to any other thread
+    for (const ValueField& f : fields_) // a reused slot: a program may still hold a pointer to its old value
+        zero_shared(static_cast<uint8_t*>(value) + f.off, f.size);
 }
 
 void ValueFieldSet::copy_locked(void* value, void* other, uint64_t n, bool to_value) const {
