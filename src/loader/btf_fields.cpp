@@ -91,8 +91,14 @@ struct Walk {
     unsigned kinds = 0; // the kinds seen
 };
 
-enum : unsigned { kSpinLock = kFieldSpinLock, kTimer = kFieldTimer, kWq = kFieldWq, kGraphRoot = kFieldGraphRoot,
-                  kRefcount = kFieldRefcount, kKptr = kFieldKptr };
+enum : unsigned {
+    kSpinLock = kFieldSpinLock,
+    kTimer = kFieldTimer,
+    kWq = kFieldWq,
+    kGraphRoot = kFieldGraphRoot,
+    kRefcount = kFieldRefcount,
+    kKptr = kFieldKptr
+};
 
 unsigned special_struct(std::string_view n) {
     static constexpr std::pair<std::string_view, unsigned> kNames[] = {
@@ -321,8 +327,6 @@ ValueFields map_value_fields(BtfRef b, BtfRef kb, const MapSpec& m) {
     return rec;
 }
 
-std::string object_btf_error(BtfRef b, BtfRef kb) {
-    return object_btf_error_walk(b, kb);
-}
+std::string object_btf_error(BtfRef b, BtfRef kb) { return object_btf_error_walk(b, kb); }
 
 } // namespace strbpf::loader

@@ -26,8 +26,14 @@ struct KptrField {
 };
 
 // The kinds of special field (bits), for map_check_btf's per-type rules.
-enum : unsigned { kFieldSpinLock = 1, kFieldTimer = 2, kFieldWq = 4, kFieldGraphRoot = 8, kFieldRefcount = 16,
-                  kFieldKptr = 32 };
+enum : unsigned {
+    kFieldSpinLock = 1,
+    kFieldTimer = 2,
+    kFieldWq = 4,
+    kFieldGraphRoot = 8,
+    kFieldRefcount = 16,
+    kFieldKptr = 32
+};
 
 // A special struct in the value: one of the kFieldSpinLock..kFieldRefcount bits, its offset and its BTF size.
 struct SpecialStruct {
@@ -37,7 +43,7 @@ struct SpecialStruct {
 };
 
 struct ValueFields {
-    std::vector<KptrField> kptrs;      // by offset
+    std::vector<KptrField> kptrs;       // by offset
     std::vector<SpecialStruct> structs; // by offset
     bool no_btf = false; // map_check_btf refuses the value's special fields for this map type: libbpf creates the
                          // map without BTF (no field at all)

@@ -61,8 +61,8 @@ std::vector<std::string> script(Side& s) {
         return v;
     };
     auto put = [&](const char* what, const char* map, int key, std::vector<uint64_t> w, uint64_t flags) {
-        seen.push_back(fmt::format("{}: update {}", what, s.update(map, key, words(s.value_bytes(map), w).data(),
-                                                                   flags)));
+        seen.push_back(
+            fmt::format("{}: update {}", what, s.update(map, key, words(s.value_bytes(map), w).data(), flags)));
     };
     auto run = [&](const char* prog) { seen.push_back(fmt::format("run {}: {}", prog, s.run(prog))); };
     auto lock_free = [&](const std::vector<uint8_t>& v) { // a program taking a held lock word would spin for ever
@@ -171,7 +171,7 @@ std::vector<std::string> run_kernel() {
         const bpf_map* m = bpf_object__find_map_by_name(kobj, map);
         const uint32_t v = bpf_map__value_size(m);
         return bpf_map__type(m) == BPF_MAP_TYPE_PERCPU_ARRAY ? ((v + 7) & ~7u) * uint32_t(libbpf_num_possible_cpus())
-                                                              : v;
+                                                             : v;
     };
     s.lookup = [&](const char* map, int k, void* v, uint64_t flags) {
         return neg(bpf_map_lookup_elem_flags(fd(map), &k, v, flags));
