@@ -37,6 +37,9 @@ class MapRef {
 
     // Errors carry the kernel's errno as code: -ENOENT, -EEXIST, -E2BIG, -EINVAL; -EINVAL for wrong span sizes.
     Status lookup(std::span<const uint8_t> key, std::span<uint8_t> value) const;
+    // With BPF_MAP_LOOKUP_ELEM's flags: BPF_F_LOCK (4) copies under the value's bpf_spin_lock; -EINVAL for other
+    // flags and for BPF_F_LOCK on a value without one. A value's kptr, bpf_spin_lock and bpf_timer fields read as 0.
+    Status lookup(std::span<const uint8_t> key, std::span<uint8_t> value, uint64_t flags) const;
     Status update(std::span<const uint8_t> key, std::span<const uint8_t> value, uint64_t flags = kAny);
     Status remove(std::span<const uint8_t> key);
     // The key after `key` (the first key when key is empty) into `next`; false after the last.

@@ -44,11 +44,13 @@ std::span<uint8_t> MapRef::arena_memory() const {
     return a ? std::span<uint8_t>(a->user_base(), a->user_size()) : std::span<uint8_t>();
 }
 
-Status MapRef::lookup(std::span<const uint8_t> key, std::span<uint8_t> value) const {
+Status MapRef::lookup(std::span<const uint8_t> key, std::span<uint8_t> value) const { return lookup(key, value, 0); }
+
+Status MapRef::lookup(std::span<const uint8_t> key, std::span<uint8_t> value, uint64_t flags) const {
     runtime::Map& m = M(map_);
     STRBPF_TRY(check_size(m, key.size(), m.spec().key_size, "key"));
     STRBPF_TRY(check_size(m, value.size(), value_bytes(), "value"));
-    return from_errno(m.copy_value(key.data(), value.data()), m, "lookup");
+    return from_errno(m.lookup_value(key.data(), value.data(), flags), m, "lookup");
 }
 
 Status MapRef::update(std::span<const uint8_t> key, std::span<const uint8_t> value, uint64_t flags) {
@@ -57,7 +59,7 @@ Status MapRef::update(std::span<const uint8_t> key, std::span<const uint8_t> val
     STRBPF_TRY(check_size(m, value.size(), value_bytes(), "value"));
     if (m.spec().frozen)
         return make_error(fmt::format("map '{}' is frozen", m.name()), -1);
-    return from_errno(m.update_value(key.data(), value.data(), flags), m, "update");
+    return from_errno(m.syscall_update(key.data(), value.data(), flags), m, "update");
 }
 
 Status MapRef::remove(std::span<const uint8_t> key) {

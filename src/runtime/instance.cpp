@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "isa/opcodes.hpp"
+#include "loader/btf_fields.hpp"
 #include "loader/core_relo.hpp"
 #include "runtime/helpers/helper_table.hpp"
 #include "runtime/kfuncs/verify_only.hpp"
@@ -20,6 +21,26 @@
 namespace strbpf::runtime {
 
 using namespace isa;
+
+// Each map's special fields (value_fields.hpp), as the kernel records them when libbpf creates the map with its BTF:
+// none when the kernel would refuse the object's BTF (libbpf then creates every map without). The kernel's BTF is
+// not read here: a kptr to a kernel struct with no destructor kfunc, which makes the kernel's record an error, is
+// refused by the verifier wherever a program uses it (kptr.cpp).
+void ObjectInstance::set_value_fields() {
+    BtfRef b = spec_->btf.get();
+    if (!b)
+        return;
+    std::vector<std::pair<Map*, loader::ValueFields>> found;
+    for (auto* list : {&maps_, &templates_})
+        for (auto& m : *list)
+            if (loader::ValueFields f = loader::map_value_fields(b, nullptr, m->spec());
+                !f.kptrs.empty() || !f.structs.empty())
+                found.emplace_back(m.get(), std::move(f));
+    if (found.empty() || !loader::object_btf_error(b, nullptr).empty())
+        return;
+    for (auto& [m, f] : found)
+        m->set_value_fields(ValueFieldSet(f, m->spec().value_size));
+}
 
 Result<std::unique_ptr<ObjectInstance>> ObjectInstance::create(std::shared_ptr<const loader::ObjectSpec> spec,
                                                                const std::vector<GlobalPatch>& globals,
@@ -36,6 +57,7 @@ Result<std::unique_ptr<ObjectInstance>> ObjectInstance::create(std::shared_ptr<c
         inst->maps_.push_back(std::move(m).value());
     }
     STRBPF_TRY(inst->create_templates());
+    inst->set_value_fields();
     for (size_t i = 0; i < os.maps.size(); i++) {
         const auto& ms = os.maps[i];
         Map* m = inst->maps_[i].get();

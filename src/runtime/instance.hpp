@@ -104,6 +104,7 @@ class ObjectInstance {
     Status link(const loader::ProgramSpec& prog, LinkedProgram* out);
     Result<uint64_t> kfunc_address(const loader::ProgramSpec& prog, uint32_t idx) const;
     Status create_templates();
+    void set_value_fields(); // each map's special fields, from the object's BTF
     void install_resolvers();
     Status fill_slots();
 

@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 #include <string_view>
 
+#include "loader/btf_fields.hpp"
 #include "loader/btf_view.hpp"
 #include "verifier/btf_target.hpp"
 #include "verifier/domain/scalar.hpp"
@@ -20,285 +21,12 @@ namespace strbpf::verifier {
 
 namespace {
 
-constexpr int kMaxDepth = 32;  // MAX_RESOLVE_DEPTH
-constexpr int kFieldsMax = 11; // BTF_FIELDS_MAX: more special fields make the record an error
-
-// Kernel types a referenced kptr may point to: those with a destructor kfunc registered
-// (register_btf_id_dtor_kfuncs: bpf_task_release_dtor, bpf_cgroup_release_dtor, bpf_cpumask_release_dtor,
-// bpf_crypto_ctx_release_dtor, and net/bpf/test_run.c's for prog_test_ref_kfunc and prog_test_member). A `kptr` of
-// another kernel type fails btf_parse_kptr: the value's record, and at BTF load the object's BTF.
-bool has_dtor(std::string_view name) {
-    return name == "task_struct" || name == "cgroup" || name == "bpf_cpumask" || name == "bpf_crypto_ctx" ||
-           name == "prog_test_ref_kfunc" || name == "prog_test_member";
-}
-
-// rcu_protected_types: a referenced kptr of these loads as MEM_RCU inside an RCU read-side section.
 bool rcu_protected(const KptrField& f) {
     if (f.local)
         return true;
     const std::string_view n = f.type_name;
     return n == "prog_test_ref_kfunc" || n == "cgroup" || n == "bpf_cpumask" || n == "task_struct" ||
            n == "bpf_crypto_ctx";
-}
-
-// Through typedefs and modifiers, at most MAX_RESOLVE_DEPTH of them (a malformed BTF may chain them in a loop).
-const btf_type* skip_modifiers(BtfRef b, uint32_t id, uint32_t* out) {
-    const btf_type* t = btfv::type_by_id(b, id);
-    for (int i = 0; t && (btf_is_mod(t) || btf_is_typedef(t)); i++)
-        t = i < kMaxDepth ? btfv::type_by_id(b, id = t->type) : nullptr;
-    *out = id;
-    return t;
-}
-
-const btf_type* member_named(BtfRef b, const btf_type* st, const char* name) {
-    if (!st || !btf_is_struct(st))
-        return nullptr;
-    for (uint16_t i = 0; i < btf_vlen(st); i++) {
-        const char* n = btfv::name_by_offset(b, btf_members(st)[i].name_off);
-        if (n && std::strcmp(n, name) == 0)
-            return btfv::type_by_id(b, btf_members(st)[i].type);
-    }
-    return nullptr;
-}
-
-// The value type of a map: the section's DATASEC for global data; the pointee of `value` in the `.maps` variable's
-// struct; for an inner map template ("<outer>.inner"), the `value` of the struct `values` holds pointers to.
-int32_t value_type_of(BtfRef b, const loader::MapSpec& m) {
-    if (m.global_data)
-        return btfv::find_by_name_kind(b, m.section.c_str(), BTF_KIND_DATASEC);
-    std::string name = m.name;
-    const bool inner = name.size() > 6 && name.compare(name.size() - 6, 6, ".inner") == 0;
-    if (inner)
-        name.resize(name.size() - 6);
-    const int sec = btfv::find_by_name_kind(b, ".maps", BTF_KIND_DATASEC);
-    const btf_type* ds = sec > 0 ? btfv::type_by_id(b, uint32_t(sec)) : nullptr;
-    for (uint16_t i = 0; ds && i < btf_vlen(ds); i++) {
-        const btf_type* var = btfv::type_by_id(b, btf_var_secinfos(ds)[i].type);
-        const char* vname = var ? btfv::name_by_offset(b, var->name_off) : nullptr;
-        if (!vname || name != vname)
-            continue;
-        uint32_t id = 0;
-        const btf_type* def = skip_modifiers(b, var->type, &id);
-        if (inner) {
-            const btf_type* arr = member_named(b, def, "values");
-            if (!arr || !btf_is_array(arr))
-                return -1;
-            const btf_type* ptr = btfv::type_by_id(b, btf_array(arr)->type);
-            def = ptr && btf_is_ptr(ptr) ? skip_modifiers(b, ptr->type, &id) : nullptr;
-        }
-        const btf_type* ptr = member_named(b, def, "value");
-        return ptr && btf_is_ptr(ptr) ? int32_t(ptr->type) : -1;
-    }
-    return -1;
-}
-
-struct Walk {
-    BtfRef b = nullptr;  // the program's BTF
-    BtfRef kb = nullptr; // the kernel's
-    std::vector<KptrField>* fields = nullptr;
-    std::string error;  // why the kernel's btf_parse_fields fails ('' while it does not)
-    int special = 0;    // special fields seen (kptrs and the named structs), against BTF_FIELDS_MAX
-    unsigned kinds = 0; // the kinds seen
-};
-
-// The kinds of special field a value holds, for map_check_btf's per-type rules.
-enum : unsigned { kSpinLock = 1, kTimer = 2, kWq = 4, kGraphRoot = 8, kRefcount = 16, kKptr = 32 };
-
-unsigned special_struct(std::string_view n) {
-    static constexpr std::pair<std::string_view, unsigned> kNames[] = {
-        {"bpf_spin_lock", kSpinLock},  {"bpf_timer", kTimer},       {"bpf_wq", kWq},
-        {"bpf_list_head", kGraphRoot}, {"bpf_rb_root", kGraphRoot}, {"bpf_refcount", kRefcount}};
-    for (const auto& [name, bit] : kNames)
-        if (n == name)
-            return bit;
-    return 0;
-}
-
-// map_check_btf: the map types each kind of special field may live in, and no BPF_F_RDONLY_PROG /
-// BPF_F_WRONLY_PROG map with any. A map breaking them is not created with BTF; libbpf creates it again without.
-bool map_takes_fields(const loader::MapSpec& m, unsigned kinds) {
-    using namespace loader;
-    if (!kinds)
-        return true;
-    if (m.map_flags & (kMapFlagRdonlyProg | (1u << 8)))
-        return false;
-    const uint32_t t = m.type;
-    const bool storage = t == kMapSkStorage || t == kMapInodeStorage || t == kMapTaskStorage || t == kMapCgrpStorage;
-    if ((kinds & kSpinLock) && !(t == kMapHash || t == kMapArray || t == kMapCgroupStorage || storage))
-        return false;
-    if ((kinds & (kTimer | kWq | kGraphRoot)) && !(t == kMapHash || t == kMapLruHash || t == kMapArray))
-        return false;
-    if ((kinds & (kKptr | kRefcount)) && !(t == kMapHash || t == kMapPercpuHash || t == kMapLruHash ||
-                                           t == kMapLruPercpuHash || t == kMapArray || t == kMapPercpuArray || storage))
-        return false;
-    return true;
-}
-
-void walk_type(Walk& w, uint32_t type_id, uint32_t off, int level);
-
-void walk_struct(Walk& w, const btf_type* t, uint32_t off, int level) {
-    for (uint16_t i = 0; i < btf_vlen(t) && w.error.empty(); i++) {
-        const uint32_t bits = btf_member_bit_offset(t, i);
-        if (bits % 8) {
-            w.error = "a member at a bit offset";
-            return;
-        }
-        walk_type(w, btf_members(t)[i].type, off + bits / 8, level);
-    }
-}
-
-// btf_find_kptr's verdict on pointer type T: 1 a kptr (a known tag on a pointer to a struct), 0 no kptr candidate
-// (not a pointer, or no type tag), -1 an error (an unknown or second tag, a pointee that is no struct, a FWD).
-int find_kptr(BtfRef b, const btf_type* t, KptrField* f, std::string* why) {
-    if (t && btf_is_volatile(t))
-        t = btfv::type_by_id(b, t->type);
-    if (!t || !btf_is_ptr(t))
-        return 0;
-    const btf_type* tag = btfv::type_by_id(b, t->type);
-    if (!tag || !btf_is_type_tag(tag))
-        return 0;
-    const btf_type* next = btfv::type_by_id(b, tag->type);
-    const std::string_view tname = btfv::name_by_offset(b, tag->name_off);
-    if (next && btf_is_type_tag(next))
-        return *why = "a pointer with a second type tag", -1;
-    if (tname == "kptr_untrusted")
-        f->kind = KptrKind::unref;
-    else if (tname == "kptr")
-        f->kind = KptrKind::ref;
-    else if (tname == "percpu_kptr")
-        f->kind = KptrKind::percpu;
-    else
-        return *why = fmt::format("a pointer with type tag '{}'", tname), -1;
-    const btf_type* pointee = skip_modifiers(b, tag->type, &f->type_id);
-    if (!pointee || !btf_is_struct(pointee))
-        return *why = "a kptr whose pointee is no struct (a forward declaration?)", -1;
-    f->type_name = btfv::name_by_offset(b, pointee->name_off);
-    return 1;
-}
-
-// A kptr at OFF, repeated NELEMS times, with btf_parse_kptr's choice of the pointee's BTF.
-void add_kptr(Walk& w, const btf_type* t, uint32_t off, uint32_t nelems) {
-    if (off % 8)
-        return; // btf_find_field_one: a field not at its alignment is no field
-    KptrField f;
-    const int found = find_kptr(w.b, t, &f, &w.error);
-    if (found <= 0)
-        return;
-    const int kid = w.kb ? btfv::find_by_name_kind(w.kb, f.type_name.c_str(), BTF_KIND_STRUCT) : -1;
-    f.local = kid <= 0;
-    f.btf = f.local ? w.b : w.kb;
-    if (!f.local)
-        f.type_id = uint32_t(kid);
-    if (!f.local && f.kind == KptrKind::ref && !has_dtor(f.type_name)) {
-        w.error = fmt::format("a kptr to kernel struct {}, which has no destructor kfunc", f.type_name);
-        return;
-    }
-    if (w.special + int(nelems) > kFieldsMax) { // btf_repeat_fields: more than the record holds
-        w.error = fmt::format("more than {} special fields", kFieldsMax);
-        return;
-    }
-    for (uint32_t e = 0; e < nelems; e++) {
-        f.off = off + e * 8;
-        w.fields->push_back(f);
-        w.special++;
-        w.kinds |= kKptr;
-    }
-}
-
-// btf_find_field_one: arrays flattened, the named special structs, nested structs, else a kptr candidate.
-void walk_type(Walk& w, uint32_t type_id, uint32_t off, int level) {
-    const btf_type* t = btfv::type_by_id(w.b, type_id);
-    uint64_t nelems = 1;
-    for (int i = 0; t && btf_is_array(t); i++) {
-        if (i == kMaxDepth)
-            return;
-        nelems = std::min<uint64_t>(nelems * btf_array(t)->nelems, uint64_t(kFieldsMax) + 1);
-        t = btfv::type_by_id(w.b, btf_array(t)->type);
-    }
-    if (!t || nelems == 0)
-        return;
-    if (btf_is_struct(t)) {
-        if (const unsigned kind = special_struct(btfv::name_by_offset(w.b, t->name_off))) {
-            w.special += int(nelems);
-            w.kinds |= kind;
-            return;
-        }
-        if (level + 1 >= kMaxDepth)
-            return;
-        // btf_find_nested_struct: one element's fields, repeated for the others (none to repeat: nothing found).
-        const size_t first = w.fields->size();
-        const int special = w.special;
-        walk_struct(w, t, off, level + 1);
-        const int found = w.special - special;
-        if (!found || nelems == 1 || !w.error.empty())
-            return;
-        if (w.special + found * int(nelems - 1) > kFieldsMax) {
-            w.error = fmt::format("more than {} special fields", kFieldsMax);
-            return;
-        }
-        const size_t last = w.fields->size();
-        for (uint32_t e = 1; e < nelems; e++)
-            for (size_t i = first; i < last; i++) {
-                KptrField f = (*w.fields)[i];
-                f.off += e * t->size;
-                w.fields->push_back(f);
-            }
-        w.special += found * int(nelems - 1);
-        return;
-    }
-    add_kptr(w, t, off, uint32_t(nelems));
-}
-
-// The fields of struct or DATASEC T; an error string when btf_parse_fields would fail.
-std::string parse_fields(BtfRef b, BtfRef kb, const btf_type* t, std::vector<KptrField>* fields,
-                         unsigned* kinds = nullptr) {
-    Walk w;
-    w.b = b;
-    w.kb = kb;
-    w.fields = fields;
-    if (btf_is_datasec(t)) {
-        const btf_var_secinfo* v = btf_var_secinfos(t);
-        for (uint16_t i = 0; i < btf_vlen(t) && w.error.empty(); i++)
-            if (const btf_type* var = btfv::type_by_id(b, v[i].type))
-                walk_type(w, var->type, v[i].offset, 0);
-    } else {
-        walk_struct(w, t, 0, 0);
-    }
-    if (w.error.empty() && w.special > kFieldsMax)
-        w.error = fmt::format("more than {} special fields", kFieldsMax);
-    if (kinds)
-        *kinds = w.kinds;
-    return w.error;
-}
-
-// btf_parse_struct_metas, when the kernel loads the object's BTF: every struct with a member of a graph, lock or
-// refcount type, or a kptr member, must parse; one that does not fails the BTF, and libbpf then creates every
-// map without BTF. strbpf does not model that: the reason, '' when the BTF loads.
-std::string object_btf_error(BtfRef b, BtfRef kb) {
-    static constexpr std::string_view kAllocObj[] = {"bpf_spin_lock", "bpf_list_head", "bpf_list_node",
-                                                     "bpf_rb_root",   "bpf_rb_node",   "bpf_refcount"};
-    const uint32_t n = btfv::type_cnt(b);
-    for (uint32_t id = 1; id < n; id++) {
-        const btf_type* t = btfv::type_by_id(b, id);
-        if (!t || !btf_is_struct(t))
-            continue;
-        bool parse = false;
-        for (uint16_t i = 0; i < btf_vlen(t) && !parse; i++) {
-            const btf_type* mt = btfv::type_by_id(b, btf_members(t)[i].type);
-            KptrField f;
-            std::string why;
-            parse =
-                mt && ((btf_is_struct(mt) && std::count(std::begin(kAllocObj), std::end(kAllocObj),
-                                                        std::string_view(btfv::name_by_offset(b, mt->name_off))) > 0) ||
-                       find_kptr(b, mt, &f, &why) == 1);
-        }
-        std::vector<KptrField> fields;
-        if (!parse)
-            continue;
-        if (std::string why = parse_fields(b, kb, t, &fields); !why.empty())
-            return fmt::format("struct {} holds {}", btfv::name_by_offset(b, t->name_off), why);
-    }
-    return {};
 }
 
 KptrRecord build_record(const Env& env, uint32_t map_index) {
@@ -311,30 +39,16 @@ KptrRecord build_record(const Env& env, uint32_t map_index) {
     bool running = false;
     BtfRef kb = env.facts.attach ? env.facts.attach->btf : target_btf(&error, &running);
     if (env.facts.kptr_btf_error.empty())
-        env.facts.kptr_btf_error = object_btf_error(b, kb) + "\n";
+        env.facts.kptr_btf_error = loader::object_btf_error(b, kb) + "\n";
     if (env.facts.kptr_btf_error != "\n") {
         rec.malformed = env.facts.kptr_btf_error.substr(0, env.facts.kptr_btf_error.size() - 1);
         return rec;
     }
-    const int32_t vt = value_type_of(b, *m);
-    uint32_t id = 0;
-    const btf_type* t = vt > 0 ? skip_modifiers(b, uint32_t(vt), &id) : nullptr;
-    if (!t || !(btf_is_struct(t) || btf_is_datasec(t)))
-        return rec;
-    unsigned kinds = 0;
-    if (!parse_fields(b, kb, t, &rec.fields, &kinds).empty()) {
-        rec.fields.clear(); // the map's record is an error: the map has no special field at all
-        return rec;
-    }
-    if (!map_takes_fields(*m, kinds)) {
-        rec.fields.clear();
-        rec.no_btf = true;
-        return rec;
-    }
+    loader::ValueFields found = loader::map_value_fields(b, kb, *m);
+    rec.fields = std::move(found.kptrs);
+    rec.no_btf = found.no_btf;
     if (!kb && !rec.fields.empty())
         rec.malformed = fmt::format("its kptrs' types cannot be looked up in kernel BTF: {}", error);
-    std::sort(rec.fields.begin(), rec.fields.end(),
-              [](const KptrField& a, const KptrField& c) { return a.off < c.off; });
     return rec;
 }
 

@@ -12,20 +12,13 @@
 #include <string>
 #include <vector>
 
+#include "loader/btf_fields.hpp"
 #include "verifier/env.hpp"
 
 namespace strbpf::verifier {
 
-enum class KptrKind : uint8_t { unref, ref, percpu }; // kptr_untrusted, kptr, percpu_kptr
-
-struct KptrField {
-    uint32_t off = 0;
-    KptrKind kind = KptrKind::ref;
-    bool local = false;   // the pointee is a type of the program's BTF only (a bpf_obj_new object)
-    uint32_t type_id = 0; // the pointee struct: in `btf` (kernel BTF) or, when local, in the program's BTF
-    BtfRef btf = nullptr;
-    std::string type_name;
-};
+using loader::KptrField; // loader/btf_fields.hpp: the field finder the runtime's maps share
+using loader::KptrKind;
 
 // A map value's kptr fields, by offset: none when the kernel's btf_parse_fields fails for the value (a kptr of a
 // kernel type with no destructor kfunc, an unknown type tag, a pointee that is no struct: the map then has no

@@ -36,16 +36,21 @@ class ArrayMap final : public Map {
             return -E2BIG;
         if (flags & kBpfNoexist)
             return -EEXIST;
-        if (flags & kBpfFLock)
-            return -EINVAL;
-        store_shared(arena_.data() + idx * elem_size_, value, spec_.value_size);
+        uint8_t* v = arena_.data() + idx * elem_size_;
+        if (flags & kBpfFLock) {
+            if (!fields_.has_lock())
+                return -EINVAL;
+            fields_.copy_locked(v, const_cast<void*>(value), spec_.value_size, true); // old fields kept
+            return 0;
+        }
+        fields_.update_existing(v, value, spec_.value_size);
         return 0;
     }
     int copy_value(const void* key, void* out) override {
         const uint32_t idx = array_index(key);
         if (idx >= spec_.max_entries)
             return -ENOENT;
-        load_shared(out, arena_.data() + idx * elem_size_, spec_.value_size);
+        fields_.copy_out(out, arena_.data() + idx * elem_size_, spec_.value_size);
         return 0;
     }
     int remove(const void*) override { return -EINVAL; }

@@ -92,6 +92,7 @@ class HashMap final : public Map {
                 std::memcpy(out, value_of(e, 0), val8_ * ncpus_);
             else
                 std::memcpy(out, value_of(e, 0), spec_.value_size);
+            zero_fields(out);
         }
         b.lock.unlock();
         return e == kNil ? -ENOENT : 0;
@@ -188,19 +189,37 @@ class HashMap final : public Map {
     }
     // Writes the value of a fresh or existing element: syscall form (all CPUs), a program's form (its CPU; a
     // fresh per-CPU element gets zeros on the other CPUs, as pcpu_init_value does).
+    // The special fields (value_fields.hpp): skipped by the copy; a fresh element's zero, an existing one's freed.
     void write_value(uint32_t e, const void* value, uint32_t cpu, bool all_cpus, bool fresh) {
+        auto put = [&](uint32_t c, const void* src) {
+            if (fields_.empty()) {
+                std::memcpy(value_of(e, c), src, spec_.value_size);
+            } else if (fresh) {
+                std::memcpy(value_of(e, c), src, spec_.value_size);
+                fields_.init_fields(value_of(e, c));
+            } else {
+                fields_.update_existing(value_of(e, c), src, spec_.value_size);
+            }
+        };
         if (!percpu_) {
-            std::memcpy(value_of(e, 0), value, spec_.value_size);
+            put(0, value);
             return;
         }
         for (uint32_t c = 0; c < ncpus_; c++) {
             if (all_cpus)
-                std::memcpy(value_of(e, c), static_cast<const uint8_t*>(value) + c * val8_, spec_.value_size);
+                put(c, static_cast<const uint8_t*>(value) + c * val8_);
             else if (c == cpu)
-                std::memcpy(value_of(e, c), value, spec_.value_size);
+                put(c, value);
             else if (fresh)
                 std::memset(value_of(e, c), 0, val8_);
         }
+    }
+    // check_and_init_map_value on a syscall copy of one element (every CPU's value of a per-CPU one).
+    void zero_fields(void* out) const {
+        if (fields_.empty())
+            return;
+        for (uint32_t c = 0; c < (percpu_ ? ncpus_ : 1u); c++)
+            fields_.zero_in_copy(static_cast<uint8_t*>(out) + c * val8_, spec_.value_size);
     }
     static int check_flags(uint32_t old, uint64_t flags) {
         if (old != kNil && flags == kBpfNoexist)
@@ -234,10 +253,10 @@ class HashMap final : public Map {
     std::optional<LruLists> lru_;
 };
 
-// Returns: 0; -EINVAL (unknown flags; BPF_F_LOCK: no map value has a bpf_spin_lock); -EEXIST (BPF_NOEXIST, key
+// Returns: 0; -EINVAL (unknown flags; BPF_F_LOCK on a value without a bpf_spin_lock, or a per-CPU or LRU map); -EEXIST (BPF_NOEXIST, key
 // present); -ENOENT (BPF_EXIST, key absent); -E2BIG (no free element: the map is full).
 int HashMap::do_update(const void* key, const void* value, uint64_t flags, uint32_t cpu, bool all_cpus) {
-    if ((flags & ~kBpfFLock) > kBpfExist || (flags & kBpfFLock))
+    if ((flags & ~kBpfFLock) > kBpfExist || ((flags & kBpfFLock) && (lru_mode_ || percpu_ || !fields_.has_lock())))
         return -EINVAL;
     if (lru_mode_)
         return update_lru(key, value, flags, cpu, all_cpus);
@@ -245,9 +264,14 @@ int HashMap::do_update(const void* key, const void* value, uint64_t flags, uint3
     Bucket& b = bucket(h);
     b.lock.lock();
     const uint32_t old = find(b, key, h);
-    if (const int err = check_flags(old, flags)) {
+    if (const int err = check_flags(old, flags & ~kBpfFLock)) {
         b.lock.unlock();
         return err;
+    }
+    if ((flags & kBpfFLock) && old != kNil) { // copy_map_value_locked into the element in place, its fields kept
+        fields_.copy_locked(value_of(old, 0), const_cast<void*>(value), spec_.value_size, true);
+        b.lock.unlock();
+        return 0;
     }
     if (percpu_ && old != kNil) { // per-CPU values are updated in place (pcpu_copy_value)
         write_value(old, value, cpu, all_cpus, false);
@@ -355,6 +379,7 @@ uint32_t HashMap::take_bucket(uint32_t i, uint32_t max, uint8_t* keys, uint8_t* 
              e = nodes_[e].next.load(std::memory_order_relaxed), k++) {
             std::memcpy(keys + uint64_t(k) * spec_.key_size, key_of(e), spec_.key_size);
             std::memcpy(values + k * vbytes, value_of(e, 0), vbytes);
+            zero_fields(values + k * vbytes);
             if (del)
                 taken.push_back(e);
         }
@@ -378,6 +403,7 @@ int HashMap::lookup_and_delete(const void* key, void* value) {
     const uint32_t e = find(b, key, h);
     if (e != kNil) {
         std::memcpy(value, value_of(e, 0), percpu_ ? val8_ * ncpus_ : spec_.value_size);
+        zero_fields(value);
         unlink(b, e);
     }
     b.lock.unlock();

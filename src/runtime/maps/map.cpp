@@ -30,6 +30,21 @@ int Map::copy_value(const void* key, void* out) {
     if (!v)
         return -ENOENT;
     std::memcpy(out, v, spec_.value_size);
+    fields_.zero_in_copy(out, spec_.value_size);
+    return 0;
+}
+
+int Map::lookup_value(const void* key, void* out, uint64_t flags) {
+    if (flags & ~kBpfFLock)
+        return -EINVAL;
+    if (!(flags & kBpfFLock))
+        return copy_value(key, out);
+    if (!fields_.has_lock() || percpu())
+        return -EINVAL;
+    void* v = lookup(key); // array and hash values stay in their preallocated arena: safe to copy after a delete
+    if (!v)
+        return -ENOENT;
+    fields_.copy_locked(v, out, spec_.value_size, false);
     return 0;
 }
 

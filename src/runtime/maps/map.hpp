@@ -8,6 +8,7 @@
 #include <string>
 
 #include "loader/object_spec.hpp"
+#include "runtime/maps/value_fields.hpp"
 #include "strbpf/result.hpp"
 
 namespace strbpf::runtime {
@@ -70,6 +71,20 @@ class Map {
     // Returns: 0; -ENOENT (lookup of an absent key); update: the update errors.
     virtual int copy_value(const void* key, void* out);
     virtual int update_value(const void* key, const void* values, uint64_t flags) { return update(key, values, flags); }
+    // BPF_MAP_LOOKUP_ELEM with its flags (map_lookup_elem): -EINVAL for flags other than BPF_F_LOCK, and for
+    // BPF_F_LOCK on a value without a bpf_spin_lock; BPF_F_LOCK copies under the value's lock (copy_value otherwise).
+    int lookup_value(const void* key, void* out, uint64_t flags);
+    // BPF_MAP_UPDATE_ELEM's own check before the map's (map_update_elem): BPF_F_LOCK on a value without a
+    // bpf_spin_lock is -EINVAL.
+    int syscall_update(const void* key, const void* values, uint64_t flags) {
+        if ((flags & kBpfFLock) && !fields_.has_lock())
+            return -22;
+        return update_value(key, values, flags);
+    }
+
+    // The value's special fields (value_fields.hpp): set by the instance once, after creation, before any use.
+    void set_value_fields(ValueFieldSet f) { fields_ = std::move(f); }
+    const ValueFieldSet& value_fields() const { return fields_; }
 
     // bpf_for_each_map_elem: calls visit(key, value of `cpu`, arg) for each element in map order until it returns
     // non-zero. Returns the number of elements visited (the stopping one included); -EINVAL when unsupported.
@@ -110,6 +125,7 @@ class Map {
 
   protected:
     loader::MapSpec spec_;
+    ValueFieldSet fields_;
 };
 
 // Creates a map of spec.type; -EINVAL/-E2BIG style errors for bad or unsupported specs. Ring buffers' sizes are

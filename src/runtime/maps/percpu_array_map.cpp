@@ -33,7 +33,7 @@ class PercpuArrayMap final : public Map {
         const int err = check(key, flags);
         if (err)
             return err;
-        store_shared(slot(array_index(key), cpu % ncpus_), value, spec_.value_size);
+        fields_.update_existing(slot(array_index(key), cpu % ncpus_), value, spec_.value_size);
         return 0;
     }
     int copy_value(const void* key, void* out) override {
@@ -42,7 +42,7 @@ class PercpuArrayMap final : public Map {
             return -ENOENT;
         auto* o = static_cast<uint8_t*>(out);
         for (uint32_t c = 0; c < ncpus_; c++)
-            load_shared(o + c * elem_, slot(idx, c), elem_);
+            fields_.copy_out(o + c * elem_, slot(idx, c), elem_);
         return 0;
     }
     int update_value(const void* key, const void* values, uint64_t flags) override {
@@ -51,7 +51,7 @@ class PercpuArrayMap final : public Map {
             return err;
         const auto* v = static_cast<const uint8_t*>(values);
         for (uint32_t c = 0; c < ncpus_; c++)
-            store_shared(slot(array_index(key), c), v + c * elem_, spec_.value_size);
+            fields_.update_existing(slot(array_index(key), c), v + c * elem_, spec_.value_size);
         return 0;
     }
     int remove(const void*) override { return -EINVAL; }

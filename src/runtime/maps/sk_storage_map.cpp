@@ -147,27 +147,36 @@ class LocalStorageMap final : public Map {
         auto it = slots_.find(owner);
         if (it == slots_.end())
             return -ENOENT;
-        load_shared(out, slot(it->second), spec_.value_size);
+        fields_.copy_out(out, slot(it->second), spec_.value_size);
         return 0;
     }
-    // map_update_elem's BPF_F_LOCK check (no value has a bpf_spin_lock strbpf knows of), then
-    // bpf_fd_sk_storage_update_elem: the fd, bpf_local_storage_update's flag check, existence.
+    // map_update_elem's BPF_F_LOCK check (a value with a bpf_spin_lock: value_fields.hpp), then
+    // bpf_fd_sk_storage_update_elem: the fd, bpf_local_storage_update's flag check, existence. An existing value
+    // is replaced by a new one (the kernel allocates a new element: every special field zero) or, with
+    // BPF_F_LOCK, copied into under its lock.
     int update(const void* key, const void* value, uint64_t flags) override {
-        if (flags & kBpfFLock)
+        if ((flags & kBpfFLock) && !fields_.has_lock())
             return -EINVAL;
         uint64_t owner;
         if (int err = host_owner(key, &owner))
             return err;
-        if (flags > kBpfExist)
+        if ((flags & ~kBpfFLock) > kBpfExist)
             return -EINVAL;
+        const bool locked = flags & kBpfFLock;
+        flags &= ~kBpfFLock;
         std::lock_guard<std::mutex> g(lock_);
         auto it = slots_.find(owner);
         if (it != slots_.end() && flags == kBpfNoexist)
             return -EEXIST;
         if (it == slots_.end() && flags == kBpfExist)
             return -ENOENT;
+        if (it != slots_.end() && locked) {
+            fields_.copy_locked(slot(it->second), const_cast<void*>(value), spec_.value_size, true);
+            return 0;
+        }
         if (it != slots_.end()) {
-            store_shared(slot(it->second), value, spec_.value_size);
+            fields_.copy_in(slot(it->second), value, spec_.value_size);
+            fields_.init_fields(slot(it->second));
             return 0;
         }
         return free_.empty() ? -ENOMEM : (attach(owner, value), 0);
@@ -191,6 +200,7 @@ class LocalStorageMap final : public Map {
         slots_.emplace(owner, s);
         if (init) {
             store_shared(slot(s), init, spec_.value_size);
+            fields_.init_fields(slot(s)); // copy_map_value into a new element: its special fields zero
         } else {
             static constexpr uint8_t kZeros[256] = {};
             for (uint64_t at = 0; at < spec_.value_size; at += sizeof(kZeros))

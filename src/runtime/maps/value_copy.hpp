@@ -10,11 +10,14 @@
 
 namespace strbpf::runtime {
 
-// dst: a map value (8-byte aligned) another thread may read or write; src: the caller's memory.
+// dst: a map value, or a part of one (bytes up to the first 8-byte boundary are stored one by one), another
+// thread may read or write; src: the caller's memory.
 inline void store_shared(void* dst, const void* src, uint64_t n) {
     auto* d = static_cast<uint8_t*>(dst);
     const auto* s = static_cast<const uint8_t*>(src);
     uint64_t i = 0;
+    for (; i < n && (reinterpret_cast<uintptr_t>(d + i) & 7); i++)
+        std::atomic_ref<uint8_t>(d[i]).store(s[i], std::memory_order_relaxed);
     for (; i + 8 <= n; i += 8) {
         uint64_t w;
         std::memcpy(&w, s + i, 8);

@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: BSD-2-Clause
+// The special fields of a map value (loader stage), found in the object's BTF as Linux 6.18's btf_parse_fields
+// finds them: kptrs (pointer members tagged `kptr`, `kptr_untrusted` or `percpu_kptr`) and the named kernel structs
+// (bpf_spin_lock, bpf_timer, bpf_wq, bpf_list_head, bpf_rb_root, bpf_refcount), arrays of them and structs holding
+// them repeated as btf_repeat_fields repeats them. The verifier (verifier/kptr.cpp) and the runtime's maps (what a
+// copy into or out of a value skips: runtime/maps/value_fields.hpp) read the same record.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "loader/btf_view.hpp"
+#include "loader/object_spec.hpp"
+
+namespace strbpf::loader {
+
+enum class KptrKind : uint8_t { unref, ref, percpu }; // kptr_untrusted, kptr, percpu_kptr
+
+struct KptrField {
+    uint32_t off = 0;
+    KptrKind kind = KptrKind::ref;
+    bool local = false;   // the pointee is a type of the program's BTF only (a bpf_obj_new object)
+    uint32_t type_id = 0; // the pointee struct: in `btf` (kernel BTF) or, when local, in the program's BTF
+    BtfRef btf = nullptr;
+    std::string type_name;
+};
+
+// The kinds of special field (bits), for map_check_btf's per-type rules.
+enum : unsigned {
+    kFieldSpinLock = 1,
+    kFieldTimer = 2,
+    kFieldWq = 4,
+    kFieldGraphRoot = 8,
+    kFieldRefcount = 16,
+    kFieldKptr = 32
+};
+
+// A special struct in the value: one of the kFieldSpinLock..kFieldRefcount bits, its offset and its BTF size.
+struct SpecialStruct {
+    uint32_t off = 0;
+    uint32_t size = 0;
+    unsigned kind = 0;
+};
+
+struct ValueFields {
+    std::vector<KptrField> kptrs;       // by offset
+    std::vector<SpecialStruct> structs; // by offset
+    bool no_btf = false; // map_check_btf refuses the value's special fields for this map type: libbpf creates the
+                         // map without BTF (no field at all)
+};
+
+// The special fields of map M's value in the object's BTF B (KB: the kernel's BTF, or null when it cannot be read:
+// then every kptr's pointee counts as a program-local type). None when the map has no BTF-typed value (a legacy
+// definition), when btf_parse_fields fails for the value (the map then has no special field), or when the map's
+// type refuses them (no_btf set).
+ValueFields map_value_fields(BtfRef b, BtfRef kb, const MapSpec& m);
+
+// btf_parse_struct_metas, when the kernel loads the object's BTF: why the kernel refuses the BTF as a whole ('' when
+// it loads); libbpf then creates every map without BTF.
+std::string object_btf_error(BtfRef b, BtfRef kb);
+
+} // namespace strbpf::loader

@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: BSD-2-Clause
+// A map value's special fields at run time (runtime stage): value_fields.hpp.
+#include "runtime/maps/value_fields.hpp"
+
+#include <algorithm>
+#include <immintrin.h>
+
+namespace strbpf::runtime {
+
+ValueFieldSet::ValueFieldSet(const loader::ValueFields& found, uint32_t value_size) {
+    auto add = [&](uint32_t off, uint32_t size, bool freed) {
+        if (uint64_t(off) + size <= value_size && size > 0)
+            fields_.push_back(ValueField{off, size, freed});
+    };
+    for (const loader::KptrField& k : found.kptrs)
+        add(k.off, 8, true);
+    for (const loader::SpecialStruct& s : found.structs) {
+        const bool lock = s.kind == loader::kFieldSpinLock;
+        if (lock && lock_off_ < 0 && s.off % 4 == 0 && uint64_t(s.off) + 4 <= value_size)
+            lock_off_ = int32_t(s.off);
+        add(s.off, s.size, !lock && s.kind != loader::kFieldRefcount);
+    }
+    std::sort(fields_.begin(), fields_.end(), [](const ValueField& a, const ValueField& b) { return a.off < b.off; });
+    // Overlapping fields (only a malformed BTF makes them) merge into one, freed if either is.
+    std::vector<ValueField> merged;
+    for (const ValueField& f : fields_) {
+        if (!merged.empty() && f.off < merged.back().off + merged.back().size) {
+            ValueField& m = merged.back();
+            m.size = std::max(m.off + m.size, f.off + f.size) - m.off;
+            m.freed = m.freed || f.freed;
+            continue;
+        }
+        merged.push_back(f);
+    }
+    fields_ = std::move(merged);
+}
+
+void ValueFieldSet::zero_in_copy(void* dst, uint64_t n) const {
+    for (const ValueField& f : fields_)
+        if (f.off + f.size <= n)
+            std::memset(static_cast<uint8_t*>(dst) + f.off, 0, f.size);
+}
+
+void ValueFieldSet::copy_out(void* dst, const void* value, uint64_t n) const {
+    load_shared(dst, value, n);
+    zero_in_copy(dst, n);
+}
+
+void ValueFieldSet::copy_in(void* value, const void* src, uint64_t n) const {
+    auto* d = static_cast<uint8_t*>(value);
+    const auto* s = static_cast<const uint8_t*>(src);
+    uint64_t at = 0;
+    for (const ValueField& f : fields_) {
+        if (f.off >= n)
+            break;
+        if (f.off > at)
+            store_shared(d + at, s + at, f.off - at);
+        at = std::max<uint64_t>(at, f.off + f.size);
+    }
+    if (at < n)
+        store_shared(d + at, s + at, n - at);
+}
+
+namespace {
+
+void zero_shared(uint8_t* at, uint32_t n) {
+    static const uint8_t kZeros[32] = {};
+    for (uint32_t i = 0; i < n; i += sizeof(kZeros))
+        store_shared(at + i, kZeros, std::min<uint32_t>(sizeof(kZeros), n - i));
+}
+
+} // namespace
+
+void ValueFieldSet::free_fields(void* value) const {
+    for (const ValueField& f : fields_)
+        if (f.freed)
+            zero_shared(static_cast<uint8_t*>(value) + f.off, f.size);
+}
+
+void ValueFieldSet::init_fields(void* value) const {
+    for (const ValueField& f : fields_) // a reused slot: a program may still hold a pointer to its old value
+        zero_shared(static_cast<uint8_t*>(value) + f.off, f.size);
+}
+
+void ValueFieldSet::copy_locked(void* value, void* other, uint64_t n, bool to_value) const {
+    auto* word = reinterpret_cast<uint32_t*>(static_cast<uint8_t*>(value) + lock_off_);
+    while (__atomic_exchange_n(word, 1u, __ATOMIC_ACQUIRE) != 0) // as bpf_spin_lock_helper takes it
+        while (__atomic_load_n(word, __ATOMIC_RELAXED) != 0)
+            _mm_pause();
+    if (to_value)
+        copy_in(value, other, n);
+    else
+        copy_out(other, value, n);
+    __atomic_store_n(word, 0u, __ATOMIC_RELEASE);
+}
+
+} // namespace strbpf::runtime
