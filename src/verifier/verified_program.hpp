@@ -32,7 +32,8 @@ enum class MemKind : uint8_t {
     packet, // packet data or metadata
     mem,    // PTR_TO_MEM (ring buffer records, helper results)
     arena,  // PTR_TO_ARENA: the instruction became an internal ARENA_* form (isa/opcodes.def)
-    btf_id, // PTR_TO_BTF_ID: a kernel object (the kernel's BPF_PROBE_MEM load); engines do not run these yet
+    btf_id, // PTR_TO_BTF_ID: a kernel object (the kernel's BPF_PROBE_MEM load); interp and jit run these as probe
+            // loads (a miss reads 0) in tracing and struct_ops runs, and refuse them elsewhere
     mixed,  // different kinds on different paths (never ctx: the verifier refuses that)
 };
 
