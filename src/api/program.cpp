@@ -165,9 +165,7 @@ Status attached_run(const Object::Impl& o, const ProgramState& st, const RunOpti
         return run_once(st, r1, s.ctx, stack, r0);
     };
     uint32_t retval = 0;
-    const Status ran = spec.type == ProgType::tracing
-                           ? exec::tracing_test_run(spec, s.req, s.ctx, once, &retval)
-                           : exec::struct_ops_test_run(o.inst->spec(), spec, s.req, s.ctx, once, &retval);
+    const Status ran = exec::called_test_run(o.inst->spec(), spec, s.req, s.ctx, once, &retval);
     if (!ran)
         return make_error(fmt::format("program '{}': {}", spec.name, ran.error().message),
                           ran.error().code < 0 ? ran.error().code : -EINVAL, ran.error().pc);

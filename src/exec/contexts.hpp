@@ -88,6 +88,11 @@ Status tracing_test_run(const loader::ProgramSpec& prog, const RunRequest& req, 
 Status struct_ops_test_run(const loader::ObjectSpec& obj, const loader::ProgramSpec& prog, const RunRequest& req,
                            runtime::RunContext& ctx, const TracingRun& run, uint32_t* retval);
 
+// The test run of a program the kernel's test run calls itself: tracing_test_run for a tracing program,
+// struct_ops_test_run for a struct_ops one (PROG of OBJ).
+Status called_test_run(const loader::ObjectSpec& obj, const loader::ProgramSpec& prog, const RunRequest& req,
+                       runtime::RunContext& ctx, const TracingRun& run, uint32_t* retval);
+
 // Owns the ctx and packet of one run. build() registers them in ctx.mem; finish() fills the report's outputs.
 class TestRunContext {
   public:

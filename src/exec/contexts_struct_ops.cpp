@@ -145,4 +145,10 @@ Status struct_ops_test_run(const loader::ObjectSpec& obj, const loader::ProgramS
     return ok_status();
 }
 
+Status called_test_run(const loader::ObjectSpec& obj, const loader::ProgramSpec& prog, const RunRequest& req,
+                       runtime::RunContext& ctx, const TracingRun& run, uint32_t* retval) {
+    return prog.type == loader::ProgType::tracing ? tracing_test_run(prog, req, ctx, run, retval)
+                                                  : struct_ops_test_run(obj, prog, req, ctx, run, retval);
+}
+
 } // namespace strbpf::exec

@@ -159,9 +159,10 @@ struct ProgramRun {
     }
 };
 
-// bpf_prog_test_run_tracing's run (contexts_tracing.cpp): the program runs on the test functions it is attached to;
-// the retval is the test run's and no duration is reported.
-RunReport run_tracing(RunReport rep, ProgramRun& pr, const RunRequest& req) {
+// A test run whose kernel counterpart calls the program itself (bpf_prog_test_run_tracing over the test functions a
+// tracing program is attached to, contexts_tracing.cpp; bpf_struct_ops_test_run's call of a bpf_dummy_ops member,
+// contexts_struct_ops.cpp, called_test_run): the retval is the test run's and no duration is reported.
+RunReport run_called(RunReport rep, ProgramRun& pr, const runtime::ObjectInstance& inst, const RunRequest& req) {
     std::string error;
     bool unsupported = false;
     TracingRun once = [&](uint64_t r1, uint64_t* r0) -> Status {
@@ -174,32 +175,7 @@ RunReport run_tracing(RunReport rep, ProgramRun& pr, const RunRequest& req) {
         return make_error(error);
     };
     uint32_t retval = 0;
-    if (auto st = tracing_test_run(*pr.prog.spec, req, pr.ctx, once, &retval); !st) {
-        rep.unsupported = unsupported;
-        return failed_run(rep, st.error().message);
-    }
-    rep.ran = true;
-    rep.r0 = retval;
-    rep.retval = retval;
-    return rep;
-}
-
-// bpf_struct_ops_test_run's run (contexts_struct_ops.cpp): the program runs once as the bpf_dummy_ops member it
-// implements; the retval is its return and no duration is reported.
-RunReport run_struct_ops(RunReport rep, ProgramRun& pr, const runtime::ObjectInstance& inst, const RunRequest& req) {
-    std::string error;
-    bool unsupported = false;
-    TracingRun once = [&](uint64_t r1, uint64_t* r0) -> Status {
-        if (Status st = check_btf_loads(pr.engine, pr.prog); !st) {
-            unsupported = true;
-            return st;
-        }
-        if (pr.run_repeated(r1, 1, r0, &error))
-            return ok_status();
-        return make_error(error);
-    };
-    uint32_t retval = 0;
-    if (auto st = struct_ops_test_run(inst.spec(), *pr.prog.spec, req, pr.ctx, once, &retval); !st) {
+    if (auto st = called_test_run(inst.spec(), *pr.prog.spec, req, pr.ctx, once, &retval); !st) {
         rep.unsupported = unsupported;
         return failed_run(rep, st.error().message);
     }
@@ -242,10 +218,8 @@ RunReport run_linked(EngineKind engine, const runtime::ObjectInstance& inst, con
     ProgramRun pr{engine, prog, ctx, *stack, nullptr, {}};
     if (auto st = pr.prepare(); !st)
         return failed_run(rep, st.error().message);
-    if (prog.spec->type == loader::ProgType::tracing)
-        return run_tracing(rep, pr, req);
-    if (prog.spec->type == loader::ProgType::struct_ops)
-        return run_struct_ops(rep, pr, inst, req);
+    if (prog.spec->type == loader::ProgType::tracing || prog.spec->type == loader::ProgType::struct_ops)
+        return run_called(rep, pr, inst, req);
     if (auto st = check_btf_loads(engine, prog); !st) {
         rep.unsupported = true;
         return failed_run(rep, st.error().message);
