@@ -21,6 +21,7 @@
 #include "exec/runner.hpp"
 #include "loader/loader.hpp"
 #include "runtime/instance.hpp"
+#include "run_errno.hpp"
 
 // After strbpf's headers: <linux/bpf.h> defines BPF_* macros that would clobber strbpf::isa's constants.
 #include <bpf/bpf.h>
@@ -41,21 +42,7 @@ std::shared_ptr<const loader::ObjectSpec> spec_of(const char* stem) {
     return s ? std::make_shared<const loader::ObjectSpec>(std::move(s.value())) : nullptr;
 }
 
-// The errno a failed run names: the kernel engine's strerror text or strbpf's "(the kernel answers -EX)".
-int run_errno(const std::string& error) {
-    static const struct {
-        int err;
-        const char *name, *text;
-    } kNames[] = {{22, "-EINVAL", "Invalid argument"},      {7, "-E2BIG", "Argument list too long"},
-                  {12, "-ENOMEM", "Cannot allocate memory"}, {19, "-ENODEV", "No such device"},
-                  {28, "-ENOSPC", "No space left on device"}, {34, "-ERANGE", "Numerical result out of range"},
-                  {97, "-EAFNOSUPPORT", "Address family not supported by protocol"},
-                  {71, "-EPROTO", "Protocol error"}};
-    for (const auto& n : kNames)
-        if (error.find(n.name) != std::string::npos || error.find(n.text) != std::string::npos)
-            return -n.err;
-    return 0;
-}
+using testing_support::run_errno;
 
 std::string describe(const exec::RunReport& r) {
     if (!r.ran)

@@ -18,6 +18,7 @@
 #include "host_facts.hpp"
 #include "loader/loader.hpp"
 #include "runtime/instance.hpp"
+#include "run_errno.hpp"
 
 namespace strbpf {
 namespace {
@@ -60,19 +61,7 @@ exec::RunReport run_kernel(const char* stem, const std::string& prog, const exec
     return k->run(req);
 }
 
-int run_errno(const exec::RunReport& r) {
-    static const struct {
-        int err;
-        const char *name, *text;
-    } kNames[] = {{22, "-EINVAL", "Invalid argument"},
-                  {14, "-EFAULT", "Bad address"},
-                  {95, "-EOPNOTSUPP", "Operation not supported"},
-                  {524, "-ENOTSUPP", "Unknown error 524"}};
-    for (const auto& n : kNames)
-        if (r.error.find(n.name) != std::string::npos || r.error.find(n.text) != std::string::npos)
-            return -n.err;
-    return 0;
-}
+int run_errno(const exec::RunReport& r) { return testing_support::run_errno(r.error); }
 
 struct Case {
     const char* prog;

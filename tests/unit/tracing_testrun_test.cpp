@@ -23,6 +23,7 @@
 #include "runtime/instance.hpp"
 #include "runtime/maps/map.hpp"
 #include "verifier/verifier.hpp"
+#include "run_errno.hpp"
 
 #include <bpf/bpf.h>
 #include <unistd.h>
@@ -81,18 +82,7 @@ KernelRun run_kernel(const std::string& prog, const exec::RunRequest& req = {}) 
     return out;
 }
 
-int run_errno(const exec::RunReport& r) {
-    static const struct {
-        int err;
-        const char *name, *text;
-    } kNames[] = {{22, "-EINVAL", "Invalid argument"},
-                  {14, "-EFAULT", "Bad address"},
-                  {6, "-ENXIO", "No such device or address"}};
-    for (const auto& n : kNames)
-        if (r.error.find(n.name) != std::string::npos || r.error.find(n.text) != std::string::npos)
-            return -n.err;
-    return 0;
-}
+int run_errno(const exec::RunReport& r) { return testing_support::run_errno(r.error); }
 
 class TracingTestRun : public ::testing::Test {
   protected:
