@@ -145,12 +145,7 @@ bool check_ctx_or_null(Env& env, int regno) {
         return true;
     if (r.type != RegType::ctx)
         return type_mismatch(env, regno, "ctx");
-    if (!r.var.is_const())
-        return env.fail(fmt::format("variable ctx access var_off={} disallowed", tnum_str(r.var)));
-    if (r.off != 0 || r.var.value != 0)
-        return env.fail(fmt::format("dereference of modified ctx ptr R{} off={} disallowed", regno,
-                                    int64_t(r.off) + int64_t(r.var.value)));
-    return true;
+    return check_ctx_reg_off(env, regno); // negative, then modified, then variable offsets, in that order
 }
 
 // The bpf_skc_to_* casts: the kernel struct each returns (RET_PTR_TO_BTF_ID_OR_NULL, ret_btf_id).

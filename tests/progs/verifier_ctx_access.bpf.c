@@ -11,6 +11,8 @@ char _license[] SEC("license") = "GPL";
 
 int sink;
 
+#define __imm(name) [name] "i"(name)
+
 #define CTX_LOAD(width, ctx, off)                                                                                      \
 	({                                                                                                             \
 		long __v;                                                                                              \
@@ -239,6 +241,26 @@ int tc_modified_ctx_pointer(struct __sk_buff *skb)
 	long v;
 	asm volatile("r1 = %1; r1 += 8; %0 = *(u32 *)(r1 + 0)" : "=r"(v) : "r"(skb) : "r1", "memory");
 	return v != 0;
+}
+
+/* A ctx passed to a helper (ARG_PTR_TO_CTX_OR_NULL) is checked as a load through it is: a negative offset is named
+ * first, then a moved pointer. */
+SEC("cgroup/connect4")
+__failure __msg("negative offset ctx ptr R1 off=-612 disallowed")
+int connect4_negative_ctx_to_helper(struct bpf_sock_addr *ctx)
+{
+	asm volatile("r1 = %0; r1 += -612; call %[bpf_get_netns_cookie]" ::"r"(ctx),
+		     __imm(bpf_get_netns_cookie) : "r0", "r1", "r2", "r3", "r4", "r5", "memory");
+	return 1;
+}
+
+SEC("cgroup/connect4")
+__failure __msg("dereference of modified ctx ptr R1 off=8 disallowed")
+int connect4_moved_ctx_to_helper(struct bpf_sock_addr *ctx)
+{
+	asm volatile("r1 = %0; r1 += 8; call %[bpf_get_netns_cookie]" ::"r"(ctx),
+		     __imm(bpf_get_netns_cookie) : "r0", "r1", "r2", "r3", "r4", "r5", "memory");
+	return 1;
 }
 
 SEC("tc")
