@@ -542,8 +542,11 @@ bool call_global(Env& env, const Subprog& sp) {
     if (env.log.level > 0)
         env.log.text +=
             fmt::format("Func#{} ('{}') is global and assumed valid.\n", &sp - env.facts.subprogs.data(), sp.name);
+    const size_t idx = size_t(&sp - env.facts.subprogs.data());
+    env.aux.global_called.resize(env.facts.subprogs.size());
+    env.aux.global_called[idx] = 1; // verified after the main program
     std::vector<bool> seen(env.facts.subprogs.size());
-    if (subprog_changes_pkt_data(env, int(&sp - env.facts.subprogs.data()), seen))
+    if (subprog_changes_pkt_data(env, int(idx), seen))
         invalidate_pkt_pointers(env.path.cur);
     clobber_caller_saved(env.path.cur.cur());
     env.log.scratched_regs |= 0x3f; // clear_caller_saved_regs marks R0-R5 scratched: the next insn prints R0
@@ -566,7 +569,9 @@ bool push_callback(Env& env, const runtime::HelperProto& h) {
         return not_modelled(env, h, "the callback's arguments");
     Frame& caller = env.path.cur.cur();
     if (kind == CallbackFrame::loop) {
-        if (caller.regs[4].is_const() && caller.regs[4].var.value == 0)
+        const bool flags_zero = caller.regs[4].is_const() && caller.regs[4].var.value == 0;
+        update_loop_inline(env, env.facts.subprog_of(int32_t(caller.regs[2].aux)), flags_zero); // fastcall.cpp
+        if (flags_zero)
             mark_reg_precise(env, 4); // loop_flag_is_zero: whether the call may be inlined rests on it
         mark_reg_precise(env, 1);     // the iteration count decides when to stop unrolling
         if (caller.callback_depth >= caller.regs[1].umax) {

@@ -307,13 +307,17 @@ bool stack_access(Env& env, int regno, int64_t off, int size, Access access, int
             return false;
         if (is_write(access)) // a dynptr slice that may be this memory is gone (dynptr.cpp)
             invalidate_buffer_slices(env.path.cur, r.frameno, at, at + size);
-        if (access == Access::helper_write)
+        if (access == Access::helper_write) {
             helper_stack_write(env, f, at, at + size, true);
+            check_fastcall_stack_contract(env, f.subprog, at); // its bytes are written as stores (check_helper_call)
+        }
         if (is_helper(access))
             return true; // privileged: reading uninitialised stack is allowed
         if (is_write(access) && !destroy_dynptr_at(env, r.frameno, int((-at - 1) / 8)))
             return false; // check_stack_write_fixed_off: a write into a dynptr destroys it
         note_stack_access(env, r.frameno, at, size);
+        // check_stack_write_fixed_off asks for the written frame, check_stack_read_fixed_off for the current one.
+        check_fastcall_stack_contract(env, is_write(access) ? f.subprog : env.path.cur.cur().subprog, at);
         if (is_write(access)) {
             const Reg* v = value_regno >= 0 ? &env.path.cur.cur().regs[value_regno] : nullptr;
             const Reg imm = value_regno == -2 ? reg_const(uint64_t(int64_t(env.facts.insns[env.path.pc].imm))) : Reg{};
@@ -346,6 +350,10 @@ bool stack_access(Env& env, int regno, int64_t off, int size, Access access, int
         for (int64_t a = lo; a < hi + size; a++)
             if (!destroy_dynptr_at(env, r.frameno, int((-a - 1) / 8)))
                 return false;
+    // check_stack_{write,read}_var_off: the lowest byte it may touch; a helper's output is written byte by byte
+    // the same way (check_helper_call), its input is not checked.
+    if (!is_helper(access) || access == Access::helper_write)
+        check_fastcall_stack_contract(env, f.subprog, lo);
     if (access == Access::helper_write) {
         helper_stack_write(env, f, lo, hi + size, false);
     } else if (is_write(access)) {
@@ -617,6 +625,7 @@ bool check_helper_mem(Env& env, int regno, uint64_t size, bool zero_size_allowed
             return env.fail(fmt::format("invalid variable-offset{} stack R{} var_off={} off={} size=0", extra, regno,
                                         tnum_str(r.var), r.off));
         }
+        update_stack_depth(env, r.frameno, min_off); // check_stack_access_within_bounds grows it, 0 bytes or not
         return true;
     }
     if (size == 0 && zero_size_allowed)

@@ -147,6 +147,29 @@ struct InsnAux {
     // root of the stack-depth check, not its referrer's callee.
     std::vector<uint8_t> async_cb;
     bool is_async_cb(size_t subprog) const { return subprog < async_cb.size() && async_cb[subprog]; }
+    // bpf_fastcall patterns (fastcall.cpp): per subprogram the offset their slots lie below (the kernel's
+    // fastcall_stack_off; INT16_MIN once another access touched them) and whether a call the kernel does not inline
+    // keeps them (keep_fastcall_stack); per insn whether it is a pattern's spill or fill, and per inlined call how
+    // many pairs the kernel drops.
+    struct Fastcall {
+        std::vector<int32_t> stack_off;
+        std::vector<uint8_t> keep;
+        std::vector<uint8_t> pattern;
+        std::vector<uint8_t> spills;
+    } fastcall;
+    // The kernel's stack_depth after it dropped the fastcall patterns: what the combined stack limit and the
+    // statistics count (stack_depth stays the stack the engines' code touches).
+    std::vector<int32_t> kernel_stack_depth;
+    // Per bpf_loop call reached (pc): whether every visit had a zero flags argument and the same callback (the
+    // kernel's loop_inline_state.fit_for_inline: the kernel then inlines the loop).
+    struct LoopInline {
+        bool fit = false;
+        int32_t callback = -1;
+    };
+    std::map<int32_t, LoopInline> loop_inline;
+    // Per subprogram: a path called it as a global function (the kernel's func_info_aux.called): only those are
+    // verified on their own after the main program.
+    std::vector<uint8_t> global_called;
 };
 
 // A path an instruction's transfer function hands the walker to explore later (the kernel's push_stack /
@@ -288,6 +311,17 @@ std::string invalid_scalar_msg(const Reg& r, const char* ctx, const char* reg, i
 // the walk, "combined stack size of %d calls is %d. Too large" over the static call graph.
 void update_stack_depth(Env& env, int frameno, int64_t min_off);
 bool check_max_stack_depth(Env& env);
+
+// fastcall.cpp: the kernel's bpf_fastcall patterns, found before the walk (mark_fastcall_patterns), given up for
+// a subprogram when a stack access of the insn at path.pc outside them reaches their slots (OFF: the access's
+// offset in SUBPROG's frame), and dropped after the walk (remove_fastcall_stack: kernel_stack_depth); a bpf_loop
+// call's inlining state at each visit; the per-subprogram depths print_verification_stats prints.
+void mark_fastcall_patterns(Env& env);
+void check_fastcall_stack_contract(Env& env, int subprog, int64_t off);
+void remove_fastcall_stack(Env& env);
+int32_t kernel_stack_depth(const Env& env, size_t subprog);
+void update_loop_inline(Env& env, int32_t callback_subprog, bool flags_zero);
+std::vector<int32_t> reported_stack_depths(const Env& env);
 
 // dead_code.cpp: after an accepting walk, the kernel removes the insns no path reached (SEEN: per insn, whether
 // one did) and then finds each remaining local call's and callback reference's subprogram; a reference left

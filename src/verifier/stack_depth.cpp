@@ -36,7 +36,7 @@ struct Walk {
     std::vector<uint8_t> done; // 0 unknown, 1 in progress, 2 known
 
     int own(int idx) const {
-        const int d = round_up_depth(env.aux.stack_depth[size_t(idx)]);
+        const int d = round_up_depth(kernel_stack_depth(env, size_t(idx)));
         return priv_stack && d >= kPrivStackMinSize ? 0 : d;
     }
 

@@ -635,24 +635,37 @@ Verdict verify(const runtime::ObjectInstance& inst, const loader::ProgramSpec& p
         }
     }
     bool ok = check_cfg(env);
+    if (ok)
+        mark_fastcall_patterns(env); // fastcall.cpp
     if (ok && env.log.level > 0)
         log_main_args(env);
     Walker walker(env);
     if (ok)
         ok = walker.run(0, entry_state());
-    for (size_t i = 1; ok && i < env.facts.subprogs.size(); i++) {
-        const Subprog& sp = env.facts.subprogs[i];
-        if (!sp.global)
-            continue;
-        if (env.log.level > 0)
-            env.log_line(fmt::format("Validating {}() func#{}...", sp.name, i));
-        State st;
-        ok = prepare_global_entry(env, sp, &st) && walker.run(sp.start, std::move(st));
-        if (ok && env.log.level > 0)
-            env.log_line(fmt::format("Func#{} ('{}') is safe for any args that match its prototype", i, sp.name));
+    // do_check_subprogs: each global function some verified path called, in index order, again until a pass
+    // finds none new (one verified late may call others); a global function nothing calls is never walked.
+    std::vector<uint8_t> verified(env.facts.subprogs.size(), 0);
+    for (bool again = true; ok && again;) {
+        again = false;
+        for (size_t i = 1; ok && i < env.facts.subprogs.size(); i++) {
+            const Subprog& sp = env.facts.subprogs[i];
+            const bool called = i < env.aux.global_called.size() && env.aux.global_called[i];
+            if (!sp.global || !called || verified[i])
+                continue;
+            if (env.log.level > 0)
+                env.log_line(fmt::format("Validating {}() func#{}...", sp.name, i));
+            State st;
+            ok = prepare_global_entry(env, sp, &st) && walker.run(sp.start, std::move(st));
+            if (ok && env.log.level > 0)
+                env.log_line(fmt::format("Func#{} ('{}') is safe for any args that match its prototype", i, sp.name));
+            verified[i] = 1;
+            again = true;
+        }
     }
-    if (ok && !env.failed())
+    if (ok && !env.failed()) {
+        remove_fastcall_stack(env); // the kernel checks the stack it keeps
         ok = check_max_stack_depth(env);
+    }
     if (ok && !env.failed())
         ok = check_subprog_refs(env, walker.seen());
     v.ok = ok && !env.failed();
@@ -667,8 +680,9 @@ Verdict verify(const runtime::ObjectInstance& inst, const loader::ProgramSpec& p
     }
     if (opts.log_level & kLogStats) { // print_verification_stats
         std::string depths;
-        for (size_t i = 0; i < env.facts.subprogs.size(); i++)
-            depths += fmt::format("{}{}", i ? "+" : "", i < env.aux.stack_depth.size() ? env.aux.stack_depth[i] : 0);
+        const std::vector<int32_t> reported = reported_stack_depths(env); // fastcall.cpp
+        for (size_t i = 0; i < reported.size(); i++)
+            depths += fmt::format("{}{}", i ? "+" : "", reported[i]);
         const auto usec = std::chrono::duration_cast<std::chrono::microseconds>(
             std::chrono::steady_clock::now() - started);
         env.log.text += fmt::format("verification time {} usec\nstack depth {}\n", usec.count(), depths);
