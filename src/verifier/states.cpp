@@ -11,13 +11,18 @@ namespace strbpf::verifier {
 namespace {
 
 struct IdMap {
+    explicit IdMap(uint32_t id_gen) : tmp_gen(id_gen) {}
     std::vector<std::pair<uint32_t, uint32_t>> pairs;
-    // old id must correspond to one cur id, consistently in both directions.
+    uint32_t tmp_gen; // ids above every id the walk made (the kernel's idmap tmp_id_gen)
+    // old id must correspond to one cur id, consistently in both directions. A scalar without an id
+    // (check_scalar_ids) stands for a new unique one: it matches an old id that no other cur id took.
     bool check(uint32_t old_id, uint32_t cur_id, bool scalar) {
         if (old_id == 0)
             return scalar || cur_id == 0;
-        if (cur_id == 0)
+        if (cur_id == 0 && !scalar)
             return false;
+        if (cur_id == 0)
+            cur_id = ++tmp_gen;
         for (auto& [o, c] : pairs) {
             if (o == old_id)
                 return c == cur_id;
@@ -91,6 +96,20 @@ Slot slot_kind(const Frame& f, size_t i) {
     return i / 8 < f.stack.size() ? f.stack[i / 8].bytes[i % 8] : Slot::invalid;
 }
 
+bool scalar_spill64(const Frame& f, size_t spi) {
+    return spi < f.stack.size() && f.stack[spi].bytes[0] == Slot::spill && f.stack[spi].spilled.type == RegType::scalar;
+}
+
+// is_stack_all_misc with allow_uninit_stack (strbpf verifies as a privileged loader): no spill, zero or object.
+bool stack_all_misc(const Frame& f, size_t spi) {
+    for (size_t b = 0; b < 8; b++) {
+        const Slot k = slot_kind(f, spi * 8 + b);
+        if (k != Slot::misc && k != Slot::invalid)
+            return false;
+    }
+    return true;
+}
+
 bool stacksafe(const Frame& o, const Frame& c, IdMap& ids, Cmp cmp, uint64_t live) {
     const bool exact = cmp == Cmp::exact;
     const size_t n = std::max(o.stack.size(), exact ? c.stack.size() : size_t(0)) * 8;
@@ -100,6 +119,14 @@ bool stacksafe(const Frame& o, const Frame& c, IdMap& ids, Cmp cmp, uint64_t liv
         const Slot ok = slot_kind(o, i), ck = slot_kind(c, i);
         if (!exact && (ok == Slot::invalid || ok == Slot::misc))
             continue;
+        // A 64-bit scalar spill against a slot of misc (or, privileged, uninitialised) bytes, whose load gives an
+        // unbound scalar: compared as registers (scalar_reg_for_stack).
+        if (!exact && ok == Slot::spill && scalar_spill64(o, i / 8) && stack_all_misc(c, i / 8)) {
+            if (!regsafe(o.stack[i / 8].spilled, reg_unknown(), ids, cmp))
+                return false;
+            i = i / 8 * 8 + 7;
+            continue;
+        }
         if (ok != ck)
             return false;
         if (i % 8 == 0 && ok == Slot::spill && !regsafe(o.stack[i / 8].spilled, c.stack[i / 8].spilled, ids, cmp))
@@ -120,7 +147,7 @@ bool states_equal(const Env& env, const State& old, const State& cur, int32_t pc
     if (old.frames.size() != cur.frames.size())
         return false;
     const bool exact = cmp == Cmp::exact;
-    IdMap ids;
+    IdMap ids(env.path.id_gen);
     // refsafe: the same references held, their ids corresponding, and the same RCU read-side section.
     if (old.refs.size() != cur.refs.size() || old.active_rcu_lock != cur.active_rcu_lock)
         return false;

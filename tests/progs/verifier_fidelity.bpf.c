@@ -174,3 +174,48 @@ __naked void ctx_or_null_arg_scalar(void)
 	: __imm(bpf_get_netns_cookie)
 	: __clobber_all);
 }
+
+/* Pruning with a checkpoint at every insn (BPF_F_TEST_STATE_FREQ): a scalar whose id the cached state gives no
+ * other register is as good as the same scalar without an id (check_scalar_ids), so the second path stops at 9. */
+SEC("socket")
+__success __log_level(2) __flag(BPF_F_TEST_STATE_FREQ)
+__msg("9: safe") __msg("processed 13 insns") __retval(0)
+__naked void prune_unique_scalar_id_against_none(void)
+{
+	asm volatile ("					\
+	call %[bpf_ktime_get_ns];			\
+	r6 = r0;					\
+	call %[bpf_ktime_get_ns];			\
+	r0 &= 0xff;					\
+	r1 = r0;					\
+	r0 = 0;						\
+	if r6 > 7 goto 1f;				\
+	goto 2f;					\
+1:	r1 &= 0xff;					\
+2:	r2 = r10;					\
+	r2 += r1;					\
+	exit;						\
+"	:: __imm(bpf_ktime_get_ns) : __clobber_all);
+}
+
+/* An imprecise 64-bit scalar spill in the cached state against a slot of misc and uninitialised bytes, which
+ * loads as an unbound scalar (scalar_reg_for_stack): the second path stops at 8. */
+SEC("socket")
+__success __log_level(2) __flag(BPF_F_TEST_STATE_FREQ)
+__msg("8: safe") __msg("processed 12 insns") __retval(0)
+__naked void prune_imprecise_spill_against_misc(void)
+{
+	asm volatile ("					\
+	call %[bpf_ktime_get_ns];			\
+	if r0 == 0 goto 1f;				\
+	r0 = 42;					\
+	*(u64 *)(r10 - 8) = r0;				\
+	goto 2f;					\
+1:	call %[bpf_ktime_get_ns];			\
+	*(u16 *)(r10 - 8) = r0;				\
+	*(u16 *)(r10 - 4) = r0;				\
+2:	r1 = *(u64 *)(r10 - 8);				\
+	r0 = 0;						\
+	exit;						\
+"	:: __imm(bpf_ktime_get_ns) : __clobber_all);
+}
