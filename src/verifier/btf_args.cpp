@@ -161,6 +161,7 @@ constexpr HelperBtfArg kHelperBtfArgs[] = {
     {126, 1, "seq_file"},          // bpf_seq_printf
     {127, 1, "seq_file"},          // bpf_seq_write
     {141, 1, "task_struct"},       // bpf_get_task_stack
+    {180, 1, "task_struct"},       // bpf_find_vma
     {145, 2, "inode", true},       // bpf_inode_storage_get
     {146, 2, "inode", true},       // bpf_inode_storage_delete
     {156, 2, "task_struct", true}, // bpf_task_storage_get
@@ -199,6 +200,19 @@ bool check_helper_btf_arg(Env& env, int32_t helper_id, int regno) {
     want.btf_id = uint32_t(id);
     if (const std::string why = trusted_arg_mismatch(env, regno, want, false); !why.empty())
         return env.fail(why);
+    return true;
+}
+
+bool callback_vma_reg(Env& env, Reg* out) {
+    std::string error;
+    bool running = false;
+    const BtfRef b = env.facts.attach ? env.facts.attach->btf : target_btf(&error, &running);
+    const int id = b ? btfv::find_by_name_kind(b, "vm_area_struct", BTF_KIND_STRUCT) : -1;
+    if (id <= 0)
+        return env.fail(fmt::format("strbpf types bpf_find_vma's callback argument by kernel BTF: {}",
+                                    error.empty() ? "the target BTF lacks struct vm_area_struct" : error));
+    *out = reg_ptr(RegType::btf_id, uint32_t(id));
+    out->btf = b;
     return true;
 }
 

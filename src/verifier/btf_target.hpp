@@ -92,6 +92,9 @@ Reg trusted_arg_reg(Env& env, const TrustedArg& a);
 const char* helper_btf_arg_struct(int32_t helper_id, int regno);
 // check_reg_type for that argument against the target kernel BTF: false after env.fail.
 bool check_helper_btf_arg(Env& env, int32_t helper_id, int regno);
+// bpf_find_vma's callback's R2 (set_find_vma_callback_state): PTR_TO_BTF_ID struct vm_area_struct of the target
+// kernel BTF, without trust flags; false after env.fail when that BTF has no such struct.
+bool callback_vma_reg(Env& env, Reg* out);
 
 // btf_type_str: the kind's name ("STRUCT", "UNKNOWN" for void).
 const char* btf_kind_str(const btf_type* t);

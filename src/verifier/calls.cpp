@@ -565,7 +565,8 @@ bool call_global(Env& env, const Subprog& sp) {
 bool push_callback(Env& env, const runtime::HelperProto& h) {
     using runtime::CallbackFrame;
     const CallbackFrame kind = h.callback.frame;
-    if (kind != CallbackFrame::loop && kind != CallbackFrame::map_elem && kind != CallbackFrame::dynptr)
+    if (kind != CallbackFrame::loop && kind != CallbackFrame::map_elem && kind != CallbackFrame::dynptr &&
+        kind != CallbackFrame::find_vma)
         return not_modelled(env, h, "the callback's arguments");
     Frame& caller = env.path.cur.cur();
     if (kind == CallbackFrame::loop) {
@@ -592,6 +593,11 @@ bool push_callback(Env& env, const runtime::HelperProto& h) {
     } else if (kind == CallbackFrame::dynptr) { // callback(const struct bpf_dynptr *dynptr, void *ctx)
         callee.regs[1] = callback_dynptr_reg(env);
         callee.regs[2] = c.regs[3];
+    } else if (kind == CallbackFrame::find_vma) { // callback(task, struct vm_area_struct *vma, void *ctx)
+        callee.regs[1] = c.regs[1];
+        if (!callback_vma_reg(env, &callee.regs[2])) // btf_args.cpp: PTR_TO_BTF_ID, no flags
+            return false;
+        callee.regs[3] = c.regs[4];
     } else { // callback(struct bpf_map *map, void *key, void *value, void *ctx)
         callee.regs[1] = c.regs[1];
         callee.regs[2] = reg_ptr(RegType::map_key, c.regs[1].aux);
@@ -602,10 +608,11 @@ bool push_callback(Env& env, const runtime::HelperProto& h) {
     callee.regs[10] = reg_ptr(RegType::stack);
     callee.regs[10].frameno = uint8_t(st.frames.size());
     callee.callsite = env.path.pc;
-    callee.subprog = env.facts.subprog_of(int32_t(c.regs[2].aux));
+    const int32_t entry = int32_t(c.regs[h.callback.arg].aux); // the callback argument's subprogram
+    callee.subprog = env.facts.subprog_of(entry);
     callee.in_callback = true;
     st.frames.push_back(std::move(callee));
-    env.path.fork = Fork{Fork::Kind::path, std::move(st), int32_t(c.regs[2].aux)};
+    env.path.fork = Fork{Fork::Kind::path, std::move(st), entry};
     if (env.log.level > 0)
         mark_all_scratched(env);
     return true;

@@ -54,6 +54,12 @@ void backtrack_call_entry(const Env& env, const HistEntry& e, BtSet& bt) {
         if (callee & bit(2))
             bt.regs[f] |= bit(3);
         break;
+    case CallbackFrame::find_vma: // bpf_find_vma: r1 = the caller's task, r3 = the caller's r4
+        if (callee & bit(1))
+            bt.regs[f] |= bit(1);
+        if (callee & bit(3))
+            bt.regs[f] |= bit(4);
+        break;
     case CallbackFrame::map_elem: // for_each_map_elem: r1 = the caller's map, r4 = the caller's r3
         if (callee & bit(1))
             bt.regs[f] |= bit(1);
