@@ -421,6 +421,14 @@ std::string global_call_problem(Env& env, const Subprog& sp) {
                 return fmt::format("R{} is not a scalar", regno);
         } else if (t && btf_is_ptr(t) && (is_ctx_struct(env, b, skip_mods(b, t->type, &pointee_id)) ||
                                           has_arg_tag(env, sp, i, "ctx"))) {
+            if (r.type == RegType::ctx) { // check_func_arg_reg_off first: the callee assumes the ctx unmoved
+                if (r.off < 0)
+                    return fmt::format("negative offset ctx ptr R{} off={} disallowed", regno, r.off);
+                if (r.off != 0)
+                    return fmt::format("dereference of modified ctx ptr R{} off={} disallowed", regno, r.off);
+                if (!r.var.is_const() || r.var.value != 0)
+                    return fmt::format("variable ctx access var_off={} disallowed", tnum_str(r.var));
+            }
             if (r.type != RegType::ctx)
                 return fmt::format("arg#{} expects pointer to ctx", i);
         } else if (t && btf_is_ptr(t)) {

@@ -271,3 +271,25 @@ int tc_variable_ctx_offset(struct __sk_buff *skb)
 	asm volatile("r1 = %1; r1 += %2; %0 = *(u32 *)(r1 + 0)" : "=r"(v) : "r"(skb), "r"(i) : "r1", "memory");
 	return v != 0;
 }
+
+/* A global function is verified for its ctx argument at offset 0, so a caller may pass only the ctx as it got it
+ * (check_func_arg_reg_off in btf_check_func_arg_match): a moved ctx is refused at the call. */
+__attribute__((noinline)) int global_reads_ifindex(int val, struct __sk_buff *skb)
+{
+	return skb->ifindex * val;
+}
+
+SEC("tc")
+__failure __msg("dereference of modified ctx ptr R2 off=192 disallowed")
+__msg("Caller passes invalid args into func#1 ('global_reads_ifindex')")
+int tc_moved_ctx_to_global(struct __sk_buff *skb)
+{
+	return global_reads_ifindex(3, skb + 1);
+}
+
+SEC("tc")
+__success __retval(0)
+int tc_ctx_to_global(struct __sk_buff *skb)
+{
+	return global_reads_ifindex(3, skb) * 0;
+}
