@@ -625,6 +625,11 @@ Verdict verify(const runtime::ObjectInstance& inst, const loader::ProgramSpec& p
         v.log = why + "\n";
         return v;
     }
+    if (std::string why = exception_callback_refusal(inst.spec(), prog); !why.empty()) { // exception_cb.cpp
+        v.reason = why;
+        v.log = why + "\n";
+        return v;
+    }
     find_prog_arena(env); // arena.cpp: the kernel's prog->aux->arena
     if (env.facts.prog.type == loader::ProgType::tracing || env.facts.prog.type == loader::ProgType::lsm ||
         env.facts.prog.type == loader::ProgType::struct_ops) {
