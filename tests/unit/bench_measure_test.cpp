@@ -54,5 +54,18 @@ TEST(BenchSample, RateIsRunsOverEngineTime) {
     EXPECT_GE(st->samples, 1u);
 }
 
+// The fastest and the median sample come with the mean; at a constant cost all three are that cost's rate, and
+// the fastest is never below the median.
+TEST(BenchSample, BestAndMedianSamples) {
+    auto make = []() -> Result<std::unique_ptr<Producer>> {
+        return std::unique_ptr<Producer>(new FakeProducer(0, 40));
+    };
+    auto st = sample(make, short_run(), {});
+    ASSERT_TRUE(st.ok()) << st.error().message;
+    EXPECT_NEAR(st->hits_mps_best, 25.0, 0.5);
+    EXPECT_NEAR(st->hits_mps_median, 25.0, 0.5);
+    EXPECT_GE(st->hits_mps_best, st->hits_mps_median);
+}
+
 } // namespace
 } // namespace strbpf::cli::bench

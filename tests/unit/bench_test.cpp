@@ -65,9 +65,37 @@ TEST(Bench, JsonHasOneObjectPerMeasurement) {
         EXPECT_GT(j["hits_mps"].get<double>(), 0);
         EXPECT_GE(j["hits_mps_stddev"].get<double>(), 0);
         EXPECT_NEAR(j["ns_per_op"].get<double>() * j["hits_mps"].get<double>(), 1e3, 1e-6);
+        ASSERT_TRUE(j.contains("ns_best") && j.contains("ns_median")) << l;
+        EXPECT_GT(j["ns_best"].get<double>(), 0);
+        EXPECT_LE(j["ns_best"].get<double>(), j["ns_median"].get<double>()); // the fastest sample
+        EXPECT_FALSE(j.contains("rounds")) << l;
     }
     EXPECT_EQ(nlohmann::json::parse(ls[0])["bench"], "strncmp-helper");
     EXPECT_EQ(nlohmann::json::parse(ls[2])["engine"], "native");
+}
+
+// --rounds N measures everything N times, round after round, and prints one merged line per measurement at the
+// end: the rounds' samples together, their fastest sample, the median round.
+TEST(Bench, RoundsMergeIntoOneLinePerMeasurement) {
+    Out one = bench(std::string("strncmp --engine interp --lengths 8 --json") + kShort);
+    Out o = bench(std::string("strncmp --engine interp --lengths 8 --json --rounds 3") + kShort);
+    ASSERT_EQ(o.rc, 0) << o.err;
+    ASSERT_EQ(one.rc, 0) << one.err;
+    std::vector<std::string> ls = lines(o.out), ones = lines(one.out);
+    ASSERT_EQ(ls.size(), 3u) << o.out;
+    ASSERT_EQ(ones.size(), 3u) << one.out;
+    for (size_t i = 0; i < ls.size(); i++) {
+        auto j = nlohmann::json::parse(ls[i]), j1 = nlohmann::json::parse(ones[i]);
+        EXPECT_EQ(j["bench"], j1["bench"]); // the first round's order
+        EXPECT_EQ(j["rounds"], 3);
+        EXPECT_EQ(j["samples"].get<int>(), 3 * j1["samples"].get<int>()) << ls[i];
+        EXPECT_LE(j["ns_best"].get<double>(), j["ns_median"].get<double>());
+        EXPECT_NEAR(j["ns_per_op"].get<double>() * j["hits_mps"].get<double>(), 1e3, 1e-6);
+    }
+    Out table = bench(std::string("strncmp --engine interp --lengths 8 --rounds 2") + kShort);
+    ASSERT_EQ(table.rc, 0) << table.err;
+    EXPECT_NE(table.out.find("| 8 |"), std::string::npos) << table.out; // the summary from the merged figures
+    EXPECT_EQ(bench("strncmp --rounds 0").rc, 2);
 }
 
 TEST(Bench, WrongAnswerFailsTheRun) {

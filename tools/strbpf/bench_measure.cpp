@@ -148,6 +148,10 @@ Result<Stats> sample(const ProducerFactory& make, const SampleOptions& opts,
     st.hits_mps = mean_of(samples);
     st.hits_mps_stddev = stddev_of(samples, st.hits_mps);
     st.samples = uint32_t(samples.size());
+    std::sort(samples.begin(), samples.end());
+    st.hits_mps_best = samples.back();
+    const size_t mid = samples.size() / 2;
+    st.hits_mps_median = samples.size() % 2 ? samples[mid] : (samples[mid - 1] + samples[mid]) / 2;
     st.repeat = *repeat;
     return st;
 }

@@ -35,7 +35,9 @@ struct Stats {
     double hits_mps = 0;        // mean of the per-sample totals over all producers, in M/s
     double hits_mps_stddev = 0; // sample standard deviation (n - 1); 0 with one sample
     uint32_t samples = 0;
-    uint32_t repeat = 0; // the batch size calibration chose
+    uint32_t repeat = 0;       // the batch size calibration chose
+    double hits_mps_best = 0;   // the fastest sample: the least disturbed by a shared machine's other load
+    double hits_mps_median = 0; // the median sample
 };
 
 // One sample per interval (1 s, or duration / 5 for runs shorter than 5 s) after warm-up. A sample's rate is

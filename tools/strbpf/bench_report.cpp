@@ -188,6 +188,12 @@ std::string json_line(const Measurement& m) {
     j["hits_mps_stddev"] = m.hits_mps_stddev;
     j["ns_per_op"] = m.ns_per_op();
     j["samples"] = m.samples;
+    if (m.hits_mps_best > 0) { // ns per operation of the fastest and of the median sample
+        j["ns_best"] = 1e3 / m.hits_mps_best;
+        j["ns_median"] = 1e3 / m.hits_mps_median;
+    }
+    if (m.rounds > 1)
+        j["rounds"] = m.rounds;
     return j.dump();
 }
 

@@ -17,6 +17,8 @@ struct Measurement {
     uint32_t producers = 1;
     double hits_mps = 0, hits_mps_stddev = 0;
     uint32_t samples = 0;
+    double hits_mps_best = 0, hits_mps_median = 0; // the fastest and the median sample
+    uint32_t rounds = 1; // --rounds: the median round's mean, the stddev of the rounds' means
     double ns_per_op() const { return hits_mps > 0 ? 1e3 / hits_mps : 0; }
 };
 

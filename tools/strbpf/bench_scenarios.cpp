@@ -209,9 +209,9 @@ Result<VarOffsets> var_offsets(const Scenario& sc, const std::string& obj_path) 
 }
 
 void Buffers::place(const VarOffsets& v) {
-    target = storage_[0] + v.target % kLine;
-    str = storage_[1] + v.str % kLine;
-    sub = storage_[2] + v.sub % kLine;
+    target = storage_[0] + v.target % kPage;
+    str = storage_[1] + v.str % kPage;
+    sub = storage_[2] + v.sub % kPage;
 }
 
 std::vector<runtime::GlobalPatch> global_patches(const VarOffsets& v, const Buffers& b) {

@@ -24,9 +24,10 @@ struct VarOffsets {
 };
 
 // The strings of one length, exactly as the BPF programs see them in .rodata/.bss (and glibc sees them natively).
-// Each array is kStrSize bytes. place() puts glibc's copies at the same offsets within a cache line as the
-// program's variables (target follows the 4-byte length in .rodata), so the native line meets the same
-// (mis)alignment as the helpers and kfuncs do.
+// Each array is kStrSize bytes. place() puts glibc's copies at the same offsets within a page as the program's
+// variables (every engine maps a global-data section page-aligned; target follows the 4-byte length in .rodata),
+// each in its own pages, so the native line meets the same (mis)alignment, page crossings and 4K-aliasing
+// distance between the strings as the helpers and kfuncs do.
 struct Buffers {
     Buffers() = default;
     Buffers(const Buffers&) = delete;
@@ -39,8 +40,8 @@ struct Buffers {
     char* sub = storage_[2];    // string-kfuncs: the last max(1, len / 4) bytes of str
 
   private:
-    static constexpr uint32_t kLine = 64;
-    alignas(kLine) char storage_[3][kStrSize + kLine] = {};
+    static constexpr uint32_t kPage = 4096;
+    alignas(kPage) char storage_[3][kStrSize + kPage] = {};
 };
 
 // What a measured operation must answer. sign_only: only the sign of `value` is specified (glibc's strcmp family).

@@ -5,6 +5,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -39,7 +40,7 @@ constexpr BenchDefaults kFull{"interp,jit,kernel", "1,8,32,64,128,512,2048,4095"
 struct BenchOptions {
     std::string scenario, engines, lengths, plot, progs_dir, only;
     double warmup = -1, duration = -1; // < 0: the default of the quick or --full run
-    uint32_t producers = 1;
+    uint32_t producers = 1, rounds = 1;
     bool json = false, quiet = false, no_native = false, full = false;
     void apply_defaults() {
         const BenchDefaults& d = full ? kFull : kQuick;
@@ -121,6 +122,8 @@ class BenchRun {
     void note(const std::string& msg);
     void progress(const std::string& msg);
     void finish();
+    void measure_all(uint32_t round, const VarOffsets& vars);
+    std::vector<Measurement> merged_rounds() const;
 
     const BenchOptions& o_;
     const Scenario& sc_;
@@ -181,7 +184,7 @@ Status BenchRun::setup() {
     size_t per_len = 0;
     for (const BenchDef* b : benches_)
         per_len += b->native() ? 1 : engines_.size();
-    total_ = per_len * lengths_.size() * (o_.producers > 1 ? 2 : 1);
+    total_ = per_len * lengths_.size() * (o_.producers > 1 ? 2 : 1) * o_.rounds;
     tty_ = !o_.quiet && isatty(STDERR_FILENO);
     return ok_status();
 }
@@ -250,14 +253,63 @@ void BenchRun::measure_one(const BenchDef& def, const std::string& engine, uint3
                          st.error().message.c_str());
             continue;
         }
-        Measurement m{def.name, engine, len, n, st->hits_mps, st->hits_mps_stddev, st->samples};
+        Measurement m{def.name, engine, len, n, st->hits_mps, st->hits_mps_stddev, st->samples,
+                      st->hits_mps_best, st->hits_mps_median};
         results_.push_back(m);
+        if (o_.rounds > 1) // the merged line comes after the last round
+            continue;
         std::printf("%s\n", o_.json ? json_line(m).c_str() : text_line(m, o_.producers > 1).c_str());
         std::fflush(stdout);
     }
 }
 
+// One measurement per (bench, engine, length, producers) from o_.rounds rounds, in the order of the first round:
+// the median of the rounds' means (a round that fell into a slow phase of a shared machine moves it little), the
+// stddev of those means, the fastest sample of all and the median of the rounds' medians.
+std::vector<Measurement> BenchRun::merged_rounds() const {
+    std::vector<Measurement> out;
+    auto median = [](std::vector<double> v) {
+        std::sort(v.begin(), v.end());
+        const size_t h = v.size() / 2;
+        return v.size() % 2 ? v[h] : (v[h - 1] + v[h]) / 2;
+    };
+    for (const Measurement& first : results_) {
+        const bool seen = std::any_of(out.begin(), out.end(), [&](const Measurement& m) {
+            return m.bench == first.bench && m.engine == first.engine && m.len == first.len &&
+                   m.producers == first.producers;
+        });
+        if (seen)
+            continue;
+        std::vector<double> means, medians;
+        Measurement m = first;
+        m.samples = 0;
+        for (const Measurement& r : results_) {
+            if (r.bench != first.bench || r.engine != first.engine || r.len != first.len ||
+                r.producers != first.producers)
+                continue;
+            means.push_back(r.hits_mps);
+            medians.push_back(r.hits_mps_median);
+            m.hits_mps_best = std::max(m.hits_mps_best, r.hits_mps_best);
+            m.samples += r.samples;
+        }
+        m.hits_mps = median(means);
+        m.hits_mps_median = median(medians);
+        double var = 0;
+        for (double x : means)
+            var += (x - m.hits_mps) * (x - m.hits_mps);
+        m.hits_mps_stddev = means.size() > 1 ? std::sqrt(var / double(means.size() - 1)) : 0;
+        m.rounds = uint32_t(means.size());
+        out.push_back(m);
+    }
+    return out;
+}
+
 void BenchRun::finish() {
+    if (o_.rounds > 1) {
+        results_ = merged_rounds();
+        for (const Measurement& m : results_)
+            std::printf("%s\n", o_.json ? json_line(m).c_str() : text_line(m, o_.producers > 1).c_str());
+    }
     std::vector<std::string> shown = engines_;
     if (!o_.json) {
         std::printf("%s", summary(sc_, results_, shown, lengths_).c_str());
@@ -284,6 +336,24 @@ void BenchRun::finish() {
     }
 }
 
+// One round: every length, bench and engine in turn.
+void BenchRun::measure_all(uint32_t round, const VarOffsets& vars) {
+    const std::string r = o_.rounds > 1 ? fmt::format(" round {}/{}", round + 1, o_.rounds) : "";
+    for (uint32_t len : lengths_) {
+        auto bufs = std::make_shared<Buffers>();
+        bufs->place(vars);
+        sc_.fill(len, bufs.get());
+        const std::vector<runtime::GlobalPatch> globals = global_patches(vars, *bufs);
+        for (const BenchDef* def : benches_) {
+            const std::vector<std::string> engines = def->native() ? std::vector<std::string>{"native"} : engines_;
+            for (const std::string& engine : engines) {
+                progress(fmt::format("[{}/{}]{} {} len={} {}: loading", done_ + 1, total_, r, def->name, len, engine));
+                measure_one(*def, engine, len, prepare(*def, engine, bufs, globals));
+            }
+        }
+    }
+}
+
 int BenchRun::run() {
     if (auto st = setup(); !st) {
         std::fprintf(stderr, "strbpf bench: %s\n", st.error().message.c_str());
@@ -302,19 +372,8 @@ int BenchRun::run() {
         std::fprintf(stderr, "strbpf bench: %s\n", vars.error().message.c_str());
         return kExitFailed;
     }
-    for (uint32_t len : lengths_) {
-        auto bufs = std::make_shared<Buffers>();
-        bufs->place(*vars);
-        sc_.fill(len, bufs.get());
-        const std::vector<runtime::GlobalPatch> globals = global_patches(*vars, *bufs);
-        for (const BenchDef* def : benches_) {
-            const std::vector<std::string> engines = def->native() ? std::vector<std::string>{"native"} : engines_;
-            for (const std::string& engine : engines) {
-                progress(fmt::format("[{}/{}] {} len={} {}: loading", done_ + 1, total_, def->name, len, engine));
-                measure_one(*def, engine, len, prepare(*def, engine, bufs, globals));
-            }
-        }
-    }
+    for (uint32_t round = 0; round < o_.rounds; round++)
+        measure_all(round, *vars);
     progress("");
     finish();
     return failed_ ? kExitFailed : kExitOk;
@@ -350,6 +409,11 @@ Runner add_bench_command(CLI::App& app) {
     c->add_flag("--full", o->full, "the long run: the kernel bench's timings on every engine and more lengths");
     c->add_option("-p,--producers", o->producers, "threads running the same loaded program (also measured with 1)")
         ->check(CLI::Range(1u, 64u))
+        ->capture_default_str();
+    c->add_option("--rounds", o->rounds,
+                  "measure everything this many times, round after round, and report each measurement's median "
+                  "round (and its fastest sample) once at the end")
+        ->check(CLI::Range(1u, 100u))
         ->capture_default_str();
     c->add_option("--only", o->only, "comma-separated benches or families to run (e.g. strlen,strcmp-kfunc)");
     c->add_flag("--no-native", o->no_native, "leave out the glibc lines");
