@@ -40,4 +40,36 @@ bool emit_stack_fact(x86::Assembler& a, int64_t off, const x86::Gp& ptr, const x
     return true;
 }
 
+void emit_stack_tail_strlen(x86::Assembler& a, const x86::Gp& ptr, int64_t known,
+                            const asmjit::Label& call, const asmjit::Label& done) {
+    if (known > 0 && known <= 8) {
+        // 8 bytes, so a string the program stored with one 8-byte store is forwarded from it: movq zeroes lanes
+        // 8..15, which the byte mask drops.
+        a.movq(x86::xmm0, x86::qword_ptr(ptr, int32_t(known - 8)));
+        a.pxor(x86::xmm1, x86::xmm1);
+        a.pcmpeqb(x86::xmm1, x86::xmm0);
+        a.pmovmskb(x86::r11d, x86::xmm1);
+        a.movzx(x86::r11d, x86::r11b);
+        if (known < 8)
+            a.shr(x86::r11d, imm(8 - known)); // lane j of the string is bit j
+    } else if (known > 0) {
+        a.movdqu(x86::xmm0, x86::xmmword_ptr(ptr, int32_t(known - 16)));
+        a.pxor(x86::xmm1, x86::xmm1);
+        a.pcmpeqb(x86::xmm1, x86::xmm0);
+        a.pmovmskb(x86::r11d, x86::xmm1);
+        a.shr(x86::r11d, imm(16 - known));
+    } else { // the span in rcx, 1..15: lane j of the string is bit 16 + j after the left shift by it
+        a.movdqu(x86::xmm0, x86::xmmword_ptr(ptr, x86::rcx, 0, -16));
+        a.pxor(x86::xmm1, x86::xmm1);
+        a.pcmpeqb(x86::xmm1, x86::xmm0);
+        a.pmovmskb(x86::r11d, x86::xmm1);
+        a.shl(x86::r11d, x86::cl);
+        a.shr(x86::r11d, imm(16));
+    }
+    a.test(x86::r11d, x86::r11d);
+    a.long_().jz(call); // no NUL inside the span: the resolved entry's answer
+    a.bsf(x86::eax, x86::r11d);
+    a.jmp(done);
+}
+
 } // namespace strbpf::exec::jit::x86_64
