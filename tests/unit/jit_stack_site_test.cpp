@@ -221,6 +221,49 @@ TEST_P(JitStackSiteTest, StackFactsMatchGeneric) {
     }
 }
 
+// The one-string scans a stack string within 16 bytes of the top answers inline (stack_site.hpp's tail path):
+// every span 1..15, every NUL position inside it and none (the string then runs into the guard page's edge), c
+// and count around the NUL and the span, from main with the span in a register, fixed at compile time by the
+// straight-line code, or by the verifier's facts after a jump target, and from a subprogram.
+TEST_P(JitStackSiteTest, TailWithin16BytesOfTheTop) {
+    for (const Fn& f : {kFns[0], kFns[1], kFns[2], kFns[3]}) { // strlen, strnlen, strchr, strchrnul
+        std::vector<std::unique_ptr<exec::jit::CompiledProgram>> dynamic;
+        for (bool sub : {false, true})
+            dynamic.push_back(compile(dynamic_program(f, sub)));
+        for (int64_t span = 1; span <= 15; span++) {
+            std::vector<std::unique_ptr<exec::jit::CompiledProgram>> progs;
+            for (int variant = 0; variant < 3; variant++) { // straight-line; joined with a stack / stack_any fact
+                int32_t call_pc = 0;
+                const std::vector<isa::Insn> p = constant_program(f, int32_t(-span), &call_pc, variant > 0);
+                verifier::VerifiedProgram vp;
+                verifier::CallFacts facts{call_pc, {}};
+                facts.args[0].kind = variant == 2 ? ArgFact::Kind::stack_any : ArgFact::Kind::stack;
+                facts.args[0].value = uint64_t(-span);
+                vp.call_facts.push_back(facts);
+                progs.push_back(compile(p, variant ? &vp : nullptr));
+            }
+            for (int64_t nul = -1; nul < span; nul++) {
+                std::memset(stack_->bytes, 'a', sizeof stack_->bytes);
+                stack_->bytes[sizeof stack_->bytes - 1 - (span - 1) / 2] = 'b';
+                if (nul >= 0)
+                    stack_->bytes[sizeof stack_->bytes - uint64_t(span - nul)] = 0;
+                const uint64_t scalars[] = {0, 'a', 'b', 'c', 0x161, 1, uint64_t(span - 1), uint64_t(span),
+                                            uint64_t(span + 1), 16, ~uint64_t{0}};
+                for (uint64_t x : scalars) {
+                    const uint64_t want = generic(f, top_ - uint64_t(span), x, 0);
+                    uint64_t args[3] = {uint64_t(-span), x, 0};
+                    for (size_t k = 0; k < dynamic.size(); k++)
+                        ASSERT_EQ(run(*dynamic[k], args), want)
+                            << f.name << " span " << span << " NUL at " << nul << " x " << x << (k ? " (sub)" : "");
+                    for (size_t k = 0; k < progs.size(); k++)
+                        ASSERT_EQ(run(*progs[k], args), want)
+                            << f.name << " span " << span << " NUL at " << nul << " x " << x << " variant " << k;
+                }
+            }
+        }
+    }
+}
+
 INSTANTIATE_TEST_SUITE_P(BackendsAndIsa, JitStackSiteTest,
                          ::testing::Combine(::testing::ValuesIn(rs::kAllBackends),
                                             ::testing::Values(kSse2, kSse42, kAvx2)),

@@ -143,7 +143,7 @@ class Gen {
     void call_site(size_t pc, const runtime::CallSiteEntries& e, bool check_abort);
     bool site_guard(const verifier::ArgFact* f, int reg, const x86::Gp& span, const Label& miss);
     bool stack_guard(const verifier::ArgFact* f, int reg, const x86::Gp& span, const Label& miss, int64_t* known);
-    Label tail_stub(int reg, const Label& call, const Label& done);
+    Label tail_stub(runtime::ShortPath kind, const Label& call, const Label& done);
     bool stack_site_ok() const;
     void call_local(size_t pc, size_t target);
     void jump_to(const Label& l, CC cc, bool always);
@@ -175,10 +175,10 @@ class Gen {
         x86::Gp span;
         Label tail; // valid: a span below 16 goes there (TailStub)
     };
-    // A bpf_strlen site's stack string within 16 bytes of the top: answered by emit_stack_tail_strlen.
+    // A one-string scan's stack string within 16 bytes of the top: answered by emit_stack_tail.
     struct TailStub {
         Label enter, call, done;
-        int reg;
+        runtime::ShortPath kind;
     };
     std::vector<TailStub> tail_stubs_;
     std::vector<StackStub> stack_stubs_; // a slot check that missed: the pointer may lie in the run's stack
@@ -930,7 +930,7 @@ void Gen::call_site(size_t pc, const runtime::CallSiteEntries& e, bool check_abo
                       reinterpret_cast<uint64_t>(e.miss)};
     SiteKnowledge known;
     const Label call = a_.newLabel();
-    int64_t tail_known = 0; // a stack string's span the verifier fixed below 16 bytes (emit_stack_tail_strlen)
+    int64_t tail_known = 0; // a stack string's span fixed below 16 bytes at compile time (emit_stack_tail)
     for (int r = 0; facts && r < 3; r++) // a constant scalar argument (a character, a limit)
         if (facts->args[r].kind == verifier::ArgFact::Kind::constant) {
             known.has_scalar[r] = true;
@@ -947,12 +947,12 @@ void Gen::call_site(size_t pc, const runtime::CallSiteEntries& e, bool check_abo
             continue;
         }
         const bool stack_ok = e.stack_strings && stack_site_ok();
-        const bool tail = stack_ok && e.short_path == runtime::ShortPath::strlen; // one pointer, span in rcx
+        const bool tail = stack_ok && k == 0 && e.ptr_regs[0] == 1 && !e.ptr_regs[1] && stack_tail_kind(e.short_path);
         if (stack_ok && (stack_known(e.ptr_regs[k], S, &known.span[k]) ||
                          stack_guard(f, e.ptr_regs[k], S, ms.miss, &known.span[k]))) {
             if (tail && known.span[k] < 0) {
                 a_.cmp(S, imm(kStackTailMax));
-                jcc(CC::kBE, tail_stub(e.ptr_regs[k], call, ms.done));
+                jcc(CC::kBE, tail_stub(e.short_path, call, ms.done));
             }
             tail_known = tail && known.span[k] > 0 && known.span[k] <= kStackTailMax ? known.span[k] : 0;
             continue;
@@ -968,13 +968,13 @@ void Gen::call_site(size_t pc, const runtime::CallSiteEntries& e, bool check_abo
             continue;
         }
         stack_stubs_.push_back(StackStub{a_.newLabel(), a_.newLabel(), ms.miss, e.ptr_regs[k], S,
-                                         tail ? tail_stub(e.ptr_regs[k], call, ms.done) : Label()});
+                                         tail ? tail_stub(e.short_path, call, ms.done) : Label()});
         jcc(CC::kBE, stack_stubs_.back().enter); // not in the kept region: perhaps in the stack
         a_.bind(stack_stubs_.back().back);
     }
     // answers short strings inline
     if (tail_known)
-        emit_stack_tail_strlen(a_, q(e.ptr_regs[0]), tail_known, call, ms.done);
+        emit_stack_tail(a_, e.short_path, tail_known, call, ms.done);
     else
         emit_short_path(a_, e.short_path, call, ms.done, co_.verified, ShortIsa{opts_.sse42, opts_.avx2}, known,
                         short_pool_);
@@ -1056,14 +1056,15 @@ void Gen::track_fp_off(const isa::OpInfo& op, const isa::Insn& i) {
             fp_off_[r] = std::nullopt;
 }
 
-// Cold code answering a bpf_strlen site's stack string whose span (in rcx) is 1..15 bytes (stack_site.hpp).
-Label Gen::tail_stub(int reg, const Label& call, const Label& done) {
-    tail_stubs_.push_back(TailStub{a_.newLabel(), call, done, reg});
+// Cold code answering a one-string scan's stack string whose span (in rcx) is 1..15 bytes (stack_site.hpp).
+Label Gen::tail_stub(runtime::ShortPath kind, const Label& call, const Label& done) {
+    tail_stubs_.push_back(TailStub{a_.newLabel(), call, done, kind});
     return tail_stubs_.back().enter;
 }
 
 // Whether this program's string call sites may resolve stack pointers: rbp is the frame pointer in every
-// function, but a lean program that never reads r10 leaves the caller's rbp there (and has no stack pointer).
+// function, but a lean program that never reads r10 leaves the caller's rbp there (and has no stack pointer). No
+// code writes r10 (the JIT refuses it: "frame pointer r10 is read only"), so a lean main's r10 stays the top.
 bool Gen::stack_site_ok() const {
     return !single_ || std::find(lean_saved_.begin(), lean_saved_.end(), x86::rbp) != lean_saved_.end();
 }
@@ -1138,7 +1139,7 @@ void Gen::emit_stubs() {
     }
     for (const TailStub& t : tail_stubs_) {
         a_.bind(t.enter);
-        emit_stack_tail_strlen(a_, q(t.reg), -1, t.call, t.done);
+        emit_stack_tail(a_, t.kind, -1, t.call, t.done);
     }
     for (const MissStub& m : miss_stubs_) {
         a_.bind(m.miss);
