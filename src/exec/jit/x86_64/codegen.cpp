@@ -7,7 +7,8 @@
 // prologue pushes rbp rbx r13 r14 r15 (r10, r6..r9) and moves rbp (r10) 512 bytes down the StackArea; `exit`
 // pops them and returns. So rsp is 16-byte aligned inside every function body and helpers are called with a
 // plain `call rel32`. r12 holds &ctx for the whole run; r9, r10, r11 are scratch. A lean program (one function,
-// no callbacks) instead runs inline in its own System V entry, which saves only the registers the program uses.
+// no callbacks) instead runs inline in its own System V entry, which saves only the registers the program uses;
+// that entry starts the code (page-aligned), and the trampoline follows the stubs.
 #include "exec/jit/x86_64/codegen.hpp"
 
 #include <algorithm>
