@@ -16,6 +16,8 @@
 // A kfunc call's cost: strlen1 (one bpf_strlen of a 1-byte string in .data; strlen1_stack: on the stack) beside
 // the empty program through the same ApiCall and FnPtr paths, and GlibcStrlen1, glibc's strlen of a 1-byte
 // string through an out-of-line call: (strlen1 - empty) - GlibcStrlen1 is the call's cost beyond the string work.
+// stack_only is strlen1_stack without its call (the string stored on the stack and read back): strlen1_stack -
+// stack_only is the stack string's call, string work included.
 // The ApiCall form of strlen1_stack is more than the lean entry: a program that uses its stack has those bytes
 // zeroed before each run (api/object.cpp plan_stack_wipe), on Runner::call's checked path; FnPtr is the figure
 // for the call itself.
@@ -285,6 +287,7 @@ BENCHMARK_CAPTURE(BM_ApiRunner, empty/jit, "jit_bench_empty", Engine::jit);
 BENCHMARK_CAPTURE(BM_FnPtr, strlen1/jit, "jit_bench_strlen1");
 BENCHMARK_CAPTURE(BM_ApiCall, strlen1/jit, "jit_bench_strlen1", Engine::jit);
 BENCHMARK_CAPTURE(BM_FnPtr, strlen1_stack/jit, "jit_bench_strlen1_stack");
+BENCHMARK_CAPTURE(BM_FnPtr, stack_only/jit, "jit_bench_stack_only");
 BENCHMARK_CAPTURE(BM_ApiCall, strlen1_stack/jit, "jit_bench_strlen1_stack", Engine::jit);
 BENCHMARK(BM_GlibcStrlen1);
 BENCHMARK_CAPTURE(BM_ApiCall, empty/jit, "jit_bench_empty", Engine::jit);

@@ -75,11 +75,13 @@ std::vector<isa::Insn> dynamic_program(const Fn& f, bool sub) {
     return p;
 }
 
-// R1 = r10 + OFF (one constant), R2 and R3 from the args array as above; the call's pc in *call_pc.
-std::vector<isa::Insn> constant_program(const Fn& f, int32_t off, int32_t* call_pc) {
+// R1 = r10 + OFF (one constant), R2 and R3 from the args array as above; the call's pc in *call_pc. In the
+// straight-line code the JIT itself sees that R1 is r10 + OFF (and needs no fact); with `joined`, a jump lands
+// between the add and the call (a path may arrive there with another R1), so only the verifier's fact says it.
+std::vector<isa::Insn> constant_program(const Fn& f, int32_t off, int32_t* call_pc, bool joined = false) {
     std::vector<isa::Insn> p = dynamic_program(f, false);
     p[2] = ins(0x07, 1, 0, 0, off); // r1 += OFF
-    p[3] = ins(0xb7, 0, 0, 0, 0);   // r0 = 0 (in place of the add)
+    p[3] = joined ? ins(0x05, 0, 0, 0, 0) : ins(0xb7, 0, 0, 0, 0); // goto +0 (a jump target) or r0 = 0
     *call_pc = int32_t(p.size()) - 2;
     return p;
 }
@@ -186,19 +188,21 @@ TEST_P(JitStackSiteTest, MatchesGenericAllOverTheStack) {
 }
 
 // R1 = r10 + K with the verifier's fact "r10 + K" (lean main: one compare and an immediate span) and with a fact
-// another path would have made (the compare fails: the look-up path answers), and with the merged stack_any fact.
+// another path would have made (the compare fails: the look-up path answers), and with the merged stack_any fact;
+// each in straight-line code (the JIT sees r10 + K itself: no compare) and after a jump target. K within 16 bytes
+// of the top: bpf_strlen's tail path (stack_site.hpp) answers from the bytes ending at the top.
 TEST_P(JitStackSiteTest, StackFactsMatchGeneric) {
     std::mt19937_64 rng(29);
-    const int32_t kConst[] = {-1, -8, -16, -17, -64, -300, -512};
+    const int32_t kConst[] = {-1, -3, -8, -9, -15, -16, -17, -64, -300, -512};
     for (const Fn& f : kFns) {
         for (int32_t off : kConst) {
-            int32_t call_pc = 0;
-            const std::vector<isa::Insn> p = constant_program(f, off, &call_pc);
-            for (int variant = 0; variant < 3; variant++) {
+            for (int variant = 0; variant < 6; variant++) {
+                int32_t call_pc = 0;
+                const std::vector<isa::Insn> p = constant_program(f, off, &call_pc, variant >= 3);
                 verifier::VerifiedProgram vp;
                 verifier::CallFacts facts{call_pc, {}};
-                facts.args[0].kind = variant == 2 ? ArgFact::Kind::stack_any : ArgFact::Kind::stack;
-                facts.args[0].value = uint64_t(int64_t(variant == 1 ? off - 8 : off)); // 1: a wrong one
+                facts.args[0].kind = variant % 3 == 2 ? ArgFact::Kind::stack_any : ArgFact::Kind::stack;
+                facts.args[0].value = uint64_t(int64_t(variant % 3 == 1 ? off - 8 : off)); // 1: a wrong one
                 vp.call_facts.push_back(facts);
                 auto prog = compile(p, &vp);
                 ASSERT_TRUE(prog);
@@ -209,7 +213,51 @@ TEST_P(JitStackSiteTest, StackFactsMatchGeneric) {
                         args[1] = uint64_t(kOffsets[rng() % std::size(kOffsets)]);
                     const uint64_t r2 = f.two ? top_ + args[1] : args[1];
                     ASSERT_EQ(run(*prog, args), generic(f, top_ + uint64_t(int64_t(off)), r2, args[2]))
-                        << f.name << " at top" << off << ", fact variant " << variant << ", fill " << k % 3;
+                        << f.name << " at top" << off << ", fact variant " << variant % 3
+                        << (variant >= 3 ? " after a jump target" : "") << ", fill " << k % 3;
+                }
+            }
+        }
+    }
+}
+
+// The one-string scans a stack string within 16 bytes of the top answers inline (stack_site.hpp's tail path):
+// every span 1..15, every NUL position inside it and none (the string then runs into the guard page's edge), c
+// and count around the NUL and the span, from main with the span in a register, fixed at compile time by the
+// straight-line code, or by the verifier's facts after a jump target, and from a subprogram.
+TEST_P(JitStackSiteTest, TailWithin16BytesOfTheTop) {
+    for (const Fn& f : {kFns[0], kFns[1], kFns[2], kFns[3]}) { // strlen, strnlen, strchr, strchrnul
+        std::vector<std::unique_ptr<exec::jit::CompiledProgram>> dynamic;
+        for (bool sub : {false, true})
+            dynamic.push_back(compile(dynamic_program(f, sub)));
+        for (int64_t span = 1; span <= 15; span++) {
+            std::vector<std::unique_ptr<exec::jit::CompiledProgram>> progs;
+            for (int variant = 0; variant < 3; variant++) { // straight-line; joined with a stack / stack_any fact
+                int32_t call_pc = 0;
+                const std::vector<isa::Insn> p = constant_program(f, int32_t(-span), &call_pc, variant > 0);
+                verifier::VerifiedProgram vp;
+                verifier::CallFacts facts{call_pc, {}};
+                facts.args[0].kind = variant == 2 ? ArgFact::Kind::stack_any : ArgFact::Kind::stack;
+                facts.args[0].value = uint64_t(-span);
+                vp.call_facts.push_back(facts);
+                progs.push_back(compile(p, variant ? &vp : nullptr));
+            }
+            for (int64_t nul = -1; nul < span; nul++) {
+                std::memset(stack_->bytes, 'a', sizeof stack_->bytes);
+                stack_->bytes[sizeof stack_->bytes - 1 - (span - 1) / 2] = 'b';
+                if (nul >= 0)
+                    stack_->bytes[sizeof stack_->bytes - uint64_t(span - nul)] = 0;
+                const uint64_t scalars[] = {0, 'a', 'b', 'c', 0x161, 1, uint64_t(span - 1), uint64_t(span),
+                                            uint64_t(span + 1), 16, ~uint64_t{0}};
+                for (uint64_t x : scalars) {
+                    const uint64_t want = generic(f, top_ - uint64_t(span), x, 0);
+                    uint64_t args[3] = {uint64_t(-span), x, 0};
+                    for (size_t k = 0; k < dynamic.size(); k++)
+                        ASSERT_EQ(run(*dynamic[k], args), want)
+                            << f.name << " span " << span << " NUL at " << nul << " x " << x << (k ? " (sub)" : "");
+                    for (size_t k = 0; k < progs.size(); k++)
+                        ASSERT_EQ(run(*progs[k], args), want)
+                            << f.name << " span " << span << " NUL at " << nul << " x " << x << " variant " << k;
                 }
             }
         }

@@ -7,7 +7,8 @@
 // prologue pushes rbp rbx r13 r14 r15 (r10, r6..r9) and moves rbp (r10) 512 bytes down the StackArea; `exit`
 // pops them and returns. So rsp is 16-byte aligned inside every function body and helpers are called with a
 // plain `call rel32`. r12 holds &ctx for the whole run; r9, r10, r11 are scratch. A lean program (one function,
-// no callbacks) instead runs inline in its own System V entry, which saves only the registers the program uses.
+// no callbacks) instead runs inline in its own System V entry, which saves only the registers the program uses;
+// that entry starts the code (page-aligned), and the trampoline follows the stubs.
 #include "exec/jit/x86_64/codegen.hpp"
 
 #include <algorithm>
@@ -143,6 +144,7 @@ class Gen {
     void call_site(size_t pc, const runtime::CallSiteEntries& e, bool check_abort);
     bool site_guard(const verifier::ArgFact* f, int reg, const x86::Gp& span, const Label& miss);
     bool stack_guard(const verifier::ArgFact* f, int reg, const x86::Gp& span, const Label& miss, int64_t* known);
+    Label tail_stub(runtime::ShortPath kind, const Label& call, const Label& done);
     bool stack_site_ok() const;
     void call_local(size_t pc, size_t target);
     void jump_to(const Label& l, CC cc, bool always);
@@ -172,7 +174,14 @@ class Gen {
         Label enter, back, miss;
         int reg;
         x86::Gp span;
+        Label tail; // valid: a span below 16 goes there (TailStub)
     };
+    // A one-string scan's stack string within 16 bytes of the top: answered by emit_stack_tail.
+    struct TailStub {
+        Label enter, call, done;
+        runtime::ShortPath kind;
+    };
+    std::vector<TailStub> tail_stubs_;
     std::vector<StackStub> stack_stubs_; // a slot check that missed: the pointer may lie in the run's stack
     size_t next_site_ = 0;             // the next call site's index into opts_.site_slots
     ShortPool short_pool_;             // the short paths' constants (emit_short_constants), after the stubs
@@ -182,7 +191,13 @@ class Gen {
     // Per BPF register, the ld_imm64 value it holds here when the straight-line code since the last jump target
     // set it and nothing wrote it after (track_imm64): a call site's guard of that exact address is then proved.
     std::array<std::optional<uint64_t>, 11> imm64_;
+    // Per BPF register, K when the straight-line code since the last jump target made it r10 + K (a mov from
+    // r10, then adds and subtracts of constants): in a lean program's main a string call site then knows the
+    // pointer's stack span with no compare at all (stack_known).
+    std::array<std::optional<int64_t>, 11> fp_off_;
     void track_imm64(size_t pc, const isa::OpInfo& op);
+    void track_fp_off(const isa::OpInfo& op, const isa::Insn& i);
+    bool stack_known(int reg, const x86::Gp& span, int64_t* known);
     // Lean program (one BPF function, no callback-taking helper): main runs inline in enter_main_ (a LeanFn) and
     // exits straight to its caller; stubs return their status in rdx instead of unwinding through the RunState.
     bool single_ = false;
@@ -361,11 +376,12 @@ Status Gen::run(Emitted* out) {
     // Callbacks need the trampoline's RunState, so a program calling a callback-taking helper is never lean.
     single_ = !calls_back_ &&
               std::count_if(entry_.begin(), entry_.end(), [](const Label& l) { return l.isValid(); }) == 1;
-    emit_enter();
-    if (single_) {
+    if (single_) { // the lean entry first, at the code's page-aligned start; the trampoline after the stubs
         enter_main_ = a_.newLabel();
         lean_plan();
         emit_enter_main();
+    } else {
+        emit_enter();
     }
     const isa::OpInfo* prev = nullptr;
     out->insn_offsets.assign(insns_.size(), 0);
@@ -385,16 +401,20 @@ Status Gen::run(Emitted* out) {
         if (body_[pc].isValid()) {
             a_.bind(body_[pc]);
             imm64_.fill(std::nullopt); // another path may arrive here
+            fp_off_.fill(std::nullopt);
         }
         out->insn_offsets[pc] = uint32_t(a_.offset());
         if (isa::slots(op) == 2)
             out->insn_offsets[pc + 1] = out->insn_offsets[pc];
         emit_insn(pc, op, insns_[pc]);
+        track_fp_off(op, insns_[pc]);
         track_imm64(pc, op);
         prev = &op;
         pc += size_t(isa::slots(op));
     }
     emit_stubs();
+    if (single_)
+        emit_enter();
     probes_.emit_thunk(a_, kCtxReg);
     emit_short_constants(a_, short_pool_);
     if (err_.error != asmjit::kErrorOk)
@@ -910,6 +930,8 @@ void Gen::call_site(size_t pc, const runtime::CallSiteEntries& e, bool check_abo
     const MissStub ms{a_.newLabel(), a_.newLabel(), reinterpret_cast<uint64_t>(slots),
                       reinterpret_cast<uint64_t>(e.miss)};
     SiteKnowledge known;
+    const Label call = a_.newLabel();
+    int64_t tail_known = 0; // a stack string's span fixed below 16 bytes at compile time (emit_stack_tail)
     for (int r = 0; facts && r < 3; r++) // a constant scalar argument (a character, a limit)
         if (facts->args[r].kind == verifier::ArgFact::Kind::constant) {
             known.has_scalar[r] = true;
@@ -926,8 +948,16 @@ void Gen::call_site(size_t pc, const runtime::CallSiteEntries& e, bool check_abo
             continue;
         }
         const bool stack_ok = e.stack_strings && stack_site_ok();
-        if (stack_ok && stack_guard(f, e.ptr_regs[k], S, ms.miss, &known.span[k]))
+        const bool tail = stack_ok && k == 0 && e.ptr_regs[0] == 1 && !e.ptr_regs[1] && stack_tail_kind(e.short_path);
+        if (stack_ok && (stack_known(e.ptr_regs[k], S, &known.span[k]) ||
+                         stack_guard(f, e.ptr_regs[k], S, ms.miss, &known.span[k]))) {
+            if (tail && known.span[k] < 0) {
+                a_.cmp(S, imm(kStackTailMax));
+                jcc(CC::kBE, tail_stub(e.short_path, call, ms.done));
+            }
+            tail_known = tail && known.span[k] > 0 && known.span[k] <= kStackTailMax ? known.span[k] : 0;
             continue;
+        }
         a_.mov(x86::r11, imm(reinterpret_cast<uint64_t>(&slots[k])));
         a_.mov(x86::r11, x86::qword_ptr(x86::r11)); // const Region*
         a_.mov(x86::r9, q(e.ptr_regs[k]));
@@ -938,14 +968,17 @@ void Gen::call_site(size_t pc, const runtime::CallSiteEntries& e, bool check_abo
             jcc(CC::kBE, ms.miss); // unsigned off >= size: below base or at/after the end
             continue;
         }
-        stack_stubs_.push_back(StackStub{a_.newLabel(), a_.newLabel(), ms.miss, e.ptr_regs[k], S});
+        stack_stubs_.push_back(StackStub{a_.newLabel(), a_.newLabel(), ms.miss, e.ptr_regs[k], S,
+                                         tail ? tail_stub(e.short_path, call, ms.done) : Label()});
         jcc(CC::kBE, stack_stubs_.back().enter); // not in the kept region: perhaps in the stack
         a_.bind(stack_stubs_.back().back);
     }
-    const Label call = a_.newLabel();
     // answers short strings inline
-    emit_short_path(a_, e.short_path, call, ms.done, co_.verified, ShortIsa{opts_.sse42, opts_.avx2}, known,
-                    short_pool_);
+    if (tail_known)
+        emit_stack_tail(a_, e.short_path, tail_known, call, ms.done);
+    else
+        emit_short_path(a_, e.short_path, call, ms.done, co_.verified, ShortIsa{opts_.sse42, opts_.avx2}, known,
+                        short_pool_);
     a_.bind(call);
     a_.mov(x86::r9, kCtxReg);
     a_.call(imm(reinterpret_cast<uint64_t>(e.resolved)));
@@ -992,8 +1025,47 @@ bool Gen::stack_guard(const verifier::ArgFact* f, int reg, const x86::Gp& span, 
     return true;
 }
 
+// A lean program's main whose straight-line code made `reg` r10 + K, K inside the StackArea (fp_off_): r10 is the
+// area's top, so the pointer lies in the stack with span -K, whatever the verifier found; no compare is needed.
+// False (nothing emitted) otherwise.
+bool Gen::stack_known(int reg, const x86::Gp& span, int64_t* known) {
+    const std::optional<int64_t> k = fp_off_[size_t(reg)];
+    if (!single_ || !k || *k >= 0 || *k < -int64_t(sizeof(runtime::StackArea::bytes)))
+        return false;
+    a_.mov(span.r32(), imm(uint32_t(-*k)));
+    *known = -*k;
+    return true;
+}
+
+// After the instruction I: what fp_off_ knows. `rX = r10`, `rX = rY` (rY known), `rX += K` and `rX -= K` (rX known)
+// keep or set it; any other write of a register forgets it.
+void Gen::track_fp_off(const isa::OpInfo& op, const isa::Insn& i) {
+    if (op.shape == Shape::ALU64_X && op.sem == Sem::mov && i.dst < 10) {
+        fp_off_[i.dst] = i.src == 10 ? std::optional<int64_t>(0) : (i.src < 10 ? fp_off_[i.src] : std::nullopt);
+        return;
+    }
+    if (op.shape == Shape::ALU64_K && (op.sem == Sem::add || op.sem == Sem::sub) && i.dst < 10 && fp_off_[i.dst]) {
+        const int64_t k = op.sem == Sem::add ? int64_t(i.imm) : -int64_t(i.imm);
+        *fp_off_[i.dst] += k;
+        if (*fp_off_[i.dst] < -(int64_t(1) << 32) || *fp_off_[i.dst] > 0) // far outside any frame: no use to keep
+            fp_off_[i.dst] = std::nullopt;
+        return;
+    }
+    const uint16_t written = isa::regs_written(op, i); // opcodes.def's column: calls write r0..r5
+    for (size_t r = 0; r < fp_off_.size(); r++)
+        if ((written >> r) & 1)
+            fp_off_[r] = std::nullopt;
+}
+
+// Cold code answering a one-string scan's stack string whose span (in rcx) is 1..15 bytes (stack_site.hpp).
+Label Gen::tail_stub(runtime::ShortPath kind, const Label& call, const Label& done) {
+    tail_stubs_.push_back(TailStub{a_.newLabel(), call, done, kind});
+    return tail_stubs_.back().enter;
+}
+
 // Whether this program's string call sites may resolve stack pointers: rbp is the frame pointer in every
-// function, but a lean program that never reads r10 leaves the caller's rbp there (and has no stack pointer).
+// function, but a lean program that never reads r10 leaves the caller's rbp there (and has no stack pointer). No
+// code writes r10 (the JIT refuses it: "frame pointer r10 is read only"), so a lean main's r10 stays the top.
 bool Gen::stack_site_ok() const {
     return !single_ || std::find(lean_saved_.begin(), lean_saved_.end(), x86::rbp) != lean_saved_.end();
 }
@@ -1060,7 +1132,15 @@ void Gen::emit_stubs() {
     for (const StackStub& t : stack_stubs_) {
         a_.bind(t.enter);
         jcc(emit_stack_span(a_, StackTop{single_, co_.engine_state}, q(t.reg), t.span), t.miss);
+        if (t.tail.isValid()) {
+            a_.cmp(t.span, imm(kStackTailMax));
+            jcc(CC::kBE, t.tail);
+        }
         jmp(t.back);
+    }
+    for (const TailStub& t : tail_stubs_) {
+        a_.bind(t.enter);
+        emit_stack_tail(a_, t.kind, -1, t.call, t.done);
     }
     for (const MissStub& m : miss_stubs_) {
         a_.bind(m.miss);
