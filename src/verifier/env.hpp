@@ -313,8 +313,10 @@ void update_stack_depth(Env& env, int frameno, int64_t min_off);
 bool check_max_stack_depth(Env& env);
 
 // exception_cb.cpp: the kernel's refusal of a program's `__exception_cb` callback before the walk (a tag it cannot
-// resolve, a direct call of the callback), else strbpf's (it does not model exception callbacks); "" for none.
-std::string exception_callback_refusal(const loader::ObjectSpec& obj, const loader::ProgramSpec& prog);
+// resolve), else strbpf's (it does not model exception callbacks); "" for none. A program that calls its callback
+// directly gets "" and *DIRECT_CALL the call's pc, which the kernel refuses after the walk.
+std::string exception_callback_refusal(const loader::ObjectSpec& obj, const loader::ProgramSpec& prog,
+                                       int64_t* direct_call);
 
 // fastcall.cpp: the kernel's bpf_fastcall patterns, found before the walk (mark_fastcall_patterns), given up for
 // a subprogram when a stack access of the insn at path.pc outside them reaches their slots (OFF: the access's

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
-// The exception callback a program names with `__exception_cb(f)` (verifier stage, before the walk): the kernel's
-// bpf_find_exception_callback_insn_off and its refusal of a direct call of the callback, in its words. strbpf runs no
+// The exception callback a program names with `__exception_cb(f)`: the kernel's bpf_find_exception_callback_insn_off
+// (before the walk) and its refusal of a direct call of the callback (check_max_stack_depth, after the walk), in its
+// words. strbpf runs no
 // bpf_throw (calling it is refused), so it does not model the callback's own verification either: a program naming
 // one is refused, never accepted with an unverified function in it.
 #include <bpf/btf.h>
@@ -36,7 +37,9 @@ std::string find_tag(BtfRef b, uint32_t func_id, bool* several) {
 
 } // namespace
 
-std::string exception_callback_refusal(const loader::ObjectSpec& obj, const loader::ProgramSpec& prog) {
+std::string exception_callback_refusal(const loader::ObjectSpec& obj, const loader::ProgramSpec& prog,
+                                       int64_t* direct_call) {
+    *direct_call = -1;
     BtfRef b = obj.btf.get();
     if (!b || prog.funcs.empty() || prog.funcs[0].type_id == 0)
         return ""; // no func_info: the kernel looks for no callback
@@ -59,12 +62,16 @@ std::string exception_callback_refusal(const loader::ObjectSpec& obj, const load
         return "invalid exception callback insn_off in func_info: 0";
     if (start < 0)
         return "exception callback type id not found in func_info";
-    // check_max_stack_depth_subprog: the callback is a root of its own, never a callee.
+    // check_max_stack_depth_subprog: the callback is a root of its own, never a callee. The kernel finds a direct
+    // call only after it has verified the program and the callback (which it presumes called): the caller refuses
+    // the program there, so the log has what the walk logged first.
     for (size_t pc = 0; pc < prog.insns.size(); pc++) {
         const isa::Insn& in = prog.insns[pc];
         if (in.opcode == (isa::BPF_JMP | isa::BPF_CALL) && in.src == isa::BPF_PSEUDO_CALL &&
-            int64_t(pc) + in.imm + 1 == start)
-            return fmt::format("insn {} cannot call exception cb directly", pc);
+            int64_t(pc) + in.imm + 1 == start) {
+            *direct_call = int64_t(pc);
+            return "";
+        }
     }
     return fmt::format("strbpf does not model exception callbacks (bpf_throw): the program names '{}' as its "
                        "exception callback",

@@ -625,7 +625,8 @@ Verdict verify(const runtime::ObjectInstance& inst, const loader::ProgramSpec& p
         v.log = why + "\n";
         return v;
     }
-    if (std::string why = exception_callback_refusal(inst.spec(), prog); !why.empty()) { // exception_cb.cpp
+    int64_t exception_cb_direct_call = -1;
+    if (std::string why = exception_callback_refusal(inst.spec(), prog, &exception_cb_direct_call); !why.empty()) {
         v.reason = why;
         v.log = why + "\n";
         return v;
@@ -644,6 +645,13 @@ Verdict verify(const runtime::ObjectInstance& inst, const loader::ProgramSpec& p
         mark_fastcall_patterns(env); // fastcall.cpp
     if (ok && env.log.level > 0)
         log_main_args(env);
+    if (ok && exception_cb_direct_call >= 0) { // the kernel presumes its exception callback called
+        const int cb = env.facts.subprog_of(int32_t(exception_cb_direct_call) +
+                                            env.facts.insns[size_t(exception_cb_direct_call)].imm + 1);
+        env.aux.global_called.resize(env.facts.subprogs.size());
+        if (cb > 0)
+            env.aux.global_called[size_t(cb)] = 1;
+    }
     Walker walker(env);
     if (ok)
         ok = walker.run(0, entry_state());
@@ -666,6 +674,11 @@ Verdict verify(const runtime::ObjectInstance& inst, const loader::ProgramSpec& p
             verified[i] = 1;
             again = true;
         }
+    }
+    if (ok && !env.failed() && exception_cb_direct_call >= 0) { // check_max_stack_depth_subprog
+        ok = env.log.fail(fmt::format("insn {} cannot call exception cb directly", exception_cb_direct_call),
+                          int32_t(exception_cb_direct_call));
+        env.log.text.pop_back(); // the 6.18 kernel's line has no newline: the statistics follow on it
     }
     if (ok && !env.failed()) {
         remove_fastcall_stack(env); // the kernel checks the stack it keeps
