@@ -122,6 +122,15 @@ const loader::StructMeta& local_struct_meta(const Env& env, uint32_t id) {
     return *slot;
 }
 
+bool alloc_obj_has_spin_lock(const Env& env, const Reg& r) {
+    if (!is_alloc_obj(r))
+        return false;
+    for (const loader::SpecialStruct& s : local_struct_meta(env, r.aux).fields.structs)
+        if (s.kind == loader::kFieldSpinLock)
+            return true;
+    return false;
+}
+
 bool check_alloc_special_fields(Env& env, const Reg& r, int32_t off, int size) {
     const loader::StructMeta& meta = local_struct_meta(env, r.aux);
     const char* name = nullptr;

@@ -27,6 +27,10 @@ bool do_alloc_obj_kfunc(Env& env, const runtime::KfuncProto& proto, const isa::I
 // Whether R is a program-allocated object (MEM_ALLOC).
 inline bool is_alloc_obj(const Reg& r) { return r.type == RegType::btf_id && (r.btf_flags & kBtfAlloc); }
 
+// reg_may_point_to_spin_lock for an object: its struct's record has a bpf_spin_lock (the object then keeps its id
+// past the null check, the lock's identity).
+bool alloc_obj_has_spin_lock(const Env& env, const Reg& r);
+
 // The struct meta of the program-local struct ID (loader::struct_meta, cached in ProgramFacts).
 const loader::StructMeta& local_struct_meta(const Env& env, uint32_t id);
 

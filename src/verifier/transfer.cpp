@@ -384,7 +384,8 @@ bool do_load_store(Env& env, const isa::OpInfo& op, const isa::Insn& insn) {
         if (load_reg >= 0 && !check_mem_access(env, insn.dst, insn.off, size, Access::read, load_reg, false, true))
             return false;
         // Only an arena destination is recorded (the kernel's BPF_PROBE_ATOMIC); other atomics keep their form.
-        if (env.path.cur.cur().regs[insn.dst].type == RegType::arena && !save_aux_ptr_type(env, env.path.cur.cur().regs[insn.dst]))
+        const Reg& dst_reg = env.path.cur.cur().regs[insn.dst];
+        if (dst_reg.type == RegType::arena && !save_aux_ptr_type(env, dst_reg))
             return false;
         return check_mem_access(env, insn.dst, insn.off, size, Access::write, -1, false, true);
     }
