@@ -89,6 +89,8 @@ struct Walk {
     std::string error;  // why the kernel's btf_parse_fields fails ('' while it does not)
     int special = 0;    // special fields seen (kptrs and the named structs), against BTF_FIELDS_MAX
     unsigned kinds = 0; // the kinds seen
+    // The kinds btf_parse_fields is asked for: a map value's (no graph nodes), or a struct meta's (no timer, wq).
+    unsigned mask = kFieldSpinLock | kFieldTimer | kFieldWq | kFieldGraphRoot | kFieldRefcount | kFieldKptr;
 };
 
 enum : unsigned {
@@ -97,17 +99,25 @@ enum : unsigned {
     kWq = kFieldWq,
     kGraphRoot = kFieldGraphRoot,
     kRefcount = kFieldRefcount,
-    kKptr = kFieldKptr
+    kKptr = kFieldKptr,
+    kGraphNode = kFieldGraphNode
 };
 
-unsigned special_struct(std::string_view n) {
-    static constexpr std::pair<std::string_view, unsigned> kNames[] = {
-        {"bpf_spin_lock", kSpinLock},  {"bpf_timer", kTimer},       {"bpf_wq", kWq},
-        {"bpf_list_head", kGraphRoot}, {"bpf_rb_root", kGraphRoot}, {"bpf_refcount", kRefcount}};
-    for (const auto& [name, bit] : kNames)
-        if (n == name)
-            return bit;
-    return 0;
+struct SpecialName {
+    const char* name;
+    unsigned bit;
+};
+constexpr SpecialName kSpecialNames[] = {
+    {"bpf_spin_lock", kSpinLock},  {"bpf_timer", kTimer},       {"bpf_wq", kWq},
+    {"bpf_list_head", kGraphRoot}, {"bpf_rb_root", kGraphRoot}, {"bpf_refcount", kRefcount},
+    {"bpf_list_node", kGraphNode}, {"bpf_rb_node", kGraphNode}};
+
+// The special struct named N among the kinds MASK asks for: its entry, or null.
+const SpecialName* special_struct(std::string_view n, unsigned mask) {
+    for (const SpecialName& s : kSpecialNames)
+        if (n == s.name && (mask & s.bit))
+            return &s;
+    return nullptr;
 }
 
 // map_check_btf: the map types each kind of special field may live in, and no BPF_F_RDONLY_PROG /
@@ -213,11 +223,11 @@ void walk_type(Walk& w, uint32_t type_id, uint32_t off, int level) {
     if (!t || nelems == 0)
         return;
     if (btf_is_struct(t)) {
-        if (const unsigned kind = special_struct(btfv::name_by_offset(w.b, t->name_off))) {
+        if (const SpecialName* sp = special_struct(btfv::name_by_offset(w.b, t->name_off), w.mask)) {
             for (uint32_t e = 0; e < nelems && e <= uint32_t(kFieldsMax); e++)
-                w.fields->structs.push_back(SpecialStruct{off + e * t->size, t->size, kind});
+                w.fields->structs.push_back(SpecialStruct{off + e * t->size, t->size, sp->bit, sp->name});
             w.special += int(nelems);
-            w.kinds |= kind;
+            w.kinds |= sp->bit;
             return;
         }
         if (level + 1 >= kMaxDepth)
@@ -252,12 +262,16 @@ void walk_type(Walk& w, uint32_t type_id, uint32_t off, int level) {
     add_kptr(w, t, off, uint32_t(nelems));
 }
 
+constexpr unsigned kStructMetaKinds = kSpinLock | kGraphRoot | kGraphNode | kRefcount | kKptr;
+
 // The fields of struct or DATASEC T; an error string when btf_parse_fields would fail.
-std::string parse_fields(BtfRef b, BtfRef kb, const btf_type* t, ValueFields* fields, unsigned* kinds = nullptr) {
+std::string parse_fields(BtfRef b, BtfRef kb, const btf_type* t, ValueFields* fields, unsigned* kinds = nullptr,
+                         unsigned mask = kSpinLock | kTimer | kWq | kGraphRoot | kRefcount | kKptr) {
     Walk w;
     w.b = b;
     w.kb = kb;
     w.fields = fields;
+    w.mask = mask;
     if (btf_is_datasec(t)) {
         const btf_var_secinfo* v = btf_var_secinfos(t);
         for (uint16_t i = 0; i < btf_vlen(t) && w.error.empty(); i++)
@@ -273,30 +287,31 @@ std::string parse_fields(BtfRef b, BtfRef kb, const btf_type* t, ValueFields* fi
     return w.error;
 }
 
+// btf_parse_struct_metas' test for struct T: a direct member whose type is one of the special structs (the exact
+// type, not through a typedef) or a kptr.
+bool has_struct_meta(BtfRef b, const btf_type* t) {
+    for (uint16_t i = 0; i < btf_vlen(t); i++) {
+        const btf_type* mt = btfv::type_by_id(b, btf_members(t)[i].type);
+        KptrField f;
+        std::string why;
+        if (mt && btf_is_struct(mt) && special_struct(btfv::name_by_offset(b, mt->name_off), kStructMetaKinds))
+            return true;
+        if (find_kptr(b, mt, &f, &why) == 1)
+            return true;
+    }
+    return false;
+}
+
 // btf_parse_struct_metas: every struct with a member of a graph, lock or refcount type, or a kptr member, must
 // parse; one that does not fails the BTF.
 std::string object_btf_error_walk(BtfRef b, BtfRef kb) {
-    static constexpr std::string_view kAllocObj[] = {"bpf_spin_lock", "bpf_list_head", "bpf_list_node",
-                                                     "bpf_rb_root",   "bpf_rb_node",   "bpf_refcount"};
     const uint32_t n = btfv::type_cnt(b);
     for (uint32_t id = 1; id < n; id++) {
         const btf_type* t = btfv::type_by_id(b, id);
-        if (!t || !btf_is_struct(t))
+        if (!t || !btf_is_struct(t) || !has_struct_meta(b, t))
             continue;
-        bool parse = false;
-        for (uint16_t i = 0; i < btf_vlen(t) && !parse; i++) {
-            const btf_type* mt = btfv::type_by_id(b, btf_members(t)[i].type);
-            KptrField f;
-            std::string why;
-            parse =
-                mt && ((btf_is_struct(mt) && std::count(std::begin(kAllocObj), std::end(kAllocObj),
-                                                        std::string_view(btfv::name_by_offset(b, mt->name_off))) > 0) ||
-                       find_kptr(b, mt, &f, &why) == 1);
-        }
         ValueFields fields;
-        if (!parse)
-            continue;
-        if (std::string why = parse_fields(b, kb, t, &fields); !why.empty())
+        if (std::string why = parse_fields(b, kb, t, &fields, nullptr, kStructMetaKinds); !why.empty())
             return fmt::format("struct {} holds {}", btfv::name_by_offset(b, t->name_off), why);
     }
     return {};
@@ -328,5 +343,19 @@ ValueFields map_value_fields(BtfRef b, BtfRef kb, const MapSpec& m) {
 }
 
 std::string object_btf_error(BtfRef b, BtfRef kb) { return object_btf_error_walk(b, kb); }
+
+StructMeta struct_meta(BtfRef b, BtfRef kb, uint32_t id) {
+    StructMeta m;
+    const btf_type* t = b ? btfv::type_by_id(b, id) : nullptr;
+    if (!t || !btf_is_struct(t) || !has_struct_meta(b, t))
+        return m;
+    m.has = true;
+    m.error = parse_fields(b, kb, t, &m.fields, nullptr, kStructMetaKinds);
+    std::sort(m.fields.kptrs.begin(), m.fields.kptrs.end(),
+              [](const KptrField& a, const KptrField& c) { return a.off < c.off; });
+    std::sort(m.fields.structs.begin(), m.fields.structs.end(),
+              [](const SpecialStruct& a, const SpecialStruct& c) { return a.off < c.off; });
+    return m;
+}
 
 } // namespace strbpf::loader

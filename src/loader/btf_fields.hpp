@@ -32,7 +32,8 @@ enum : unsigned {
     kFieldWq = 4,
     kFieldGraphRoot = 8,
     kFieldRefcount = 16,
-    kFieldKptr = 32
+    kFieldKptr = 32,
+    kFieldGraphNode = 64 // bpf_list_node, bpf_rb_node: fields of program-local structs only (struct_meta)
 };
 
 // A special struct in the value: one of the kFieldSpinLock..kFieldRefcount bits, its offset and its BTF size.
@@ -40,6 +41,7 @@ struct SpecialStruct {
     uint32_t off = 0;
     uint32_t size = 0;
     unsigned kind = 0;
+    const char* name = ""; // the struct's name (btf_field_type_name): "bpf_spin_lock", "bpf_list_head", ...
 };
 
 struct ValueFields {
@@ -54,6 +56,17 @@ struct ValueFields {
 // definition), when btf_parse_fields fails for the value (the map then has no special field), or when the map's
 // type refuses them (no_btf set).
 ValueFields map_value_fields(BtfRef b, BtfRef kb, const MapSpec& m);
+
+// btf_parse_struct_metas' record of the program-local struct ID (a bpf_obj_new object's type): `has` when the
+// struct has one (a direct member of type bpf_spin_lock, bpf_list_head/_node, bpf_rb_root/_node or bpf_refcount, or
+// a kptr member), its fields then (those kinds and kptrs, nested structs and arrays walked; no bpf_timer or bpf_wq);
+// `error` when btf_parse_fields fails for it (the kernel then refuses the object's BTF: object_btf_error).
+struct StructMeta {
+    bool has = false;
+    ValueFields fields;
+    std::string error;
+};
+StructMeta struct_meta(BtfRef b, BtfRef kb, uint32_t id);
 
 // btf_parse_struct_metas, when the kernel loads the object's BTF: why the kernel refuses the BTF as a whole ('' when
 // it loads); libbpf then creates every map without BTF.

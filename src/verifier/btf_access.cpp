@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "loader/btf_view.hpp"
+#include "verifier/alloc_obj.hpp"
 #include "verifier/btf_target.hpp"
 #include "verifier/env.hpp"
 
@@ -180,7 +181,7 @@ struct WalkOut {
 };
 
 // btf_struct_walk of one struct level: what [off, off + size) is in T.
-Walk walk_struct(Env& env, BtfRef b, const btf_type* t, int32_t& off, int size, WalkOut* out) {
+Walk walk_struct(Env& env, BtfRef b, const btf_type* t, int32_t& off, int size, WalkOut* out, bool alloc = false) {
     for (;;) {
         if (is_modifier(t))
             t = skip_mods(b, t->type);
@@ -196,7 +197,7 @@ Walk walk_struct(Env& env, BtfRef b, const btf_type* t, int32_t& off, int size, 
             const btf_member* last = vlen ? &members[vlen - 1] : nullptr;
             const btf_type* at = last ? skip_mods(b, last->type) : nullptr;
             const uint32_t moff = last ? btf_member_bit_offset(t, vlen - 1) / 8 : 0;
-            if (at && btf_is_array(at) && btf_array(at)->nelems == 0 && uint32_t(off) >= moff) {
+            if (!alloc && at && btf_is_array(at) && btf_array(at)->nelems == 0 && uint32_t(off) >= moff) {
                 const btf_type* et = skip_mods(b, btf_array(at)->type);
                 if (et && btf_is_int(et))
                     return Walk::scalar;
@@ -271,6 +272,8 @@ Walk walk_struct(Env& env, BtfRef b, const btf_type* t, int32_t& off, int size, 
                 }
                 uint32_t sid = 0;
                 const btf_type* st = skip_mods(b, mtype->type, &sid);
+                if (!is_struct(st) && alloc) // a pointer to no struct is a scalar to the kernel's walk
+                    return Walk::scalar;
                 if (!is_struct(st))
                     return env.fail(fmt::format("strbpf does not model loading the pointer member {} of struct {} "
                                                 "(a pointer to {})",
@@ -406,10 +409,33 @@ bool btf_ctx_load(Env& env, int32_t off, int size, bool write, int value_regno) 
     return true;
 }
 
+namespace {
+
+// btf_struct_walk over a bpf_obj_new object (type_is_alloc): no flexible array walked past the struct, and a
+// pointer member reads as a scalar ("the destination register cannot become a pointer again").
+bool alloc_walk(Env& env, const Reg& r, int32_t off, int size, int value_regno) {
+    WalkOut w;
+    const btf_type* t = btfv::type_by_id(r.btf, r.aux);
+    for (;;) {
+        const Walk k = walk_struct(env, r.btf, t, off, size, &w, true);
+        if (k == Walk::error)
+            return false;
+        if (k != Walk::nested)
+            break;
+        t = btfv::type_by_id(r.btf, w.id);
+        off = 0;
+    }
+    if (value_regno >= 0)
+        env.path.cur.cur().regs[size_t(value_regno)] = reg_unknown();
+    return true;
+}
+
+} // namespace
+
 bool btf_ptr_access(Env& env, int regno, int32_t insn_off, int size, bool write, int value_regno) {
     const Reg r = env.path.cur.cur().regs[regno];
     const std::string tname = btf_reg_type_name(r);
-    if (!env.facts.gpl_compatible)
+    if (!env.facts.gpl_compatible && !is_alloc_obj(r))
         return env.fail(fmt::format("Cannot access kernel 'struct {}' from non-GPL compatible program", tname));
     int32_t off = 0;
     if (__builtin_add_overflow(r.off, insn_off, &off) || off < 0)
@@ -418,6 +444,8 @@ bool btf_ptr_access(Env& env, int regno, int32_t insn_off, int size, bool write,
     if (!r.var.is_const() || r.var.value != 0)
         return env.fail(fmt::format("R{} is ptr_{} invalid variable offset: off={}, var_off={}", regno, tname, off,
                                     tnum_str(r.var)));
+    if (is_alloc_obj(r)) // writes permitted; btf_struct_access's special fields first
+        return check_alloc_special_fields(env, r, off, size) && alloc_walk(env, r, off, size, value_regno);
     if (write)
         return env.fail("only read is supported");
     return btf_walk_load(env, r, off, size, value_regno);

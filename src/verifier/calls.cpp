@@ -18,6 +18,7 @@
 #include "verifier/dynptr.hpp"
 #include "verifier/iter.hpp"
 #include "verifier/ksym.hpp"
+#include "verifier/alloc_obj.hpp"
 #include "verifier/kfunc_btf.hpp"
 #include "verifier/kptr.hpp"
 #include "runtime/maps/map.hpp"
@@ -978,6 +979,8 @@ bool do_kfunc_call(Env& env, const isa::Insn& insn) {
         return check_ext_kfunc_call(env, *e, insn); // the embedder's, after the built-ins (ext_protos.cpp)
     if (!proto)
         return fail_missing_kfunc(env, uint32_t(insn.imm));
+    if (is_alloc_obj_kfunc(proto->name)) // alloc_obj.cpp: bpf_obj_new_impl, bpf_obj_drop_impl
+        return do_alloc_obj_kfunc(env, *proto, insn);
     if (is_arena_kfunc(proto->name)) // arena.cpp: checked against the kfunc's kernel BTF
         return do_arena_kfunc(env, *proto, insn);
     if (is_iter_kfunc(proto->name)) // iter.cpp: the iterator's stack slots and its reference

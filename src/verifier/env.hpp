@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "isa/opcodes.hpp"
+#include "loader/btf_fields.hpp"
 #include "loader/object_spec.hpp"
 #include "runtime/instance.hpp"
 #include "verifier/domain/state.hpp"
@@ -122,6 +123,8 @@ struct ProgramFacts {
     mutable std::vector<int32_t> timer_offs; // the same for struct bpf_timer (timer.cpp: timer_offset)
     mutable std::vector<std::shared_ptr<const KptrRecord>> kptr_records; // kptr fields (kptr.cpp)
     mutable std::string kptr_btf_error; // kptr.cpp: why the kernel refuses the object's BTF + "\n"; '' unknown
+    // Program-local structs' records (btf_parse_struct_metas), by type ID (alloc_obj.cpp).
+    mutable std::map<uint32_t, std::shared_ptr<const loader::StructMeta>> struct_metas;
 };
 
 // (b) What the walk learned per instruction, for the rewrite (verified_program.cpp) and the engines: the kernel's
@@ -136,6 +139,9 @@ struct InsnAux {
     // insn_aux_data.ptr_type): ctx accesses are rewritten per insn, so no other path may use another type there.
     std::vector<RegType> insn_ptr_type;
     std::vector<int32_t> insn_ptr_mixed; // load/store pcs reached through different (non-ctx) pointer types
+    // Load/store pcs that accessed a bpf_obj_new object (MEM_ALLOC, recorded as RegType::mem: plain memory to the
+    // engines); the kernel's save_aux_ptr_type keeps PTR_TO_BTF_ID there, which no other pointer type may share.
+    std::vector<int32_t> insn_alloc;
     std::map<int32_t, CallFacts> call_facts; // per string call reached (linked pc): its argument facts
     // Per insn whether a 64-bit ALU op had an arena operand on some path (the kernel's needs_zext: it becomes
     // 32-bit).

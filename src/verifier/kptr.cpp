@@ -13,6 +13,7 @@
 
 #include "loader/btf_fields.hpp"
 #include "loader/btf_view.hpp"
+#include "verifier/alloc_obj.hpp"
 #include "verifier/btf_target.hpp"
 #include "verifier/domain/scalar.hpp"
 #include "verifier/kfunc_btf.hpp"
@@ -66,9 +67,12 @@ bool not_modelled_field(Env& env, uint32_t map_index, const KptrField& f) {
                                 f.type_name, map_name(env, map_index)));
 }
 
-// map_kptr_match_type: what a kptr field accepts (a store to an unreferenced kptr, bpf_kptr_xchg's new pointer).
+// map_kptr_match_type: what a kptr field accepts (a store to an unreferenced kptr, bpf_kptr_xchg's new pointer). A
+// pointer into the program's BTF (a bpf_obj_new object) may carry only MEM_ALLOC, a kernel object only its trust.
 bool match_type(Env& env, const KptrField& f, const Reg& r, int regno) {
-    const uint8_t perm = kBtfTrusted | kBtfRcu | (f.kind == KptrKind::unref ? kBtfUntrusted : 0);
+    const bool local_reg = r.btf && r.btf == env.facts.inst.spec().btf.get();
+    const uint8_t perm =
+        local_reg ? kBtfAlloc : uint8_t(kBtfTrusted | kBtfRcu | (f.kind == KptrKind::unref ? kBtfUntrusted : 0));
     std::string reg_name;
     bool ok = r.type == RegType::btf_id && (r.btf_flags & ~perm) == 0;
     if (ok) {
@@ -179,6 +183,10 @@ bool check_map_kptr_access(Env& env, int regno, int64_t off, int value_regno, bo
 
 bool check_kptr_xchg_dest(Env& env, int regno, const KptrField** field) {
     const Reg& r = env.path.cur.cur().regs[regno];
+    if (is_alloc_obj(r) && !r.maybe_null) // kptr_xchg_dest_types' PTR_TO_BTF_ID | MEM_ALLOC
+        return env.fail(fmt::format("strbpf does not model bpf_kptr_xchg into a kptr of an allocated object (R{} "
+                                    "type={}{})",
+                                    regno, reg_type_str(r), btf_reg_type_name(r)));
     if (r.type != RegType::map_value || r.maybe_null)
         return env.fail(fmt::format("R{} type={} expected=map_value, ptr_", regno, reg_type_str(r)));
     const loader::MapSpec* m = env.facts.map_spec(r.aux);
@@ -198,7 +206,7 @@ bool check_kptr_xchg_dest(Env& env, int regno, const KptrField** field) {
         return env.fail(fmt::format("off={} doesn't point to kptr", off));
     if (f->kind != KptrKind::ref && f->kind != KptrKind::percpu)
         return env.fail(fmt::format("off={} kptr isn't referenced kptr", off));
-    if (f->local || f->kind == KptrKind::percpu)
+    if (f->kind == KptrKind::percpu)
         return not_modelled_field(env, r.aux, *f);
     *field = f;
     return true;
@@ -209,7 +217,7 @@ bool check_kptr_xchg_src(Env& env, int regno, const KptrField& field, uint32_t* 
     *ref_obj_id = 0;
     if (is_null_const(r)) // ARG_PTR_TO_BTF_ID_OR_NULL: NULL skips the type checks and releases nothing
         return true;
-    const uint8_t f = r.btf_flags;
+    const uint8_t f = uint8_t(r.btf_flags & ~kBtfAlloc); // check_reg_type: MEM_ALLOC dropped for bpf_kptr_xchg
     if (r.type != RegType::btf_id || !(f == 0 || f == kBtfTrusted || f == kBtfRcu))
         return env.fail(fmt::format("R{} type={} expected=ptr_, trusted_ptr_, rcu_ptr_", regno, reg_type_str(r)));
     if (r.maybe_null)
@@ -226,6 +234,7 @@ void set_kptr_xchg_result(Env& env, const KptrField& field) {
     Reg& r0 = env.path.cur.cur().regs[0];
     r0 = reg_ptr(RegType::btf_id, field.type_id);
     r0.btf = field.btf;
+    r0.btf_flags = field.local ? kBtfAlloc : 0; // a program-local pointee: the object, MEM_ALLOC
     r0.maybe_null = true;
     env.path.new_id(); // the maybe-NULL result's id, then the acquired reference's, which it takes
     r0.id = r0.ref_obj_id = acquire_reference(env, env.path.pc);

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "loader/btf_view.hpp"
+#include "verifier/alloc_obj.hpp"
 #include "verifier/btf_target.hpp"
 #include "verifier/domain/scalar.hpp"
 #include "verifier/kfunc_btf.hpp"
@@ -277,7 +278,8 @@ bool map_lookup_acquires(const Env& env, int map_index) {
 void mark_not_null(const Env& env, Reg& r) {
     r.maybe_null = false;
     if (r.type != RegType::map_value) {
-        r.id = 0;
+        if (!alloc_obj_has_spin_lock(env, r)) // an object holding a bpf_spin_lock keeps its id (alloc_obj.hpp)
+            r.id = 0;
         return;
     }
     const loader::MapSpec* m = env.facts.map_spec(r.aux);

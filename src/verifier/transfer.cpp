@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: BSD-2-Clause
 // Transfer functions (verifier stage): how ALU instructions, loads, stores, atomics and ld_imm64 change the
 // abstract state, including the kernel's pointer arithmetic rules.
+#include <algorithm>
 #include <fmt/format.h>
 
+#include "verifier/alloc_obj.hpp"
 #include "verifier/arena.hpp"
 #include "verifier/domain/scalar.hpp"
 #include "verifier/env.hpp"
@@ -315,16 +317,25 @@ bool do_alu(Env& env, const isa::OpInfo& op, const isa::Insn& insn) {
 
 // The kernel's save_aux_ptr_type: one insn may access memory through different pointer types on different paths,
 // unless one of them is ctx or a socket (whose accesses the kernel rewrites per insn, for one type), an arena or a
-// kernel object (PTR_TO_BTF_ID: the kernel's probe load, which engines run per insn).
-static bool save_aux_ptr_type(Env& env, RegType type) {
+// kernel object (PTR_TO_BTF_ID: the kernel's probe load, which engines run per insn). A bpf_obj_new object (a
+// PTR_TO_BTF_ID | MEM_ALLOC to the kernel) is plain memory to the engines: recorded as RegType::mem, its pc kept in
+// insn_alloc, and no other type may share the insn.
+static bool save_aux_ptr_type(Env& env, const Reg& r) {
+    const bool alloc = is_alloc_obj(r);
+    const RegType type = alloc ? RegType::mem : r.type;
     RegType& prev = env.aux.insn_ptr_type[size_t(env.path.pc)];
+    auto& allocs = env.aux.insn_alloc;
+    const bool prev_alloc = std::find(allocs.begin(), allocs.end(), env.path.pc) != allocs.end();
     const auto per_insn = [](RegType t) {
         return t == RegType::ctx || is_sock_type(t) || t == RegType::arena || t == RegType::btf_id;
     };
-    if (prev == RegType::not_init)
+    if (prev == RegType::not_init) {
         prev = type;
-    else if (prev != type && (per_insn(prev) || per_insn(type)))
+        if (alloc)
+            allocs.push_back(env.path.pc);
+    } else if (alloc != prev_alloc || (prev != type && (per_insn(prev) || per_insn(type)))) {
         return env.fail("same insn cannot be used with different pointers");
+    }
     return true;
 }
 
@@ -335,20 +346,20 @@ bool do_load_store(Env& env, const isa::OpInfo& op, const isa::Insn& insn) {
     case Shape::LDSX: {
         if (!check_reg_init(env, insn.src))
             return false;
-        const RegType src_type = env.path.cur.cur().regs[insn.src].type; // before the load may overwrite it
+        const Reg src_reg = env.path.cur.cur().regs[insn.src]; // before the load may overwrite it
         return check_mem_access(env, insn.src, insn.off, size, Access::read, insn.dst, op.shape == Shape::LDSX) &&
-               save_aux_ptr_type(env, src_type);
+               save_aux_ptr_type(env, src_reg);
     }
     case Shape::ST:
         if (!check_reg_init(env, insn.dst))
             return false;
         return check_mem_access(env, insn.dst, insn.off, size, Access::write, -2) &&
-               save_aux_ptr_type(env, env.path.cur.cur().regs[insn.dst].type);
+               save_aux_ptr_type(env, env.path.cur.cur().regs[insn.dst]);
     case Shape::STX:
         if (!check_reg_init(env, insn.src) || !check_reg_init(env, insn.dst))
             return false;
         return check_mem_access(env, insn.dst, insn.off, size, Access::write, insn.src) &&
-               save_aux_ptr_type(env, env.path.cur.cur().regs[insn.dst].type);
+               save_aux_ptr_type(env, env.path.cur.cur().regs[insn.dst]);
     case Shape::ATOMIC_W:
     case Shape::ATOMIC_DW: {
         if (!check_reg_init(env, insn.src) || !check_reg_init(env, insn.dst))
@@ -373,7 +384,8 @@ bool do_load_store(Env& env, const isa::OpInfo& op, const isa::Insn& insn) {
         if (load_reg >= 0 && !check_mem_access(env, insn.dst, insn.off, size, Access::read, load_reg, false, true))
             return false;
         // Only an arena destination is recorded (the kernel's BPF_PROBE_ATOMIC); other atomics keep their form.
-        if (env.path.cur.cur().regs[insn.dst].type == RegType::arena && !save_aux_ptr_type(env, RegType::arena))
+        const Reg& dst_reg = env.path.cur.cur().regs[insn.dst];
+        if (dst_reg.type == RegType::arena && !save_aux_ptr_type(env, dst_reg))
             return false;
         return check_mem_access(env, insn.dst, insn.off, size, Access::write, -1, false, true);
     }

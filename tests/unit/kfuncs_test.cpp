@@ -120,7 +120,10 @@ INSTANTIATE_TEST_SUITE_P(Backends, KfuncsPerBackend, ::testing::ValuesIn(strings
                          [](const auto& p) { return std::string(strings::backend_name(p.param)); });
 
 TEST(KfuncTable, RowsCarryTheKernelsBtfNames) {
-    EXPECT_EQ(kfunc_table().size(), 35u); // 15 string kfuncs, 6 iterator kfuncs, 11 dynptr kfuncs, 3 arena kfuncs
+    // 15 string kfuncs, 6 iterator kfuncs, 11 dynptr kfuncs, 3 arena kfuncs, bpf_obj_new_impl and bpf_obj_drop_impl
+    EXPECT_EQ(kfunc_table().size(), 37u);
+    EXPECT_STREQ(find_kfunc("bpf_obj_new_impl")->params[0].name, "local_type_id__k");
+    EXPECT_STREQ(find_kfunc("bpf_obj_drop_impl")->params[0].name, "p__alloc");
     const KfuncProto* p = find_kfunc("bpf_strnchr");
     ASSERT_NE(p, nullptr);
     EXPECT_EQ(p->nparams, 3);
@@ -142,8 +145,10 @@ TEST(KfuncTable, RowsCarryTheKernelsBtfNames) {
     EXPECT_EQ(find_kfunc("bpf_strncmp"), nullptr); // the helper, not a kfunc
     EXPECT_EQ(kfunc_index("bpf_strcmp"), 0);
     for (const KfuncProto& k : kfunc_table()) {
-        if (std::string(k.name).starts_with("bpf_dynptr_") || std::string(k.name).starts_with("bpf_arena_"))
-            continue; // dynptrs, the ctx and a buffer: dynptr.cpp knows each one; arenas: a __map (arena.cpp)
+        if (std::string(k.name).starts_with("bpf_dynptr_") || std::string(k.name).starts_with("bpf_arena_") ||
+            std::string(k.name).starts_with("bpf_obj_"))
+            continue; // dynptrs, the ctx and a buffer: dynptr.cpp knows each one; arenas: a __map (arena.cpp);
+                      // objects: the __alloc object (alloc_obj.cpp)
         const bool iter = std::string(k.name).starts_with("bpf_iter_"); // argument 0 is the iterator itself
         for (int i = iter ? 1 : 0; i < k.nparams; i++) {
             if (k.params[i].kind == KfuncParamKind::ptr) {

@@ -6,6 +6,7 @@
 #include "runtime/kfuncs/arena_kfuncs.hpp"
 #include "runtime/kfuncs/dynptr_kfuncs.hpp"
 #include "runtime/kfuncs/iter_kfuncs.hpp"
+#include "runtime/kfuncs/obj_kfuncs.hpp"
 #include "runtime/kfuncs/string_kfuncs.hpp"
 
 namespace strbpf::runtime {
@@ -61,6 +62,9 @@ const KfuncProto kKfuncs[] = {
     {"bpf_arena_alloc_pages", kfuncs::bpf_arena_alloc_pages, 5, {ptr("p__map"), ptr("addr__ign"), u32arg("page_cnt"), i32("node_id"), u64arg("flags")}, 8, "6.9", nullptr},
     {"bpf_arena_free_pages",  kfuncs::bpf_arena_free_pages,  3, {ptr("p__map"), ptr("ptr__ign"), u32arg("page_cnt"), kNone, kNone}, 0, "6.9", nullptr},
     {"bpf_arena_reserve_pages", kfuncs::bpf_arena_reserve_pages, 3, {ptr("p__map"), ptr("ptr__ign"), u32arg("page_cnt"), kNone, kNone}, 4, "6.17", nullptr},
+    // Program-allocated objects (KF_ACQUIRE | KF_RET_NULL, KF_RELEASE; the verifier's alloc_obj.cpp).
+    {"bpf_obj_new_impl",      kfuncs::bpf_obj_new_impl,      2, {u64arg("local_type_id__k"), ptr("meta__ign"), kNone, kNone, kNone}, 8, "6.2", nullptr},
+    {"bpf_obj_drop_impl",     kfuncs::bpf_obj_drop_impl,     2, {ptr("p__alloc"), ptr("meta__ign"), kNone, kNone, kNone}, 0, "6.2", nullptr},
 };
 // clang-format on
 } // namespace

@@ -20,6 +20,11 @@ class ArrayMap final : public Map {
   public:
     ArrayMap(const loader::MapSpec& spec, uint64_t elem_size)
         : Map(spec), elem_size_(elem_size), arena_(elem_size * spec.max_entries) {}
+    ~ArrayMap() override { // the map freed: bpf_obj_new objects its values still hold are dropped
+        if (arena_.ok() && fields_.drops_objects())
+            for (uint64_t i = 0; i < spec_.max_entries; i++)
+                fields_.drop_objects(arena_.data() + i * elem_size_);
+    }
     bool ok() const { return arena_.ok(); }
 
     void* lookup(const void* key) override {

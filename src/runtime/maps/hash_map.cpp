@@ -60,6 +60,14 @@ class HashMap final : public Map {
             spare_count_ = spares_;
         }
     }
+    ~HashMap() override { // the map freed: bpf_obj_new objects its live elements still hold are dropped
+        if (!arena_.ok() || !fields_.drops_objects())
+            return;
+        for (uint32_t i = 0; i < nbuckets_; i++)
+            for (uint32_t e = buckets_[i].head.load(std::memory_order_relaxed); e != kNil;
+                 e = nodes_[e].next.load(std::memory_order_relaxed))
+                drop_objects(e);
+    }
     bool ok() const { return arena_.ok(); }
 
     uint32_t ncpus() const override { return ncpus_; }
@@ -176,6 +184,12 @@ class HashMap final : public Map {
         }
         free_lock_.unlock();
         return e;
+    }
+    // A deleted element's bpf_obj_new objects dropped (the kernel frees a deleted element's fields).
+    void drop_objects(uint32_t e) {
+        if (fields_.drops_objects())
+            for (uint32_t c = 0; c < ncpus_; c++)
+                fields_.drop_objects(value_of(e, c));
     }
     void release(uint32_t e, bool replaced) {
         free_lock_.lock();
@@ -351,6 +365,7 @@ int HashMap::remove(const void* key) {
         unlink(b, e);
     b.lock.unlock();
     if (e != kNil) {
+        drop_objects(e);
         if (lru_mode_)
             lru_->push_free(e);
         else
@@ -387,8 +402,10 @@ uint32_t HashMap::take_bucket(uint32_t i, uint32_t max, uint8_t* keys, uint8_t* 
             unlink(b, e);
     }
     b.lock.unlock();
-    for (const uint32_t e : taken)
+    for (const uint32_t e : taken) {
+        drop_objects(e);
         lru_mode_ ? lru_->push_free(e) : release(e, false);
+    }
     if (del && lru_mode_)
         lru_lock_.unlock();
     return n;
@@ -407,8 +424,10 @@ int HashMap::lookup_and_delete(const void* key, void* value) {
         unlink(b, e);
     }
     b.lock.unlock();
-    if (e != kNil)
+    if (e != kNil) {
+        drop_objects(e);
         lru_mode_ ? lru_->push_free(e) : release(e, false);
+    }
     if (lru_mode_)
         lru_lock_.unlock();
     return e == kNil ? -ENOENT : 0;

@@ -5,15 +5,17 @@
 #include <algorithm>
 #include <immintrin.h>
 
+#include "runtime/kfuncs/obj_kfuncs.hpp"
+
 namespace strbpf::runtime {
 
 ValueFieldSet::ValueFieldSet(const loader::ValueFields& found, uint32_t value_size) {
-    auto add = [&](uint32_t off, uint32_t size, bool freed) {
+    auto add = [&](uint32_t off, uint32_t size, bool freed, bool drops = false) {
         if (uint64_t(off) + size <= value_size && size > 0)
-            fields_.push_back(ValueField{off, size, freed});
+            fields_.push_back(ValueField{off, size, freed, drops});
     };
     for (const loader::KptrField& k : found.kptrs)
-        add(k.off, 8, true);
+        add(k.off, 8, true, k.kind == loader::KptrKind::ref && k.off % 8 == 0);
     for (const loader::SpecialStruct& s : found.structs) {
         const bool lock = s.kind == loader::kFieldSpinLock;
         if (lock && lock_off_ < 0 && s.off % 4 == 0 && uint64_t(s.off) + 4 <= value_size)
@@ -28,6 +30,7 @@ ValueFieldSet::ValueFieldSet(const loader::ValueFields& found, uint32_t value_si
             ValueField& m = merged.back();
             m.size = std::max(m.off + m.size, f.off + f.size) - m.off;
             m.freed = m.freed || f.freed;
+            m.drops_object = false; // only a malformed BTF overlaps fields: never drop through it
             continue;
         }
         merged.push_back(f);
@@ -72,9 +75,20 @@ void zero_shared(uint8_t* at, uint32_t n) {
 } // namespace
 
 void ValueFieldSet::free_fields(void* value) const {
+    for (const ValueField& f : fields_) {
+        uint8_t* at = static_cast<uint8_t*>(value) + f.off;
+        if (f.drops_object && f.size == 8) // bpf_obj_free_fields: xchg the kptr out, then drop what it held
+            kfuncs::obj_drop(__atomic_exchange_n(reinterpret_cast<uint64_t*>(at), uint64_t(0), __ATOMIC_SEQ_CST));
+        else if (f.freed)
+            zero_shared(at, f.size);
+    }
+}
+
+void ValueFieldSet::drop_objects(void* value) const {
     for (const ValueField& f : fields_)
-        if (f.freed)
-            zero_shared(static_cast<uint8_t*>(value) + f.off, f.size);
+        if (f.drops_object && f.size == 8)
+            kfuncs::obj_drop(__atomic_exchange_n(reinterpret_cast<uint64_t*>(static_cast<uint8_t*>(value) + f.off),
+                                                 uint64_t(0), __ATOMIC_SEQ_CST));
 }
 
 void ValueFieldSet::init_fields(void* value) const {

@@ -23,6 +23,9 @@ struct ValueField {
     uint32_t off = 0;
     uint32_t size = 0;
     bool freed = false; // bpf_obj_free_fields clears it (kptrs, timers, bpf_wq, graph roots); not a lock word
+    // A referenced kptr: what it holds is dropped when freed. In strbpf's runs that can only be a bpf_obj_new
+    // object (the kfuncs that acquire kernel objects are not run), which bpf_obj_drop's free takes.
+    bool drops_object = false;
 };
 
 class ValueFieldSet {
@@ -43,8 +46,17 @@ class ValueFieldSet {
     void copy_out(void* dst, const void* value, uint64_t n) const;
     // copy_map_value: SRC into the value DST (N bytes), the special fields skipped.
     void copy_in(void* value, const void* src, uint64_t n) const;
-    // bpf_obj_free_fields on the value: the freed fields zeroed.
+    // bpf_obj_free_fields on the value: the freed fields zeroed, the objects referenced kptrs held dropped.
     void free_fields(void* value) const;
+    // Whether some field drops an object when freed (drops_object).
+    bool drops_objects() const {
+        for (const ValueField& f : fields_)
+            if (f.drops_object)
+                return true;
+        return false;
+    }
+    // The element's referenced kptrs emptied and their objects dropped (a deleted element, a map freed).
+    void drop_objects(void* value) const;
     // A fresh element's fields: every one zeroed.
     void init_fields(void* value) const;
     // An update of an existing value: copy_in, then free_fields.

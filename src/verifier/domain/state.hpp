@@ -43,7 +43,8 @@ enum class RegType : uint8_t {
 enum class DynptrType : uint8_t { invalid, local, ringbuf, skb, xdp };
 
 // PTR_TO_BTF_ID's type flags (the kernel's PTR_TRUSTED, MEM_RCU, PTR_UNTRUSTED); maybe_null is PTR_MAYBE_NULL.
-inline constexpr uint8_t kBtfTrusted = 1, kBtfRcu = 2, kBtfUntrusted = 4;
+// kBtfAlloc is MEM_ALLOC: a bpf_obj_new object of the program's BTF (alloc_obj.hpp), printed without a prefix.
+inline constexpr uint8_t kBtfTrusted = 1, kBtfRcu = 2, kBtfUntrusted = 4, kBtfAlloc = 64;
 
 // How a scalar sharing an id relates to the id's base value (the kernel's BPF_ADD_CONST64/32): none = equal;
 // add64 = base + off; add32 = (u32)(base + off) zero-extended, the base being below 2^32.
