@@ -136,6 +136,7 @@ struct InsnAux {
     // insn_aux_data.ptr_type): ctx accesses are rewritten per insn, so no other path may use another type there.
     std::vector<RegType> insn_ptr_type;
     std::vector<int32_t> insn_ptr_mixed; // load/store pcs reached through different (non-ctx) pointer types
+    int32_t map_view_slot = -1; // runtime::Map::kernel_view_slot() once a read through a map pointer is accepted
     std::map<int32_t, CallFacts> call_facts; // per string call reached (linked pc): its argument facts
     // Per insn whether a 64-bit ALU op had an arena operand on some path (the kernel's needs_zext: it becomes
     // 32-bit).
