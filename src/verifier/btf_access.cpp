@@ -10,6 +10,8 @@
 
 #include "loader/btf_view.hpp"
 #include "verifier/alloc_obj.hpp"
+#include "runtime/maps/kernel_view.hpp"
+#include "runtime/maps/map.hpp"
 #include "verifier/btf_target.hpp"
 #include "verifier/env.hpp"
 
@@ -454,31 +456,6 @@ bool btf_ptr_access(Env& env, int regno, int32_t insn_off, int size, bool write,
 namespace {
 
 // The struct each map type's ops name as map_btf_id (the kernel's BTF_ID_LIST_SINGLE in each map's file).
-const char* map_btf_struct(uint32_t map_type) {
-    switch (map_type) {
-    case 1: case 5: case 9: case 13: return "bpf_htab";                  // hash, percpu_hash, lru_hash, lru_percpu_hash
-    case 10: return "bpf_htab";                                           // lru_percpu_hash
-    case 2: case 3: case 4: case 6: case 8: case 12: return "bpf_array"; // array, prog_array, perf_event_array,
-                                                                          // percpu_array, cgroup_array, array_of_maps
-    case 7: return "bpf_stack_map";
-    case 11: return "lpm_trie";
-    case 14: case 25: return "bpf_dtab"; // devmap, devmap_hash
-    case 17: return "xsk_map";
-    case 15: return "bpf_stab";
-    case 16: return "bpf_cpu_map";
-    case 18: return "bpf_shtab";
-    case 19: case 21: return "bpf_cgroup_storage_map";
-    case 20: return "reuseport_array";
-    case 22: case 23: return "bpf_queue_stack";
-    case 24: case 28: case 29: case 32: return "bpf_local_storage_map";
-    case 26: return "bpf_struct_ops_map";
-    case 27: case 31: return "bpf_ringbuf_map";
-    case 30: return "bpf_bloom_filter";
-    case 33: return "bpf_arena";
-    default: return nullptr;
-    }
-}
-
 } // namespace
 
 // btf_struct_ids_match's walk (not strict): ID at OFF is WANT, or WANT is a struct nested at OFF. Each level is
@@ -506,6 +483,9 @@ bool btf_struct_ids_match_walk(Env& env, BtfRef b, uint32_t id, int32_t off, uin
     return false;
 }
 
+// check_ptr_to_map_access: the map pointer is walked as the kernel's struct of the map type. An accepted read runs
+// on strbpf's view of the map as that kernel object (runtime/maps/kernel_view.hpp), laid out by the same BTF: the
+// read must lie inside the view and touch only the fields strbpf fills with the kernel's values.
 bool btf_map_ptr_access(Env& env, int regno, int32_t insn_off, int size, bool write, int value_regno) {
     const Reg r = env.path.cur.cur().regs[regno];
     const loader::MapSpec* spec = env.facts.map_spec(r.aux);
@@ -514,7 +494,7 @@ bool btf_map_ptr_access(Env& env, int regno, int32_t insn_off, int size, bool wr
     BtfRef b = env.facts.attach ? env.facts.attach->btf : target_btf(&error, &running);
     if (!b)
         return env.fail(fmt::format("strbpf reads struct bpf_map fields by kernel BTF: {} (pass --btf FILE)", error));
-    const char* type = spec ? map_btf_struct(spec->type) : nullptr;
+    const char* type = spec ? runtime::kernel_struct_of(spec->type) : nullptr;
     const int id = type ? btfv::find_by_name_kind(b, type, BTF_KIND_STRUCT) : -1;
     if (id <= 0)
         return env.fail(fmt::format("map_ptr access not supported for map type {}", spec ? spec->type : 0));
@@ -523,15 +503,22 @@ bool btf_map_ptr_access(Env& env, int regno, int32_t insn_off, int size, bool wr
         return env.fail(fmt::format("R{} is {} invalid negative access: off={}", regno, type, off));
     if (write)
         return env.fail(fmt::format("only read from {} is supported", type));
+    if (r.off != 0 || r.var.mask != 0 || r.var.value != 0) // adjust_ptr_min_max_vals adds only a known 0
+        return env.fail(fmt::format("strbpf does not model a map pointer with an offset (R{})", regno));
     Reg map_reg = reg_ptr(RegType::btf_id, uint32_t(id)); // check_ptr_to_map_access's simulated PTR_TO_BTF_ID
     map_reg.btf = b;
-    if (!btf_walk_load(env, map_reg, int32_t(off), size, -1))
+    if (!btf_walk_load(env, map_reg, int32_t(off), size, value_regno))
         return false;
-    // The kernel accepts the load; strbpf's maps are not kernel objects, so an engine would read its own memory.
-    (void)value_regno;
-    return env.fail(fmt::format("strbpf does not model loads of struct {} fields through a map pointer (off={} "
-                                "size={}): its maps are not kernel objects",
-                                type, off, size));
+    // The kernel accepts the load. Every map of the instance gets its view (a map-in-map lookup may return any).
+    runtime::Map* m = env.facts.map(r.aux);
+    if (Status st = runtime::build_kernel_views(env.facts.inst, b); !st || !m || !m->kernel_view())
+        return env.fail(fmt::format("strbpf cannot lay out its maps as kernel objects: {}",
+                                    st ? "no map" : st.error().message));
+    if (std::string why = m->kernel_view()->unmodelled(off, size); !why.empty())
+        return env.fail(fmt::format("strbpf does not model this read through a map pointer (off={} size={}): {}",
+                                    off, size, why));
+    env.aux.map_view_slot = m->kernel_view_slot();
+    return true;
 }
 
 bool btf_walk_load(Env& env, const Reg& r, int32_t off, int size, int value_regno) {

@@ -49,6 +49,15 @@ bool patch_of(const Env& env, runtime::CtxModel model, int32_t pc, const isa::Op
         lower_ld_abs(in, p);
         return true;
     }
+    if ((op.shape == Shape::LDX || op.shape == Shape::LDSX) && env.aux.insn_ptr_type[size_t(pc)] == RegType::map_ptr) {
+        // dst = the view's address, from its slot in the map; dst = the field (the walk proved the offset)
+        if (env.aux.map_view_slot < 0 || env.aux.map_view_slot > INT16_MAX)
+            return false;
+        p->insns = {isa::Insn{isa::BPF_LDX | isa::BPF_MEM | isa::BPF_DW, in.dst, in.src, int16_t(env.aux.map_view_slot), 0},
+                    isa::Insn{in.opcode, in.dst, in.dst, in.off, 0}};
+        p->origin = InsnOrigin::map_view;
+        return true;
+    }
     const bool ctx_access = op.shape == Shape::LDX || op.shape == Shape::LDSX || op.shape == Shape::ST ||
                             op.shape == Shape::STX;
     if (ctx_access && model != runtime::CtxModel::none && env.aux.insn_ptr_type[size_t(pc)] == RegType::ctx)
@@ -184,8 +193,10 @@ Result<std::shared_ptr<const VerifiedProgram>> build_verified_program(const Env&
             facts.ctx_off = src[pc].off;
             facts.ctx_size = uint8_t(isa::access_size(*op));
             vp->ctx_rewrites++;
-        } else {
+        } else if (p.origin == InsnOrigin::ld_abs) {
             vp->ld_abs_rewrites++;
+        } else if (p.origin == InsnOrigin::map_view) {
+            facts.mem = MemKind::map_view;
         }
         for (const isa::Insn& in : p.insns) {
             vp->insns.push_back(in);

@@ -335,6 +335,9 @@ static bool save_aux_ptr_type(Env& env, const Reg& r) {
             allocs.push_back(env.path.pc);
     } else if (alloc != prev_alloc || (prev != type && (per_insn(prev) || per_insn(type)))) {
         return env.fail("same insn cannot be used with different pointers");
+    } else if (prev != type && (prev == RegType::map_ptr || type == RegType::map_ptr)) { // the kernel allows this
+        return env.fail("strbpf does not model one load through a map pointer and another pointer type (it "
+                        "rewrites a load through a map pointer as a read of the map's kernel-object view)");
     }
     return true;
 }

@@ -3,7 +3,8 @@
 // interpreter and the JIT run. Like the program the kernel's verifier leaves after do_check (convert_ctx_accesses,
 // do_misc_fixups), it is the linked program rewritten: uAPI ctx accesses of xdp and __sk_buff programs become
 // accesses to strbpf's ctx models (runtime/ctx_model.hpp), LD_ABS/LD_IND become a call of an internal load helper
-// and `r0 = 0; exit` when it fails. A may_goto keeps its instruction with imm = the fp offset of its function's loop
+// and `r0 = 0; exit` when it fails, a load through a map pointer two loads (the map's kernel-object view, then the
+// field in it). A may_goto keeps its instruction with imm = the fp offset of its function's loop
 // counter, a slot below the function's stack (stack_depth includes it) that the function's first instruction sets to
 // BPF_MAX_LOOPS; it jumps once the counter is 0 and else counts it down (what the kernel's fix-up emits). Later fix-ups (helper inlining, map-lookup inlining) are further passes over
 // the same structure (rewrite.hpp: a pass hands back patches; the driver splices them and fixes every jump).
@@ -34,6 +35,8 @@ enum class MemKind : uint8_t {
     arena,  // PTR_TO_ARENA: the instruction became an internal ARENA_* form (isa/opcodes.def)
     btf_id, // PTR_TO_BTF_ID: a kernel object (the kernel's BPF_PROBE_MEM load); interp and jit run these as probe
             // loads (a miss reads 0) in tracing and struct_ops runs, and refuse them elsewhere
+    map_view, // through a map pointer: the map's kernel-object view (runtime/maps/kernel_view.hpp), reached by a
+              // load of the view's address from the map (InsnOrigin::map_view)
     mixed,  // different kinds on different paths (never ctx: the verifier refuses that)
 };
 
@@ -43,6 +46,7 @@ enum class InsnOrigin : uint8_t {
     ctx_access, // emitted for a converted ctx access (CtxConv of the field, narrow-load shift and mask)
     ld_abs,     // emitted for a lowered LD_ABS/LD_IND
     may_goto,   // a function's first instruction: its may_goto counter set to BPF_MAX_LOOPS
+    map_view,   // a load through a map pointer: dst = the map's view address (its slot in the map), dst = the field
 };
 
 struct InsnFacts {

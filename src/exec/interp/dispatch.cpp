@@ -120,6 +120,25 @@ bool probe_load(const EngineState& st, const isa::Insn* ip) {
            isa::insn_class(ip->opcode) == isa::BPF_LDX;
 }
 
+// A load the verifier made of a read through a map pointer (InsnOrigin::map_view): the map's view address from
+// its slot in the map, then the field in the view (runtime/maps/kernel_view.hpp). Neither is program-visible
+// memory; the verifier proved both, so a checked run of the verified program loads them as an unchecked one does.
+bool map_view_load(const EngineState& st, const isa::Insn* ip, uint64_t addr, uint64_t* reg) {
+    if (!st.source || st.code != st.source->insns.data())
+        return false;
+    const auto pc = size_t(ip - st.code);
+    if (pc >= st.source->facts.size() || st.source->facts[pc].origin != verifier::InsnOrigin::map_view)
+        return false;
+    const uint8_t sz = ip->opcode & 0x18;
+    const size_t size = sz == isa::BPF_B ? 1 : sz == isa::BPF_H ? 2 : sz == isa::BPF_W ? 4 : 8;
+    uint64_t v = 0;
+    std::memcpy(&v, reinterpret_cast<const void*>(addr), size);
+    if ((ip->opcode & 0xe0) == isa::BPF_MEMSX && size < 8)
+        v = uint64_t(int64_t(v << (64 - 8 * size)) >> (64 - 8 * size));
+    reg[ip->dst] = v;
+    return true;
+}
+
 // The checked interpreter runs programs as written: an access that missed every region may be a uAPI ctx access
 // (xdp_md, __sk_buff) on the run's ctx model, whose region grants nothing so that every access comes here. True:
 // done as the verifier's rewrite would have done it (runtime/ctx_model.hpp).
@@ -472,6 +491,8 @@ L_READ_FAULT:
         reg[ip->dst] = 0;
         NEXT();
     }
+    if (map_view_load(st, ip, fault_addr, reg))
+        NEXT();
     out.stop = Stop::mem_read;
     goto L_FAULT;
 L_WRITE_FAULT:

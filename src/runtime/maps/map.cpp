@@ -10,6 +10,7 @@
 
 #include <bpf/libbpf.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 
@@ -23,6 +24,12 @@ uint32_t possible_cpus() {
         return k > 0 ? uint32_t(k) : 1u;
     }();
     return n;
+}
+
+// Map ids as the kernel hands them out (map_alloc_id): unique and above 0; the kernel's own numbers are its IDR's.
+Map::Map(const loader::MapSpec& spec) : spec_(spec) {
+    static std::atomic<uint32_t> next{1};
+    id_ = next.fetch_add(1, std::memory_order_relaxed);
 }
 
 int Map::copy_value(const void* key, void* out) {

@@ -17,6 +17,7 @@ class RingbufMap;
 class FdMap;
 class ProgArrayMap;
 class PerfEventArrayMap;
+struct KernelView; // kernel_view.hpp
 
 // Update flags (include/uapi/linux/bpf.h).
 inline constexpr uint64_t kBpfAny = 0, kBpfNoexist = 1, kBpfExist = 2, kBpfFLock = 4;
@@ -26,7 +27,7 @@ uint32_t possible_cpus();
 
 class Map {
   public:
-    explicit Map(const loader::MapSpec& spec) : spec_(spec) {}
+    explicit Map(const loader::MapSpec& spec);
     virtual ~Map() = default;
     Map(const Map&) = delete;
     Map& operator=(const Map&) = delete;
@@ -122,6 +123,21 @@ class Map {
     bool map_in_map() const { return loader::is_map_in_map(spec_.type); }
     // False for the verify-only types (verify_only_map.cpp): helpers refuse to run on them.
     virtual bool runnable() const { return true; }
+
+    // The map as the kernel object a program reads through its map pointer (kernel_view.hpp): null until the
+    // verifier first accepts such a read; then fixed for the map's life. kernel_view_slot() is where its bytes'
+    // address sits in this object: the verified program loads it from there, then the field from the bytes.
+    const KernelView* kernel_view() const { return kview_.get(); }
+    void set_kernel_view(std::shared_ptr<const KernelView> v);
+    int32_t kernel_view_slot() const {
+        return int32_t(reinterpret_cast<const char*>(&kview_bytes_) - reinterpret_cast<const char*>(this));
+    }
+    uint32_t id() const { return id_; } // the kernel's map id as strbpf models it: unique in the process, above 0
+
+  private:
+    const uint8_t* kview_bytes_ = nullptr; // first, so that its slot is a small offset; kview_->bytes.data()
+    std::shared_ptr<const KernelView> kview_;
+    uint32_t id_ = 0;
 
   protected:
     loader::MapSpec spec_;
