@@ -8,12 +8,14 @@ set(STRBPF_TRACING_BTF ${CMAKE_BINARY_DIR}/tracing_vmlinux.btf)
 add_test(NAME tracing_btf_copy COMMAND sh -c "cp /sys/kernel/btf/vmlinux '${STRBPF_TRACING_BTF}' 2>/dev/null || : > '${STRBPF_TRACING_BTF}'")
 set_tests_properties(tracing_btf_copy PROPERTIES FIXTURES_SETUP tracing_btf)
 
+set(STRBPF_KERNEL_PROG_STEMS) # the stems with a progs.<stem>.kernel test, for kernel_diff_coverage_test
 foreach(src ${STRBPF_TEST_PROGS})
     get_filename_component(stem ${src} NAME_WE)
     if(stem MATCHES "^(loader_|kernel_|test_annot_fail|api_ext$|api_kfunc$|api_runs$|api_tail_calls$)")
         continue() # inputs of unit tests, not annotated suites (test_annot_fail*: meant to FAIL, test_runner_test)
     endif()
     set(obj ${STRBPF_PROGS_DIR}/${stem}.bpf.o)
+    list(APPEND STRBPF_KERNEL_PROG_STEMS ${stem})
     # test_loader tests every program, untagged ones as __success; these two hold CLI and benchmark inputs
     # that are not tests (cli_bad_calls' deliberate bad calls, jit_bench_progs' interp-checked-only program).
     set(only)
@@ -40,6 +42,9 @@ foreach(src ${STRBPF_TEST_PROGS})
             SKIP_REGULAR_EXPRESSION "kernel engine unavailable;\n0 passed, 0 failed" TIMEOUT 600)
     endforeach()
 endforeach()
+
+list(JOIN STRBPF_KERNEL_PROG_STEMS "\n" STRBPF_KERNEL_PROG_STEMS)
+file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/kernel_prog_tests.txt "${STRBPF_KERNEL_PROG_STEMS}\n")
 
 # scripts/bpf-conformance-plugin, the entry the public bpf_conformance runner starts: memory first, options after.
 add_test(NAME conformance_plugin_wrapper COMMAND sh -c

@@ -59,7 +59,8 @@ class MapRef {
     std::span<uint8_t> arena_memory() const;
 
     // BPF_MAP_LOOKUP_AND_DELETE_ELEM: the value of `key` (value_bytes()), and the element deleted, atomically.
-    // Hash maps only (-ENOTSUPP, -524, otherwise); flags only BPF_F_LOCK (-EINVAL); -ENOENT absent; -EPERM frozen.
+    // Hash maps only (-ENOTSUPP, -524, otherwise); flags only BPF_F_LOCK (-EINVAL otherwise), which copies a value
+    // with a bpf_spin_lock under it (-EINVAL for a value without one); -ENOENT absent; -EPERM frozen.
     Status lookup_and_delete(std::span<const uint8_t> key, std::span<uint8_t> value, uint64_t flags = 0);
 
     // Batch operations with the bpf() syscall's semantics (libbpf's bpf_map_*_batch). `count` is in: the elements

@@ -214,6 +214,10 @@ void strbpf_runner_free(strbpf_runner* runner);
 uint32_t strbpf_map_key_size(const strbpf_map* map);
 uint32_t strbpf_map_value_size(const strbpf_map* map); /* the syscall view: x possible CPUs for per-CPU maps */
 int strbpf_map_lookup(const strbpf_map* map, const void* key, size_t key_size, void* value, size_t value_size);
+/* BPF_MAP_LOOKUP_ELEM with its flags (libbpf's bpf_map_lookup_elem_flags): BPF_F_LOCK (4) copies the value under its
+ * bpf_spin_lock; -EINVAL for other flags and for BPF_F_LOCK on a value without one. */
+int strbpf_map_lookup_flags(const strbpf_map* map, const void* key, size_t key_size, void* value, size_t value_size,
+                            uint64_t flags);
 int strbpf_map_update(strbpf_map* map, const void* key, size_t key_size, const void* value, size_t value_size,
                       uint64_t flags);
 int strbpf_map_delete(strbpf_map* map, const void* key, size_t key_size);
@@ -223,12 +227,14 @@ int strbpf_map_next_key(const strbpf_map* map, const void* key, void* next, size
 typedef int (*strbpf_ringbuf_fn)(const void* data, size_t size, void* user);
 long strbpf_map_ringbuf_consume(strbpf_map* map, strbpf_ringbuf_fn fn, void* user);
 
-/* BPF_MAP_LOOKUP_AND_DELETE_ELEM (hash maps; -ENOTSUPP, -524, for others). flags: 0 (BPF_F_LOCK needs a lock). */
+/* BPF_MAP_LOOKUP_AND_DELETE_ELEM (hash maps; -ENOTSUPP, -524, for others). flags: 0, or BPF_F_LOCK to copy a value
+ * with a bpf_spin_lock under it (-EINVAL for a value without one). */
 int strbpf_map_lookup_and_delete(strbpf_map* map, const void* key, size_t key_size, void* value, size_t value_size,
                                  uint64_t flags);
 
 /* Batch operations as libbpf's bpf_map_*_batch and the bpf() syscall's: *count is in the elements keys and values
- * hold (count x key size, count x strbpf_map_value_size), out the elements done. in_batch NULL starts a walk;
+ * hold (count x key size, count x strbpf_map_value_size), out the elements done. elem_flags: 0 or BPF_F_LOCK (values
+ * with a bpf_spin_lock only, else -EINVAL): lookups copy each value under its lock, updates write under it. in_batch NULL starts a walk;
  * out_batch (strbpf_map_batch_token_size bytes: a u32 bucket index for hash maps, a key otherwise) is the next
  * call's in_batch. -ENOENT: the end was reached (*count may be > 0); -ENOSPC: a hash bucket larger than *count. */
 struct strbpf_map_batch_opts {

@@ -233,6 +233,13 @@ int strbpf_map_lookup(const strbpf_map* map, const void* key, size_t key_size, v
     return status(map->ref.lookup(cbytes(key, key_size), mbytes(value, value_size)));
 }
 
+int strbpf_map_lookup_flags(const strbpf_map* map, const void* key, size_t key_size, void* value, size_t value_size,
+                            uint64_t flags) {
+    if (!map || !key || !value)
+        return fail("map, key or value is NULL");
+    return status(map->ref.lookup(cbytes(key, key_size), mbytes(value, value_size), flags));
+}
+
 int strbpf_map_update(strbpf_map* map, const void* key, size_t key_size, const void* value, size_t value_size,
                       uint64_t flags) {
     if (!map || !key || !value)

@@ -55,11 +55,17 @@ Status batch_allowed(const runtime::Map& m, const char* op, BatchOp what) {
     return ok_status();
 }
 
-// elem_flags: only BPF_F_LOCK, and that only for a value with a bpf_spin_lock (none here can hold one).
+// A value with a bpf_spin_lock BPF_F_LOCK can copy under (btf_record_has_field(map->record, BPF_SPIN_LOCK); the
+// kernel refuses the lock in per-CPU values when the map is created).
+bool lockable(const runtime::Map& m) { return m.value_fields().has_lock() && !m.percpu(); }
+
+// elem_flags: only BPF_F_LOCK, and that only for a value with a bpf_spin_lock (generic_map_*_batch and
+// __htab_map_lookup_and_delete_batch alike). The lookups then copy each value under its lock, the updates write
+// it under the lock, and the deletes ignore it.
 Status check_elem_flags(const runtime::Map& m, uint64_t elem_flags, const char* op) {
     if (elem_flags & ~kFLock)
         return make_error(fmt::format("map '{}': {}: unknown elem_flags 0x{:x}", m.name(), op, elem_flags), -EINVAL);
-    if (elem_flags & kFLock)
+    if ((elem_flags & kFLock) && !lockable(m))
         return make_error(fmt::format("map '{}': {}: BPF_F_LOCK without a bpf_spin_lock in the value", m.name(),
                                       op), -EINVAL);
     return ok_status();
@@ -75,7 +81,7 @@ Status check_room(const runtime::Map& m, size_t got, uint64_t want, const char* 
 // __htab_map_lookup_and_delete_batch: whole buckets from the bucket in_batch names; an empty bucket costs nothing,
 // a bucket that does not fit ends the call (-ENOSPC if nothing was copied yet), the last bucket ends the walk.
 Status hash_walk(runtime::Map& m, std::span<const uint8_t> in_batch, std::span<uint8_t> out_batch, uint8_t* keys,
-                 uint8_t* values, uint32_t& count, bool del) {
+                 uint8_t* values, uint32_t& count, bool del, bool locked) {
     const char* op = del ? "lookup_and_delete batch" : "lookup batch";
     const uint32_t nb = runtime::hash_bucket_count(m);
     const uint32_t max = count;
@@ -90,7 +96,7 @@ Status hash_walk(runtime::Map& m, std::span<const uint8_t> in_batch, std::span<u
     int ret = 0;
     for (;;) {
         const uint32_t n =
-            runtime::hash_take_bucket(m, batch, max - total, keys + total * ks, values + total * vs, del);
+            runtime::hash_take_bucket(m, batch, max - total, keys + total * ks, values + total * vs, del, locked);
         if (n > max - total) {
             if (total == 0)
                 ret = -ENOSPC;
@@ -109,7 +115,7 @@ Status hash_walk(runtime::Map& m, std::span<const uint8_t> in_batch, std::span<u
 
 // generic_map_lookup_batch: next_key from the key in_batch holds; an element deleted meanwhile is skipped.
 Status key_walk(runtime::Map& m, std::span<const uint8_t> in_batch, std::span<uint8_t> out_batch, uint8_t* keys,
-                uint8_t* values, uint32_t& count) {
+                uint8_t* values, uint32_t& count, uint64_t elem_flags) {
     const uint32_t max = count;
     count = 0;
     const size_t ks = m.spec().key_size, vs = m.syscall_value_size();
@@ -123,7 +129,7 @@ Status key_walk(runtime::Map& m, std::span<const uint8_t> in_batch, std::span<ui
         err = m.next_key(have_prev ? prev.data() : nullptr, key.data());
         if (err)
             break;
-        err = m.copy_value(key.data(), values + cp * vs);
+        err = m.lookup_value(key.data(), values + cp * vs, elem_flags); // bpf_map_copy_value with elem_flags
         if (err && err != -ENOENT)
             return map_error(m, "lookup batch", err);
         if (!err)
@@ -160,8 +166,9 @@ Status MapRef::batch_walk(std::span<const uint8_t> in_batch, std::span<uint8_t> 
     STRBPF_TRY(check_room(m, keys.size(), uint64_t(count) * m.spec().key_size, "keys"));
     STRBPF_TRY(check_room(m, values.size(), uint64_t(count) * m.syscall_value_size(), "values"));
     if (is_hash(m.spec().type))
-        return hash_walk(m, in_batch, out_batch, keys.data(), values.data(), count, del);
-    return key_walk(m, in_batch, out_batch, keys.data(), values.data(), count);
+        return hash_walk(m, in_batch, out_batch, keys.data(), values.data(), count, del,
+                         (opts.elem_flags & kFLock) != 0);
+    return key_walk(m, in_batch, out_batch, keys.data(), values.data(), count, opts.elem_flags);
 }
 
 Status MapRef::lookup_batch(std::span<const uint8_t> in_batch, std::span<uint8_t> out_batch, std::span<uint8_t> keys,
@@ -226,14 +233,14 @@ Status MapRef::lookup_and_delete(std::span<const uint8_t> key, std::span<uint8_t
         return make_error(fmt::format("map '{}': lookup_and_delete: unknown flags 0x{:x}", m.name(), flags), -EINVAL);
     if (m.spec().frozen)
         return make_error(fmt::format("map '{}' is frozen: lookup_and_delete needs write access", m.name()), -EPERM);
-    if (flags & kFLock)
+    if ((flags & kFLock) && !lockable(m))
         return make_error(fmt::format("map '{}': BPF_F_LOCK without a bpf_spin_lock in the value", m.name()), -EINVAL);
     if (key.size() != m.spec().key_size || value.size() != m.syscall_value_size())
         return make_error(fmt::format("map '{}': key or value span of the wrong size", m.name()), -EINVAL);
     if (!is_hash(m.spec().type))
         return make_error(fmt::format("map '{}': lookup_and_delete is not supported for this map type", m.name()),
                           -kENOTSUPP);
-    if (const int err = m.lookup_and_delete(key.data(), value.data()))
+    if (const int err = m.lookup_and_delete(key.data(), value.data(), flags))
         return map_error(m, "lookup_and_delete", err);
     return ok_status();
 }

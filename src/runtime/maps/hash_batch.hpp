@@ -13,7 +13,9 @@ namespace strbpf::runtime {
 uint32_t hash_bucket_count(Map& m);
 // The elements of bucket `bucket`, all or none: when they are at most `max`, copies their keys and values to
 // `keys` and `values` (contiguous, max of each) and, when `del`, deletes them, all under the bucket's lock.
-// Returns the bucket's element count (nothing copied when it exceeds max).
-uint32_t hash_take_bucket(Map& m, uint32_t bucket, uint32_t max, uint8_t* keys, uint8_t* values, bool del);
+// Returns the bucket's element count (nothing copied when it exceeds max). `locked` (elem_flags BPF_F_LOCK, a value
+// with a bpf_spin_lock) copies each value under its lock, as copy_map_value_locked.
+uint32_t hash_take_bucket(Map& m, uint32_t bucket, uint32_t max, uint8_t* keys, uint8_t* values, bool del,
+                          bool locked = false);
 
 } // namespace strbpf::runtime

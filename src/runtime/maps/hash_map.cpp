@@ -114,11 +114,12 @@ class HashMap final : public Map {
     uint8_t* arena() override { return arena_.data(); }
     uint64_t arena_size() const override { return arena_.size(); }
 
-    int lookup_and_delete(const void* key, void* value) override; // htab_map_lookup_and_delete_elem, atomically
+    // htab_map_lookup_and_delete_elem, atomically; BPF_F_LOCK copies a value with a bpf_spin_lock under it
+    int lookup_and_delete(const void* key, void* value, uint64_t flags) override;
 
     // hash_batch.hpp
     uint32_t bucket_count() const { return nbuckets_; }
-    uint32_t take_bucket(uint32_t i, uint32_t max, uint8_t* keys, uint8_t* values, bool del);
+    uint32_t take_bucket(uint32_t i, uint32_t max, uint8_t* keys, uint8_t* values, bool del, bool locked);
 
   private:
     struct Node {
@@ -227,6 +228,16 @@ class HashMap final : public Map {
             else if (fresh)
                 std::memset(value_of(e, c), 0, val8_);
         }
+    }
+    // Element e out to the syscall's caller: every CPU's value of a per-CPU one, special fields zeroed; `locked`:
+    // under the value's bpf_spin_lock (copy_map_value_locked; the caller checked the value has one).
+    void copy_syscall_value(uint32_t e, void* out, bool locked) {
+        if (locked && !percpu_ && fields_.has_lock()) {
+            fields_.copy_locked(value_of(e, 0), out, spec_.value_size, false);
+            return;
+        }
+        std::memcpy(out, value_of(e, 0), percpu_ ? val8_ * ncpus_ : spec_.value_size);
+        zero_fields(out);
     }
     // check_and_init_map_value on a syscall copy of one element (every CPU's value of a per-CPU one).
     void zero_fields(void* out) const {
@@ -377,7 +388,7 @@ int HashMap::remove(const void* key) {
 }
 
 // Under the bucket's lock (and, to delete from an LRU map, the LRU lock first, as remove() takes them).
-uint32_t HashMap::take_bucket(uint32_t i, uint32_t max, uint8_t* keys, uint8_t* values, bool del) {
+uint32_t HashMap::take_bucket(uint32_t i, uint32_t max, uint8_t* keys, uint8_t* values, bool del, bool locked) {
     const uint64_t vbytes = percpu_ ? val8_ * ncpus_ : spec_.value_size;
     Bucket& b = buckets_[i];
     if (del && lru_mode_)
@@ -393,8 +404,7 @@ uint32_t HashMap::take_bucket(uint32_t i, uint32_t max, uint8_t* keys, uint8_t* 
         for (uint32_t e = b.head.load(std::memory_order_relaxed); e != kNil;
              e = nodes_[e].next.load(std::memory_order_relaxed), k++) {
             std::memcpy(keys + uint64_t(k) * spec_.key_size, key_of(e), spec_.key_size);
-            std::memcpy(values + k * vbytes, value_of(e, 0), vbytes);
-            zero_fields(values + k * vbytes);
+            copy_syscall_value(e, values + k * vbytes, locked);
             if (del)
                 taken.push_back(e);
         }
@@ -411,7 +421,7 @@ uint32_t HashMap::take_bucket(uint32_t i, uint32_t max, uint8_t* keys, uint8_t* 
     return n;
 }
 
-int HashMap::lookup_and_delete(const void* key, void* value) {
+int HashMap::lookup_and_delete(const void* key, void* value, uint64_t flags) {
     const uint32_t h = hash_bytes(key, spec_.key_size);
     Bucket& b = bucket(h);
     if (lru_mode_)
@@ -419,8 +429,7 @@ int HashMap::lookup_and_delete(const void* key, void* value) {
     b.lock.lock();
     const uint32_t e = find(b, key, h);
     if (e != kNil) {
-        std::memcpy(value, value_of(e, 0), percpu_ ? val8_ * ncpus_ : spec_.value_size);
-        zero_fields(value);
+        copy_syscall_value(e, value, (flags & kBpfFLock) != 0);
         unlink(b, e);
     }
     b.lock.unlock();
@@ -488,9 +497,10 @@ uint32_t hash_bucket_count(Map& m) {
     return h ? h->bucket_count() : 0;
 }
 
-uint32_t hash_take_bucket(Map& m, uint32_t bucket, uint32_t max, uint8_t* keys, uint8_t* values, bool del) {
+uint32_t hash_take_bucket(Map& m, uint32_t bucket, uint32_t max, uint8_t* keys, uint8_t* values, bool del,
+                          bool locked) {
     auto* h = dynamic_cast<HashMap*>(&m);
-    return h && bucket < h->bucket_count() ? h->take_bucket(bucket, max, keys, values, del) : 0;
+    return h && bucket < h->bucket_count() ? h->take_bucket(bucket, max, keys, values, del, locked) : 0;
 }
 
 Result<std::unique_ptr<Map>> create_hash_map(const loader::MapSpec& spec) {

@@ -110,9 +110,10 @@ class Map {
         (void)value;
         return -95;
     }
-    // BPF_MAP_LOOKUP_AND_DELETE_ELEM: -ENOTSUPP (524) where strbpf's map type has none.
-    virtual int lookup_and_delete(const void* key, void* out) {
-        (void)key, (void)out;
+    // BPF_MAP_LOOKUP_AND_DELETE_ELEM: -ENOTSUPP (524) where strbpf's map type has none. flags: BPF_F_LOCK copies
+    // a value with a bpf_spin_lock under it (the caller checked it has one).
+    virtual int lookup_and_delete(const void* key, void* out, uint64_t flags) {
+        (void)key, (void)out, (void)flags;
         return -524;
     }
 

@@ -33,7 +33,7 @@ class QueueStackMap final : public Map {
     // BPF_MAP_LOOKUP_ELEM is peek, BPF_MAP_UPDATE_ELEM push, BPF_MAP_LOOKUP_AND_DELETE_ELEM pop.
     int copy_value(const void*, void* out) override { return peek_elem(out); }
     int update_value(const void*, const void* value, uint64_t flags) override { return push_elem(value, flags); }
-    int lookup_and_delete(const void*, void* out) override { return pop_elem(out); }
+    int lookup_and_delete(const void*, void* out, uint64_t) override { return pop_elem(out); }
 
     // Returns: 0; -EINVAL (BPF_NOEXIST or an unknown flag); -E2BIG (full, without BPF_EXIST). With BPF_EXIST a
     // full map first drops its oldest value, for a stack as for a queue.

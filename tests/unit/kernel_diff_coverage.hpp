@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: BSD-2-Clause
+// The data of kernel_diff_coverage_test (tests): the unit tests that compare with the kernel by a script of their
+// own (no tests/progs program shows what they cover), and the helpers and map types no test can compare with the
+// kernel on a host like the reference one, each with its reason.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+namespace strbpf::coverage {
+
+enum class Kind { helper, map };
+
+// A unit test run by name (binary under build/<preset>/tests, a gtest filter) and what it compares with the kernel.
+struct DeclaredTest {
+    const char* binary;
+    const char* filter;
+    std::vector<int32_t> helpers;
+    std::vector<uint32_t> maps;
+};
+
+inline const std::vector<DeclaredTest> kDeclaredTests = {
+    // inode_storage's helpers are lsm-only (no test run): its syscall view (owners named by any file, O_PATH too)
+    // is compared with a kernel inode_storage map; task and cgrp storage's too.
+    {"local_storage_test", "LocalStorageKernel.SyscallViewTakesTheKernelsFds", {}, {28, 29, 32}},
+};
+
+struct Exception {
+    Kind kind;
+    uint32_t id; // helper id or map type
+    const char* reason;
+};
+
+inline const std::vector<Exception> kExceptions = {
+    // Helpers only fentry/fexit/fmod_ret (and lsm, kprobe) programs may call: the reference host's kernel refuses
+    // to load trampoline programs (EPERM before verifying), kprobe programs have no test run, and tp_btf/raw_tp
+    // programs may not call them (btf_tracing_helpers.bpf.c checks those refusals beside the kernel).
+    // tracing_helpers_test compares them with the kernel where trampolines load.
+    {Kind::helper, 173, "bpf_get_func_ip: trampoline and kprobe programs only; this kernel refuses trampolines"},
+    {Kind::helper, 183, "bpf_get_func_arg: trampoline and lsm programs only; this kernel refuses trampolines"},
+    {Kind::helper, 184, "bpf_get_func_ret: trampoline and lsm programs only; this kernel refuses trampolines"},
+    {Kind::helper, 185, "bpf_get_func_arg_cnt: trampoline and lsm programs only; this kernel refuses trampolines"},
+    // The kernel refuses BPF_MAP_CREATE of an arena with EPERM (as root, with CAP_BPF): progs.maps_arena*.kernel
+    // skip, and the arena's rules come from 6.18's source (docs/testing.md, "Host facts").
+    {Kind::map, 33, "arena: this kernel refuses BPF_MAP_TYPE_ARENA (EPERM)"},
+    // Verify-only types (runtime/maps/verify_only_map.cpp, docs/maps.md): programs using them are verified beside
+    // the kernel (maps_verify_only.bpf.c), but no run reaches a helper on them, so there is nothing to compare.
+    {Kind::map, 8, "verify-only: cgroup_array holds cgroups by fd"},
+    {Kind::map, 14, "verify-only: devmap holds network devices"},
+    {Kind::map, 15, "verify-only: sockmap holds sockets"},
+    {Kind::map, 16, "verify-only: cpumap holds CPUs' kthreads"},
+    {Kind::map, 17, "verify-only: xskmap holds AF_XDP sockets"},
+    {Kind::map, 18, "verify-only: sockhash holds sockets"},
+    {Kind::map, 20, "verify-only: reuseport_sockarray holds sockets of a reuseport group"},
+    {Kind::map, 25, "verify-only: devmap_hash holds network devices"},
+};
+
+} // namespace strbpf::coverage
