@@ -53,7 +53,7 @@ TEST(QueueStack, RandomOperationsMatchTheKernel) {
                 rb = kern.lookup(nullptr, b);
                 break;
             case 3:
-                ra = ours.value()->lookup_and_delete(nullptr, a);
+                ra = ours.value()->lookup_and_delete(nullptr, a, 0);
                 rb = kern.lookup_and_delete(nullptr, b);
                 break;
             case 4:
