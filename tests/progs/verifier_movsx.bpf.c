@@ -6,6 +6,7 @@
 #include "strbpf_test.h"
 
 #define __naked __attribute__((naked))
+#define __imm(name) [name] "i"(name)
 #define __clobber_all "r0", "r1", "r2", "r3", "r4", "r5", "r6", "r7", "r8", "r9", "memory"
 
 char _license[] SEC("license") = "GPL";
@@ -48,4 +49,69 @@ __naked int movsx32_fp_bounded(void)
 l0_%=:	r0 = 0;						\
 	exit;						\
 "	::: __clobber_all);
+}
+
+/* A 64-bit MOVSX of a register whose signed range already lies within the narrower width's keeps its bounds (the
+ * 6.18 kernel; 6.12 widened them to the width's whole range): here [-32768, 32767] stays so through (s32), so the
+ * 32-bit compare with a value outside it is never taken and the out-of-bounds load behind it is dead code. Found by
+ * the kernel-differential fuzzer (a kernel-only accept). */
+SEC("socket")
+__description("(s32) of a (s16) value keeps its range: the compare outside it is dead")
+__success __retval(0)
+__naked int movsx64_fitting_range_kept(void)
+{
+	asm volatile ("					\
+	call %[bpf_get_prandom_u32];			\
+	.8byte 0x1009bf; /* r9 = (s16)r0 */		\
+	.8byte 0x2098bf; /* r8 = (s32)r9 */		\
+	if w8 == 0xf4ad3b9c goto l0_%=;			\
+	r0 = 0;						\
+	exit;						\
+l0_%=:	r0 = *(u64 *)(r9 + 0);				\
+	exit;						\
+"	:
+	: __imm(bpf_get_prandom_u32)
+	: __clobber_all);
+}
+
+/* The kept range in the log: every bound of [-64, 4] stays (the unsigned maxima too), the tnum is dropped. */
+SEC("socket")
+__description("(s8) of a value within [-128, 127] keeps every bound and drops the tnum")
+__success __log_level(2) __retval(0)
+__msg("(bf) r8 = (s8)r9                   ; R8=scalar(smin=smin32=-64,smax=smax32=4,umax=0xffffffffffffffc4,umax32=0xffffffc4) R9=")
+__naked int movsx64_fitting_range_log(void)
+{
+	asm volatile ("					\
+	call %[bpf_get_prandom_u32];			\
+	r9 = r0;					\
+	r9 &= 0x44;					\
+	r9 -= 0x40;					\
+	.8byte 0x898bf; /* r8 = (s8)r9 */		\
+	r0 = 0;						\
+	exit;						\
+"	:
+	: __imm(bpf_get_prandom_u32)
+	: __clobber_all);
+}
+
+/* One past the width's range on either side: the width's whole range, as before. */
+SEC("socket")
+__description("(s8) of [-127, 128] is [-128, 127]: a compare with 100 may go either way")
+__failure __msg("R9 invalid mem access 'scalar'")
+__naked int movsx64_range_past_width(void)
+{
+	asm volatile ("					\
+	call %[bpf_get_prandom_u32];			\
+	r9 = r0;					\
+	r9 &= 255;					\
+	r9 -= 127;					\
+	.8byte 0x898bf; /* r8 = (s8)r9 */		\
+	if r8 s> 100 goto l0_%=;			\
+	r0 = 0;						\
+	exit;						\
+l0_%=:	r0 = *(u64 *)(r9 + 0);				\
+	exit;						\
+"	:
+	: __imm(bpf_get_prandom_u32)
+	: __clobber_all);
 }

@@ -251,7 +251,9 @@ void coerce_to_size(Reg& r, int bytes) {
 
 // Sign extension of the low BYTES (the kernel's coerce_reg_to_size_sx): a constant exactly; a range whose two
 // ends agree above the low BYTES and extend to values of one sign keeps the extended range (in every view, the
-// tnum spanning it); anything else is the width's signed range, unsigned unknown.
+// tnum spanning it); a signed range that already lies within the width's (so sign extension changes no value in
+// it) keeps every bound and loses its tnum, as the 6.18 kernel has it; anything else is the width's signed range,
+// unsigned unknown.
 void coerce_to_size_sx(Reg& r, int bytes) {
     if (bytes >= 8)
         return;
@@ -275,6 +277,11 @@ void coerce_to_size_sx(Reg& r, int bytes) {
         return;
     }
     const int64_t wmax = (int64_t(1) << (bits - 1)) - 1;
+    if (r.smin >= -wmax - 1 && r.smax <= wmax) {
+        r.var = Tnum::unknown();
+        reg_sync(r);
+        return;
+    }
     r.smin = r.s32min = int32_t(-wmax - 1), r.smax = r.s32max = int32_t(wmax);
     r.umin = 0, r.umax = ~0ull;
     r.u32min = 0, r.u32max = 0xffffffffu;
