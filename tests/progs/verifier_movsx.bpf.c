@@ -115,3 +115,25 @@ l0_%=:	r0 = *(u64 *)(r9 + 0);				\
 	: __imm(bpf_get_prandom_u32)
 	: __clobber_all);
 }
+
+/* Else a low half whose signed range lies within the width's gives that range: a register whose low 32 bits are
+ * known to be 1 sign-extends to the constant 1, whatever its upper half. Found by the kernel-differential fuzzer. */
+SEC("socket")
+__description("(s32) of a register whose low half is 1 is the constant 1")
+__success __retval(0)
+__naked int movsx64_low_half_known(void)
+{
+	asm volatile ("					\
+	call %[bpf_get_prandom_u32];			\
+	r8 = r0;					\
+	r8 <<= 32;					\
+	r8 |= 1;					\
+	.8byte 0x2089bf; /* r9 = (s32)r8 */		\
+	if r9 == 1 goto l0_%=;				\
+	r0 = *(u64 *)(r9 + 0);				\
+l0_%=:	r0 = 0;						\
+	exit;						\
+"	:
+	: __imm(bpf_get_prandom_u32)
+	: __clobber_all);
+}

@@ -252,8 +252,9 @@ void coerce_to_size(Reg& r, int bytes) {
 // Sign extension of the low BYTES (the kernel's coerce_reg_to_size_sx): a constant exactly; a range whose two
 // ends agree above the low BYTES and extend to values of one sign keeps the extended range (in every view, the
 // tnum spanning it); a signed range that already lies within the width's (so sign extension changes no value in
-// it) keeps every bound and loses its tnum, as the 6.18 kernel has it; anything else is the width's signed range,
-// unsigned unknown.
+// it) keeps every bound and loses its tnum; else a low half whose signed range lies within the width's gives that
+// range (the low BYTES of such a value extend back to it), as the 6.18 kernel has them; anything else is the
+// width's signed range, unsigned unknown.
 void coerce_to_size_sx(Reg& r, int bytes) {
     if (bytes >= 8)
         return;
@@ -279,6 +280,16 @@ void coerce_to_size_sx(Reg& r, int bytes) {
     const int64_t wmax = (int64_t(1) << (bits - 1)) - 1;
     if (r.smin >= -wmax - 1 && r.smax <= wmax) {
         r.var = Tnum::unknown();
+        reg_sync(r);
+        return;
+    }
+    if (r.s32min >= -wmax - 1 && r.s32max <= wmax) { // the low half's range fits: the result is the low half
+        const int64_t lo32 = r.s32min, hi32 = r.s32max;
+        r.smin = r.s32min = int32_t(lo32), r.smax = r.s32max = int32_t(hi32);
+        const bool one_sign = (lo32 >= 0) == (hi32 >= 0);
+        r.umin = one_sign ? uint64_t(lo32) : 0, r.umax = one_sign ? uint64_t(hi32) : ~0ull;
+        r.u32min = one_sign ? uint32_t(lo32) : 0, r.u32max = one_sign ? uint32_t(hi32) : 0xffffffffu;
+        r.var = Tnum::range(uint64_t(lo32), uint64_t(hi32));
         reg_sync(r);
         return;
     }
