@@ -15,6 +15,7 @@
 #include "runtime/kfuncs/kfunc_table.hpp"
 #include "verifier/arena.hpp"
 #include "verifier/btf_target.hpp"
+#include "verifier/ctx_arg.hpp"
 #include "verifier/dynptr.hpp"
 #include "verifier/iter.hpp"
 #include "verifier/ksym.hpp"
@@ -353,20 +354,12 @@ const btf_type* skip_mods(BtfRef b, uint32_t id, uint32_t* out_id = nullptr) {
     return t;
 }
 
-bool is_ctx_struct(const Env& env, BtfRef b, const btf_type* pointee) {
-    if (!pointee)
-        return false;
-    const char* name = btfv::name_by_offset(b, pointee->name_off);
-    if (!name)
-        return false;
-    const std::string n = name;
-    switch (env.facts.prog.type) {
-    case loader::ProgType::xdp: return n == "xdp_md";
-    case loader::ProgType::socket_filter:
-    case loader::ProgType::sched_cls:
-    case loader::ProgType::sched_act: return n == "__sk_buff";
-    default: return false;
-    }
+// btf_prepare_func_args' ARG_PTR_TO_CTX: parameter I of SP, a pointer PTR, is tagged arg:ctx or points at the
+// program type's ctx by name (ctx_arg.cpp).
+bool is_ctx_param(const Env& env, const Subprog& sp, int i, const btf_type* ptr) {
+    return ptr && btf_is_ptr(ptr) &&
+           (has_arg_tag(env, sp, i, "ctx") ||
+            is_prog_ctx_type(env.facts.inst.spec().btf.get(), ptr, env.facts.prog.type));
 }
 
 // The params of a subprogram's BTF FUNC_PROTO; count -1 without BTF.
@@ -382,6 +375,38 @@ int btf_params_of(const Env& env, const Subprog& sp, const btf_param** params) {
     return btf_vlen(proto);
 }
 
+// btf_prepare_func_args' refusals, parameter by parameter, before any register is compared: tags on a
+// non-pointer, a ctx parameter with tags besides arg:ctx or a tagged one the program type does not take
+// (ctx_arg.cpp), a dynptr with tags, an __arg_trusted pointer to no kernel type.
+std::string global_prepare_problem(const Env& env, const Subprog& sp, const btf_param* params, int n) {
+    BtfRef b = env.facts.inst.spec().btf.get();
+    for (int i = 0; i < n && i < 5; i++) {
+        const btf_type* t = skip_mods(b, params[i].type);
+        const bool ctx_tag = has_arg_tag(env, sp, i, "ctx");
+        const bool other_tags = has_arg_tag(env, sp, i, "trusted") || has_arg_tag(env, sp, i, "nonnull") ||
+                                has_arg_tag(env, sp, i, "nullable") || has_arg_tag(env, sp, i, "arena");
+        if (!t || !btf_is_ptr(t)) {
+            if (ctx_tag || other_tags)
+                return fmt::format("arg#{} has pointer tag, but is not a pointer type", i);
+            continue;
+        }
+        if (is_ctx_param(env, sp, i, t) || is_dynptr_param(b, t)) {
+            if (other_tags)
+                return fmt::format("arg#{} has invalid combination of tags", i);
+            if (ctx_tag)
+                if (std::string why = ctx_tag_problem(b, t, i, env.facts.prog.type, env.facts.prog.expected_attach_type);
+                    !why.empty())
+                    return why;
+            continue;
+        }
+        TrustedArg trusted;
+        std::string why;
+        if (global_trusted_arg(env, sp.btf_type, i, &trusted, &why) && !why.empty())
+            return why;
+    }
+    return "";
+}
+
 // What the kernel's btf_prepare_func_args and btf_check_func_arg_match find wrong with a call of global
 // subprogram SP from the current state; "" when nothing.
 std::string global_call_problem(Env& env, const Subprog& sp) {
@@ -394,6 +419,8 @@ std::string global_call_problem(Env& env, const Subprog& sp) {
     const btf_type* ret = skip_mods(b, btfv::type_by_id(b, fn->type)->type);
     if (!ret || !(btf_is_int(ret) || btf_is_enum(ret) || btf_is_enum64(ret)))
         return fmt::format("Global function {}() doesn't return scalar. Only those are supported.", sp.name);
+    if (std::string why = global_prepare_problem(env, sp, params, n); !why.empty())
+        return why;
     const auto& regs = env.path.cur.cur().regs;
     for (int i = 0; i < n && i < 5; i++) {
         const int regno = i + 1;
@@ -402,8 +429,7 @@ std::string global_call_problem(Env& env, const Subprog& sp) {
         const btf_type* t = skip_mods(b, params[i].type);
         TrustedArg trusted;
         std::string why;
-        if (t && btf_is_ptr(t) && !has_arg_tag(env, sp, i, "ctx") &&
-            !is_ctx_struct(env, b, skip_mods(b, t->type)) && is_dynptr_param(b, t))
+        if (!is_ctx_param(env, sp, i, t) && t && btf_is_ptr(t) && is_dynptr_param(b, t))
             continue; // checked by check_global_mem_args
         if (t && btf_is_ptr(t) && has_arg_tag(env, sp, i, "arena")) { // __arg_arena: ARG_PTR_TO_ARENA
             if (r.type != RegType::arena && r.type != RegType::scalar)
@@ -420,8 +446,7 @@ std::string global_call_problem(Env& env, const Subprog& sp) {
         if (t && (btf_is_int(t) || btf_is_enum(t) || btf_is_enum64(t))) {
             if (r.type != RegType::scalar)
                 return fmt::format("R{} is not a scalar", regno);
-        } else if (t && btf_is_ptr(t) && (is_ctx_struct(env, b, skip_mods(b, t->type, &pointee_id)) ||
-                                          has_arg_tag(env, sp, i, "ctx"))) {
+        } else if (is_ctx_param(env, sp, i, t)) {
             if (r.type == RegType::ctx) { // check_func_arg_reg_off first: the callee assumes the ctx unmoved
                 if (r.off < 0)
                     return fmt::format("negative offset ctx ptr R{} off={} disallowed", regno, r.off);
@@ -433,6 +458,7 @@ std::string global_call_problem(Env& env, const Subprog& sp) {
             if (r.type != RegType::ctx)
                 return fmt::format("arg#{} expects pointer to ctx", i);
         } else if (t && btf_is_ptr(t)) {
+            skip_mods(b, t->type, &pointee_id);
             if (pointee_id == 0) // void: the kernel's btf_type_str() of it is "UNKNOWN", its name ""
                 return fmt::format("arg#{} reference type('UNKNOWN ') size cannot be determined: -22", i);
             if (btfv::resolve_size(b, pointee_id) <= 0)
@@ -497,15 +523,13 @@ bool check_global_mem_args(Env& env, const Subprog& sp) {
         const int regno = i + 1;
         uint32_t pointee_id = 0;
         const btf_type* t = skip_mods(b, params[i].type);
-        if (t && btf_is_ptr(t) && !has_arg_tag(env, sp, i, "ctx") &&
-            !is_ctx_struct(env, b, skip_mods(b, t->type)) && is_dynptr_param(b, t)) {
+        if (!is_ctx_param(env, sp, i, t) && t && btf_is_ptr(t) && is_dynptr_param(b, t)) {
             if (!check_global_dynptr_arg(env, regno)) // dynptr.cpp: an initialized dynptr
                 return false;
             continue;
         }
-        if (!t || !btf_is_ptr(t) || is_ctx_struct(env, b, skip_mods(b, t->type, &pointee_id)) ||
-            has_arg_tag(env, sp, i, "ctx") || has_arg_tag(env, sp, i, "trusted") || has_arg_tag(env, sp, i, "arena") ||
-            pointee_id == 0)
+        if (!t || !btf_is_ptr(t) || is_ctx_param(env, sp, i, t) || has_arg_tag(env, sp, i, "trusted") ||
+            has_arg_tag(env, sp, i, "arena") || (skip_mods(b, t->type, &pointee_id), pointee_id == 0))
             continue;
         const int64_t size = btfv::resolve_size(b, pointee_id);
         if (size <= 0)
@@ -1082,7 +1106,7 @@ void log_main_args(Env& env) {
                                    btfv::name_by_offset(b, pointee->name_off));
             return;
         }
-        if (is_ctx_struct(env, b, pointee))
+        if (is_prog_ctx_type(b, t, env.facts.prog.type))
             continue;
         if (pointee_id == 0) { // void
             env.log.text += fmt::format("arg#{} reference type('UNKNOWN ') size cannot be determined: -22\n", i);
@@ -1153,12 +1177,12 @@ bool prepare_global_entry(Env& env, const Subprog& sp, State* st) {
         uint32_t pointee_id = 0;
         const btf_type* t = skip_mods(b, params[i].type);
         if (t && btf_is_ptr(t)) {
-            const btf_type* pointee = skip_mods(b, t->type, &pointee_id);
+            skip_mods(b, t->type, &pointee_id);
             TrustedArg trusted;
             std::string why;
             if (has_arg_tag(env, sp, i, "arena")) { // the callee casts it itself: an unknown scalar
                 f.regs[i + 1] = reg_unknown();
-            } else if (is_ctx_struct(env, b, pointee) || has_arg_tag(env, sp, i, "ctx")) {
+            } else if (is_ctx_param(env, sp, i, t)) {
                 f.regs[i + 1] = reg_ptr(RegType::ctx);
             } else if (is_dynptr_param(b, t)) { // ARG_PTR_TO_DYNPTR | MEM_RDONLY: a local dynptr
                 f.regs[i + 1] = global_dynptr_reg(env);
