@@ -216,4 +216,20 @@ bool callback_vma_reg(Env& env, Reg* out) {
     return true;
 }
 
+int helper_proto_allowed(const Env& env, int32_t helper_id) {
+    using loader::AttachType;
+    if (helper_id != 107 && helper_id != 108) // bpf_sk_storage_get, bpf_sk_storage_delete
+        return -1;
+    if (env.facts.prog.type == loader::ProgType::ext) // a program replacing another (dst_prog)
+        return 0;
+    switch (env.facts.prog.expected_attach_type) {
+    case AttachType::trace_iter:
+    case AttachType::trace_raw_tp: return 1; // no bpf_sk_storage tracepoint
+    case AttachType::trace_fentry:
+    case AttachType::trace_fexit:
+        return env.facts.attach && env.facts.attach->name.rfind("bpf_sk_storage", 0) != 0 ? 1 : 0;
+    default: return 0;
+    }
+}
+
 } // namespace strbpf::verifier

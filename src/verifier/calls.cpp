@@ -799,8 +799,13 @@ bool check_call_gate(Env& env, const runtime::HelperProto& h) {
         return env.fail(fmt::format("program of this type cannot use helper {}#{}", h.name, h.id));
     if (h.gpl_only && !env.facts.gpl_compatible)
         return env.fail("cannot call GPL-restricted function from non-GPL compatible program");
-    if (h.flags & runtime::kAllowedCallback)
-        return not_modelled(env, h, "the allowed() check");
+    if (h.flags & runtime::kAllowedCallback) {
+        const int allowed = helper_proto_allowed(env, h.id); // btf_args.cpp
+        if (allowed < 0)
+            return not_modelled(env, h, "the allowed() check");
+        if (allowed == 0)
+            return env.fail("helper call is not allowed in probe");
+    }
     if ((h.flags & runtime::kMightSleep) && !prog_sleepable(env))
         return env.fail("helper call might sleep in a non-sleepable prog");
     return true;
