@@ -529,7 +529,10 @@ bool check_global_mem_args(Env& env, const Subprog& sp) {
             continue;
         }
         if (!t || !btf_is_ptr(t) || is_ctx_param(env, sp, i, t) || has_arg_tag(env, sp, i, "trusted") ||
-            has_arg_tag(env, sp, i, "arena") || (skip_mods(b, t->type, &pointee_id), pointee_id == 0))
+            has_arg_tag(env, sp, i, "arena"))
+            continue;
+        skip_mods(b, t->type, &pointee_id);
+        if (pointee_id == 0)
             continue;
         const int64_t size = btfv::resolve_size(b, pointee_id);
         if (size <= 0)
