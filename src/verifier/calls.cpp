@@ -458,11 +458,14 @@ std::string global_call_problem(Env& env, const Subprog& sp) {
             if (r.type != RegType::ctx)
                 return fmt::format("arg#{} expects pointer to ctx", i);
         } else if (t && btf_is_ptr(t)) {
-            skip_mods(b, t->type, &pointee_id);
+            const btf_type* pt = skip_mods(b, t->type, &pointee_id);
             if (pointee_id == 0) // void: the kernel's btf_type_str() of it is "UNKNOWN", its name ""
                 return fmt::format("arg#{} reference type('UNKNOWN ') size cannot be determined: -22", i);
-            if (btfv::resolve_size(b, pointee_id) <= 0)
-                return fmt::format("arg#{} reference type size cannot be determined: -22", i);
+            if (btfv::resolve_size(b, pointee_id) < 0) { // a zero-sized struct is memory of 0 bytes
+                const char* name = pt ? btfv::name_by_offset(b, pt->name_off) : nullptr;
+                return fmt::format("arg#{} reference type('{} {}') size cannot be determined: -22", i, btf_kind_str(pt),
+                                   name ? name : "");
+            }
             if (r.type == RegType::not_init)
                 return fmt::format("R{} !read_ok", regno);
         } else {
@@ -535,7 +538,7 @@ bool check_global_mem_args(Env& env, const Subprog& sp) {
         if (pointee_id == 0)
             continue;
         const int64_t size = btfv::resolve_size(b, pointee_id);
-        if (size <= 0)
+        if (size < 0)
             continue; // refused by global_call_problem
         const Reg& r = env.path.cur.cur().regs[regno];
         if (r.type == RegType::scalar && r.is_const() && r.var.value == 0 && !has_arg_tag(env, sp, i, "nonnull"))
@@ -543,6 +546,8 @@ bool check_global_mem_args(Env& env, const Subprog& sp) {
         if (r.type == RegType::ctx) {
             if (!ctx_checked_as_memory(env.facts.prog.type))
                 return env.fail(fmt::format("R{} type=ctx expected=fp", regno));
+            if (size == 0) // a zero-byte access of a ctx: allowed
+                continue;
             const int32_t last = r.off + int32_t(size) - 1;
             RegType field = RegType::scalar;
             if (!r.var.is_const() || r.var.value != 0 || !ctx_access_valid(env, last, 1, false, false, &field) ||
@@ -552,8 +557,8 @@ bool check_global_mem_args(Env& env, const Subprog& sp) {
         }
         if (r.type == RegType::scalar)
             return env.fail(fmt::format("R{} type=scalar expected=fp", regno));
-        if (!check_helper_mem(env, regno, uint64_t(size), false, Access::helper_read) ||
-            !check_helper_mem(env, regno, uint64_t(size), false, Access::helper_write))
+        if (!check_helper_mem(env, regno, uint64_t(size), size == 0, Access::helper_read) || // check_mem_reg
+            !check_helper_mem(env, regno, uint64_t(size), size == 0, Access::helper_write))
             return false;
     }
     return true;

@@ -291,3 +291,51 @@ int tc_tagged_int(struct __sk_buff *skb)
 {
 	return tagged_int_sub(1);
 }
+
+/* A tracepoint's ctx is the typedef __u64, an integer: only a struct of that very name matches it untagged. */
+struct __u64 {};
+struct zero_sized {};
+
+__weak int tp_u64_struct_sub(struct __u64 *ctx)
+{
+	return *(unsigned long long *)((char *)ctx + 8) == 1;
+}
+
+SEC("?tracepoint/syscalls/sys_enter_getpid") __success
+int tracepoint_u64_struct(void *ctx)
+{
+	return tp_u64_struct_sub(ctx);
+}
+
+__weak int tp_zero_sized_sub(struct zero_sized *ctx)
+{
+	return *(unsigned long long *)((char *)ctx + 8) == 1;
+}
+
+/* Any other name is memory, here of 0 bytes: the call passes, the callee may not read it. */
+SEC("?tracepoint/syscalls/sys_enter_getpid") __failure __msg("R1 invalid mem access 'mem_or_null'")
+int tracepoint_other_struct(void *ctx)
+{
+	return tp_zero_sized_sub(ctx);
+}
+
+__weak int zero_sized_sub(struct zero_sized *p)
+{
+	return p ? 1 : 2;
+}
+
+/* Memory of 0 bytes takes any pointer the kernel reads 0 bytes of, and NULL. */
+SEC("tc") __success __retval(3)
+int tc_zero_sized_mem(struct __sk_buff *skb)
+{
+	long x = 0;
+
+	return zero_sized_sub((struct zero_sized *)&x) + zero_sized_sub((struct zero_sized *)0);
+}
+
+/* ... but no ctx of a type whose ctx accesses the kernel converts. */
+SEC("?tc") __failure __msg("R1 type=ctx expected=fp")
+int tc_zero_sized_ctx(struct __sk_buff *skb)
+{
+	return zero_sized_sub((struct zero_sized *)skb);
+}
