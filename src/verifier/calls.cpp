@@ -377,7 +377,8 @@ int btf_params_of(const Env& env, const Subprog& sp, const btf_param** params) {
 
 // btf_prepare_func_args' refusals, parameter by parameter, before any register is compared: tags on a
 // non-pointer, a ctx parameter with tags besides arg:ctx or a tagged one the program type does not take
-// (ctx_arg.cpp), a dynptr with tags, an __arg_trusted pointer to no kernel type.
+// (ctx_arg.cpp), a dynptr with tags, an __arg_trusted pointer to no kernel type, __arg_arena with another tag,
+// __arg_nullable on plain memory.
 std::string global_prepare_problem(const Env& env, const Subprog& sp, const btf_param* params, int n) {
     BtfRef b = env.facts.inst.spec().btf.get();
     for (int i = 0; i < n && i < 5; i++) {
@@ -401,8 +402,15 @@ std::string global_prepare_problem(const Env& env, const Subprog& sp, const btf_
         }
         TrustedArg trusted;
         std::string why;
-        if (global_trusted_arg(env, sp.btf_type, i, &trusted, &why) && !why.empty())
-            return why;
+        if (global_trusted_arg(env, sp.btf_type, i, &trusted, &why)) {
+            if (!why.empty())
+                return why;
+        } else if (has_arg_tag(env, sp, i, "arena")) {
+            if (has_arg_tag(env, sp, i, "nonnull") || has_arg_tag(env, sp, i, "nullable"))
+                return fmt::format("arg#{} arena cannot be combined with any other tags", i);
+        } else if (has_arg_tag(env, sp, i, "nullable")) { // memory is nullable unless tagged nonnull
+            return fmt::format("arg#{} has invalid combination of tags", i);
+        }
     }
     return "";
 }

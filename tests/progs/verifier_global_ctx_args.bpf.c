@@ -339,3 +339,26 @@ int tc_zero_sized_ctx(struct __sk_buff *skb)
 {
 	return zero_sized_sub((struct zero_sized *)skb);
 }
+
+/* Tags on memory: nullable is memory's default and no tag of its own; arena takes no other tag. */
+__weak int nullable_mem_sub(struct my_struct *p __attribute__((btf_decl_tag("arg:nullable"))))
+{
+	return p ? p->x : 0;
+}
+
+SEC("?tc") __failure __msg("arg#0 has invalid combination of tags")
+int tc_nullable_mem(struct __sk_buff *skb)
+{
+	return nullable_mem_sub((struct my_struct *)0);
+}
+
+__weak int arena_nonnull_sub(void *p __attribute__((btf_decl_tag("arg:arena"))) ARG_NONNULL)
+{
+	return p ? 1 : 0;
+}
+
+SEC("?tc") __failure __msg("arg#0 arena cannot be combined with any other tags")
+int tc_arena_nonnull(struct __sk_buff *skb)
+{
+	return arena_nonnull_sub((void *)0);
+}
