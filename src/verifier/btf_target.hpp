@@ -81,6 +81,10 @@ struct TrustedArg {
 // Whether argument I of the subprogram with BTF FUNC FUNC_ID is tagged trusted; *why: the kernel's complaint when
 // it cannot be typed (then *out is unset).
 bool global_trusted_arg(const Env& env, uint32_t func_id, int i, TrustedArg* out, std::string* why);
+// Whether argument I is tagged untrusted (and not trusted), Linux 6.18's ARG_PTR_TO_BTF_ID | PTR_UNTRUSTED; *why:
+// the kernel's complaint when it cannot be typed or carries another tag, "" when it can (strbpf then refuses it as
+// not modelled).
+bool global_untrusted_arg(const Env& env, uint32_t func_id, int i, std::string* why);
 // The caller's side (check_reg_type, check_func_arg_reg_off for ARG_PTR_TO_BTF_ID): "" or the complaint. GLOBAL:
 // a global subprogram's argument (else a helper's).
 std::string trusted_arg_mismatch(const Env& env, int regno, const TrustedArg& a, bool global);

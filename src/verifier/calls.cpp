@@ -34,6 +34,7 @@
 namespace strbpf::verifier {
 
 bool has_arg_tag(const Env& env, const Subprog& sp, int i, const char* tag);
+bool has_unknown_arg_tag(const Env& env, const Subprog& sp, int i);
 
 namespace {
 
@@ -375,17 +376,21 @@ int btf_params_of(const Env& env, const Subprog& sp, const btf_param** params) {
     return btf_vlen(proto);
 }
 
-// btf_prepare_func_args' refusals, parameter by parameter, before any register is compared: tags on a
-// non-pointer, a ctx parameter with tags besides arg:ctx or a tagged one the program type does not take
-// (ctx_arg.cpp), a dynptr with tags, an __arg_trusted pointer to no kernel type, __arg_arena with another tag,
-// __arg_nullable on plain memory.
-std::string global_prepare_problem(const Env& env, const Subprog& sp, const btf_param* params, int n) {
+// btf_prepare_func_args' refusals, parameter by parameter, before any register is compared: unknown arg: tags,
+// tags on a non-pointer, a ctx parameter with tags besides arg:ctx or a tagged one the program type does not take
+// (ctx_arg.cpp), a dynptr with tags, an __arg_trusted or __arg_untrusted pointer to no kernel type, __arg_arena
+// or __arg_untrusted with another tag, __arg_nullable on plain memory. *UNTRUSTED: the first __arg_untrusted
+// argument that passes (strbpf does not type those yet).
+std::string global_prepare_problem(const Env& env, const Subprog& sp, const btf_param* params, int n, int* untrusted) {
     BtfRef b = env.facts.inst.spec().btf.get();
     for (int i = 0; i < n && i < 5; i++) {
+        if (has_unknown_arg_tag(env, sp, i))
+            return fmt::format("arg#{} has unsupported set of tags", i);
         const btf_type* t = skip_mods(b, params[i].type);
         const bool ctx_tag = has_arg_tag(env, sp, i, "ctx");
-        const bool other_tags = has_arg_tag(env, sp, i, "trusted") || has_arg_tag(env, sp, i, "nonnull") ||
-                                has_arg_tag(env, sp, i, "nullable") || has_arg_tag(env, sp, i, "arena");
+        const bool other_tags = has_arg_tag(env, sp, i, "trusted") || has_arg_tag(env, sp, i, "untrusted") ||
+                                has_arg_tag(env, sp, i, "nonnull") || has_arg_tag(env, sp, i, "nullable") ||
+                                has_arg_tag(env, sp, i, "arena");
         if (!t || !btf_is_ptr(t)) {
             if (ctx_tag || other_tags)
                 return fmt::format("arg#{} has pointer tag, but is not a pointer type", i);
@@ -405,6 +410,11 @@ std::string global_prepare_problem(const Env& env, const Subprog& sp, const btf_
         if (global_trusted_arg(env, sp.btf_type, i, &trusted, &why)) {
             if (!why.empty())
                 return why;
+        } else if (global_untrusted_arg(env, sp.btf_type, i, &why)) { // btf_args.cpp
+            if (!why.empty())
+                return why;
+            if (*untrusted < 0)
+                *untrusted = i;
         } else if (has_arg_tag(env, sp, i, "arena")) {
             if (has_arg_tag(env, sp, i, "nonnull") || has_arg_tag(env, sp, i, "nullable"))
                 return fmt::format("arg#{} arena cannot be combined with any other tags", i);
@@ -417,7 +427,9 @@ std::string global_prepare_problem(const Env& env, const Subprog& sp, const btf_
 
 // What the kernel's btf_prepare_func_args and btf_check_func_arg_match find wrong with a call of global
 // subprogram SP from the current state; "" when nothing.
-std::string global_call_problem(Env& env, const Subprog& sp) {
+std::string global_call_problem(Env& env, const Subprog& sp, int* untrusted = nullptr) {
+    int none = -1;
+    untrusted = untrusted ? untrusted : &none;
     const btf_param* params = nullptr;
     const int n = btf_params_of(env, sp, &params);
     BtfRef b = env.facts.inst.spec().btf.get();
@@ -427,8 +439,8 @@ std::string global_call_problem(Env& env, const Subprog& sp) {
     const btf_type* ret = skip_mods(b, btfv::type_by_id(b, fn->type)->type);
     if (!ret || !(btf_is_int(ret) || btf_is_enum(ret) || btf_is_enum64(ret)))
         return fmt::format("Global function {}() doesn't return scalar. Only those are supported.", sp.name);
-    if (std::string why = global_prepare_problem(env, sp, params, n); !why.empty())
-        return why;
+    if (std::string why = global_prepare_problem(env, sp, params, n, untrusted); !why.empty() || *untrusted >= 0)
+        return why; // an __arg_untrusted argument that passes btf_prepare_func_args: not modelled (call_global)
     const auto& regs = env.path.cur.cur().regs;
     for (int i = 0; i < n && i < 5; i++) {
         const int regno = i + 1;
@@ -577,11 +589,15 @@ bool call_global(Env& env, const Subprog& sp) {
         env.note("global function calls are not allowed while holding a lock,");
         return env.fail("use static function instead");
     }
-    if (const std::string why = global_call_problem(env, sp); !why.empty()) {
+    int untrusted = -1;
+    if (const std::string why = global_call_problem(env, sp, &untrusted); !why.empty()) {
         env.note(why);
         return env.fail(fmt::format("Caller passes invalid args into func#{} ('{}')", &sp - env.facts.subprogs.data(),
                                     sp.name));
     }
+    if (untrusted >= 0) // Linux 6.18's ARG_PTR_TO_BTF_ID | PTR_UNTRUSTED, which strbpf does not type yet
+        return env.fail(fmt::format("strbpf does not model __arg_untrusted arguments (arg#{} of {}())", untrusted,
+                                    sp.name));
     if (!check_global_mem_args(env, sp)) { // the specific complaint is logged; the reason is the caller's line
         env.log.reason =
             fmt::format("Caller passes invalid args into func#{} ('{}')", &sp - env.facts.subprogs.data(), sp.name);
@@ -1181,6 +1197,26 @@ bool has_arg_tag(const Env& env, const Subprog& sp, int i, const char* tag) {
             continue;
         const char* name = btfv::name_by_offset(b, t->name_off);
         if (name && std::strncmp(name, "arg:", 4) == 0 && std::strcmp(name + 4, tag) == 0)
+            return true;
+    }
+    return false;
+}
+
+// An "arg:<tag>" decl tag on parameter I of SP that btf_prepare_func_args does not know.
+bool has_unknown_arg_tag(const Env& env, const Subprog& sp, int i) {
+    static constexpr const char* kKnown[] = {"ctx", "trusted", "untrusted", "nonnull", "nullable", "arena"};
+    BtfRef b = env.facts.inst.spec().btf.get();
+    if (!b || !sp.btf_type)
+        return false;
+    const uint32_t n = btfv::type_cnt(b);
+    for (uint32_t id = 1; id < n; id++) {
+        const btf_type* t = btfv::type_by_id(b, id);
+        if (!t || !btf_is_decl_tag(t) || t->type != sp.btf_type || btf_decl_tag(t)->component_idx != i)
+            continue;
+        const char* name = btfv::name_by_offset(b, t->name_off);
+        if (!name || std::strncmp(name, "arg:", 4) != 0)
+            continue;
+        if (std::none_of(std::begin(kKnown), std::end(kKnown), [&](const char* k) { return !std::strcmp(name + 4, k); }))
             return true;
     }
     return false;

@@ -362,3 +362,45 @@ int tc_arena_nonnull(struct __sk_buff *skb)
 {
 	return arena_nonnull_sub((void *)0);
 }
+
+/* An arg: tag the kernel does not know. */
+__weak int unknown_tag_sub(struct my_struct *p __attribute__((btf_decl_tag("arg:mine"))))
+{
+	return p ? p->x : 0;
+}
+
+SEC("?tc") __failure __msg("arg#0 has unsupported set of tags")
+int tc_unknown_tag(struct __sk_buff *skb)
+{
+	return unknown_tag_sub((struct my_struct *)0);
+}
+
+/* Linux 6.18's __arg_untrusted: a kernel struct's pointer, alone. (strbpf refuses the ones the kernel takes as not
+ * modelled, which no program here can show: VerifierKernelAgreement loads every one into the kernel.) */
+#define ARG_UNTRUSTED __attribute__((btf_decl_tag("arg:untrusted")))
+
+__weak int untrusted_local_sub(struct my_struct *p ARG_UNTRUSTED)
+{
+	return 0;
+}
+
+SEC("?tc") __failure __msg("arg#0 reference type('STRUCT my_struct') has no matches")
+int tc_untrusted_no_kernel_type(struct __sk_buff *skb)
+{
+	return untrusted_local_sub((struct my_struct *)0);
+}
+
+struct task_struct {
+	int pid;
+};
+
+__weak int untrusted_nonnull_sub(struct task_struct *p ARG_UNTRUSTED ARG_NONNULL)
+{
+	return 0;
+}
+
+SEC("?tc") __failure __msg("arg#0 untrusted cannot be combined with any other tags")
+int tc_untrusted_nonnull(struct __sk_buff *skb)
+{
+	return untrusted_nonnull_sub((struct task_struct *)0);
+}
