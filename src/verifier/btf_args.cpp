@@ -65,20 +65,14 @@ std::string type_name(BtfRef b, uint32_t id) {
     return n ? n : "";
 }
 
-} // namespace
-
-bool global_trusted_arg(const Env& env, uint32_t func_id, int i, TrustedArg* out, std::string* why) {
+// btf_get_ptr_to_btf_id for argument I of the subprogram with BTF FUNC FUNC_ID: the kernel struct whose name its
+// pointee's has once a ___flavour is dropped; false with *why the kernel's complaint (or strbpf's, without BTF).
+bool arg_kernel_type(const Env& env, uint32_t func_id, int i, TrustedArg* out, std::string* why) {
     BtfRef b = env.facts.inst.spec().btf.get();
-    if (!b || !func_id || !has_tag(b, func_id, i, "trusted"))
-        return false;
     const btf_type* fn = btfv::type_by_id(b, func_id);
     const btf_type* proto = fn ? btfv::type_by_id(b, fn->type) : nullptr;
     if (!proto || !btf_is_func_proto(proto) || i >= int(btf_vlen(proto)))
         return false;
-    if (has_tag(b, func_id, i, "nonnull")) {
-        *why = fmt::format("arg#{} has invalid combination of tags", i);
-        return true;
-    }
     const btf_type* ptr = skip_mods(b, btf_params(proto)[i].type);
     const btf_type* t = ptr && btf_is_ptr(ptr) ? skip_mods(b, ptr->type) : nullptr;
     const char* local = t ? btfv::name_by_offset(b, t->name_off) : "";
@@ -90,7 +84,7 @@ bool global_trusted_arg(const Env& env, uint32_t func_id, int i, TrustedArg* out
     BtfRef kb = env.facts.attach ? env.facts.attach->btf : target_btf(&error, &running);
     if (!kb) {
         *why = fmt::format("strbpf types __arg_trusted arguments by kernel BTF: {} (pass --btf FILE)", error);
-        return true;
+        return false;
     }
     const bool is_struct_like = t && (btf_is_struct(t) || btf_is_union(t) || btf_is_fwd(t));
     const int kid =
@@ -99,11 +93,44 @@ bool global_trusted_arg(const Env& env, uint32_t func_id, int i, TrustedArg* out
             : -1;
     if (kid <= 0) {
         *why = fmt::format("arg#{} reference type('{} {}') has no matches", i, btf_kind_str(t), local ? local : "");
-        return true;
+        return false;
     }
     out->btf = kb;
     out->btf_id = uint32_t(kid);
+    return true;
+}
+
+} // namespace
+
+bool global_trusted_arg(const Env& env, uint32_t func_id, int i, TrustedArg* out, std::string* why) {
+    BtfRef b = env.facts.inst.spec().btf.get();
+    if (!b || !func_id || !has_tag(b, func_id, i, "trusted"))
+        return false;
+    if (has_tag(b, func_id, i, "nonnull")) {
+        *why = fmt::format("arg#{} has invalid combination of tags", i);
+        return true;
+    }
+    TrustedArg found;
+    if (!arg_kernel_type(env, func_id, i, &found, why)) {
+        if (why->empty()) // no FUNC_PROTO parameter I: not an argument
+            return false;
+        return true;
+    }
+    *out = found;
     out->nullable = has_tag(b, func_id, i, "nullable");
+    return true;
+}
+
+bool global_untrusted_arg(const Env& env, uint32_t func_id, int i, std::string* why) {
+    BtfRef b = env.facts.inst.spec().btf.get();
+    if (!b || !func_id || !has_tag(b, func_id, i, "untrusted") || has_tag(b, func_id, i, "trusted"))
+        return false;
+    if (has_tag(b, func_id, i, "nonnull") || has_tag(b, func_id, i, "nullable") || has_tag(b, func_id, i, "arena")) {
+        *why = fmt::format("arg#{} untrusted cannot be combined with any other tags", i);
+        return true;
+    }
+    TrustedArg found;
+    arg_kernel_type(env, func_id, i, &found, why);
     return true;
 }
 
@@ -214,6 +241,22 @@ bool callback_vma_reg(Env& env, Reg* out) {
     *out = reg_ptr(RegType::btf_id, uint32_t(id));
     out->btf = b;
     return true;
+}
+
+int helper_proto_allowed(const Env& env, int32_t helper_id) {
+    using loader::AttachType;
+    if (helper_id != 107 && helper_id != 108) // bpf_sk_storage_get, bpf_sk_storage_delete
+        return -1;
+    if (env.facts.prog.type == loader::ProgType::ext) // a program replacing another (dst_prog)
+        return 0;
+    switch (env.facts.prog.expected_attach_type) {
+    case AttachType::trace_iter:
+    case AttachType::trace_raw_tp: return 1; // no bpf_sk_storage tracepoint
+    case AttachType::trace_fentry:
+    case AttachType::trace_fexit:
+        return env.facts.attach && env.facts.attach->name.rfind("bpf_sk_storage", 0) != 0 ? 1 : 0;
+    default: return 0;
+    }
 }
 
 } // namespace strbpf::verifier

@@ -81,6 +81,10 @@ struct TrustedArg {
 // Whether argument I of the subprogram with BTF FUNC FUNC_ID is tagged trusted; *why: the kernel's complaint when
 // it cannot be typed (then *out is unset).
 bool global_trusted_arg(const Env& env, uint32_t func_id, int i, TrustedArg* out, std::string* why);
+// Whether argument I is tagged untrusted (and not trusted), Linux 6.18's ARG_PTR_TO_BTF_ID | PTR_UNTRUSTED; *why:
+// the kernel's complaint when it cannot be typed or carries another tag, "" when it can (strbpf then refuses it as
+// not modelled).
+bool global_untrusted_arg(const Env& env, uint32_t func_id, int i, std::string* why);
 // The caller's side (check_reg_type, check_func_arg_reg_off for ARG_PTR_TO_BTF_ID): "" or the complaint. GLOBAL:
 // a global subprogram's argument (else a helper's).
 std::string trusted_arg_mismatch(const Env& env, int regno, const TrustedArg& a, bool global);
@@ -92,6 +96,10 @@ Reg trusted_arg_reg(Env& env, const TrustedArg& a);
 const char* helper_btf_arg_struct(int32_t helper_id, int regno);
 // check_reg_type for that argument against the target kernel BTF: false after env.fail.
 bool check_helper_btf_arg(Env& env, int32_t helper_id, int regno);
+// A helper proto's allowed() predicate, where strbpf models it: 1 allowed, 0 refused ("helper call is not allowed
+// in probe"), -1 not modelled. bpf_sk_storage_get / _delete's tracing protos (bpf_sk_storage_tracing_allowed):
+// iterators and tp_btf programs, fentry / fexit ones unless they trace a bpf_sk_storage* function.
+int helper_proto_allowed(const Env& env, int32_t helper_id);
 // bpf_find_vma's callback's R2 (set_find_vma_callback_state): PTR_TO_BTF_ID struct vm_area_struct of the target
 // kernel BTF, without trust flags; false after env.fail when that BTF has no such struct.
 bool callback_vma_reg(Env& env, Reg* out);

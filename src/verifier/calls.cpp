@@ -15,6 +15,7 @@
 #include "runtime/kfuncs/kfunc_table.hpp"
 #include "verifier/arena.hpp"
 #include "verifier/btf_target.hpp"
+#include "verifier/ctx_arg.hpp"
 #include "verifier/dynptr.hpp"
 #include "verifier/iter.hpp"
 #include "verifier/ksym.hpp"
@@ -33,6 +34,7 @@
 namespace strbpf::verifier {
 
 bool has_arg_tag(const Env& env, const Subprog& sp, int i, const char* tag);
+bool has_unknown_arg_tag(const Env& env, const Subprog& sp, int i);
 
 namespace {
 
@@ -353,20 +355,12 @@ const btf_type* skip_mods(BtfRef b, uint32_t id, uint32_t* out_id = nullptr) {
     return t;
 }
 
-bool is_ctx_struct(const Env& env, BtfRef b, const btf_type* pointee) {
-    if (!pointee)
-        return false;
-    const char* name = btfv::name_by_offset(b, pointee->name_off);
-    if (!name)
-        return false;
-    const std::string n = name;
-    switch (env.facts.prog.type) {
-    case loader::ProgType::xdp: return n == "xdp_md";
-    case loader::ProgType::socket_filter:
-    case loader::ProgType::sched_cls:
-    case loader::ProgType::sched_act: return n == "__sk_buff";
-    default: return false;
-    }
+// btf_prepare_func_args' ARG_PTR_TO_CTX: parameter I of SP, a pointer PTR, is tagged arg:ctx or points at the
+// program type's ctx by name (ctx_arg.cpp).
+bool is_ctx_param(const Env& env, const Subprog& sp, int i, const btf_type* ptr) {
+    return ptr && btf_is_ptr(ptr) &&
+           (has_arg_tag(env, sp, i, "ctx") ||
+            is_prog_ctx_type(env.facts.inst.spec().btf.get(), ptr, env.facts.prog.type));
 }
 
 // The params of a subprogram's BTF FUNC_PROTO; count -1 without BTF.
@@ -382,9 +376,60 @@ int btf_params_of(const Env& env, const Subprog& sp, const btf_param** params) {
     return btf_vlen(proto);
 }
 
+// btf_prepare_func_args' refusals, parameter by parameter, before any register is compared: unknown arg: tags,
+// tags on a non-pointer, a ctx parameter with tags besides arg:ctx or a tagged one the program type does not take
+// (ctx_arg.cpp), a dynptr with tags, an __arg_trusted or __arg_untrusted pointer to no kernel type, __arg_arena
+// or __arg_untrusted with another tag, __arg_nullable on plain memory. *UNTRUSTED: the first __arg_untrusted
+// argument that passes (strbpf does not type those yet).
+std::string global_prepare_problem(const Env& env, const Subprog& sp, const btf_param* params, int n, int* untrusted) {
+    BtfRef b = env.facts.inst.spec().btf.get();
+    for (int i = 0; i < n && i < 5; i++) {
+        if (has_unknown_arg_tag(env, sp, i))
+            return fmt::format("arg#{} has unsupported set of tags", i);
+        const btf_type* t = skip_mods(b, params[i].type);
+        const bool ctx_tag = has_arg_tag(env, sp, i, "ctx");
+        const bool other_tags = has_arg_tag(env, sp, i, "trusted") || has_arg_tag(env, sp, i, "untrusted") ||
+                                has_arg_tag(env, sp, i, "nonnull") || has_arg_tag(env, sp, i, "nullable") ||
+                                has_arg_tag(env, sp, i, "arena");
+        if (!t || !btf_is_ptr(t)) {
+            if (ctx_tag || other_tags)
+                return fmt::format("arg#{} has pointer tag, but is not a pointer type", i);
+            continue;
+        }
+        if (is_ctx_param(env, sp, i, t) || is_dynptr_param(b, t)) {
+            if (other_tags)
+                return fmt::format("arg#{} has invalid combination of tags", i);
+            if (ctx_tag)
+                if (std::string why = ctx_tag_problem(b, t, i, env.facts.prog.type, env.facts.prog.expected_attach_type);
+                    !why.empty())
+                    return why;
+            continue;
+        }
+        TrustedArg trusted;
+        std::string why;
+        if (global_trusted_arg(env, sp.btf_type, i, &trusted, &why)) {
+            if (!why.empty())
+                return why;
+        } else if (global_untrusted_arg(env, sp.btf_type, i, &why)) { // btf_args.cpp
+            if (!why.empty())
+                return why;
+            if (*untrusted < 0)
+                *untrusted = i;
+        } else if (has_arg_tag(env, sp, i, "arena")) {
+            if (has_arg_tag(env, sp, i, "nonnull") || has_arg_tag(env, sp, i, "nullable"))
+                return fmt::format("arg#{} arena cannot be combined with any other tags", i);
+        } else if (has_arg_tag(env, sp, i, "nullable")) { // memory is nullable unless tagged nonnull
+            return fmt::format("arg#{} has invalid combination of tags", i);
+        }
+    }
+    return "";
+}
+
 // What the kernel's btf_prepare_func_args and btf_check_func_arg_match find wrong with a call of global
 // subprogram SP from the current state; "" when nothing.
-std::string global_call_problem(Env& env, const Subprog& sp) {
+std::string global_call_problem(Env& env, const Subprog& sp, int* untrusted = nullptr) {
+    int none = -1;
+    untrusted = untrusted ? untrusted : &none;
     const btf_param* params = nullptr;
     const int n = btf_params_of(env, sp, &params);
     BtfRef b = env.facts.inst.spec().btf.get();
@@ -394,6 +439,8 @@ std::string global_call_problem(Env& env, const Subprog& sp) {
     const btf_type* ret = skip_mods(b, btfv::type_by_id(b, fn->type)->type);
     if (!ret || !(btf_is_int(ret) || btf_is_enum(ret) || btf_is_enum64(ret)))
         return fmt::format("Global function {}() doesn't return scalar. Only those are supported.", sp.name);
+    if (std::string why = global_prepare_problem(env, sp, params, n, untrusted); !why.empty() || *untrusted >= 0)
+        return why; // an __arg_untrusted argument that passes btf_prepare_func_args: not modelled (call_global)
     const auto& regs = env.path.cur.cur().regs;
     for (int i = 0; i < n && i < 5; i++) {
         const int regno = i + 1;
@@ -402,8 +449,7 @@ std::string global_call_problem(Env& env, const Subprog& sp) {
         const btf_type* t = skip_mods(b, params[i].type);
         TrustedArg trusted;
         std::string why;
-        if (t && btf_is_ptr(t) && !has_arg_tag(env, sp, i, "ctx") &&
-            !is_ctx_struct(env, b, skip_mods(b, t->type)) && is_dynptr_param(b, t))
+        if (!is_ctx_param(env, sp, i, t) && t && btf_is_ptr(t) && is_dynptr_param(b, t))
             continue; // checked by check_global_mem_args
         if (t && btf_is_ptr(t) && has_arg_tag(env, sp, i, "arena")) { // __arg_arena: ARG_PTR_TO_ARENA
             if (r.type != RegType::arena && r.type != RegType::scalar)
@@ -420,8 +466,7 @@ std::string global_call_problem(Env& env, const Subprog& sp) {
         if (t && (btf_is_int(t) || btf_is_enum(t) || btf_is_enum64(t))) {
             if (r.type != RegType::scalar)
                 return fmt::format("R{} is not a scalar", regno);
-        } else if (t && btf_is_ptr(t) && (is_ctx_struct(env, b, skip_mods(b, t->type, &pointee_id)) ||
-                                          has_arg_tag(env, sp, i, "ctx"))) {
+        } else if (is_ctx_param(env, sp, i, t)) {
             if (r.type == RegType::ctx) { // check_func_arg_reg_off first: the callee assumes the ctx unmoved
                 if (r.off < 0)
                     return fmt::format("negative offset ctx ptr R{} off={} disallowed", regno, r.off);
@@ -433,10 +478,14 @@ std::string global_call_problem(Env& env, const Subprog& sp) {
             if (r.type != RegType::ctx)
                 return fmt::format("arg#{} expects pointer to ctx", i);
         } else if (t && btf_is_ptr(t)) {
+            const btf_type* pt = skip_mods(b, t->type, &pointee_id);
             if (pointee_id == 0) // void: the kernel's btf_type_str() of it is "UNKNOWN", its name ""
                 return fmt::format("arg#{} reference type('UNKNOWN ') size cannot be determined: -22", i);
-            if (btfv::resolve_size(b, pointee_id) <= 0)
-                return fmt::format("arg#{} reference type size cannot be determined: -22", i);
+            if (btfv::resolve_size(b, pointee_id) < 0) { // a zero-sized struct is memory of 0 bytes
+                const char* name = pt ? btfv::name_by_offset(b, pt->name_off) : nullptr;
+                return fmt::format("arg#{} reference type('{} {}') size cannot be determined: -22", i, btf_kind_str(pt),
+                                   name ? name : "");
+            }
             if (r.type == RegType::not_init)
                 return fmt::format("R{} !read_ok", regno);
         } else {
@@ -497,18 +546,19 @@ bool check_global_mem_args(Env& env, const Subprog& sp) {
         const int regno = i + 1;
         uint32_t pointee_id = 0;
         const btf_type* t = skip_mods(b, params[i].type);
-        if (t && btf_is_ptr(t) && !has_arg_tag(env, sp, i, "ctx") &&
-            !is_ctx_struct(env, b, skip_mods(b, t->type)) && is_dynptr_param(b, t)) {
+        if (!is_ctx_param(env, sp, i, t) && t && btf_is_ptr(t) && is_dynptr_param(b, t)) {
             if (!check_global_dynptr_arg(env, regno)) // dynptr.cpp: an initialized dynptr
                 return false;
             continue;
         }
-        if (!t || !btf_is_ptr(t) || is_ctx_struct(env, b, skip_mods(b, t->type, &pointee_id)) ||
-            has_arg_tag(env, sp, i, "ctx") || has_arg_tag(env, sp, i, "trusted") || has_arg_tag(env, sp, i, "arena") ||
-            pointee_id == 0)
+        if (!t || !btf_is_ptr(t) || is_ctx_param(env, sp, i, t) || has_arg_tag(env, sp, i, "trusted") ||
+            has_arg_tag(env, sp, i, "arena"))
+            continue;
+        skip_mods(b, t->type, &pointee_id);
+        if (pointee_id == 0)
             continue;
         const int64_t size = btfv::resolve_size(b, pointee_id);
-        if (size <= 0)
+        if (size < 0)
             continue; // refused by global_call_problem
         const Reg& r = env.path.cur.cur().regs[regno];
         if (r.type == RegType::scalar && r.is_const() && r.var.value == 0 && !has_arg_tag(env, sp, i, "nonnull"))
@@ -516,6 +566,8 @@ bool check_global_mem_args(Env& env, const Subprog& sp) {
         if (r.type == RegType::ctx) {
             if (!ctx_checked_as_memory(env.facts.prog.type))
                 return env.fail(fmt::format("R{} type=ctx expected=fp", regno));
+            if (size == 0) // a zero-byte access of a ctx: allowed
+                continue;
             const int32_t last = r.off + int32_t(size) - 1;
             RegType field = RegType::scalar;
             if (!r.var.is_const() || r.var.value != 0 || !ctx_access_valid(env, last, 1, false, false, &field) ||
@@ -525,8 +577,8 @@ bool check_global_mem_args(Env& env, const Subprog& sp) {
         }
         if (r.type == RegType::scalar)
             return env.fail(fmt::format("R{} type=scalar expected=fp", regno));
-        if (!check_helper_mem(env, regno, uint64_t(size), false, Access::helper_read) ||
-            !check_helper_mem(env, regno, uint64_t(size), false, Access::helper_write))
+        if (!check_helper_mem(env, regno, uint64_t(size), size == 0, Access::helper_read) || // check_mem_reg
+            !check_helper_mem(env, regno, uint64_t(size), size == 0, Access::helper_write))
             return false;
     }
     return true;
@@ -537,11 +589,15 @@ bool call_global(Env& env, const Subprog& sp) {
         env.note("global function calls are not allowed while holding a lock,");
         return env.fail("use static function instead");
     }
-    if (const std::string why = global_call_problem(env, sp); !why.empty()) {
+    int untrusted = -1;
+    if (const std::string why = global_call_problem(env, sp, &untrusted); !why.empty()) {
         env.note(why);
         return env.fail(fmt::format("Caller passes invalid args into func#{} ('{}')", &sp - env.facts.subprogs.data(),
                                     sp.name));
     }
+    if (untrusted >= 0) // Linux 6.18's ARG_PTR_TO_BTF_ID | PTR_UNTRUSTED, which strbpf does not type yet
+        return env.fail(fmt::format("strbpf does not model __arg_untrusted arguments (arg#{} of {}())", untrusted,
+                                    sp.name));
     if (!check_global_mem_args(env, sp)) { // the specific complaint is logged; the reason is the caller's line
         env.log.reason =
             fmt::format("Caller passes invalid args into func#{} ('{}')", &sp - env.facts.subprogs.data(), sp.name);
@@ -775,8 +831,13 @@ bool check_call_gate(Env& env, const runtime::HelperProto& h) {
         return env.fail(fmt::format("program of this type cannot use helper {}#{}", h.name, h.id));
     if (h.gpl_only && !env.facts.gpl_compatible)
         return env.fail("cannot call GPL-restricted function from non-GPL compatible program");
-    if (h.flags & runtime::kAllowedCallback)
-        return not_modelled(env, h, "the allowed() check");
+    if (h.flags & runtime::kAllowedCallback) {
+        const int allowed = helper_proto_allowed(env, h.id); // btf_args.cpp
+        if (allowed < 0)
+            return not_modelled(env, h, "the allowed() check");
+        if (allowed == 0)
+            return env.fail("helper call is not allowed in probe");
+    }
     if ((h.flags & runtime::kMightSleep) && !prog_sleepable(env))
         return env.fail("helper call might sleep in a non-sleepable prog");
     return true;
@@ -1082,7 +1143,7 @@ void log_main_args(Env& env) {
                                    btfv::name_by_offset(b, pointee->name_off));
             return;
         }
-        if (is_ctx_struct(env, b, pointee))
+        if (is_prog_ctx_type(b, t, env.facts.prog.type))
             continue;
         if (pointee_id == 0) { // void
             env.log.text += fmt::format("arg#{} reference type('UNKNOWN ') size cannot be determined: -22\n", i);
@@ -1141,6 +1202,26 @@ bool has_arg_tag(const Env& env, const Subprog& sp, int i, const char* tag) {
     return false;
 }
 
+// An "arg:<tag>" decl tag on parameter I of SP that btf_prepare_func_args does not know.
+bool has_unknown_arg_tag(const Env& env, const Subprog& sp, int i) {
+    static constexpr const char* kKnown[] = {"ctx", "trusted", "untrusted", "nonnull", "nullable", "arena"};
+    BtfRef b = env.facts.inst.spec().btf.get();
+    if (!b || !sp.btf_type)
+        return false;
+    const uint32_t n = btfv::type_cnt(b);
+    for (uint32_t id = 1; id < n; id++) {
+        const btf_type* t = btfv::type_by_id(b, id);
+        if (!t || !btf_is_decl_tag(t) || t->type != sp.btf_type || btf_decl_tag(t)->component_idx != i)
+            continue;
+        const char* name = btfv::name_by_offset(b, t->name_off);
+        if (!name || std::strncmp(name, "arg:", 4) != 0)
+            continue;
+        if (std::none_of(std::begin(kKnown), std::end(kKnown), [&](const char* k) { return !std::strcmp(name + 4, k); }))
+            return true;
+    }
+    return false;
+}
+
 bool prepare_global_entry(Env& env, const Subprog& sp, State* st) {
     st->frames.assign(1, Frame{});
     Frame& f = st->frames[0];
@@ -1153,12 +1234,12 @@ bool prepare_global_entry(Env& env, const Subprog& sp, State* st) {
         uint32_t pointee_id = 0;
         const btf_type* t = skip_mods(b, params[i].type);
         if (t && btf_is_ptr(t)) {
-            const btf_type* pointee = skip_mods(b, t->type, &pointee_id);
+            skip_mods(b, t->type, &pointee_id);
             TrustedArg trusted;
             std::string why;
             if (has_arg_tag(env, sp, i, "arena")) { // the callee casts it itself: an unknown scalar
                 f.regs[i + 1] = reg_unknown();
-            } else if (is_ctx_struct(env, b, pointee) || has_arg_tag(env, sp, i, "ctx")) {
+            } else if (is_ctx_param(env, sp, i, t)) {
                 f.regs[i + 1] = reg_ptr(RegType::ctx);
             } else if (is_dynptr_param(b, t)) { // ARG_PTR_TO_DYNPTR | MEM_RDONLY: a local dynptr
                 f.regs[i + 1] = global_dynptr_reg(env);

@@ -154,7 +154,7 @@ bool check_btf_id_arg(Env& env, KfuncMeta& m, int i, const btf_type* ref_t, uint
         if (!(r.btf_flags & kBtfRcu))
             return env.fail(fmt::format("R{} must be a rcu pointer", regno));
     }
-    if (!check_arg_reg_off(env, r, regno, trusted || rcu || (is_release(m) && r.ref_obj_id)))
+    if (!check_arg_reg_off(env, r, regno, is_release(m) && r.ref_obj_id))
         return false;
     const bool unsafe = r.maybe_null || (r.btf_flags & (kBtfRcu | kBtfUntrusted));
     if (unsafe && !(r.btf_flags & kBtfRcu)) {
@@ -178,7 +178,7 @@ bool check_btf_id_arg(Env& env, KfuncMeta& m, int i, const btf_type* ref_t, uint
 bool check_ctx_arg(Env& env, KfuncMeta& m, int i) {
     const int regno = i + 1;
     const Reg& r = env.path.cur.cur().regs[regno];
-    if (!check_arg_reg_off(env, r, regno, trusted_args(m) || rcu_args(m)))
+    if (!check_arg_reg_off(env, r, regno, false))
         return false;
     if (r.type != RegType::ctx)
         return env.fail(fmt::format("arg#{} expected pointer to ctx, but got {}", i, reg_type_str(r)));
