@@ -21,6 +21,7 @@
 #include "verifier/alloc_obj.hpp"
 #include "verifier/kfunc_btf.hpp"
 #include "verifier/kptr.hpp"
+#include "verifier/preempt.hpp"
 #include "runtime/maps/map.hpp"
 #include "verifier/domain/scalar.hpp"
 #include "verifier/btf_target.hpp"
@@ -306,6 +307,22 @@ bool tracing_helper_allowed(const Env& env, int32_t id) {
     return true;
 }
 
+// bpf_sk_storage_tracing_allowed, the allowed() of bpf_sk_storage_get's and _delete's tracing protos (tracing and
+// syscall programs): raw_tp (tp_btf) and iter programs may call them, fentry and fexit programs unless the function
+// they trace is one of bpf_sk_storage*, nothing else (fmod_ret, a syscall program's attach type 0). An extension
+// of a BPF program (dst_prog) may not either; strbpf attaches to kernel functions only.
+bool sk_storage_tracing_allowed(const Env& env) {
+    using loader::AttachType;
+    switch (env.facts.prog.expected_attach_type) {
+    case AttachType::trace_raw_tp:
+    case AttachType::trace_iter: return true;
+    case AttachType::trace_fentry:
+    case AttachType::trace_fexit:
+        return env.facts.attach && std::string_view(env.facts.attach->name).substr(0, 14) != "bpf_sk_storage";
+    default: return false;
+    }
+}
+
 // check_get_func_ip: kprobe programs may call bpf_get_func_ip, tracing programs only on trampolines; other types
 // are refused.
 bool check_get_func_ip(Env& env, const runtime::HelperProto& h) {
@@ -537,6 +554,8 @@ bool call_global(Env& env, const Subprog& sp) {
         env.note("global function calls are not allowed while holding a lock,");
         return env.fail("use static function instead");
     }
+    if (!check_global_call_sleep(env, sp)) // preempt.cpp
+        return false;
     if (const std::string why = global_call_problem(env, sp); !why.empty()) {
         env.note(why);
         return env.fail(fmt::format("Caller passes invalid args into func#{} ('{}')", &sp - env.facts.subprogs.data(),
@@ -775,8 +794,10 @@ bool check_call_gate(Env& env, const runtime::HelperProto& h) {
         return env.fail(fmt::format("program of this type cannot use helper {}#{}", h.name, h.id));
     if (h.gpl_only && !env.facts.gpl_compatible)
         return env.fail("cannot call GPL-restricted function from non-GPL compatible program");
-    if (h.flags & runtime::kAllowedCallback)
+    if ((h.flags & runtime::kAllowedCallback) && h.id != 107 && h.id != 108)
         return not_modelled(env, h, "the allowed() check");
+    if ((h.flags & runtime::kAllowedCallback) && !sk_storage_tracing_allowed(env))
+        return env.fail("helper call is not allowed in probe");
     if ((h.flags & runtime::kMightSleep) && !prog_sleepable(env))
         return env.fail("helper call might sleep in a non-sleepable prog");
     return true;
@@ -939,11 +960,13 @@ bool do_helper_call(Env& env, const isa::Insn& insn) {
         return false;
     if (env.path.cur.active_rcu_lock && (proto->flags & runtime::kMightSleep))
         return env.fail(fmt::format("sleepable helper {}#{} in rcu_read_lock region", proto->name, proto->id));
+    if ((proto->flags & runtime::kMightSleep) && !check_sleepable_helper_preempt(env, proto->name, proto->id))
+        return false;
     if (!check_call_args(env, *proto, &meta) || !check_call_map_and_ret(env, *proto, meta) ||
         !check_sock_call(env, *proto))
         return false;
-    if (insn.imm == 12 && !check_reference_leak(env, "tail_call")) // bpf_tail_call leaves the program
-        return false;
+    if (insn.imm == 12 && (!check_reference_leak(env, "tail_call") || !check_region_leak(env, "tail_call")))
+        return false; // bpf_tail_call leaves the program
     if (meta.refs.release_regno && !release_reference(env, meta.refs.ref_obj_id))
         return env.fail(fmt::format("func {}#{} reference has not been acquired before", proto->name, insn.imm));
     if (!finish_dynptr_helper_args(env, *proto)) // dynptr.cpp: a released dynptr, bpf_dynptr_from_mem's data
@@ -981,6 +1004,8 @@ bool do_kfunc_call(Env& env, const isa::Insn& insn) {
         return fail_missing_kfunc(env, uint32_t(insn.imm));
     if (is_alloc_obj_kfunc(proto->name)) // alloc_obj.cpp: bpf_obj_new_impl, bpf_obj_drop_impl
         return do_alloc_obj_kfunc(env, *proto, insn);
+    if (is_preempt_kfunc(proto->name)) // preempt.cpp
+        return do_preempt_kfunc(env, proto->name);
     if (is_arena_kfunc(proto->name)) // arena.cpp: checked against the kfunc's kernel BTF
         return do_arena_kfunc(env, *proto, insn);
     if (is_iter_kfunc(proto->name)) // iter.cpp: the iterator's stack slots and its reference
@@ -1099,9 +1124,7 @@ bool do_exit(Env& env, bool* path_done) {
         if (!check_lock_leak(env, "BPF_EXIT instruction in main prog", true) ||
             !check_reference_leak(env, "BPF_EXIT instruction in main prog"))
             return false;
-        if (env.path.cur.active_rcu_lock) // check_resource_leak, after the lock and the references
-            return env.fail("BPF_EXIT instruction in main prog cannot be used inside bpf_rcu_read_lock-ed region");
-        if (!check_return_code(env))
+        if (!check_region_leak(env, "BPF_EXIT instruction in main prog") || !check_return_code(env))
             return false;
         *path_done = true;
         return true;

@@ -27,6 +27,7 @@ enum class KfuncSet : uint8_t {
     common,  // helpers.c common_kfunc_set: BPF_PROG_TYPE_UNSPEC, every program type
     generic, // helpers.c generic_kfunc_set: TRACING, SCHED_CLS, XDP, STRUCT_OPS, SYSCALL, CGROUP_SKB
     cpumask, // cpumask.c cpumask_kfunc_set: TRACING, STRUCT_OPS, SYSCALL
+    crypto_init, // crypto.c crypt_init_kfunc_set: SYSCALL
 };
 
 // The kfuncs check_kfunc_call treats by name (the kernel's special_kfunc_list entries strbpf models).
@@ -63,8 +64,8 @@ bool check_kfunc_btf_call(Env& env, const KfuncBtf& k, const isa::Insn& insn);
 // compatible, when the target BTF or the kfunc is not there to compare with (strbpf's kfunc table decides
 // existence), or for a `__weak` extern.
 std::string kfunc_proto_mismatch(const loader::ObjectSpec& obj, const loader::ProgramSpec& prog);
-// The log's text of a call of one of these kfuncs as the kernel prints it ("call bpf_task_acquire#<its BTF id>");
-// "" for other calls or without kernel BTF.
+// The log's text of a call of one of these kfuncs (or bpf_preempt_disable / _enable) as the kernel prints it
+// ("call bpf_task_acquire#<its BTF id>"); "" for other calls or without kernel BTF.
 std::string kfunc_btf_call_text(const Env& env, const isa::Insn& insn);
 
 } // namespace strbpf::verifier

@@ -153,6 +153,25 @@ int cgroup_acquire_of_task(void *ctx)
 	return 0;
 }
 
+/* A referenced (trusted) kernel object is known not NULL once checked: a later `if (mask)` is decided, so each
+ * path releases each mask once (reg_not_null). */
+SEC("syscall") __success
+int cpumask_null_tracking(void *ctx)
+{
+	struct bpf_cpumask *mask1 = bpf_cpumask_create(), *mask2 = bpf_cpumask_create();
+
+	if (!mask1 || !mask2)
+		goto out;
+	bpf_cpumask_set_cpu(0, mask1);
+	bpf_cpumask_set_cpu(0, mask2);
+out:
+	if (mask1)
+		bpf_cpumask_release(mask1);
+	if (mask2)
+		bpf_cpumask_release(mask2);
+	return 0;
+}
+
 SEC("syscall") __failure __msg("nested rcu read lock (kernel function bpf_rcu_read_lock)")
 int rcu_nested(void *ctx)
 {

@@ -120,8 +120,9 @@ INSTANTIATE_TEST_SUITE_P(Backends, KfuncsPerBackend, ::testing::ValuesIn(strings
                          [](const auto& p) { return std::string(strings::backend_name(p.param)); });
 
 TEST(KfuncTable, RowsCarryTheKernelsBtfNames) {
-    // 15 string kfuncs, 6 iterator kfuncs, 11 dynptr kfuncs, 3 arena kfuncs, bpf_obj_new_impl and bpf_obj_drop_impl
-    EXPECT_EQ(kfunc_table().size(), 37u);
+    // 15 string kfuncs, 6 iterator kfuncs, 11 dynptr kfuncs, 3 arena kfuncs, bpf_obj_new_impl and bpf_obj_drop_impl,
+    // bpf_preempt_disable and bpf_preempt_enable
+    EXPECT_EQ(kfunc_table().size(), 39u);
     EXPECT_STREQ(find_kfunc("bpf_obj_new_impl")->params[0].name, "local_type_id__k");
     EXPECT_STREQ(find_kfunc("bpf_obj_drop_impl")->params[0].name, "p__alloc");
     const KfuncProto* p = find_kfunc("bpf_strnchr");
