@@ -996,6 +996,8 @@ bool do_kfunc_call(Env& env, const isa::Insn& insn) {
     if (runtime::kfunc_unresolved(env.facts.inst.spec(), uint32_t(insn.imm)))
         return fail_missing_kfunc(env, uint32_t(insn.imm)); // libbpf poisoned the call
     const runtime::KfuncProto* proto = runtime::find_kfunc(names[size_t(insn.imm)]);
+    if (!proto && is_iter_kfunc(names[size_t(insn.imm)])) // iter.cpp: the css_task iterator
+        return do_iter_btf_kfunc(env, names[size_t(insn.imm)]);
     if (const KfuncBtf* k = proto ? nullptr : find_kfunc_btf(names[size_t(insn.imm)]))
         return check_kfunc_btf_call(env, *k, insn); // kfunc_btf.cpp
     if (const runtime::ExtKfunc* e = proto ? nullptr : ext_kfunc(env, names[size_t(insn.imm)]))

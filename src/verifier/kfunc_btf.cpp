@@ -156,7 +156,9 @@ bool check_btf_id_arg(Env& env, KfuncMeta& m, int i, const btf_type* ref_t, uint
         if (!(r.btf_flags & kBtfRcu))
             return env.fail(fmt::format("R{} must be a rcu pointer", regno));
     }
-    if (!check_arg_reg_off(env, r, regno, trusted || rcu || (is_release(m) && r.ref_obj_id)))
+    // A KF_RCU argument may point into its object (the live 6.18 kernel takes &task->cpus_mask for
+    // bpf_cpumask_first_zero: check_func_arg_reg_off wants offset 0 only for a release).
+    if (!check_arg_reg_off(env, r, regno, trusted || (is_release(m) && r.ref_obj_id)))
         return false;
     const bool unsafe = r.maybe_null || (r.btf_flags & (kBtfRcu | kBtfUntrusted));
     if (unsafe && !(r.btf_flags & kBtfRcu)) {
@@ -438,6 +440,38 @@ bool check_arg_reg_off(Env& env, const Reg& r, int regno, bool release) {
                                     r.off));
     if (!r.var.is_const() || r.var.value != 0)
         return env.fail(fmt::format("variable {} access var_off={} disallowed", reg_type_str(r), tnum_str(r.var)));
+    return true;
+}
+
+bool kfunc_btf_usable(Env& env, const KfuncBtf& k) {
+    KfuncMeta m;
+    return fetch_meta(env, k, &m);
+}
+
+bool check_kfunc_btf_arg(Env& env, const KfuncBtf& k, int i) {
+    KfuncMeta m;
+    if (!fetch_meta(env, k, &m) || i >= int(btf_vlen(m.proto)))
+        return !env.failed();
+    const btf_param* args = btf_params(m.proto);
+    if (!check_reg_init(env, i + 1))
+        return false;
+    if (is_scalar(skip_mods(m.btf, args[i].type)))
+        return check_scalar_arg(env, m, args[i], i + 1);
+    bool mem = false;
+    return check_ptr_arg(env, m, args, i, &mem) && (!mem || check_mem_arg(env, m, args, int(btf_vlen(m.proto)), &i));
+}
+
+bool kfunc_btf_trusted_result(Env& env, const KfuncBtf& k, Reg* out) {
+    KfuncMeta m;
+    if (!fetch_meta(env, k, &m))
+        return false;
+    const btf_type* t = m.proto->type ? skip_mods(m.btf, m.proto->type) : nullptr;
+    uint32_t id = 0;
+    if (!t || !btf_is_ptr(t) || !is_struct(skip_mods(m.btf, t->type, &id)))
+        return env.fail(fmt::format("strbpf does not model kfunc {}'s result", k.name));
+    *out = reg_ptr(RegType::btf_id, id);
+    out->btf = m.btf;
+    out->btf_flags = kBtfTrusted;
     return true;
 }
 

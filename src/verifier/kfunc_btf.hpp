@@ -58,6 +58,12 @@ bool struct_ids_match(BtfRef b, uint32_t id, int32_t off, uint32_t want, bool st
 // scalars, __k constants, trusted / RCU / nullable pointers, ctx, references released), the result (scalar,
 // PTR_TO_BTF_ID typed by kernel BTF, maybe NULL, acquired). False after env.fail.
 bool check_kfunc_btf_call(Env& env, const KfuncBtf& k, const isa::Insn& insn);
+// For the kernel-object iterators (iter.cpp): fetch_kfunc_meta's checks alone (the kfunc in the target BTF, its
+// set registered for the program type); check_kfunc_args for argument I alone; the kfunc's struct pointer result as
+// a trusted PTR_TO_BTF_ID (an iterator next's element). False after env.fail.
+bool kfunc_btf_usable(Env& env, const KfuncBtf& k);
+bool check_kfunc_btf_arg(Env& env, const KfuncBtf& k, int i);
+bool kfunc_btf_trusted_result(Env& env, const KfuncBtf& k, Reg* out);
 // libbpf's bpf_object__resolve_ksym_func_btf_id for every strong `__ksym` kfunc extern PROG calls or takes the
 // address of: its prototype in the object's BTF must be compatible (bpf_core_types_are_compat) with the kfunc's in
 // the target kernel BTF, else "extern (func ksym) 'X': func_proto [L] incompatible with vmlinux [K]". "" when

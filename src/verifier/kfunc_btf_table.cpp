@@ -15,7 +15,7 @@ namespace {
 using S = KfuncSet;
 using X = KfuncSpecial;
 
-constexpr std::array<KfuncBtf, 40> kTable = {{
+constexpr std::array<KfuncBtf, 43> kTable = {{
     // struct task_struct *(struct task_struct *p) and friends: helpers.c generic_btf_ids
     {"bpf_task_acquire", kKfAcquire | kKfRcu | kKfRetNull, S::generic, X::none},
     {"bpf_task_release", kKfRelease, S::generic, X::none},
@@ -30,6 +30,10 @@ constexpr std::array<KfuncBtf, 40> kTable = {{
     {"bpf_rcu_read_unlock", 0, S::common, X::rcu_read_unlock},
     {"bpf_rdonly_cast", 0, S::common, X::rdonly_cast},
     {"bpf_cast_to_kern_ctx", 0, S::common, X::cast_to_kern_ctx},
+    // the css_task iterator (KF_ITER_NEW | KF_TRUSTED_ARGS, KF_ITER_NEXT | KF_RET_NULL, KF_ITER_DESTROY; iter.cpp)
+    {"bpf_iter_css_task_new", kKfTrustedArgs, S::common, X::none},
+    {"bpf_iter_css_task_next", kKfRetNull, S::common, X::none},
+    {"bpf_iter_css_task_destroy", 0, S::common, X::none},
     // cpumask.c cpumask_kfunc_btf_ids
     {"bpf_cpumask_create", kKfAcquire | kKfRetNull, S::cpumask, X::none},
     {"bpf_cpumask_release", kKfRelease, S::cpumask, X::none},

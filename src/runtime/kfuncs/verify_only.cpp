@@ -27,7 +27,8 @@ constexpr std::array kNames = {
     "bpf_cpumask_subset"sv,      "bpf_cpumask_empty"sv,         "bpf_cpumask_full"sv,
     "bpf_cpumask_copy"sv,        "bpf_cpumask_any_distribute"sv, "bpf_cpumask_any_and_distribute"sv,
     "bpf_cpumask_weight"sv,      "bpf_crypto_ctx_create"sv,     "bpf_crypto_ctx_release"sv,
-    "bpf_crypto_ctx_acquire"sv,
+    "bpf_crypto_ctx_acquire"sv,  "bpf_iter_css_task_new"sv,     "bpf_iter_css_task_next"sv,
+    "bpf_iter_css_task_destroy"sv,
 };
 
 // The addresses bpf_ksym_exists() reads: one distinct byte per kfunc, never handed to a program as memory.
