@@ -57,6 +57,10 @@ struct RunContext {
     TailCallFn tail_call = nullptr;
     uint32_t tail_call_cnt = 0;
 
+    // bpf_preempt_disable calls not yet matched by bpf_preempt_enable (preempt_kfuncs.hpp): 0 when a run ends
+    // normally, as the verifier guarantees.
+    uint32_t preempt_count = 0;
+
     // The program passed strbpf's verifier: helpers may trust what it proved about their arguments (e.g.
     // bpf_strncmp's s1 size and NUL-terminated read-only s2) instead of re-checking them on every call.
     bool verified = false;

@@ -359,10 +359,14 @@ bool try_pkt_compare(Env& env, const isa::Insn& insn, Sem sem, State* taken) {
 }
 
 // The kernel's reg_not_null: the pointer kinds a comparison with 0 is decided for. Not ctx, the stack, packets
-// or functions: for those both successors are walked (so `if r1 == 0 goto back` with R1=ctx can loop).
+// or functions: for those both successors are walked (so `if r1 == 0 goto back` with R1=ctx can loop). A kernel
+// object counts when it is trusted (is_trusted_reg: referenced, or PTR_TRUSTED / MEM_ALLOC with no other flag).
 bool reg_not_null(const Reg& r) {
+    const bool trusted_btf =
+        r.type == RegType::btf_id &&
+        (r.ref_obj_id || ((r.btf_flags & (kBtfTrusted | kBtfAlloc)) && !(r.btf_flags & (kBtfRcu | kBtfUntrusted))));
     return !r.maybe_null && (r.type == RegType::map_value || r.type == RegType::map_key || r.type == RegType::mem ||
-                             r.type == RegType::map_ptr || is_sock_type(r.type));
+                             r.type == RegType::map_ptr || is_sock_type(r.type) || trusted_btf);
 }
 
 void mark_operands_precise(Env& env, const isa::Insn& insn, bool is_x) {

@@ -22,6 +22,7 @@
 #include "verifier/alloc_obj.hpp"
 #include "verifier/kfunc_btf.hpp"
 #include "verifier/kptr.hpp"
+#include "verifier/preempt.hpp"
 #include "runtime/maps/map.hpp"
 #include "verifier/domain/scalar.hpp"
 #include "verifier/btf_target.hpp"
@@ -589,6 +590,8 @@ bool call_global(Env& env, const Subprog& sp) {
         env.note("global function calls are not allowed while holding a lock,");
         return env.fail("use static function instead");
     }
+    if (!check_global_call_sleep(env, sp)) // preempt.cpp
+        return false;
     int untrusted = -1;
     if (const std::string why = global_call_problem(env, sp, &untrusted); !why.empty()) {
         env.note(why);
@@ -1000,11 +1003,13 @@ bool do_helper_call(Env& env, const isa::Insn& insn) {
         return false;
     if (env.path.cur.active_rcu_lock && (proto->flags & runtime::kMightSleep))
         return env.fail(fmt::format("sleepable helper {}#{} in rcu_read_lock region", proto->name, proto->id));
+    if ((proto->flags & runtime::kMightSleep) && !check_sleepable_helper_preempt(env, proto->name, proto->id))
+        return false;
     if (!check_call_args(env, *proto, &meta) || !check_call_map_and_ret(env, *proto, meta) ||
         !check_sock_call(env, *proto))
         return false;
-    if (insn.imm == 12 && !check_reference_leak(env, "tail_call")) // bpf_tail_call leaves the program
-        return false;
+    if (insn.imm == 12 && (!check_reference_leak(env, "tail_call") || !check_region_leak(env, "tail_call")))
+        return false; // bpf_tail_call leaves the program
     if (meta.refs.release_regno && !release_reference(env, meta.refs.ref_obj_id))
         return env.fail(fmt::format("func {}#{} reference has not been acquired before", proto->name, insn.imm));
     if (!finish_dynptr_helper_args(env, *proto)) // dynptr.cpp: a released dynptr, bpf_dynptr_from_mem's data
@@ -1034,6 +1039,8 @@ bool do_kfunc_call(Env& env, const isa::Insn& insn) {
     if (runtime::kfunc_unresolved(env.facts.inst.spec(), uint32_t(insn.imm)))
         return fail_missing_kfunc(env, uint32_t(insn.imm)); // libbpf poisoned the call
     const runtime::KfuncProto* proto = runtime::find_kfunc(names[size_t(insn.imm)]);
+    if (!proto && is_iter_kfunc(names[size_t(insn.imm)])) // iter.cpp: the css_task iterator
+        return do_iter_btf_kfunc(env, names[size_t(insn.imm)]);
     if (const KfuncBtf* k = proto ? nullptr : find_kfunc_btf(names[size_t(insn.imm)]))
         return check_kfunc_btf_call(env, *k, insn); // kfunc_btf.cpp
     if (const runtime::ExtKfunc* e = proto ? nullptr : ext_kfunc(env, names[size_t(insn.imm)]))
@@ -1042,6 +1049,8 @@ bool do_kfunc_call(Env& env, const isa::Insn& insn) {
         return fail_missing_kfunc(env, uint32_t(insn.imm));
     if (is_alloc_obj_kfunc(proto->name)) // alloc_obj.cpp: bpf_obj_new_impl, bpf_obj_drop_impl
         return do_alloc_obj_kfunc(env, *proto, insn);
+    if (is_preempt_kfunc(proto->name)) // preempt.cpp
+        return do_preempt_kfunc(env, proto->name);
     if (is_arena_kfunc(proto->name)) // arena.cpp: checked against the kfunc's kernel BTF
         return do_arena_kfunc(env, *proto, insn);
     if (is_iter_kfunc(proto->name)) // iter.cpp: the iterator's stack slots and its reference
@@ -1160,9 +1169,7 @@ bool do_exit(Env& env, bool* path_done) {
         if (!check_lock_leak(env, "BPF_EXIT instruction in main prog", true) ||
             !check_reference_leak(env, "BPF_EXIT instruction in main prog"))
             return false;
-        if (env.path.cur.active_rcu_lock) // check_resource_leak, after the lock and the references
-            return env.fail("BPF_EXIT instruction in main prog cannot be used inside bpf_rcu_read_lock-ed region");
-        if (!check_return_code(env))
+        if (!check_region_leak(env, "BPF_EXIT instruction in main prog") || !check_return_code(env))
             return false;
         *path_done = true;
         return true;

@@ -39,5 +39,7 @@ bool check_ext_kfunc_call(Env& env, const runtime::ExtKfunc& k, const isa::Insn&
 // the memory argument in MEM_REGNO.
 bool check_const_str(Env& env, int regno);
 bool check_size_arg(Env& env, int regno, int mem_regno, bool zero_ok, Access access);
+// check_kfunc_mem_size_reg: a kfunc's memory in MEM_REGNO and its __sz size in SIZE_REGNO, readable and writable.
+bool check_kfunc_mem_size(Env& env, int size_regno, int mem_regno);
 
 } // namespace strbpf::verifier

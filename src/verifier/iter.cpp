@@ -22,7 +22,7 @@ struct IterType {
     const char* name; // iter_<name>, struct bpf_iter_<name>
     int nr_slots;     // sizeof(struct bpf_iter_<name>) / 8
 };
-constexpr std::array<IterType, 3> kIterTypes{{{"", 0}, {"num", 1}, {"bits", 2}}}; // index 0: none
+constexpr std::array<IterType, 4> kIterTypes{{{"", 0}, {"num", 1}, {"bits", 2}, {"css_task", 1}}}; // 0: none
 
 struct IterKfunc {
     const char* kfunc;
@@ -33,6 +33,8 @@ struct IterKfunc {
 constexpr IterKfunc kIterKfuncs[] = {
     {"bpf_iter_num_new", 1, Role::new_}, {"bpf_iter_num_next", 1, Role::next}, {"bpf_iter_num_destroy", 1, Role::destroy},
     {"bpf_iter_bits_new", 2, Role::new_}, {"bpf_iter_bits_next", 2, Role::next}, {"bpf_iter_bits_destroy", 2, Role::destroy},
+    // kernel objects (kfunc_btf_table.cpp, verify-only): arguments and the element typed by kernel BTF
+    {"bpf_iter_css_task_new", 3, Role::new_}, {"bpf_iter_css_task_next", 3, Role::next}, {"bpf_iter_css_task_destroy", 3, Role::destroy},
 };
 // clang-format on
 
@@ -113,8 +115,8 @@ bool iter_new(Env& env, const IterKfunc& k, const IterType& t) {
 }
 
 // next: the kernel's process_iter_next_call. The current path continues drained with R0 = 0; an active iterator
-// also forks the path where R0 is the next element (handed to the walker as a pending path).
-bool iter_next(Env& env, int spi, uint8_t frameno) {
+// also forks the path where R0 is the next element ELEM (handed to the walker as a pending path).
+bool iter_next(Env& env, int spi, uint8_t frameno, const Reg& elem) {
     Frame& f = env.path.cur.frames[frameno];
     env.log.scratched_slots |= 1ull << spi; // the log shows the iterator after the call
     if (f.stack[size_t(spi)].iter_state == IterState::active) {
@@ -123,7 +125,7 @@ bool iter_next(Env& env, int spi, uint8_t frameno) {
         qs.iter_depth++;
         if (const StoredState* prev = find_prev_entry(env, env.path.cur))
             widen_imprecise_scalars(prev->st, queued);
-        queued.cur().regs[0] = reg_ptr(RegType::mem, 4); // int *, not NULL
+        queued.cur().regs[0] = elem;
         env.path.fork = Fork{Fork::Kind::path, std::move(queued), env.path.pc + 1};
     }
     f.stack[size_t(spi)].iter_state = IterState::drained;
@@ -155,6 +157,61 @@ bool scalar_args(Env& env, const runtime::KfuncProto& proto) {
     return true;
 }
 
+// check_css_task_iter_allowlist: lsm and iter programs, else only sleepable ones.
+bool css_task_iter_allowed(const Env& env) {
+    if (env.facts.prog.type == loader::ProgType::lsm)
+        return true;
+    if (env.facts.prog.type == loader::ProgType::tracing &&
+        env.facts.prog.expected_attach_type == loader::AttachType::trace_iter)
+        return true;
+    return env.facts.prog.sleepable;
+}
+
+// The iterator's arguments after arg 0: the numbers and bits iterators' scalars (PROTO), or a kernel-object
+// iterator's arguments checked against its kernel BTF prototype (KB).
+bool rest_args(Env& env, const runtime::KfuncProto* proto, const KfuncBtf* kb) {
+    if (proto)
+        return scalar_args(env, *proto);
+    for (int i = 1; i < 5; i++)
+        if (!check_kfunc_btf_arg(env, *kb, i))
+            return false;
+    return true;
+}
+
+bool do_iter(Env& env, std::string_view name, const runtime::KfuncProto* proto, const KfuncBtf* kb) {
+    const IterKfunc& k = *iter_kfunc_of(name);
+    const IterType& t = kIterTypes[k.type];
+    const Reg r = env.path.cur.cur().regs[1];
+    if (is_null_const(r)) // check_kfunc_args' NULL check, first
+        return env.fail("Possibly NULL pointer passed to trusted arg0");
+    if (!check_arg_reg_off(env, r, 1, false)) // check_func_arg_reg_off: a modified ctx pointer, in its words
+        return false;
+    if (r.type != RegType::stack)
+        return env.fail("arg#0 expected pointer to an iterator on stack");
+    int spi = -1;
+    if (k.role == Role::new_ && kb && !css_task_iter_allowed(env))
+        return env.fail("css_task_iter is only allowed in bpf_lsm, bpf_iter and sleepable progs");
+    if (k.role == Role::new_) {
+        if (!iter_new(env, k, t))
+            return false;
+    } else {
+        spi = iter_get_spi(env, r, t.nr_slots);
+        if (spi < 0 || !valid_init(env.path.cur.frames[r.frameno], spi, k.type, t.nr_slots))
+            return env.fail(fmt::format("expected an initialized iter_{} as arg #0", t.name));
+    }
+    if (!rest_args(env, proto, kb))
+        return false;
+    Reg elem = reg_ptr(RegType::mem, 4); // the numbers and bits iterators' int *, not NULL
+    if (k.role == Role::next && kb && !kfunc_btf_trusted_result(env, *kb, &elem))
+        return false;
+    if (k.role == Role::destroy)
+        iter_destroy(env, spi, r, t.nr_slots);
+    for (int i = 1; i <= 5; i++)
+        env.path.cur.cur().regs[i] = Reg{};
+    env.path.cur.cur().regs[0] = k.role == Role::new_ ? reg_unknown() : Reg{};
+    return k.role == Role::next ? iter_next(env, spi, r.frameno, elem) : true;
+}
+
 } // namespace
 
 bool is_iter_kfunc(std::string_view name) { return iter_kfunc_of(name) != nullptr; }
@@ -177,34 +234,12 @@ bool iter_arg_active(const State& cur) {
            stack[size_t(spi)].iter_state == IterState::active;
 }
 
-bool do_iter_kfunc(Env& env, const runtime::KfuncProto& proto) {
-    const IterKfunc& k = *iter_kfunc_of(proto.name);
-    const IterType& t = kIterTypes[k.type];
-    const Reg r = env.path.cur.cur().regs[1];
-    if (is_null_const(r)) // check_kfunc_args' NULL check, first
-        return env.fail("Possibly NULL pointer passed to trusted arg0");
-    if (!check_arg_reg_off(env, r, 1, false)) // check_func_arg_reg_off: a modified ctx pointer, in its words
-        return false;
-    if (r.type != RegType::stack)
-        return env.fail("arg#0 expected pointer to an iterator on stack");
-    int spi = -1;
-    if (k.role == Role::new_) {
-        if (!iter_new(env, k, t))
-            return false;
-    } else {
-        spi = iter_get_spi(env, r, t.nr_slots);
-        if (spi < 0 || !valid_init(env.path.cur.frames[r.frameno], spi, k.type, t.nr_slots))
-            return env.fail(fmt::format("expected an initialized iter_{} as arg #0", t.name));
-    }
-    if (!scalar_args(env, proto))
-        return false;
-    if (k.role == Role::destroy)
-        iter_destroy(env, spi, r, t.nr_slots);
-    for (int i = 1; i <= 5; i++)
-        env.path.cur.cur().regs[i] = Reg{};
-    env.path.cur.cur().regs[0] = k.role == Role::new_ ? reg_unknown() : Reg{};
-    return k.role == Role::next ? iter_next(env, spi, r.frameno) : true;
+bool do_iter_btf_kfunc(Env& env, std::string_view name) {
+    const KfuncBtf* kb = find_kfunc_btf(name);
+    return kb && kfunc_btf_usable(env, *kb) && do_iter(env, name, nullptr, kb);
 }
+
+bool do_iter_kfunc(Env& env, const runtime::KfuncProto& proto) { return do_iter(env, proto.name, &proto, nullptr); }
 
 std::string iter_slot_str(const StackSlot& s) {
     const char* state = s.iter_state == IterState::active    ? "active"

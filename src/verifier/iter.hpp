@@ -36,11 +36,16 @@ bool loop_closed_by(const Env& env, const State& old, const State& cur, int32_t 
 bool iter_active_depths_differ(const State& old, const State& cur);
 
 // ---- iter.cpp -------------------------------------------------------------------------------------------------
-// Whether NAME is one of the iterator kfuncs strbpf models (bpf_iter_num_*, bpf_iter_bits_*).
+// Whether NAME is one of the iterator kfuncs strbpf models (bpf_iter_num_*, bpf_iter_bits_*, and the verify-only
+// bpf_iter_css_task_*).
 bool is_iter_kfunc(std::string_view name);
 // check_kfunc_call for an iterator kfunc (PROTO is one): its arguments, the iterator's slots, its reference, R0;
 // a next call leaves its active branch in env.path.fork for the walker to push.
 bool do_iter_kfunc(Env& env, const runtime::KfuncProto& proto);
+// The same for a kernel-object iterator of kfunc_btf_table.cpp (bpf_iter_css_task_*): its set's program types, its
+// other arguments checked against its kernel BTF prototype, the css_task iterator's program types
+// (check_css_task_iter_allowlist), next's element a trusted task_struct.
+bool do_iter_btf_kfunc(Env& env, std::string_view name);
 // stacksafe for an iterator slot (the reference ids are compared by the caller): the same type and state; the
 // iteration depth is not compared (it would keep loops from converging).
 bool iter_slots_equal(const StackSlot& o, const StackSlot& c);

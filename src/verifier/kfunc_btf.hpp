@@ -27,6 +27,7 @@ enum class KfuncSet : uint8_t {
     common,  // helpers.c common_kfunc_set: BPF_PROG_TYPE_UNSPEC, every program type
     generic, // helpers.c generic_kfunc_set: TRACING, SCHED_CLS, XDP, STRUCT_OPS, SYSCALL, CGROUP_SKB
     cpumask, // cpumask.c cpumask_kfunc_set: TRACING, STRUCT_OPS, SYSCALL
+    crypto_init, // crypto.c crypt_init_kfunc_set: SYSCALL
 };
 
 // The kfuncs check_kfunc_call treats by name (the kernel's special_kfunc_list entries strbpf models).
@@ -57,14 +58,20 @@ bool struct_ids_match(BtfRef b, uint32_t id, int32_t off, uint32_t want, bool st
 // scalars, __k constants, trusted / RCU / nullable pointers, ctx, references released), the result (scalar,
 // PTR_TO_BTF_ID typed by kernel BTF, maybe NULL, acquired). False after env.fail.
 bool check_kfunc_btf_call(Env& env, const KfuncBtf& k, const isa::Insn& insn);
+// For the kernel-object iterators (iter.cpp): fetch_kfunc_meta's checks alone (the kfunc in the target BTF, its
+// set registered for the program type); check_kfunc_args for argument I alone; the kfunc's struct pointer result as
+// a trusted PTR_TO_BTF_ID (an iterator next's element). False after env.fail.
+bool kfunc_btf_usable(Env& env, const KfuncBtf& k);
+bool check_kfunc_btf_arg(Env& env, const KfuncBtf& k, int i);
+bool kfunc_btf_trusted_result(Env& env, const KfuncBtf& k, Reg* out);
 // libbpf's bpf_object__resolve_ksym_func_btf_id for every strong `__ksym` kfunc extern PROG calls or takes the
 // address of: its prototype in the object's BTF must be compatible (bpf_core_types_are_compat) with the kfunc's in
 // the target kernel BTF, else "extern (func ksym) 'X': func_proto [L] incompatible with vmlinux [K]". "" when
 // compatible, when the target BTF or the kfunc is not there to compare with (strbpf's kfunc table decides
 // existence), or for a `__weak` extern.
 std::string kfunc_proto_mismatch(const loader::ObjectSpec& obj, const loader::ProgramSpec& prog);
-// The log's text of a call of one of these kfuncs as the kernel prints it ("call bpf_task_acquire#<its BTF id>");
-// "" for other calls or without kernel BTF.
+// The log's text of a call of one of these kfuncs (or bpf_preempt_disable / _enable) as the kernel prints it
+// ("call bpf_task_acquire#<its BTF id>"); "" for other calls or without kernel BTF.
 std::string kfunc_btf_call_text(const Env& env, const isa::Insn& insn);
 
 } // namespace strbpf::verifier

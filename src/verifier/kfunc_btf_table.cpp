@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 // The verify-side kfunc table (verifier stage): kfunc_btf.hpp. One row per name of runtime/kfuncs/verify_only.cpp,
-// with the flags of kernel/bpf/helpers.c and kernel/bpf/cpumask.c's BTF_ID_FLAGS lines (Linux 6.18). Argument and
-// return types come from the kfunc's FUNC_PROTO in kernel BTF, as the kernel's check_kfunc_args reads them.
+// with the flags of kernel/bpf/helpers.c, kernel/bpf/cpumask.c and kernel/bpf/crypto.c's BTF_ID_FLAGS lines (Linux
+// 6.18). Argument and return types come from the kfunc's FUNC_PROTO in kernel BTF, as check_kfunc_args reads them.
 #include <algorithm>
 #include <array>
 #include <cstring>
@@ -15,7 +15,7 @@ namespace {
 using S = KfuncSet;
 using X = KfuncSpecial;
 
-constexpr std::array<KfuncBtf, 37> kTable = {{
+constexpr std::array<KfuncBtf, 43> kTable = {{
     // struct task_struct *(struct task_struct *p) and friends: helpers.c generic_btf_ids
     {"bpf_task_acquire", kKfAcquire | kKfRcu | kKfRetNull, S::generic, X::none},
     {"bpf_task_release", kKfRelease, S::generic, X::none},
@@ -30,6 +30,10 @@ constexpr std::array<KfuncBtf, 37> kTable = {{
     {"bpf_rcu_read_unlock", 0, S::common, X::rcu_read_unlock},
     {"bpf_rdonly_cast", 0, S::common, X::rdonly_cast},
     {"bpf_cast_to_kern_ctx", 0, S::common, X::cast_to_kern_ctx},
+    // the css_task iterator (KF_ITER_NEW | KF_TRUSTED_ARGS, KF_ITER_NEXT | KF_RET_NULL, KF_ITER_DESTROY; iter.cpp)
+    {"bpf_iter_css_task_new", kKfTrustedArgs, S::common, X::none},
+    {"bpf_iter_css_task_next", kKfRetNull, S::common, X::none},
+    {"bpf_iter_css_task_destroy", 0, S::common, X::none},
     // cpumask.c cpumask_kfunc_btf_ids
     {"bpf_cpumask_create", kKfAcquire | kKfRetNull, S::cpumask, X::none},
     {"bpf_cpumask_release", kKfRelease, S::cpumask, X::none},
@@ -56,6 +60,10 @@ constexpr std::array<KfuncBtf, 37> kTable = {{
     {"bpf_cpumask_any_distribute", kKfRcu, S::cpumask, X::none},
     {"bpf_cpumask_any_and_distribute", kKfRcu, S::cpumask, X::none},
     {"bpf_cpumask_weight", kKfRcu, S::cpumask, X::none},
+    // crypto.c crypt_init_kfunc_btf_ids (bpf_crypto_decrypt / _encrypt, which take dynptrs, are not modelled)
+    {"bpf_crypto_ctx_create", kKfAcquire | kKfRetNull | kKfSleepable, S::crypto_init, X::none},
+    {"bpf_crypto_ctx_release", kKfRelease, S::crypto_init, X::none},
+    {"bpf_crypto_ctx_acquire", kKfAcquire | kKfRcu | kKfRetNull, S::crypto_init, X::none},
 }};
 
 } // namespace
@@ -77,6 +85,7 @@ bool kfunc_set_allows(KfuncSet set, loader::ProgType type) {
         return tracing_hook || type == ProgType::sched_cls || type == ProgType::xdp || type == ProgType::struct_ops ||
                type == ProgType::syscall || type == ProgType::cgroup_skb;
     case KfuncSet::cpumask: return tracing_hook || type == ProgType::struct_ops || type == ProgType::syscall;
+    case KfuncSet::crypto_init: return type == ProgType::syscall;
     }
     return false;
 }

@@ -148,8 +148,10 @@ bool states_equal(const Env& env, const State& old, const State& cur, int32_t pc
         return false;
     const bool exact = cmp == Cmp::exact;
     IdMap ids(env.path.id_gen);
-    // refsafe: the same references held, their ids corresponding, and the same RCU read-side section.
-    if (old.refs.size() != cur.refs.size() || old.active_rcu_lock != cur.active_rcu_lock)
+    // refsafe: the same references held, their ids corresponding, the same RCU read-side section and the same
+    // preemption-disabled depth.
+    if (old.refs.size() != cur.refs.size() || old.active_rcu_lock != cur.active_rcu_lock ||
+        old.active_preempt_locks != cur.active_preempt_locks)
         return false;
     for (size_t i = 0; i < old.refs.size(); i++)
         if (!ids.check(old.refs[i].id, cur.refs[i].id, false))

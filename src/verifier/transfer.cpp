@@ -8,6 +8,7 @@
 #include "verifier/arena.hpp"
 #include "verifier/domain/scalar.hpp"
 #include "verifier/env.hpp"
+#include "verifier/preempt.hpp"
 #include "verifier/sock.hpp"
 #include "verifier/ksym.hpp"
 
@@ -404,7 +405,8 @@ bool do_load_store(Env& env, const isa::OpInfo& op, const isa::Insn& insn) {
         if (!check_reg_init(env, 6))
             return false;
         // The load may end the program at run time: no reference may be held (check_resource_leak).
-        if (!check_lock_leak(env, "BPF_LD_[ABS|IND]", false) || !check_reference_leak(env, "BPF_LD_[ABS|IND]"))
+        if (!check_lock_leak(env, "BPF_LD_[ABS|IND]", false) || !check_reference_leak(env, "BPF_LD_[ABS|IND]") ||
+            !check_region_leak(env, "BPF_LD_[ABS|IND]"))
             return false;
         if (regs[6].type != RegType::ctx)
             return env.fail("at the time of BPF_LD_ABS|IND R6 != pointer to skb");

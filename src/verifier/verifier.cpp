@@ -295,8 +295,10 @@ class Walker {
 
     // A may_goto or an iterator's next call reached again: a checkpoint there still being explored that contains
     // this state by the loop's own rule (iter_loop.cpp: every scalar by range, the may_goto depth or the
-    // iterator's state) closes the loop. Its precision marks are not final, so every scalar of the current state
-    // is marked (more marks than the kernel's, never fewer).
+    // iterator's state) closes the loop. Its precision marks are not final: the cut path is kept as a backedge of
+    // that checkpoint and takes the marks it has once it is explored (6.18's SCC backedges). Marking every scalar
+    // of the cut path at once instead kept imprecise counters from being widened in nested loops (iters.c's
+    // iter_nested_deeply_iters ran out of the 1M-insn budget).
     int loop_closed(std::vector<StoredState*>& list) {
         for (size_t i = list.size(); i-- > 0;) {
             StoredState* s = list[i];
@@ -305,10 +307,7 @@ class Walker {
                 continue;
             s->hit++;
             propagate_precision(env_, s->st);
-            const int level = env_.log.level; // marks beyond the kernel's, not in its log
-            env_.log.level = 0;
-            mark_precise(env_, all_scalars_of(env_.path.cur));
-            env_.log.level = level;
+            add_backedge(s, s);
             return 1;
         }
         return 0;

@@ -153,6 +153,39 @@ int cgroup_acquire_of_task(void *ctx)
 	return 0;
 }
 
+struct task_struct___cpus {
+	struct cpumask cpus_mask;
+} __attribute__((preserve_access_index));
+
+/* A KF_RCU argument may point into a trusted object: &task->cpus_mask is a struct cpumask at an offset of the
+ * task_struct (check_func_arg_reg_off wants offset 0 only for a release). */
+SEC("tp_btf/task_newtask") __success
+int rcu_arg_inside_object(unsigned long long *ctx)
+{
+	struct task_struct___cpus *task = (void *)ctx[0];
+
+	return bpf_cpumask_test_cpu(0, &task->cpus_mask) ? 0 : 0;
+}
+
+/* A referenced (trusted) kernel object is known not NULL once checked: a later `if (mask)` is decided, so each
+ * path releases each mask once (reg_not_null). */
+SEC("syscall") __success
+int cpumask_null_tracking(void *ctx)
+{
+	struct bpf_cpumask *mask1 = bpf_cpumask_create(), *mask2 = bpf_cpumask_create();
+
+	if (!mask1 || !mask2)
+		goto out;
+	bpf_cpumask_set_cpu(0, mask1);
+	bpf_cpumask_set_cpu(0, mask2);
+out:
+	if (mask1)
+		bpf_cpumask_release(mask1);
+	if (mask2)
+		bpf_cpumask_release(mask2);
+	return 0;
+}
+
 SEC("syscall") __failure __msg("nested rcu read lock (kernel function bpf_rcu_read_lock)")
 int rcu_nested(void *ctx)
 {

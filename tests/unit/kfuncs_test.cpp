@@ -8,6 +8,7 @@
 
 #include "runtime/helpers/string_helpers.hpp"
 #include "runtime/kfuncs/kfunc_table.hpp"
+#include "runtime/kfuncs/preempt_kfuncs.hpp"
 #include "runtime/kfuncs/string_kfuncs.hpp"
 #include "runtime/strings/dispatch.hpp"
 
@@ -119,9 +120,27 @@ TEST_P(KfuncsPerBackend, ThroughTheWrappers) {
 INSTANTIATE_TEST_SUITE_P(Backends, KfuncsPerBackend, ::testing::ValuesIn(strings::kAllBackends),
                          [](const auto& p) { return std::string(strings::backend_name(p.param)); });
 
+// bpf_preempt_disable / _enable count the run's depth; an enable at depth 0 (only an unverified program, on
+// interp-checked, can make one) stops the run naming the verifier's refusal.
+TEST(PreemptKfuncs, CountTheDepthAndStopAnUnmatchedEnable) {
+    RunContext ctx;
+    kfuncs::bpf_preempt_disable(0, 0, 0, 0, 0, &ctx);
+    kfuncs::bpf_preempt_disable(0, 0, 0, 0, 0, &ctx);
+    EXPECT_EQ(ctx.preempt_count, 2u);
+    kfuncs::bpf_preempt_enable(0, 0, 0, 0, 0, &ctx);
+    kfuncs::bpf_preempt_enable(0, 0, 0, 0, 0, &ctx);
+    EXPECT_EQ(ctx.preempt_count, 0u);
+    EXPECT_FALSE(ctx.aborted);
+    kfuncs::bpf_preempt_enable(0, 0, 0, 0, 0, &ctx);
+    EXPECT_TRUE(ctx.aborted);
+    EXPECT_NE(ctx.abort_message.find("unmatched attempt to enable preemption"), std::string::npos);
+    EXPECT_EQ(ctx.preempt_count, 0u);
+}
+
 TEST(KfuncTable, RowsCarryTheKernelsBtfNames) {
-    // 15 string kfuncs, 6 iterator kfuncs, 11 dynptr kfuncs, 3 arena kfuncs, bpf_obj_new_impl and bpf_obj_drop_impl
-    EXPECT_EQ(kfunc_table().size(), 37u);
+    // 15 string kfuncs, 6 iterator kfuncs, 11 dynptr kfuncs, 3 arena kfuncs, bpf_obj_new_impl and bpf_obj_drop_impl,
+    // bpf_preempt_disable and bpf_preempt_enable
+    EXPECT_EQ(kfunc_table().size(), 39u);
     EXPECT_STREQ(find_kfunc("bpf_obj_new_impl")->params[0].name, "local_type_id__k");
     EXPECT_STREQ(find_kfunc("bpf_obj_drop_impl")->params[0].name, "p__alloc");
     const KfuncProto* p = find_kfunc("bpf_strnchr");

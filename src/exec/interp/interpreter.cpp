@@ -169,6 +169,7 @@ InterpResult run_at(std::span<const isa::Insn> insns, size_t pc, const std::arra
     ctx.invoke_callback = invoke_callback;
     ctx.tail_call = interp_tail_call;
     ctx.tail_call_cnt = 0; // the kernel counts tail calls per run
+    ctx.preempt_count = 0;
     ctx.engine_state = &st;
     Outcome out;
     if (checked) // the embedder's kfuncs' references, held per run (runtime/extensions.hpp)

@@ -65,6 +65,7 @@ JitResult run_with_tail_calls(const CompiledProgram& first, uint64_t r1, runtime
     const auto saved = ctx.tail_call;
     ctx.tail_call = jit_tail_call;
     ctx.tail_call_cnt = 0;
+    ctx.preempt_count = 0;
     t_pending = nullptr;
     JitResult res = first.run(r1, ctx, stack);
     if (!res.ok && t_pending) [[unlikely]]
@@ -132,6 +133,7 @@ JitResult run_repeated(const CompiledProgram& first, uint64_t r1, runtime::RunCo
     uint32_t left = repeat;
     while (left != 0) {
         ctx.tail_call_cnt = 0;
+        ctx.preempt_count = 0;
         const x86_64::LeanResult lr = lean_runs(first.lean_entry(), r1, &ctx, top, &left);
         r0 = lr.r0;
         if (lr.status == 0)

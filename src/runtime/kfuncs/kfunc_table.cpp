@@ -7,6 +7,7 @@
 #include "runtime/kfuncs/dynptr_kfuncs.hpp"
 #include "runtime/kfuncs/iter_kfuncs.hpp"
 #include "runtime/kfuncs/obj_kfuncs.hpp"
+#include "runtime/kfuncs/preempt_kfuncs.hpp"
 #include "runtime/kfuncs/string_kfuncs.hpp"
 
 namespace strbpf::runtime {
@@ -65,6 +66,9 @@ const KfuncProto kKfuncs[] = {
     // Program-allocated objects (KF_ACQUIRE | KF_RET_NULL, KF_RELEASE; the verifier's alloc_obj.cpp).
     {"bpf_obj_new_impl",      kfuncs::bpf_obj_new_impl,      2, {u64arg("local_type_id__k"), ptr("meta__ign"), kNone, kNone, kNone}, 8, "6.2", nullptr},
     {"bpf_obj_drop_impl",     kfuncs::bpf_obj_drop_impl,     2, {ptr("p__alloc"), ptr("meta__ign"), kNone, kNone, kNone}, 0, "6.2", nullptr},
+    // Preemption (helpers.c common_kfunc_set; the verifier's preempt.cpp counts the regions): no-ops that count.
+    {"bpf_preempt_disable",   kfuncs::bpf_preempt_disable,   0, {kNone, kNone, kNone, kNone, kNone}, 0, "6.10", nullptr},
+    {"bpf_preempt_enable",    kfuncs::bpf_preempt_enable,    0, {kNone, kNone, kNone, kNone, kNone}, 0, "6.10", nullptr},
 };
 // clang-format on
 } // namespace

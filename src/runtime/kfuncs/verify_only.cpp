@@ -11,7 +11,8 @@ namespace {
 
 using namespace std::string_view_literals;
 
-// kernel/bpf/helpers.c (generic and common sets) and kernel/bpf/cpumask.c, as Linux 6.18 registers them.
+// kernel/bpf/helpers.c (generic and common sets), kernel/bpf/cpumask.c and kernel/bpf/crypto.c, as Linux 6.18
+// registers them.
 constexpr std::array kNames = {
     "bpf_task_acquire"sv,        "bpf_task_release"sv,          "bpf_task_from_pid"sv,
     "bpf_task_under_cgroup"sv,   "bpf_cgroup_acquire"sv,        "bpf_cgroup_release"sv,
@@ -25,7 +26,9 @@ constexpr std::array kNames = {
     "bpf_cpumask_xor"sv,         "bpf_cpumask_equal"sv,         "bpf_cpumask_intersects"sv,
     "bpf_cpumask_subset"sv,      "bpf_cpumask_empty"sv,         "bpf_cpumask_full"sv,
     "bpf_cpumask_copy"sv,        "bpf_cpumask_any_distribute"sv, "bpf_cpumask_any_and_distribute"sv,
-    "bpf_cpumask_weight"sv,
+    "bpf_cpumask_weight"sv,      "bpf_crypto_ctx_create"sv,     "bpf_crypto_ctx_release"sv,
+    "bpf_crypto_ctx_acquire"sv,  "bpf_iter_css_task_new"sv,     "bpf_iter_css_task_next"sv,
+    "bpf_iter_css_task_destroy"sv,
 };
 
 // The addresses bpf_ksym_exists() reads: one distinct byte per kfunc, never handed to a program as memory.

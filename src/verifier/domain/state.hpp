@@ -148,6 +148,7 @@ struct State {
     std::vector<Frame> frames; // frames.back() is the current one
     std::vector<RefState> refs; // references held on this path, in the kernel's order (release swaps in the last)
     bool active_rcu_lock = false; // between bpf_rcu_read_lock and bpf_rcu_read_unlock (kfunc_btf.cpp)
+    uint32_t active_preempt_locks = 0; // bpf_preempt_disable calls not yet enabled again (preempt.cpp)
     uint32_t may_goto_depth = 0; // may_goto fall-throughs taken on this path (tells loop iterations apart)
     LockState lock;
     Frame& cur() { return frames.back(); }
