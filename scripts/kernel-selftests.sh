@@ -140,6 +140,8 @@ select_files() {
         cd "$SELFTESTS/progs"
         IFS=,
         for glob in $FILES; do
+            glob=${glob//[[:space:]]/} # a list wrapped over lines, as docs/testing.md prints it
+            [ -n "$glob" ] || continue
             for f in ${glob%.c}.c; do
                 if [ -f "$f" ]; then echo "${f%.c}"; fi
             done
