@@ -1192,8 +1192,9 @@ bool do_exit(Env& env, bool* path_done) {
     return true;
 }
 
-// The "arg:<tag>" BTF decl tags on parameter I of subprogram SP (arg:ctx, arg:nonnull, ...).
-bool has_arg_tag(const Env& env, const Subprog& sp, int i, const char* tag) {
+// Whether F holds for one of the "arg:<tag>" BTF decl tags on parameter I of subprogram SP (F gets the tag after
+// "arg:": ctx, nonnull, ...).
+template <typename F> static bool any_arg_tag(const Env& env, const Subprog& sp, int i, F&& f) {
     BtfRef b = env.facts.inst.spec().btf.get();
     if (!b || !sp.btf_type)
         return false;
@@ -1203,30 +1204,23 @@ bool has_arg_tag(const Env& env, const Subprog& sp, int i, const char* tag) {
         if (!t || !btf_is_decl_tag(t) || t->type != sp.btf_type || btf_decl_tag(t)->component_idx != i)
             continue;
         const char* name = btfv::name_by_offset(b, t->name_off);
-        if (name && std::strncmp(name, "arg:", 4) == 0 && std::strcmp(name + 4, tag) == 0)
+        if (name && std::strncmp(name, "arg:", 4) == 0 && f(name + 4))
             return true;
     }
     return false;
 }
 
+// The "arg:<tag>" BTF decl tag TAG on parameter I of subprogram SP.
+bool has_arg_tag(const Env& env, const Subprog& sp, int i, const char* tag) {
+    return any_arg_tag(env, sp, i, [tag](const char* t) { return std::strcmp(t, tag) == 0; });
+}
+
 // An "arg:<tag>" decl tag on parameter I of SP that btf_prepare_func_args does not know.
 bool has_unknown_arg_tag(const Env& env, const Subprog& sp, int i) {
     static constexpr const char* kKnown[] = {"ctx", "trusted", "untrusted", "nonnull", "nullable", "arena"};
-    BtfRef b = env.facts.inst.spec().btf.get();
-    if (!b || !sp.btf_type)
-        return false;
-    const uint32_t n = btfv::type_cnt(b);
-    for (uint32_t id = 1; id < n; id++) {
-        const btf_type* t = btfv::type_by_id(b, id);
-        if (!t || !btf_is_decl_tag(t) || t->type != sp.btf_type || btf_decl_tag(t)->component_idx != i)
-            continue;
-        const char* name = btfv::name_by_offset(b, t->name_off);
-        if (!name || std::strncmp(name, "arg:", 4) != 0)
-            continue;
-        if (std::none_of(std::begin(kKnown), std::end(kKnown), [&](const char* k) { return !std::strcmp(name + 4, k); }))
-            return true;
-    }
-    return false;
+    return any_arg_tag(env, sp, i, [](const char* t) {
+        return std::none_of(std::begin(kKnown), std::end(kKnown), [t](const char* k) { return !std::strcmp(t, k); });
+    });
 }
 
 bool prepare_global_entry(Env& env, const Subprog& sp, State* st) {
