@@ -137,3 +137,25 @@ l0_%=:	r0 = 0;						\
 	: __imm(bpf_get_prandom_u32)
 	: __clobber_all);
 }
+
+/* The low half stays as it was through (s32): a low word of at least 255 (unsigned) keeps that bound, so the
+ * result is at least 255 as a 64-bit unsigned value too (its negative values are above 2^63). Found by the
+ * kernel-differential fuzzer. */
+SEC("socket")
+__description("(s32) keeps the low half's unsigned minimum")
+__success __retval(0)
+__naked int movsx64_keeps_low_half_bounds(void)
+{
+	asm volatile ("					\
+	call %[bpf_get_prandom_u32];			\
+	r9 = r0;					\
+	r9 |= 255;					\
+	.8byte 0x2099bf; /* r9 = (s32)r9 */		\
+	if r9 >= 0xff goto l0_%=;			\
+	r0 = *(u64 *)(r9 + 0);				\
+l0_%=:	r0 = 0;						\
+	exit;						\
+"	:
+	: __imm(bpf_get_prandom_u32)
+	: __clobber_all);
+}

@@ -283,13 +283,14 @@ void coerce_to_size_sx(Reg& r, int bytes) {
         reg_sync(r);
         return;
     }
-    if (r.s32min >= -wmax - 1 && r.s32max <= wmax) { // the low half's range fits: the result is the low half
+    if (r.s32min >= -wmax - 1 && r.s32max <= wmax) {
+        // The low half's range fits: the result is the low half sign-extended, whose 32-bit bounds stay as they
+        // were; the 64-bit ones are the signed range's (the unsigned ones follow from it and the low half).
         const int64_t lo32 = r.s32min, hi32 = r.s32max;
-        r.smin = r.s32min = int32_t(lo32), r.smax = r.s32max = int32_t(hi32);
+        r.smin = lo32, r.smax = hi32;
         const bool one_sign = (lo32 >= 0) == (hi32 >= 0);
         r.umin = one_sign ? uint64_t(lo32) : 0, r.umax = one_sign ? uint64_t(hi32) : ~0ull;
-        r.u32min = one_sign ? uint32_t(lo32) : 0, r.u32max = one_sign ? uint32_t(hi32) : 0xffffffffu;
-        r.var = Tnum::range(uint64_t(lo32), uint64_t(hi32));
+        r.var = Tnum::unknown();
         reg_sync(r);
         return;
     }
