@@ -37,13 +37,6 @@ bool trusted_arg(const Reg& r) {
            !(r.btf_flags & (kBtfRcu | kBtfUntrusted)) && !r.maybe_null;
 }
 
-void clear_caller_saved(Env& env) {
-    Frame& f = env.path.cur.cur();
-    for (int r = 0; r <= 5; r++)
-        f.regs[size_t(r)] = Reg{};
-    env.log.scratched_regs |= 0x3f;
-}
-
 bool obj_new(Env& env) {
     const Reg& r1 = env.path.cur.cur().regs[1];
     if (r1.type != RegType::scalar)

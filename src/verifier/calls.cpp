@@ -36,6 +36,7 @@ namespace strbpf::verifier {
 
 bool has_arg_tag(const Env& env, const Subprog& sp, int i, const char* tag);
 bool has_unknown_arg_tag(const Env& env, const Subprog& sp, int i);
+bool has_arg_tag_but(const Env& env, const Subprog& sp, int i, const char* except);
 
 namespace {
 
@@ -389,9 +390,7 @@ std::string global_prepare_problem(const Env& env, const Subprog& sp, const btf_
             return fmt::format("arg#{} has unsupported set of tags", i);
         const btf_type* t = skip_mods(b, params[i].type);
         const bool ctx_tag = has_arg_tag(env, sp, i, "ctx");
-        const bool other_tags = has_arg_tag(env, sp, i, "trusted") || has_arg_tag(env, sp, i, "untrusted") ||
-                                has_arg_tag(env, sp, i, "nonnull") || has_arg_tag(env, sp, i, "nullable") ||
-                                has_arg_tag(env, sp, i, "arena");
+        const bool other_tags = has_arg_tag_but(env, sp, i, "ctx"); // every tag left is a known one
         if (!t || !btf_is_ptr(t)) {
             if (ctx_tag || other_tags)
                 return fmt::format("arg#{} has pointer tag, but is not a pointer type", i);
@@ -1192,6 +1191,13 @@ bool do_exit(Env& env, bool* path_done) {
     return true;
 }
 
+void clear_caller_saved(Env& env) {
+    Frame& f = env.path.cur.cur();
+    for (int r = 0; r <= 5; r++)
+        f.regs[size_t(r)] = Reg{};
+    env.log.scratched_regs |= 0x3f;
+}
+
 // Whether F holds for one of the "arg:<tag>" BTF decl tags on parameter I of subprogram SP (F gets the tag after
 // "arg:": ctx, nonnull, ...).
 template <typename F> static bool any_arg_tag(const Env& env, const Subprog& sp, int i, F&& f) {
@@ -1213,6 +1219,11 @@ template <typename F> static bool any_arg_tag(const Env& env, const Subprog& sp,
 // The "arg:<tag>" BTF decl tag TAG on parameter I of subprogram SP.
 bool has_arg_tag(const Env& env, const Subprog& sp, int i, const char* tag) {
     return any_arg_tag(env, sp, i, [tag](const char* t) { return std::strcmp(t, tag) == 0; });
+}
+
+// An "arg:<tag>" decl tag on parameter I of SP other than EXCEPT.
+bool has_arg_tag_but(const Env& env, const Subprog& sp, int i, const char* except) {
+    return any_arg_tag(env, sp, i, [except](const char* t) { return std::strcmp(t, except) != 0; });
 }
 
 // An "arg:<tag>" decl tag on parameter I of SP that btf_prepare_func_args does not know.

@@ -314,6 +314,10 @@ bool program_retval_range(uint32_t prog_type, uint32_t attach, RetvalRange* rang
 bool check_return_code(Env& env); // the exit of frame 0 (the program, or a global subprogram verified alone)
 std::string invalid_scalar_msg(const Reg& r, const char* ctx, const char* reg, int64_t lo, int64_t hi);
 
+// calls.cpp: a call's clear_caller_saved_regs: R0-R5 uninitialized (R0 until the call's result is set) and marked
+// scratched, so the next instruction's state prints them.
+void clear_caller_saved(Env& env);
+
 // stack_depth.cpp: a stack access reaching down to MIN_OFF in frame FRAMENO deepens its subprogram's stack; after
 // the walk, "combined stack size of %d calls is %d. Too large" over the static call graph.
 void update_stack_depth(Env& env, int frameno, int64_t min_off);

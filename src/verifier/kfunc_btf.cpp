@@ -494,10 +494,7 @@ bool check_kfunc_btf_call(Env& env, const KfuncBtf& k, const isa::Insn&) {
         return false;
     if (m.release_regno && !release_reference(env, env.path.cur.cur().regs[m.release_regno].ref_obj_id))
         return env.fail(fmt::format("kfunc {}#{} reference has not been acquired before", k.name, m.func_id));
-    Frame& f = env.path.cur.cur();
-    for (int r = 0; r <= 5; r++)
-        f.regs[size_t(r)] = Reg{};
-    env.log.scratched_regs |= 0x3f;
+    clear_caller_saved(env);
     return set_result(env, m);
 }
 

@@ -63,10 +63,7 @@ bool do_preempt_kfunc(Env& env, std::string_view name) {
     } else {
         count--;
     }
-    Frame& f = env.path.cur.cur();
-    for (int r = 0; r <= 5; r++) // caller-saved registers clobbered; a void result leaves R0 uninitialized
-        f.regs[size_t(r)] = Reg{};
-    env.log.scratched_regs |= 0x3f;
+    clear_caller_saved(env); // a void result leaves R0 uninitialized
     return true;
 }
 

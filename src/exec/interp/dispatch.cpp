@@ -110,27 +110,36 @@ bool refill_impl(const runtime::RunMemory& mem, CachedRegion* c, uint64_t a, uin
     return true;
 }
 
-// A load of the verified program the checked run is running that the verifier typed PTR_TO_BTF_ID: the kernel's
-// BPF_PROBE_MEM load, which reads 0 where it faults (a tail call's target runs as written: no such loads).
-bool probe_load(const EngineState& st, const isa::Insn* ip) {
+// The bytes a load or store of OPCODE moves (its BPF_SIZE field).
+int ldst_size(uint8_t opcode) {
+    const uint8_t sz = opcode & 0x18;
+    return sz == isa::BPF_B ? 1 : sz == isa::BPF_H ? 2 : sz == isa::BPF_W ? 4 : 8;
+}
+
+// The verifier's facts of IP when the checked run is running the verified program's own code (a tail call's
+// target runs as written: none), else nullptr.
+const verifier::InsnFacts* verified_facts(const EngineState& st, const isa::Insn* ip) {
     if (!st.source || st.code != st.source->insns.data())
-        return false;
+        return nullptr;
     const auto pc = size_t(ip - st.code);
-    return pc < st.source->facts.size() && st.source->facts[pc].mem == verifier::MemKind::btf_id &&
-           isa::insn_class(ip->opcode) == isa::BPF_LDX;
+    return pc < st.source->facts.size() ? &st.source->facts[pc] : nullptr;
+}
+
+// A load of the verified program the checked run is running that the verifier typed PTR_TO_BTF_ID: the kernel's
+// BPF_PROBE_MEM load, which reads 0 where it faults.
+bool probe_load(const EngineState& st, const isa::Insn* ip) {
+    const verifier::InsnFacts* f = verified_facts(st, ip);
+    return f && f->mem == verifier::MemKind::btf_id && isa::insn_class(ip->opcode) == isa::BPF_LDX;
 }
 
 // A load the verifier made of a read through a map pointer (InsnOrigin::map_view): the map's view address from
 // its slot in the map, then the field in the view (runtime/maps/kernel_view.hpp). Neither is program-visible
 // memory; the verifier proved both, so a checked run of the verified program loads them as an unchecked one does.
 bool map_view_load(const EngineState& st, const isa::Insn* ip, uint64_t addr, uint64_t* reg) {
-    if (!st.source || st.code != st.source->insns.data())
+    const verifier::InsnFacts* f = verified_facts(st, ip);
+    if (!f || f->origin != verifier::InsnOrigin::map_view)
         return false;
-    const auto pc = size_t(ip - st.code);
-    if (pc >= st.source->facts.size() || st.source->facts[pc].origin != verifier::InsnOrigin::map_view)
-        return false;
-    const uint8_t sz = ip->opcode & 0x18;
-    const size_t size = sz == isa::BPF_B ? 1 : sz == isa::BPF_H ? 2 : sz == isa::BPF_W ? 4 : 8;
+    const size_t size = size_t(ldst_size(ip->opcode));
     uint64_t v = 0;
     std::memcpy(&v, reinterpret_cast<const void*>(addr), size);
     if ((ip->opcode & 0xe0) == isa::BPF_MEMSX && size < 8)
@@ -149,8 +158,7 @@ bool emulate_ctx_access(const runtime::RunContext& ctx, const isa::Insn& in, uin
     const auto model = runtime::CtxModel(ctx.ctx_model);
     auto* base = reinterpret_cast<uint8_t*>(r->base);
     const auto off = int32_t(addr - r->base);
-    const uint8_t sz = in.opcode & 0x18;
-    const int size = sz == isa::BPF_B ? 1 : sz == isa::BPF_H ? 2 : sz == isa::BPF_W ? 4 : 8;
+    const int size = ldst_size(in.opcode);
     switch (isa::insn_class(in.opcode)) {
     case isa::BPF_LDX:
         return runtime::ctx_model_load(model, base, off, size, (in.opcode & 0xe0) == isa::BPF_MEMSX, &reg[in.dst]);
