@@ -523,6 +523,16 @@ bool is_dynptr_param(BtfRef b, const btf_type* t) {
     return name && std::string_view(name) == "bpf_dynptr";
 }
 
+bool check_kfunc_dynptr_arg(Env& env, int regno) {
+    const Reg& r = env.path.cur.cur().regs[regno];
+    if (r.type == RegType::dynptr && !check_const_dynptr_off(env, regno))
+        return false;
+    if (!check_arg_reg_off(env, r, regno, false))
+        return false;
+    return process_dynptr(env, regno, {false, r.type == RegType::dynptr, DynptrType::invalid}, 0,
+                          "const struct bpf_dynptr");
+}
+
 bool check_global_dynptr_arg(Env& env, int regno) {
     const Reg& r = env.path.cur.cur().regs[regno];
     if (r.type == RegType::dynptr && !check_const_dynptr_off(env, regno))

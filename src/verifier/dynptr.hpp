@@ -49,6 +49,10 @@ std::string dynptr_kfunc_call_text(const Env& env, const isa::Insn& insn);
 // check_kfunc_call for a dynptr kfunc (PROTO is one): program type, arguments in order, the dynptr created, R0.
 bool do_dynptr_kfunc(Env& env, const runtime::KfuncProto& proto);
 
+// KF_ARG_PTR_TO_DYNPTR of a kfunc typed by kernel BTF (kfunc_btf.cpp) in REGNO: an initialized dynptr of any type,
+// on the stack or a const pointer to one (which only a read-only use accepts), at offset 0.
+bool check_kfunc_dynptr_arg(Env& env, int regno);
+
 // ---- the stack ------------------------------------------------------------------------------------------------
 // A write into [LO, HI) of frame FRAMENO's stack (or, with LO == HI == 0, the frame's return) invalidates the dynptr
 // slices whose stack buffer it overlaps.

@@ -12,6 +12,7 @@
 #include "loader/core_spec.hpp"
 #include "verifier/btf_target.hpp"
 #include "verifier/domain/scalar.hpp"
+#include "verifier/dynptr.hpp"
 #include "verifier/env.hpp"
 #include "verifier/ext_protos.hpp"
 #include "verifier/kfunc_btf.hpp"
@@ -280,6 +281,8 @@ bool check_ptr_arg(Env& env, KfuncMeta& m, const btf_param* args, int i, bool* m
         return check_ctx_arg(env, m, i);
     if (nullable && is_null_const(r))
         return true;
+    if (is_struct(ref_t) && std::strcmp(name_of(m.btf, ref_t), "bpf_dynptr") == 0) // KF_ARG_PTR_TO_DYNPTR
+        return check_kfunc_dynptr_arg(env, regno);
     if (r.type == RegType::btf_id) {
         if (!is_struct(ref_t))
             return env.fail(fmt::format("kernel function {} args#{} pointer type {} {} is not supported", m.k->name, i,

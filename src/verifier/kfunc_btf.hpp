@@ -28,6 +28,7 @@ enum class KfuncSet : uint8_t {
     generic, // helpers.c generic_kfunc_set: TRACING, SCHED_CLS, XDP, STRUCT_OPS, SYSCALL, CGROUP_SKB
     cpumask, // cpumask.c cpumask_kfunc_set: TRACING, STRUCT_OPS, SYSCALL
     crypto_init, // crypto.c crypt_init_kfunc_set: SYSCALL
+    crypto,      // crypto.c crypt_kfunc_set: SCHED_CLS, SCHED_ACT, XDP
 };
 
 // The kfuncs check_kfunc_call treats by name (the kernel's special_kfunc_list entries strbpf models).

@@ -15,7 +15,10 @@ namespace {
 using S = KfuncSet;
 using X = KfuncSpecial;
 
-constexpr std::array<KfuncBtf, 43> kTable = {{
+constexpr std::array<KfuncBtf, 45> kTable = {{
+    // crypto.c crypt_kfunc_btf_ids: const struct bpf_dynptr * arguments (KF_ARG_PTR_TO_DYNPTR)
+    {"bpf_crypto_decrypt", kKfRcu, S::crypto, X::none},
+    {"bpf_crypto_encrypt", kKfRcu, S::crypto, X::none},
     // struct task_struct *(struct task_struct *p) and friends: helpers.c generic_btf_ids
     {"bpf_task_acquire", kKfAcquire | kKfRcu | kKfRetNull, S::generic, X::none},
     {"bpf_task_release", kKfRelease, S::generic, X::none},
@@ -60,7 +63,7 @@ constexpr std::array<KfuncBtf, 43> kTable = {{
     {"bpf_cpumask_any_distribute", kKfRcu, S::cpumask, X::none},
     {"bpf_cpumask_any_and_distribute", kKfRcu, S::cpumask, X::none},
     {"bpf_cpumask_weight", kKfRcu, S::cpumask, X::none},
-    // crypto.c crypt_init_kfunc_btf_ids (bpf_crypto_decrypt / _encrypt, which take dynptrs, are not modelled)
+    // crypto.c crypt_init_kfunc_btf_ids
     {"bpf_crypto_ctx_create", kKfAcquire | kKfRetNull | kKfSleepable, S::crypto_init, X::none},
     {"bpf_crypto_ctx_release", kKfRelease, S::crypto_init, X::none},
     {"bpf_crypto_ctx_acquire", kKfAcquire | kKfRcu | kKfRetNull, S::crypto_init, X::none},
@@ -86,6 +89,7 @@ bool kfunc_set_allows(KfuncSet set, loader::ProgType type) {
                type == ProgType::syscall || type == ProgType::cgroup_skb;
     case KfuncSet::cpumask: return tracing_hook || type == ProgType::struct_ops || type == ProgType::syscall;
     case KfuncSet::crypto_init: return type == ProgType::syscall;
+    case KfuncSet::crypto: return type == ProgType::sched_cls || type == ProgType::sched_act || type == ProgType::xdp;
     }
     return false;
 }
