@@ -92,6 +92,13 @@ bool runs_btf_loads(EngineKind engine, const runtime::LinkedProgram& prog) {
 // A verified program whose loads through kernel object pointers ENGINE does not run is not run (the pc names the
 // first).
 Status check_btf_loads(EngineKind engine, const runtime::LinkedProgram& prog) {
+    if (const verifier::VerifiedProgram* vp = prog.cache->program.get(); vp && engine != EngineKind::interp_checked)
+        for (size_t i = 0; i < vp->facts.size() && i < vp->insns.size(); i++)
+            if (vp->facts[i].mem == verifier::MemKind::btf_id && isa::insn_class(vp->insns[i].opcode) == isa::BPF_JMP)
+                return make_error(fmt::format("strbpf's {} does not run helper calls on kernel object memory (a "
+                                              "trusted PTR_TO_BTF_ID passed as memory; the call at insn {})",
+                                              engine_name(engine), vp->facts[i].orig_pc),
+                                  -95, vp->facts[i].orig_pc);
     if (size_t pc = 0; engine == EngineKind::jit && jit::x86_64::has_btf_store(prog.cache->program.get(), &pc))
         return make_error(fmt::format("strbpf's jit does not run stores through kernel object pointers (the "
                                       "rewritten insn {})",

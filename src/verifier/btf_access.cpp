@@ -324,7 +324,9 @@ uint8_t walked_flags(const Env& env, const Reg& parent, const WalkOut& w, bool* 
             out &= uint8_t(~kBtfUntrusted);
         return out;
     }
-    return uint8_t(w.flags & kBtfUntrusted); // walking unknown pointers: plain PTR_TO_BTF_ID
+    // Walking unknown pointers: PTR_UNTRUSTED in Linux 6.18, as the running kernel types task->mm, task->parent,
+    // task->nsproxy->pid_ns_for_children (6.12 gave a plain PTR_TO_BTF_ID here: tests/progs/verifier_helper_btf_mem).
+    return kBtfUntrusted;
 }
 
 } // namespace

@@ -50,6 +50,11 @@ bool type_mismatch(Env& env, int regno, const char* expected) {
     return env.fail(fmt::format("R{} type={} expected={}", regno, reg_type_str(r), expected));
 }
 
+// mem_types' PTR_TO_BTF_ID | PTR_TRUSTED: a trusted kernel object, not NULL.
+bool is_trusted_btf_mem(const Reg& r) {
+    return r.type == RegType::btf_id && r.btf_flags == kBtfTrusted && !r.maybe_null;
+}
+
 bool is_mem_type(const Reg& r) {
     return !r.maybe_null && (r.type == RegType::stack || r.type == RegType::packet || r.type == RegType::packet_meta ||
                              r.type == RegType::map_value || r.type == RegType::mem || r.type == RegType::map_key);
@@ -187,6 +192,17 @@ bool check_helper_arg(Env& env, const runtime::HelperProto& h, int regno, ArgKin
     case ArgKind::ptr_to_mem:
     case ArgKind::ptr_to_mem_rdonly:
     case ArgKind::ptr_to_uninit_mem:
+        if (is_trusted_btf_mem(r)) { // check_reg_type's mem_types match of a kernel object: read-only use only
+            if (kind != ArgKind::ptr_to_mem_rdonly && kind != ArgKind::ptr_to_mem_rdonly_or_null)
+                return env.fail(fmt::format("{}() may write into memory pointed by R{} type={}", h.name, regno,
+                                            reg_type_str(r)));
+            auto& calls = env.aux.btf_mem_calls;
+            if (std::find(calls.begin(), calls.end(), int32_t(env.path.pc)) == calls.end())
+                calls.push_back(int32_t(env.path.pc));
+            *mem_regno = regno;
+            *mem_access = Access::helper_read;
+            return true;
+        }
         if (!is_mem_type(r) ||
             (r.rdonly && kind != ArgKind::ptr_to_mem_rdonly && kind != ArgKind::ptr_to_mem_rdonly_or_null))
             return type_mismatch(env, regno, kMemTypes);

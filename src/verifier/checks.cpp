@@ -656,6 +656,8 @@ bool check_helper_mem(Env& env, int regno, uint64_t size, bool zero_size_allowed
     }
     case RegType::packet:
     case RegType::packet_meta: return packet_access(env, regno, 0, sz);
+    case RegType::btf_id: // check_ptr_to_btf_access as a read of SIZE bytes at the pointer
+        return btf_ptr_access(env, regno, 0, int(sz), false, -1);
     default: return env.fail(fmt::format("R{} invalid mem access '{}'", regno, reg_type_str(r)));
     }
 }

@@ -142,6 +142,9 @@ struct InsnAux {
     // Load/store pcs that accessed a bpf_obj_new object (MEM_ALLOC, recorded as RegType::mem: plain memory to the
     // engines); the kernel's save_aux_ptr_type keeps PTR_TO_BTF_ID there, which no other pointer type may share.
     std::vector<int32_t> insn_alloc;
+    // Helper call pcs that were given kernel object memory (PTR_TO_BTF_ID | PTR_TRUSTED as ARG_PTR_TO_MEM): the
+    // engines run no such call (runner.cpp's check_btf_loads), as the objects are not the run's memory.
+    std::vector<int32_t> btf_mem_calls;
     int32_t map_view_slot = -1; // runtime::Map::kernel_view_slot() once a read through a map pointer is accepted
     std::map<int32_t, CallFacts> call_facts; // per string call reached (linked pc): its argument facts
     // Per insn whether a 64-bit ALU op had an arena operand on some path (the kernel's needs_zext: it becomes

@@ -175,6 +175,9 @@ Result<std::shared_ptr<const VerifiedProgram>> build_verified_program(const Env&
             if (std::find(env.aux.insn_ptr_mixed.begin(), env.aux.insn_ptr_mixed.end(), int32_t(pc)) !=
                 env.aux.insn_ptr_mixed.end())
                 facts.mem = MemKind::mixed;
+        } else if (std::find(env.aux.btf_mem_calls.begin(), env.aux.btf_mem_calls.end(), int32_t(pc)) !=
+                   env.aux.btf_mem_calls.end()) {
+            facts.mem = MemKind::btf_id; // a helper call reading kernel object memory
         }
         if (p.insns.empty()) {
             vp->insns.push_back(src[pc]);

@@ -74,3 +74,24 @@ TEST(CliRunErrors, TestsNeedingKernelBtfSkipWithoutIt) {
 }
 
 } // namespace
+
+// A helper call given kernel object memory (bpf_strncmp(task->comm, ...)): verified as the kernel verifies it,
+// never run by strbpf's engines, whose runs do not hold the kernel's objects; the checked interpreter, which runs
+// every call's arguments against the run's memory, refuses the call itself.
+TEST(CliRunErrors, HelperCallsOnKernelObjectMemoryAreNotRun) {
+    if (!have_kernel_btf())
+        GTEST_SKIP() << "no /sys/kernel/btf/vmlinux: the program is verified against kernel BTF";
+    const std::string obj = kProgs + "/verifier_helper_btf_mem.bpf.o";
+    for (const char* e : {"interp", "jit"}) {
+        Out o = cli("run " + obj + " --prog strncmp_current_comm --engine " + e);
+        EXPECT_NE(o.rc, 0) << e << o.out;
+        EXPECT_NE(o.out.find(std::string("strbpf's ") + e +
+                             " does not run helper calls on kernel object memory (a trusted PTR_TO_BTF_ID passed "
+                             "as memory; the call at insn 7)"),
+                  std::string::npos)
+            << e << ": " << o.out;
+    }
+    Out checked = cli("run " + obj + " --prog strncmp_current_comm --engine interp-checked");
+    EXPECT_NE(checked.rc, 0) << checked.out;
+    EXPECT_NE(checked.out.find("R1 type=scalar expected="), std::string::npos) << checked.out;
+}
