@@ -22,7 +22,8 @@ struct IterType {
     const char* name; // iter_<name>, struct bpf_iter_<name>
     int nr_slots;     // sizeof(struct bpf_iter_<name>) / 8
 };
-constexpr std::array<IterType, 4> kIterTypes{{{"", 0}, {"num", 1}, {"bits", 2}, {"css_task", 1}}}; // 0: none
+constexpr std::array<IterType, 5> kIterTypes{
+    {{"", 0}, {"num", 1}, {"bits", 2}, {"css_task", 1}, {"task_vma", 1}}}; // 0: none
 
 struct IterKfunc {
     const char* kfunc;
@@ -35,6 +36,7 @@ constexpr IterKfunc kIterKfuncs[] = {
     {"bpf_iter_bits_new", 2, Role::new_}, {"bpf_iter_bits_next", 2, Role::next}, {"bpf_iter_bits_destroy", 2, Role::destroy},
     // kernel objects (kfunc_btf_table.cpp, verify-only): arguments and the element typed by kernel BTF
     {"bpf_iter_css_task_new", 3, Role::new_}, {"bpf_iter_css_task_next", 3, Role::next}, {"bpf_iter_css_task_destroy", 3, Role::destroy},
+    {"bpf_iter_task_vma_new", 4, Role::new_}, {"bpf_iter_task_vma_next", 4, Role::next}, {"bpf_iter_task_vma_destroy", 4, Role::destroy},
 };
 // clang-format on
 
@@ -189,7 +191,7 @@ bool do_iter(Env& env, std::string_view name, const runtime::KfuncProto* proto, 
     if (r.type != RegType::stack)
         return env.fail("arg#0 expected pointer to an iterator on stack");
     int spi = -1;
-    if (k.role == Role::new_ && kb && !css_task_iter_allowed(env))
+    if (k.role == Role::new_ && t.name == std::string_view("css_task") && !css_task_iter_allowed(env))
         return env.fail("css_task_iter is only allowed in bpf_lsm, bpf_iter and sleepable progs");
     if (k.role == Role::new_) {
         if (!iter_new(env, k, t))

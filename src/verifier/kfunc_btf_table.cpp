@@ -15,7 +15,7 @@ namespace {
 using S = KfuncSet;
 using X = KfuncSpecial;
 
-constexpr std::array<KfuncBtf, 45> kTable = {{
+constexpr std::array<KfuncBtf, 48> kTable = {{
     // crypto.c crypt_kfunc_btf_ids: const struct bpf_dynptr * arguments (KF_ARG_PTR_TO_DYNPTR)
     {"bpf_crypto_decrypt", kKfRcu, S::crypto, X::none},
     {"bpf_crypto_encrypt", kKfRcu, S::crypto, X::none},
@@ -37,6 +37,10 @@ constexpr std::array<KfuncBtf, 45> kTable = {{
     {"bpf_iter_css_task_new", kKfTrustedArgs, S::common, X::none},
     {"bpf_iter_css_task_next", kKfRetNull, S::common, X::none},
     {"bpf_iter_css_task_destroy", 0, S::common, X::none},
+    // the task_vma iterator (KF_ITER_NEW | KF_RCU, KF_ITER_NEXT | KF_RET_NULL, KF_ITER_DESTROY; iter.cpp)
+    {"bpf_iter_task_vma_new", kKfRcu, S::common, X::none},
+    {"bpf_iter_task_vma_next", kKfRetNull, S::common, X::none},
+    {"bpf_iter_task_vma_destroy", 0, S::common, X::none},
     // cpumask.c cpumask_kfunc_btf_ids
     {"bpf_cpumask_create", kKfAcquire | kKfRetNull, S::cpumask, X::none},
     {"bpf_cpumask_release", kKfRelease, S::cpumask, X::none},

@@ -14,7 +14,8 @@ using namespace std::string_view_literals;
 // kernel/bpf/helpers.c (generic and common sets), kernel/bpf/cpumask.c and kernel/bpf/crypto.c, as Linux 6.18
 // registers them.
 constexpr std::array kNames = {
-    "bpf_crypto_decrypt"sv,      "bpf_crypto_encrypt"sv,
+    "bpf_crypto_decrypt"sv,      "bpf_crypto_encrypt"sv,        "bpf_iter_task_vma_new"sv,
+    "bpf_iter_task_vma_next"sv,  "bpf_iter_task_vma_destroy"sv,
     "bpf_task_acquire"sv,        "bpf_task_release"sv,          "bpf_task_from_pid"sv,
     "bpf_task_under_cgroup"sv,   "bpf_cgroup_acquire"sv,        "bpf_cgroup_release"sv,
     "bpf_cgroup_ancestor"sv,     "bpf_cgroup_from_id"sv,        "bpf_rcu_read_lock"sv,
