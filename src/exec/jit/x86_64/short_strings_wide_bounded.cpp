@@ -52,36 +52,64 @@ bool WideGen::strnchr() {
     return true;
 }
 
-// strrchr's pairs after the first block (r9 = 32, eax = the last c so far): the NUL lanes of both blocks or-ed
-// decide the step; a pair without NUL keeps its last c lane; at `nul_pair`, ymm0/ymm2 hold the pair's bytes and
-// ymm6/ymm7 their c lanes.
-void WideGen::strrchr_pairs(const Label& nul_pair) {
-    const Label loop = a_.newLabel(), none = a_.newLabel();
-    pair_step(nullptr, x86::rcx, nullptr);
-    a_.bind(loop);
+// The pair at r9 for strrchr: ymm0/ymm2 its bytes, ymm3 the NUL lanes of their min, ymm6/ymm7 their c lanes; to
+// `any` when it has a NUL or c lane (one test and branch for both).
+void WideGen::strrchr_pair_exact(const Label& any) {
     a_.vmovdqu(x86::ymm0, x86::ptr(x86::rdi, x86::r9));
     a_.vmovdqu(x86::ymm2, x86::ptr(x86::rdi, x86::r9, 0, kW));
-    a_.vpcmpeqb(x86::ymm3, x86::ymm0, x86::ymm1);
-    a_.vpcmpeqb(x86::ymm4, x86::ymm2, x86::ymm1);
-    a_.vpor(x86::ymm3, x86::ymm3, x86::ymm4);
-    a_.vpmovmskb(x86::r11d, x86::ymm3);
+    a_.vpminub(x86::ymm3, x86::ymm0, x86::ymm2);
+    a_.vpcmpeqb(x86::ymm3, x86::ymm3, x86::ymm1); // NUL in either block
     char_lanes(x86::ymm6, x86::ymm0);
     char_lanes(x86::ymm7, x86::ymm2);
+    a_.vpor(x86::ymm4, x86::ymm6, x86::ymm7);
+    a_.vpor(x86::ymm4, x86::ymm4, x86::ymm3);
+    a_.vpmovmskb(x86::r10d, x86::ymm4);
+    a_.test(x86::r10d, x86::r10d);
+    a_.long_().jnz(any);
+}
+
+// After strrchr_pair_exact found a lane: to `nul_pair` when it is a NUL lane, else eax = the pair's last c lane
+// and on to `back`.
+void WideGen::strrchr_c_only(const Label& nul_pair, const Label& back) {
+    a_.vpmovmskb(x86::r11d, x86::ymm3);
     a_.test(x86::r11d, x86::r11d);
     a_.long_().jnz(nul_pair);
-    a_.vpor(x86::ymm3, x86::ymm6, x86::ymm7);
-    a_.vpmovmskb(x86::r10d, x86::ymm3);
-    a_.test(x86::r10d, x86::r10d);
-    a_.short_().jz(none);
     a_.vpmovmskb(x86::r10d, x86::ymm6);
     a_.vpmovmskb(x86::r11d, x86::ymm7);
     a_.shl(x86::r11, 32);
     a_.or_(x86::r10, x86::r11);
     a_.bsr(x86::r10, x86::r10);
     a_.lea(x86::eax, x86::ptr(x86::r10, x86::r9));
-    a_.bind(none);
+    a_.jmp(back);
+}
+
+// strrchr's pairs after the first block (r9 = 32, eax = the last c so far). First chr_filter's candidates (a byte
+// <= c); a flagged pair is tested exactly: a NUL ends the scan at `nul_pair` (ymm0/ymm2 hold the pair's bytes and
+// ymm6/ymm7 their c lanes), c lanes alone keep the last one and the filter goes on, and neither (a byte below c)
+// makes the pairs after it take the exact test, whose NUL and c lanes are or-ed into one test and branch.
+// Instructions per pair without a byte below c: 10 (17 with a branch each for NUL and c lanes; 13 exact).
+void WideGen::strrchr_pairs(const Label& nul_pair) {
+    const Label loop = a_.newLabel(), step = a_.newLabel(), any = a_.newLabel();
+    const Label floop = a_.newLabel(), fstep = a_.newLabel(), cand = a_.newLabel(), fany = a_.newLabel();
+    pair_step(nullptr, x86::rcx, nullptr);
+    chr_filter_setup();
+    a_.bind(floop);
+    chr_filter(cand, x86::r11d); // eax holds the answer so far
+    a_.bind(fstep);
+    a_.add(x86::r9, 2 * kW);
+    pair_step(&floop, x86::rcx, nullptr);
+    a_.bind(cand);
+    strrchr_pair_exact(fany);
+    a_.long_().jmp(step); // a byte below c: the exact pairs from the next one
+    a_.bind(fany);
+    strrchr_c_only(nul_pair, fstep);
+    a_.bind(loop);
+    strrchr_pair_exact(any);
+    a_.bind(step);
     a_.add(x86::r9, 2 * kW);
     pair_step(&loop, x86::rcx, nullptr);
+    a_.bind(any);
+    strrchr_c_only(nul_pair, step);
 }
 
 // bpf_strrchr(s, int c = r2): the last lane holding c up to and including the first NUL, remembered across

@@ -166,6 +166,10 @@ class WideGen {
     void stop_fold(const x86::Vec& dst, int32_t disp);
     void fold(const x86::Vec& v);
     void strrchr_pairs(const Label& nul_pair);
+    void chr_filter_setup();
+    void chr_filter(const Label& cand, const x86::Gp& mask = x86::eax);
+    void strrchr_pair_exact(const Label& any);
+    void strrchr_c_only(const Label& nul_pair, const Label& back);
 
     std::vector<uint8_t> set_; // span(): the frozen set
     bool accept_ = false;      // span(): strspn
