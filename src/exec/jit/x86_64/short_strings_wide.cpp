@@ -242,7 +242,7 @@ void WideGen::chr_filter_setup() {
 // To `cand` when one of the pair's 64 bytes at r9 is <= c (ymm5): max(v, c) is c exactly there, so the min of the
 // two blocks' maxima is c where either has one. A superset of the stop lanes (c, NUL), exact where every other
 // byte is above c (a separator below the text's bytes: '/', '.', ' '; the bench's '0' among digits). Per pair 7
-// instructions to the exact test's 9 (each block's load folded into its max); ymm2..ymm4 and `mask` scratch.
+// instructions to the exact test's 12 (each block's load folded into its max); ymm2..ymm4 and `mask` scratch.
 void WideGen::chr_filter(const Label& cand, const x86::Gp& mask) {
     a_.vpmaxub(x86::ymm2, x86::ymm5, x86::ptr(x86::rdi, x86::r9));
     a_.vpmaxub(x86::ymm4, x86::ymm5, x86::ptr(x86::rdi, x86::r9, 0, kW));

@@ -170,6 +170,7 @@ class WideGen {
     void chr_filter(const Label& cand, const x86::Gp& mask = x86::eax);
     void strrchr_pair_exact(const Label& any);
     void strrchr_c_only(const Label& nul_pair, const Label& back);
+    void strrchr_pair_nul_first(const Label& nul_pair, const Label& none, const Label& after);
 
     std::vector<uint8_t> set_; // span(): the frozen set
     bool accept_ = false;      // span(): strspn
