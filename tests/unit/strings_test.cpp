@@ -393,7 +393,7 @@ TEST_P(StringsBackends, ByteBelowCBeforeTheStop) {
     Guarded ga(8192), gb(64);
     const Str b = gb.place("0\0", 0);
     for (size_t len : {0, 1, 31, 64, 127, 128, 129, 200, 255, 256, 257, 511, 700, 1100})
-        for (size_t align = 0; align < 64; align += len > 300 ? 7 : 1)
+        for (size_t align = 0; align < 64; align += (len > 300 ? 7 : 1))
             for (int plan = 0; plan < 6; plan++) {
                 std::string s = text(len, uint32_t(len * 64 + align), "123456789");
                 const size_t k = len ? (len * (plan + 1)) / 7 : 0; // the byte below c
@@ -403,8 +403,8 @@ TEST_P(StringsBackends, ByteBelowCBeforeTheStop) {
                     s[std::min(len - 1, k + (plan - 2) * 40 + 1)] = '0';
                 if (len > 2 && plan == 5)
                     s[len / 3] = '0';
-                const std::string tag = "len=" + std::to_string(len) + " align=" + std::to_string(align) +
-                                        " plan=" + std::to_string(plan);
+                const std::string tag =
+                    "len=" + std::to_string(len) + " align=" + std::to_string(align) + " plan=" + std::to_string(plan);
                 const size_t slack = (64 + align - (len + 1) % 64) % 64;
                 const Str term = ga.place(s + '\0', slack);
                 const Str unterm = ga.place(s, 0);
@@ -422,9 +422,8 @@ TEST_P(StringsBackends, ByteBelowCBeforeTheStop) {
                             if (a.p[i] == '0')
                                 last = int(i);
                         const std::string t = tag + " from=" + std::to_string(from);
-                        agree(*ops_, "nchr_at " + t, [&](const StringOps& o) {
-                            return o.nchr_at(a, kSizeMax, '0', from);
-                        });
+                        agree(*ops_, "nchr_at " + t,
+                              [&](const StringOps& o) { return o.nchr_at(a, kSizeMax, '0', from); });
                         agree(*ops_, "chrnul_at " + t, [&](const StringOps& o) { return o.chrnul_at(a, '0', from); });
                         agree(*ops_, "rchr_at " + t, [&](const StringOps& o) { return o.rchr_at(a, '0', from, last); });
                     }

@@ -62,29 +62,8 @@ void WideGen::scan_blocks(StopFn stop, const x86::Gp& span, const x86::Gp* span2
         pair_bound(x86::r10, span, span2, limit ? &limit->reg : nullptr); // r10 is kept through the loop
     cmp_bound();
     a_.long_().jae(out);
-    if (stop == &WideGen::stop_chr && !refine) {
-        // strchr's, strchrnul's and strnchr's later pairs: chr_filter's candidates (a byte <= c) first, one vector
-        // operation a block; a flagged pair's blocks are tested exactly, one by one, and when neither holds a stop
-        // (a byte below c) the pairs after it take the exact test (the loop below), so a string full of such
-        // bytes pays one pair twice.
-        const Label floop = a_.newLabel(), cand = a_.newLabel();
-        chr_filter_setup();
-        a_.bind(floop);
-        chr_filter(cand);
-        a_.add(x86::r9, 2 * kW);
-        cmp_bound();
-        a_.jb(floop);
-        a_.long_().jmp(out);
-        a_.bind(cand);
-        for (int32_t k = 0; k < 2; k++) {
-            (this->*stop)(x86::ymm2, 0);
-            a_.vpmovmskb(x86::eax, x86::ymm2);
-            a_.test(x86::eax, x86::eax);
-            a_.long_().jnz(found);
-            a_.add(x86::r9, k ? -kW : kW);
-        }
-        a_.long_().jmp(step);
-    }
+    if (stop == &WideGen::stop_chr && !refine)
+        chr_filter_pairs(stop, found, step, out, cmp_bound);
     a_.bind(loop);
     pair_test(stop, pair);
     a_.bind(step);
@@ -101,6 +80,31 @@ void WideGen::scan_blocks(StopFn stop, const x86::Gp& span, const x86::Gp* span2
     }
     a_.bind(pair0);
     pair_decode(nullptr, pair, step, found);
+}
+
+// strchr's, strchrnul's and strnchr's later pairs: chr_filter's candidates (a byte <= c) first, one vector
+// operation a block, while `cmp_bound` (r9 against the pairs' end, flags for jb) allows; then `out`. A flagged
+// pair's blocks are tested exactly, one by one (to `found`), and when neither holds a stop (a byte below c) the
+// pairs after it take the exact test at `step`, so a string full of such bytes pays one pair twice.
+void WideGen::chr_filter_pairs(StopFn stop, const Label& found, const Label& step, const Label& out,
+                               const std::function<void()>& cmp_bound) {
+    const Label floop = a_.newLabel(), cand = a_.newLabel();
+    chr_filter_setup();
+    a_.bind(floop);
+    chr_filter(cand);
+    a_.add(x86::r9, 2 * kW);
+    cmp_bound();
+    a_.jb(floop);
+    a_.long_().jmp(out);
+    a_.bind(cand);
+    for (int32_t k = 0; k < 2; k++) {
+        (this->*stop)(x86::ymm2, 0);
+        a_.vpmovmskb(x86::eax, x86::ymm2);
+        a_.test(x86::eax, x86::eax);
+        a_.long_().jnz(found);
+        a_.add(x86::r9, k ? -kW : kW);
+    }
+    a_.long_().jmp(step);
 }
 
 // The pair at r9: stop lanes of its blocks in ymm2 and ymm4, to `pair` when either has one.
