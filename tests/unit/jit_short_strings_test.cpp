@@ -188,6 +188,43 @@ void ShortStringsTest::check_kfunc(const KfuncProto& k, IsaLevel level, std::mt1
     EXPECT_EQ(prog->call_site_region(0), inst_->registry().find(addr(pool))) << k.name;
 }
 
+// The AVX2 pairs of bpf_strchr, bpf_strchrnul, bpf_strnchr and bpf_strrchr first test for a byte <= c (exact when
+// every other byte is above c) and take the exact test after a flagged pair without a stop. Strings of digits
+// above c = '0' ending up to 500 bytes before the region's end, with c, NUL and bytes below c ('!', 0x01, and
+// '0' - 1 = '/') planted at random, sometimes none of them; counts around the pairs for bpf_strnchr. Every ISA
+// level and backend (the resume entries take over past the inline bytes), against the generic entry.
+TEST_P(ShortStringsTest, CharScansWithBytesBelowC) {
+    std::mt19937_64 rng(48);
+    uint8_t* pool = end_ - 512;
+    for (const IsaLevel level : {kAvx2, kSse42})
+        for (const char* name : {"bpf_strchr", "bpf_strchrnul", "bpf_strnchr", "bpf_strrchr"}) {
+            if (level.avx2 && !avx2_missing().empty())
+                continue;
+            const KfuncProto* k = find_kfunc(name);
+            ASSERT_NE(k, nullptr) << name;
+            auto prog = compile(false, kfunc_index(name), level);
+            ASSERT_NE(prog, nullptr);
+            const bool counted = std::string_view(name) == "bpf_strnchr";
+            for (int n = 0; n < 3000; n++) {
+                for (size_t i = 0; i < 512; i++)
+                    pool[i] = uint8_t('1' + rng() % 9);
+                for (int plant = int(rng() % 4); plant-- > 0;)
+                    pool[rng() % 512] = uint8_t("0!\x01/"[rng() % 4]);
+                if (n % 3 == 0)
+                    pool[rng() % 512] = 0;
+                const uint64_t s1 = addr(end_ - 1 - rng() % 500);
+                const uint64_t c = n % 7 == 0 ? '5' : '0'; // bytes below '5' are common: the exact pairs
+                const uint64_t count = n % 2 ? ~uint64_t{0} : rng() % 520;
+                const uint64_t r2 = counted ? count : c, r3 = counted ? c : 0;
+                const uint64_t want = k->fn(s1, r2, r3, 0, 0, &ctx_);
+                ASSERT_EQ(run(*prog, s1, r2, r3), want)
+                    << name << " " << level.name << " case " << n << " s1 at end-" << addr(end_) - s1 << " r2=" << r2;
+            }
+        }
+    if (!avx2_missing().empty())
+        GTEST_SKIP() << "ran SSE4.2 only: " << avx2_missing();
+}
+
 // bpf_strncmp(s1, n, s2): s1 in a page followed by a PROT_NONE one (a per-run region, as a stack or packet
 // buffer would be), at every distance from the guard; s2 every string of .rodata's pool.
 TEST_P(ShortStringsTest, StrncmpAnswersAsTheHelper) {
@@ -451,7 +488,9 @@ TEST_P(ShortStringsTest, Avx2StrlenSiteUses32ByteBlocks) {
 
 // With AVX2 the paths with a limit or a remembered answer take two blocks per step too: bpf_strnlen, bpf_strnchr,
 // bpf_strcasecmp, bpf_strncasecmp and bpf_strncmp join the pair's stop masks with vpor ymm3, ymm2, ymm4 (C5 ED EB
-// DC), bpf_strrchr its NUL masks with vpor ymm3, ymm3, ymm4 (C5 E5 EB DC).
+// DC), bpf_strrchr the pair's bytes with vpminub ymm3, ymm0, ymm2 (C5 FD DA DA) for its NUL lanes. The character
+// scans (bpf_strchr, bpf_strchrnul, bpf_strnchr, bpf_strrchr) filter a pair for a byte <= c first, the second
+// block with vpmaxub ymm4, ymm5, [rdi + r9 + 32] (C4 A1 55 DE 64 0F 20).
 TEST_P(ShortStringsTest, Avx2BoundedSitesStepByPairs) {
     if (!avx2_missing().empty())
         GTEST_SKIP() << avx2_missing();
@@ -468,7 +507,12 @@ TEST_P(ShortStringsTest, Avx2BoundedSitesStepByPairs) {
     EXPECT_TRUE(has(strncmp_site->code(), {0xC5, 0xED, 0xEB, 0xDC})) << "bpf_strncmp";
     auto strrchr_site = compile(false, kfunc_index("bpf_strrchr"), kAvx2);
     ASSERT_NE(strrchr_site, nullptr);
-    EXPECT_TRUE(has(strrchr_site->code(), {0xC5, 0xE5, 0xEB, 0xDC})) << "bpf_strrchr";
+    EXPECT_TRUE(has(strrchr_site->code(), {0xC5, 0xFD, 0xDA, 0xDA})) << "bpf_strrchr";
+    for (const char* name : {"bpf_strchr", "bpf_strchrnul", "bpf_strnchr", "bpf_strrchr"}) {
+        auto p = compile(false, kfunc_index(name), kAvx2);
+        ASSERT_NE(p, nullptr);
+        EXPECT_TRUE(has(p->code(), {0xC4, 0xA1, 0x55, 0xDE, 0x64, 0x0F, 0x20})) << name;
+    }
 }
 
 // The JIT's repeat loop (jit::run_repeated): every run counted, the last r0 kept; a run that stops ends the loop

@@ -385,6 +385,51 @@ TEST_P(StringsBackends, RandomThreeLetterStrings) {
     }
 }
 
+// The c-or-NUL scans (nchr, chrnul, rchr) first filter four vectors at a time for a byte <= c, exact where every
+// other byte is above c, and take the exact test after the first flagged step without a stop. Strings of digits
+// above c = '0' (the filter alone), with a byte below c ('!', 0x01) planted before, between or after the c's and
+// the NUL, at every offset mod 64 of the string and with its end at the guard page; from the start and resumed.
+TEST_P(StringsBackends, ByteBelowCBeforeTheStop) {
+    Guarded ga(8192), gb(64);
+    const Str b = gb.place("0\0", 0);
+    for (size_t len : {0, 1, 31, 64, 127, 128, 129, 200, 255, 256, 257, 511, 700, 1100})
+        for (size_t align = 0; align < 64; align += (len > 300 ? 7 : 1))
+            for (int plan = 0; plan < 6; plan++) {
+                std::string s = text(len, uint32_t(len * 64 + align), "123456789");
+                const size_t k = len ? (len * (plan + 1)) / 7 : 0; // the byte below c
+                if (len && plan % 3 != 0)
+                    s[k] = plan % 2 ? '!' : '\x01';
+                if (len > 4 && plan >= 2)
+                    s[std::min(len - 1, k + (plan - 2) * 40 + 1)] = '0';
+                if (len > 2 && plan == 5)
+                    s[len / 3] = '0';
+                const std::string tag =
+                    "len=" + std::to_string(len) + " align=" + std::to_string(align) + " plan=" + std::to_string(plan);
+                const size_t slack = (64 + align - (len + 1) % 64) % 64;
+                const Str term = ga.place(s + '\0', slack);
+                const Str unterm = ga.place(s, 0);
+                agree_all(*ops_, term, b, "term " + tag, false);
+                agree_all(*ops_, unterm, b, "unterm " + tag, false);
+                for (const Str& a : {term, unterm})
+                    for (uint64_t from : {uint64_t{0}, uint64_t{1}, uint64_t{32}, uint64_t(k), uint64_t(len / 2)}) {
+                        uint64_t q = 0; // resumes only from a point before the first c or NUL
+                        while (q < a.span && q < kMaxLen && a.p[q] != 0 && a.p[q] != '0')
+                            q++;
+                        if (from > q)
+                            continue;
+                        int last = -kENOENT;
+                        for (uint64_t i = 0; i < from; i++)
+                            if (a.p[i] == '0')
+                                last = int(i);
+                        const std::string t = tag + " from=" + std::to_string(from);
+                        agree(*ops_, "nchr_at " + t,
+                              [&](const StringOps& o) { return o.nchr_at(a, kSizeMax, '0', from); });
+                        agree(*ops_, "chrnul_at " + t, [&](const StringOps& o) { return o.chrnul_at(a, '0', from); });
+                        agree(*ops_, "rchr_at " + t, [&](const StringOps& o) { return o.rchr_at(a, '0', from, last); });
+                    }
+            }
+}
+
 // Every span from 0 to 130 bytes, ending at the guard page: the partial loads of spans shorter than a vector
 // (assembled from smaller loads inside the span) and the overlapping last vector of every other length.
 TEST_P(StringsBackends, EveryShortSpan) {

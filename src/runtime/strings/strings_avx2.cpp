@@ -53,6 +53,7 @@ struct V {
     static hit cmp_stop(vec a, vec b) { return eq0(_mm256_min_epu8(a, _mm256_cmpeq_epi8(a, b))); }
     static vec stopv(vec a, vec b) { return _mm256_min_epu8(a, _mm256_cmpeq_epi8(a, b)); }
     static vec vmin(vec a, vec b) { return _mm256_min_epu8(a, b); }
+    static vec vmax(vec a, vec b) { return _mm256_max_epu8(a, b); }
     static vec vxor(vec a, vec b) { return _mm256_xor_si256(a, b); }
     static vec pin(vec v) {
         asm("" : "+x"(v));

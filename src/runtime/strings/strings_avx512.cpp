@@ -28,6 +28,7 @@ struct V {
     static hit cmp_stop(vec a, vec b) { return _mm512_cmpneq_epi8_mask(a, b) | eq0(a); }
     static vec stopv(vec a, vec b) { return _mm512_maskz_mov_epi8(_mm512_cmpeq_epi8_mask(a, b), a); }
     static vec vmin(vec a, vec b) { return _mm512_min_epu8(a, b); }
+    static vec vmax(vec a, vec b) { return _mm512_max_epu8(a, b); }
     static vec vxor(vec a, vec b) { return _mm512_xor_si512(a, b); }
     static vec pin(vec v) {
         asm("" : "+v"(v));

@@ -30,6 +30,7 @@ struct V {
     static hit cmp_stop(vec a, vec b) { return eq0(_mm_min_epu8(a, _mm_cmpeq_epi8(a, b))); }
     static vec stopv(vec a, vec b) { return _mm_min_epu8(a, _mm_cmpeq_epi8(a, b)); }
     static vec vmin(vec a, vec b) { return _mm_min_epu8(a, b); }
+    static vec vmax(vec a, vec b) { return _mm_max_epu8(a, b); }
     static vec vxor(vec a, vec b) { return _mm_xor_si128(a, b); }
     static vec pin(vec v) {
         asm("" : "+x"(v));

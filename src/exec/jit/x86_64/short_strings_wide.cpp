@@ -62,6 +62,8 @@ void WideGen::scan_blocks(StopFn stop, const x86::Gp& span, const x86::Gp* span2
         pair_bound(x86::r10, span, span2, limit ? &limit->reg : nullptr); // r10 is kept through the loop
     cmp_bound();
     a_.long_().jae(out);
+    if (stop == &WideGen::stop_chr && !refine)
+        chr_filter_pairs(stop, found, step, out, cmp_bound);
     a_.bind(loop);
     pair_test(stop, pair);
     a_.bind(step);
@@ -78,6 +80,31 @@ void WideGen::scan_blocks(StopFn stop, const x86::Gp& span, const x86::Gp* span2
     }
     a_.bind(pair0);
     pair_decode(nullptr, pair, step, found);
+}
+
+// strchr's, strchrnul's and strnchr's later pairs: chr_filter's candidates (a byte <= c) first, one vector
+// operation a block, while `cmp_bound` (r9 against the pairs' end, flags for jb) allows; then `out`. A flagged
+// pair's blocks are tested exactly, one by one (to `found`), and when neither holds a stop (a byte below c) the
+// pairs after it take the exact test at `step`, so a string full of such bytes pays one pair twice.
+void WideGen::chr_filter_pairs(StopFn stop, const Label& found, const Label& step, const Label& out,
+                               const std::function<void()>& cmp_bound) {
+    const Label floop = a_.newLabel(), cand = a_.newLabel();
+    chr_filter_setup();
+    a_.bind(floop);
+    chr_filter(cand);
+    a_.add(x86::r9, 2 * kW);
+    cmp_bound();
+    a_.jb(floop);
+    a_.long_().jmp(out);
+    a_.bind(cand);
+    for (int32_t k = 0; k < 2; k++) {
+        (this->*stop)(x86::ymm2, 0);
+        a_.vpmovmskb(x86::eax, x86::ymm2);
+        a_.test(x86::eax, x86::eax);
+        a_.long_().jnz(found);
+        a_.add(x86::r9, k ? -kW : kW);
+    }
+    a_.long_().jmp(step);
 }
 
 // The pair at r9: stop lanes of its blocks in ymm2 and ymm4, to `pair` when either has one.
@@ -208,6 +235,26 @@ void WideGen::stop_chr(const x86::Vec& dst, int32_t disp) {
         a_.vpxor(x86::ymm3, x86::ymm0, x86::ymm5);
     a_.vpminub(x86::ymm3, x86::ymm3, x86::ymm0);
     a_.vpcmpeqb(dst, x86::ymm3, x86::ymm1);
+}
+
+// ymm5 = the character's splat for chr_filter (char_vec broadcast it there unless it is a pool constant).
+void WideGen::chr_filter_setup() {
+    if (c_const_)
+        a_.vmovdqu(x86::ymm5, c_mem_);
+}
+
+// To `cand` when one of the pair's 64 bytes at r9 is <= c (ymm5): max(v, c) is c exactly there, so the min of the
+// two blocks' maxima is c where either has one. A superset of the stop lanes (c, NUL), exact where every other
+// byte is above c (a separator below the text's bytes: '/', '.', ' '; the bench's '0' among digits). Per pair 7
+// instructions to the exact test's 12 (each block's load folded into its max); ymm2..ymm4 and `mask` scratch.
+void WideGen::chr_filter(const Label& cand, const x86::Gp& mask) {
+    a_.vpmaxub(x86::ymm2, x86::ymm5, x86::ptr(x86::rdi, x86::r9));
+    a_.vpmaxub(x86::ymm4, x86::ymm5, x86::ptr(x86::rdi, x86::r9, 0, kW));
+    a_.vpminub(x86::ymm3, x86::ymm2, x86::ymm4);
+    a_.vpcmpeqb(x86::ymm3, x86::ymm3, x86::ymm5);
+    a_.vpmovmskb(mask, x86::ymm3);
+    a_.test(mask, mask);
+    a_.long_().jnz(cand);
 }
 
 // bpf_strchr(s, c = r2) / bpf_strchrnul: the first lane holding c or NUL (c tested first, so c == 0 finds the

@@ -4,6 +4,7 @@
 // remembered answer: strnlen, strnchr, strrchr, strncmp, the case-insensitive compares). Internal to those two.
 #pragma once
 #include <algorithm>
+#include <functional>
 
 #include "exec/jit/x86_64/short_strings.hpp"
 #include "runtime/strings/serial.hpp"
@@ -166,6 +167,13 @@ class WideGen {
     void stop_fold(const x86::Vec& dst, int32_t disp);
     void fold(const x86::Vec& v);
     void strrchr_pairs(const Label& nul_pair);
+    void chr_filter_setup();
+    void chr_filter(const Label& cand, const x86::Gp& mask = x86::eax);
+    void chr_filter_pairs(StopFn stop, const Label& found, const Label& step, const Label& out,
+                          const std::function<void()>& cmp_bound);
+    void strrchr_pair_exact(const Label& any);
+    void strrchr_c_only(const Label& nul_pair, const Label& back);
+    void strrchr_pair_nul_first(const Label& nul_pair, const Label& none, const Label& after);
 
     std::vector<uint8_t> set_; // span(): the frozen set
     bool accept_ = false;      // span(): strspn
