@@ -18,6 +18,9 @@
 #include <string>
 #include <vector>
 
+#include "exec/interp/interpreter.hpp"
+#include "exec/jit/jit.hpp"
+#include "isa/insn.hpp"
 #include "loader/loader.hpp"
 #include "runtime/instance.hpp"
 #include "runtime/kfuncs/graph_kfuncs.hpp"
@@ -400,6 +403,72 @@ TEST_F(GraphKfuncs, RefcountedObjectSurvivesTheDrain) {
     uint64_t other[2] = {0, 0};
     EXPECT_EQ(bpf_list_push_back_impl(uint64_t(other), s + kSharedA, 0, 0, 0, &ctx_), kEinval);
     EXPECT_EQ(live_objects(), before);
+}
+
+// bpf_rbtree_add_impl called from BPF code whose `less` is a BPF function (ld_imm64 BPF_PSEUDO_FUNC), on the
+// interpreter and the JIT: the kfunc runs the callback through each engine's invoke_callback. The program (as the
+// verifier would hand it over; run unchecked): add(r1 = root, r2 = node, less), where less compares the longs 16
+// bytes before each node (node_data's key).
+TEST_F(GraphKfuncs, LessRunsAsABpfCallbackOnInterpAndJit) {
+    using isa::Insn;
+    const int32_t add_idx = kfunc_index("bpf_rbtree_add_impl");
+    ASSERT_GE(add_idx, 0);
+    const std::vector<Insn> prog = {
+        {0xbf, 6, 1, 0, 0},       // r6 = r1
+        {0xbf, 7, 2, 0, 0},       // r7 = r2
+        {0x18, 3, 4, 0, 7},       // r3 = less (BPF_PSEUDO_FUNC: pc 2 + 7 + 1)
+        {0x00, 0, 0, 0, 0},       //
+        {0xbf, 1, 6, 0, 0},       // r1 = root
+        {0xbf, 2, 7, 0, 0},       // r2 = node
+        {0xb7, 4, 0, 0, 0},       // r4 = 0 (meta__ign)
+        {0xb7, 5, 0, 0, 0},       // r5 = 0 (off)
+        {0x85, 0, 2, 0, add_idx}, // call bpf_rbtree_add_impl (BPF_PSEUDO_KFUNC_CALL)
+        {0x95, 0, 0, 0, 0},       // exit
+        {0x79, 3, 1, -16, 0},     // less: r3 = a's key
+        {0x79, 4, 2, -16, 0},     //       r4 = b's key
+        {0xb7, 0, 0, 0, 0},       //       r0 = 0
+        {0x3d, 3, 4, 1, 0},       //       if r3 >= r4 goto +1
+        {0xb7, 0, 0, 0, 1},       //       r0 = 1
+        {0x95, 0, 0, 0, 0},       //       exit
+    };
+    auto jit = exec::jit::compile(prog);
+    ASSERT_TRUE(jit) << jit.error().message;
+    ASSERT_FALSE((*jit)->lean()) << "a kfunc that calls back needs the trampoline";
+    const long keys[] = {5, 1, 4, 2, 3, 4, 0};
+    long host_shape = 0; // the same adds through the host `less`
+    {
+        uint64_t root[2] = {0, 0};
+        for (long k : keys)
+            add(root, data(k));
+        host_shape = shape(root);
+        while (take_first(root) >= 0) {
+        }
+    }
+    for (int engine = 0; engine < 2; engine++) {
+        uint64_t root[2] = {0, 0};
+        ctx_.invoke_callback = nullptr; // each engine sets its own for the run
+        for (long k : keys) {
+            const uint64_t node = data(k, engine) + kDataNode;
+            StackArea stack;
+            if (engine == 0) {
+                const exec::interp::InterpResult r =
+                    exec::interp::run_validated(prog, uint64_t(root), node, ctx_, stack, 0, false);
+                ASSERT_TRUE(r.ok) << r.error;
+                EXPECT_EQ(r.r0, 0u);
+            } else {
+                const exec::jit::JitResult r = (*jit)->run(uint64_t(root), node, ctx_, stack);
+                ASSERT_TRUE(r.ok) << r.error;
+                EXPECT_EQ(r.r0, 0u);
+            }
+        }
+        ctx_.invoke_callback = &host_less;
+        EXPECT_EQ(shape(root), host_shape) << (engine ? "jit" : "interp");
+        std::vector<long> out;
+        for (long r; (r = take_first(root)) >= 0;)
+            out.push_back(r / 10);
+        EXPECT_EQ(out, (std::vector<long>{0, 1, 2, 3, 4, 4, 5})) << (engine ? "jit" : "interp");
+    }
+    EXPECT_FALSE(ctx_.aborted) << ctx_.abort_message;
 }
 
 // The rows' BTF parameter names, widths and return widths are the running kernel's (vmlinux BTF).
