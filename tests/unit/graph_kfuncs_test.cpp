@@ -405,6 +405,32 @@ TEST_F(GraphKfuncs, RefcountedObjectSurvivesTheDrain) {
     EXPECT_EQ(live_objects(), before);
 }
 
+// A hash element replaced by an update frees the old element's fields (check_and_free_fields): a kptr's object is
+// dropped as a list's are (tests/progs/kptr_local.bpf.c's map `h`, value {long n; struct pair __kptr *p}).
+TEST_F(GraphKfuncs, HashUpdateDropsTheReplacedElementsKptr) {
+    std::unique_ptr<ObjectInstance> kp = [] {
+        auto spec = loader::load_object_file(std::string(STRBPF_PROGS_DIR) + "/kptr_local.bpf.o");
+        if (!spec)
+            return std::unique_ptr<ObjectInstance>();
+        auto inst = ObjectInstance::create(std::make_shared<const loader::ObjectSpec>(std::move(*spec)));
+        return inst ? std::move(*inst) : nullptr;
+    }();
+    if (!kp)
+        GTEST_SKIP() << "tests/progs/kptr_local.bpf.o is not built (it needs clang 18 or later)";
+    Map* h = kp->find_map("h");
+    ASSERT_NE(h, nullptr);
+    const size_t before = live_objects();
+    uint64_t value[2] = {1, 0};
+    int key = 3;
+    ASSERT_EQ(h->update(&key, value, 0), 0);
+    auto* v = static_cast<uint64_t*>(h->lookup(&key));
+    ASSERT_NE(v, nullptr);
+    v[1] = make(kp.get(), "pair", 7); // as bpf_kptr_xchg leaves it
+    EXPECT_EQ(live_objects(), before + 1);
+    ASSERT_EQ(h->update(&key, value, 0), 0); // BPF_ANY over an existing element
+    EXPECT_EQ(live_objects(), before);
+}
+
 // bpf_rbtree_add_impl called from BPF code whose `less` is a BPF function (ld_imm64 BPF_PSEUDO_FUNC), on the
 // interpreter and the JIT: the kfunc runs the callback through each engine's invoke_callback. The program (as the
 // verifier would hand it over; run unchecked): add(r1 = root, r2 = node, less), where less compares the longs 16
