@@ -234,8 +234,8 @@ Result<uint64_t> ObjectInstance::kfunc_address(const loader::ProgramSpec& prog, 
         return make_error(fmt::format("program '{}': ld_imm64 refers to kfunc #{}", prog.name, idx));
     if (kfunc_unresolved(*spec_, idx))
         return uint64_t(0);
-    if (const runtime::KfuncProto* k = find_kfunc(spec_->kfuncs[idx]))
-        return reinterpret_cast<uint64_t>(k->fn);
+    if (const int k = kfunc_index(spec_->kfuncs[idx]); k >= 0)
+        return reinterpret_cast<uint64_t>(kfunc_table()[size_t(k)].fn);
     if (const int v = verify_only_kfunc_index(spec_->kfuncs[idx]); v >= 0)
         return verify_only_kfunc_address(v);
     if (const ExtKfunc* e = ext_ ? ext_->kfunc(spec_->kfuncs[idx]) : nullptr)

@@ -4,24 +4,106 @@
 
 #include <bpf/btf.h>
 #include <cstdlib>
+#include <fmt/format.h>
+#include <map>
+#include <mutex>
+#include <new>
+#include <unordered_map>
 
+#include "loader/btf_fields.hpp"
 #include "loader/btf_view.hpp"
 #include "runtime/instance.hpp"
 
-namespace strbpf::runtime::kfuncs {
+namespace strbpf::runtime {
+
 namespace {
 
-// What precedes each object: 16 bytes, so the object keeps malloc's 16-byte alignment.
+std::shared_ptr<const ObjMeta> make_meta(BtfRef b, uint32_t type_id) {
+    const btf_type* t = btfv::type_by_id(b, type_id);
+    const loader::StructMeta sm = loader::struct_meta(b, nullptr, type_id);
+    if (!t || !sm.has || !sm.error.empty())
+        return nullptr;
+    auto m = std::make_shared<ObjMeta>();
+    m->fields = ValueFieldSet(sm.fields, t->size);
+    for (const loader::SpecialStruct& s : sm.fields.structs)
+        if (s.kind == loader::kFieldRefcount && s.off % 4 == 0 && uint64_t(s.off) + 4 <= t->size)
+            m->refcount_off = int32_t(s.off);
+    return m;
+}
+
+// The records made so far, per BTF (the weak_ptr tells a live BTF from a freed one at the same address).
+struct MetaCache {
+    struct Entry {
+        std::weak_ptr<struct btf> btf;
+        std::unordered_map<uint32_t, std::shared_ptr<const ObjMeta>> metas;
+    };
+    std::mutex mu;
+    std::unordered_map<const struct btf*, Entry> by_btf;
+};
+MetaCache& meta_cache() {
+    static MetaCache* c = new MetaCache(); // never destroyed: objects may be dropped by static maps at exit
+    return *c;
+}
+
+} // namespace
+
+std::shared_ptr<const ObjMeta> obj_meta(const std::shared_ptr<struct btf>& b, uint32_t type_id) {
+    MetaCache& c = meta_cache();
+    std::lock_guard<std::mutex> g(c.mu);
+    MetaCache::Entry& e = c.by_btf[b.get()];
+    if (e.btf.owner_before(b) || b.owner_before(e.btf)) { // new, or another (freed) BTF's entry
+        if (c.by_btf.size() > 16)
+            std::erase_if(c.by_btf, [](const auto& kv) { return kv.second.btf.expired(); });
+        MetaCache::Entry& fresh = c.by_btf[b.get()];
+        fresh.btf = b;
+        fresh.metas.clear();
+        return fresh.metas.emplace(type_id, make_meta(b.get(), type_id)).first->second;
+    }
+    if (auto it = e.metas.find(type_id); it != e.metas.end())
+        return it->second;
+    return e.metas.emplace(type_id, make_meta(b.get(), type_id)).first->second;
+}
+
+namespace kfuncs {
+namespace {
+
+// What precedes each object: 32 bytes, so the object keeps malloc's 16-byte alignment.
 struct alignas(16) ObjHeader {
+    std::shared_ptr<const ObjMeta> meta; // null: no special field
     uint32_t size;
     uint32_t type_id;
     uint64_t magic;
 };
+static_assert(sizeof(ObjHeader) == 32);
 constexpr uint64_t kObjMagic = 0x6f626a5f6e657721ull; // "obj_new!"
 
 // bpf_mem_alloc's limits for the non-percpu allocator: no unit for size 0, the largest unit 4096 bytes, each
 // object preceded by its 8-byte list node.
 constexpr uint64_t kMaxObjSize = 4096 - 8;
+
+// The live objects: start -> size.
+struct Registry {
+    std::mutex mu;
+    std::map<uint64_t, uint32_t> live;
+};
+Registry& registry() {
+    static Registry* r = new Registry(); // never destroyed: objects may be dropped by static maps at exit
+    return *r;
+}
+
+ObjHeader* header_of(uint64_t obj) { return reinterpret_cast<ObjHeader*>(obj) - 1; }
+
+void obj_free(uint64_t obj) {
+    {
+        Registry& r = registry();
+        std::lock_guard<std::mutex> g(r.mu);
+        r.live.erase(obj);
+    }
+    ObjHeader* h = header_of(obj);
+    h->magic = 0;
+    h->~ObjHeader();
+    std::free(h);
+}
 
 } // namespace
 
@@ -30,19 +112,30 @@ uint64_t bpf_obj_new_impl(uint64_t r1, uint64_t, uint64_t, uint64_t, uint64_t, R
     const btf_type* t = b && r1 <= UINT32_MAX ? btfv::type_by_id(b, uint32_t(r1)) : nullptr;
     if (!t || !btf_is_struct(t) || t->size == 0 || t->size > kMaxObjSize)
         return 0;
-    auto* h = static_cast<ObjHeader*>(std::calloc(1, sizeof(ObjHeader) + t->size));
-    if (!h)
+    std::shared_ptr<const ObjMeta> meta = obj_meta(ctx->instance->spec().btf, uint32_t(r1));
+    void* mem = std::calloc(1, sizeof(ObjHeader) + t->size);
+    if (!mem)
         return 0;
-    *h = ObjHeader{t->size, uint32_t(r1), kObjMagic};
-    return reinterpret_cast<uint64_t>(h + 1);
+    auto* h = new (mem) ObjHeader{std::move(meta), t->size, uint32_t(r1), kObjMagic};
+    const uint64_t obj = reinterpret_cast<uint64_t>(h + 1);
+    if (h->meta && h->meta->refcount_off >= 0) // bpf_obj_init: refcount_set(1)
+        __atomic_store_n(reinterpret_cast<uint32_t*>(obj + uint64_t(h->meta->refcount_off)), 1u, __ATOMIC_RELAXED);
+    Registry& r = registry();
+    std::lock_guard<std::mutex> g(r.mu);
+    r.live.emplace(obj, t->size);
+    return obj;
 }
 
 void obj_drop(uint64_t obj) {
     if (!obj)
         return;
-    ObjHeader* h = reinterpret_cast<ObjHeader*>(obj) - 1;
-    h->magic = 0;
-    std::free(h);
+    const ObjMeta* m = header_of(obj)->meta.get();
+    if (m && m->refcount_off >= 0 && // refcount_dec_and_test: other references remain
+        __atomic_sub_fetch(reinterpret_cast<uint32_t*>(obj + uint64_t(m->refcount_off)), 1u, __ATOMIC_ACQ_REL) != 0)
+        return;
+    if (m) // bpf_obj_free_fields: its lists and trees drained, its kptrs dropped
+        m->fields.free_fields(reinterpret_cast<void*>(obj));
+    obj_free(obj);
 }
 
 uint64_t bpf_obj_drop_impl(uint64_t r1, uint64_t, uint64_t, uint64_t, uint64_t, RunContext*) {
@@ -50,4 +143,36 @@ uint64_t bpf_obj_drop_impl(uint64_t r1, uint64_t, uint64_t, uint64_t, uint64_t, 
     return 0;
 }
 
-} // namespace strbpf::runtime::kfuncs
+uint64_t bpf_refcount_acquire_impl(uint64_t r1, uint64_t, uint64_t, uint64_t, uint64_t, RunContext* ctx) {
+    const ObjMeta* m = obj_containing(r1, 1) == r1 ? header_of(r1)->meta.get() : nullptr;
+    if (!m || m->refcount_off < 0) {
+        ctx->abort(fmt::format("bpf_refcount_acquire_impl: {:#x} is no live object with a bpf_refcount", r1));
+        return 0;
+    }
+    auto* rc = reinterpret_cast<uint32_t*>(r1 + uint64_t(m->refcount_off));
+    uint32_t c = __atomic_load_n(rc, __ATOMIC_RELAXED);
+    do { // refcount_inc_not_zero
+        if (c == 0)
+            return 0;
+    } while (!__atomic_compare_exchange_n(rc, &c, c + 1, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
+    return r1;
+}
+
+uint64_t obj_containing(uint64_t addr, uint64_t size) {
+    Registry& r = registry();
+    std::lock_guard<std::mutex> g(r.mu);
+    auto it = r.live.upper_bound(addr);
+    if (it == r.live.begin())
+        return 0;
+    --it;
+    return addr - it->first <= it->second && size <= it->second - (addr - it->first) ? it->first : 0;
+}
+
+size_t live_objects() {
+    Registry& r = registry();
+    std::lock_guard<std::mutex> g(r.mu);
+    return r.live.size();
+}
+
+} // namespace kfuncs
+} // namespace strbpf::runtime

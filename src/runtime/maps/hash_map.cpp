@@ -316,8 +316,10 @@ int HashMap::do_update(const void* key, const void* value, uint64_t flags, uint3
     if (old != kNil)
         unlink(b, old);
     b.lock.unlock();
-    if (old != kNil)
+    if (old != kNil) { // the replaced element's fields freed (check_and_free_fields): kptrs, lists, trees
+        drop_objects(old);
         release(old, true);
+    }
     return 0;
 }
 
@@ -358,8 +360,10 @@ int HashMap::update_lru(const void* key, const void* value, uint64_t flags, uint
         unlink(b, old);
     }
     b.lock.unlock();
-    if (old != kNil)
+    if (old != kNil) { // htab_lru_push_free: the replaced element's fields freed first
+        drop_objects(old);
         lru_->push_free(old);
+    }
     lru_lock_.unlock();
     return 0;
 }

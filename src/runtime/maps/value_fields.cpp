@@ -4,10 +4,16 @@
 
 #include <algorithm>
 #include <immintrin.h>
+#include <string_view>
 
+#include "runtime/kfuncs/graph_kfuncs.hpp"
 #include "runtime/kfuncs/obj_kfuncs.hpp"
 
 namespace strbpf::runtime {
+
+namespace {
+constexpr uint32_t kGraphRootSize = 16; // struct bpf_list_head, struct bpf_rb_root
+} // namespace
 
 ValueFieldSet::ValueFieldSet(const loader::ValueFields& found, uint32_t value_size) {
     auto add = [&](uint32_t off, uint32_t size, bool freed, bool drops = false) {
@@ -20,6 +26,12 @@ ValueFieldSet::ValueFieldSet(const loader::ValueFields& found, uint32_t value_si
         const bool lock = s.kind == loader::kFieldSpinLock;
         if (lock && lock_off_ < 0 && s.off % 4 == 0 && uint64_t(s.off) + 4 <= value_size)
             lock_off_ = int32_t(s.off);
+        const std::string_view name = s.name;
+        if (s.kind == loader::kFieldGraphRoot && s.size == kGraphRootSize && s.off % 8 == 0 &&
+            (name == "bpf_list_head" || name == "bpf_rb_root")) {
+            add(s.off, s.size, name == "bpf_list_head", true); // a graph root (is_graph_root)
+            continue;
+        }
         add(s.off, s.size, !lock && s.kind != loader::kFieldRefcount);
     }
     std::sort(fields_.begin(), fields_.end(), [](const ValueField& a, const ValueField& b) { return a.off < b.off; });
@@ -66,6 +78,21 @@ void ValueFieldSet::copy_in(void* value, const void* src, uint64_t n) const {
 
 namespace {
 
+// A bpf_list_head or bpf_rb_root is kept as a field that drops objects (drops_object, so drops_objects() counts it)
+// of 16 bytes, where a referenced kptr's is 8; `freed` tells a list (true) from a tree.
+bool is_graph_root(const ValueField& f) { return f.drops_object && f.size == kGraphRootSize; }
+
+// bpf_list_head_free / bpf_rb_root_free of the root F of VALUE, under the value's bpf_spin_lock (at LOCK_OFF, the
+// lock the kernel's graph roots always have; -1: none).
+void free_graph(const ValueField& f, void* value, int32_t lock_off) {
+    uint8_t* at = static_cast<uint8_t*>(value) + f.off;
+    auto* lock = lock_off >= 0 ? reinterpret_cast<uint32_t*>(static_cast<uint8_t*>(value) + lock_off) : nullptr;
+    if (f.freed)
+        kfuncs::list_head_free(at, lock);
+    else
+        kfuncs::rb_root_free(at, lock);
+}
+
 void zero_shared(uint8_t* at, uint32_t n) {
     static const uint8_t kZeros[32] = {};
     for (uint32_t i = 0; i < n; i += sizeof(kZeros))
@@ -79,6 +106,8 @@ void ValueFieldSet::free_fields(void* value) const {
         uint8_t* at = static_cast<uint8_t*>(value) + f.off;
         if (f.drops_object && f.size == 8) // bpf_obj_free_fields: xchg the kptr out, then drop what it held
             kfuncs::obj_drop(__atomic_exchange_n(reinterpret_cast<uint64_t*>(at), uint64_t(0), __ATOMIC_SEQ_CST));
+        else if (is_graph_root(f)) // bpf_list_head_free, bpf_rb_root_free: an empty head or root remains
+            free_graph(f, value, lock_off_);
         else if (f.freed)
             zero_shared(at, f.size);
     }
@@ -89,6 +118,8 @@ void ValueFieldSet::drop_objects(void* value) const {
         if (f.drops_object && f.size == 8)
             kfuncs::obj_drop(__atomic_exchange_n(reinterpret_cast<uint64_t*>(static_cast<uint8_t*>(value) + f.off),
                                                  uint64_t(0), __ATOMIC_SEQ_CST));
+        else if (is_graph_root(f))
+            free_graph(f, value, lock_off_);
 }
 
 void ValueFieldSet::init_fields(void* value) const {

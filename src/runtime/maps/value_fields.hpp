@@ -23,8 +23,8 @@ struct ValueField {
     uint32_t off = 0;
     uint32_t size = 0;
     bool freed = false; // bpf_obj_free_fields clears it (kptrs, timers, bpf_wq, graph roots); not a lock word
-    // A referenced kptr: what it holds is dropped when freed. In strbpf's runs that can only be a bpf_obj_new
-    // object (the kfuncs that acquire kernel objects are not run), which bpf_obj_drop's free takes.
+    // A referenced kptr (8 bytes; only bpf_obj_new objects in strbpf's runs) or a graph root (16 bytes, `freed` set
+    // for a bpf_list_head): what it holds is dropped when freed (value_fields.cpp: is_graph_root).
     bool drops_object = false;
 };
 
@@ -46,7 +46,7 @@ class ValueFieldSet {
     void copy_out(void* dst, const void* value, uint64_t n) const;
     // copy_map_value: SRC into the value DST (N bytes), the special fields skipped.
     void copy_in(void* value, const void* src, uint64_t n) const;
-    // bpf_obj_free_fields on the value: the freed fields zeroed, the objects referenced kptrs held dropped.
+    // bpf_obj_free_fields: the freed fields zeroed, kptrs' objects dropped, lists and trees drained.
     void free_fields(void* value) const;
     // Whether some field drops an object when freed (drops_object).
     bool drops_objects() const {

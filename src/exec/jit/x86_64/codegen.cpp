@@ -24,6 +24,7 @@
 #include "isa/opcodes.hpp"
 #include "runtime/helpers/helper_table.hpp"
 #include "runtime/helpers/string_helpers.hpp"
+#include "runtime/kfuncs/graph_kfuncs.hpp"
 #include "runtime/kfuncs/kfunc_table.hpp"
 
 namespace strbpf::exec::jit::x86_64 {
@@ -247,6 +248,9 @@ void Gen::find_targets() {
             break;
         case Shape::CALL_HELPER:
             calls_back_ = calls_back_ || takes_callback(insns_[pc].imm);
+            break;
+        case Shape::CALL_KFUNC: // bpf_rbtree_add_impl's `less`
+            calls_back_ = calls_back_ || runtime::kfunc_takes_callback(uint32_t(insns_[pc].imm));
             break;
         default:
             break;
@@ -1310,7 +1314,7 @@ void Gen::emit_insn(size_t pc, const isa::OpInfo& op, const isa::Insn& i) {
         if (k && k->fn && k->site && next_site_ < opts_.site_count)
             call_site(pc, *k->site, false); // the string kfuncs never abort a run
         else if (k && k->fn)
-            call_native(reinterpret_cast<uint64_t>(k->fn), false);
+            call_native(reinterpret_cast<uint64_t>(k->fn), runtime::kfunc_takes_callback(uint32_t(i.imm)));
         else
             jmp(stub(pc, ExitCode::bad_kfunc));
         break;
