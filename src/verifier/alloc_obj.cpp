@@ -80,7 +80,7 @@ bool obj_drop(Env& env) {
         return env.fail("R1 must be referenced or trusted");
     if (!check_arg_reg_off(env, r, 1, r.ref_obj_id != 0))
         return false;
-    if (!is_alloc_obj(r))
+    if (!is_alloc_obj(r) || r.btf_flags != kBtfAlloc) // exactly PTR_TO_BTF_ID | MEM_ALLOC: not a non-owning one
         return env.fail("arg#0 expected pointer to allocated object");
     if (!r.ref_obj_id)
         return env.fail("allocated object must be referenced");

@@ -12,7 +12,7 @@ namespace {
 using namespace std::string_view_literals;
 
 // kernel/bpf/helpers.c (generic and common sets), kernel/bpf/cpumask.c and kernel/bpf/crypto.c, as Linux 6.18
-// registers them.
+// registers them; the list, rbtree and refcount kfuncs of the generic set.
 constexpr std::array kNames = {
     "bpf_task_acquire"sv,        "bpf_task_release"sv,          "bpf_task_from_pid"sv,
     "bpf_task_under_cgroup"sv,   "bpf_cgroup_acquire"sv,        "bpf_cgroup_release"sv,
@@ -29,6 +29,10 @@ constexpr std::array kNames = {
     "bpf_cpumask_weight"sv,      "bpf_crypto_ctx_create"sv,     "bpf_crypto_ctx_release"sv,
     "bpf_crypto_ctx_acquire"sv,  "bpf_iter_css_task_new"sv,     "bpf_iter_css_task_next"sv,
     "bpf_iter_css_task_destroy"sv,
+    // The graph kfuncs (verifier/graph.cpp): verified here, implemented by the graph runtime.
+    "bpf_list_push_front_impl"sv, "bpf_list_push_back_impl"sv,   "bpf_list_pop_front"sv,
+    "bpf_list_pop_back"sv,        "bpf_rbtree_add_impl"sv,       "bpf_rbtree_remove"sv,
+    "bpf_rbtree_first"sv,         "bpf_refcount_acquire_impl"sv,
 };
 
 // The addresses bpf_ksym_exists() reads: one distinct byte per kfunc, never handed to a program as memory.
