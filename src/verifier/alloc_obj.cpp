@@ -9,6 +9,7 @@
 
 #include "loader/btf_view.hpp"
 #include "verifier/btf_target.hpp"
+#include "verifier/graph.hpp"
 #include "verifier/domain/scalar.hpp"
 #include "verifier/kfunc_btf.hpp"
 
@@ -62,6 +63,8 @@ bool obj_new(Env& env) {
         return env.fail(fmt::format("strbpf does not model struct {}: it holds {} (the kernel refuses the object's "
                                     "BTF)",
                                     btfv::name_by_offset(b, t->name_off), meta.error));
+    if (!save_kfunc_struct_meta(env, id)) // graph.cpp
+        return false;
     Reg& r0 = env.path.cur.cur().regs[0];
     r0 = reg_ptr(RegType::btf_id, id);
     r0.btf = b;
@@ -84,6 +87,8 @@ bool obj_drop(Env& env) {
         return env.fail("arg#0 expected pointer to allocated object");
     if (!r.ref_obj_id)
         return env.fail("allocated object must be referenced");
+    if (!save_kfunc_struct_meta(env, r.aux)) // graph.cpp
+        return false;
     if (!release_reference(env, r.ref_obj_id))
         return env.fail(fmt::format("kfunc {} reference has not been acquired before", kObjDrop));
     clear_caller_saved(env);

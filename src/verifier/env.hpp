@@ -142,6 +142,10 @@ struct InsnAux {
     // Load/store pcs that accessed a bpf_obj_new object (MEM_ALLOC, recorded as RegType::mem: plain memory to the
     // engines); the kernel's save_aux_ptr_type keeps PTR_TO_BTF_ID there, which no other pointer type may share.
     std::vector<int32_t> insn_alloc;
+    // Per call of bpf_obj_new / _drop, bpf_refcount_acquire, a list push or bpf_rbtree_add: the struct meta its object
+    // has (the struct's type ID, 0 for a struct without special fields), the kernel's insn_aux kptr_struct_meta,
+    // which every path through the call must agree on (graph.cpp).
+    std::map<int32_t, uint32_t> kfunc_struct_meta;
     int32_t map_view_slot = -1; // runtime::Map::kernel_view_slot() once a read through a map pointer is accepted
     std::map<int32_t, CallFacts> call_facts; // per string call reached (linked pc): its argument facts
     // Per insn whether a 64-bit ALU op had an arena operand on some path (the kernel's needs_zext: it becomes

@@ -271,6 +271,8 @@ bool do_insert(Env& env, G g) {
     const int off_reg = g == G::rb_add ? 5 : 4;
     if (env.path.cur.cur().regs[size_t(off_reg)].type != RegType::scalar)
         return env.fail(fmt::format("R{} is not a scalar", off_reg));
+    if (!save_kfunc_struct_meta(env, env.path.cur.cur().regs[2].aux))
+        return false;
     if (g == G::rb_add && !push_less_callback(env, *root))
         return false;
     convert_owning(env, env.path.cur.cur().regs[2].ref_obj_id);
@@ -318,6 +320,8 @@ bool do_refcount_acquire(Env& env) {
         return env.fail("verifier internal error: Couldn't find btf_record");
     if (meta.fields.offset_of(loader::kFieldRefcount) < 0)
         return env.fail("arg#0 doesn't point to a type with bpf_refcount field");
+    if (!save_kfunc_struct_meta(env, r.aux))
+        return false;
     clear_caller_saved(env);
     Reg r0 = reg_ptr(RegType::btf_id, r.aux);
     r0.btf = r.btf;
@@ -336,6 +340,16 @@ bool do_refcount_acquire(Env& env) {
 }
 
 } // namespace
+
+bool save_kfunc_struct_meta(Env& env, uint32_t type_id) {
+    const uint32_t meta = local_struct_meta(env, type_id).has ? type_id : 0;
+    const auto [it, fresh] = env.aux.kfunc_struct_meta.emplace(env.path.pc, meta);
+    if (fresh || it->second == meta)
+        return true;
+    env.note("same call cannot be used with different types");
+    env.note("use one call for each type: inline the static function that holds the call,");
+    return env.fail("or mark the callee with __attribute__((nomerge))");
+}
 
 bool is_graph_kfunc(std::string_view name) { return find_graph(name) != nullptr; }
 

@@ -28,6 +28,10 @@ bool is_graph_callback_call(const Env& env, const isa::Insn& insn);
 // check_kfunc_call for them. False after env.fail; a callback's body is left in env.path.fork.
 bool do_graph_kfunc(Env& env, std::string_view name, const isa::Insn& insn);
 
+// The live 6.18 kernel's rule for the calls that record the object's struct meta per insn (bpf_obj_new / _drop,
+// bpf_refcount_acquire, list pushes, bpf_rbtree_add): every path through the call at env.path.pc must pass an
+// object of the same struct meta (struct TYPE_ID's, or none): "same call cannot be used with different types".
+bool save_kfunc_struct_meta(Env& env, uint32_t type_id);
 // in_rbtree_lock_required_cb: some frame of the path is the `less` callback of bpf_rbtree_add_impl.
 bool in_rbtree_lock_required_cb(const Env& env);
 // invalidate_non_owning_refs, at bpf_spin_unlock: every non-owning reference becomes an unknown scalar.

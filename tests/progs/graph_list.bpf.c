@@ -299,3 +299,52 @@ int head_at_wrong_offset(void *ctx)
 	bpf_spin_unlock(&v->lock);
 	return 0;
 }
+
+struct plain_a {
+	long a;
+};
+
+struct plain_b {
+	long b[2];
+};
+
+/* One bpf_obj_drop call for every object a caller passes (not inlined). */
+static __attribute__((noinline)) int drop_obj(void *p)
+{
+	bpf_obj_drop(p);
+	return 0;
+}
+
+/* The call's struct meta (the kernel's per-insn kptr_struct_meta) differs: item has one, plain_a none. */
+SEC("tc")
+__failure __msg("or mark the callee with __attribute__((nomerge))")
+int drop_call_two_metas(void *ctx)
+{
+	struct item *it = bpf_obj_new(struct item);
+	struct plain_a *p;
+
+	if (!it)
+		return 0;
+	p = bpf_obj_new(struct plain_a);
+	if (!p)
+		return drop_obj(it);
+	drop_obj(it);
+	return drop_obj(p);
+}
+
+/* Two structs without special fields share the call (both have no struct meta). runs: 0 */
+SEC("tc")
+__success
+int drop_call_no_metas(void *ctx)
+{
+	struct plain_a *a = bpf_obj_new(struct plain_a);
+	struct plain_b *b;
+
+	if (!a)
+		return 0;
+	b = bpf_obj_new(struct plain_b);
+	if (!b)
+		return drop_obj(a);
+	drop_obj(a);
+	return drop_obj(b);
+}
