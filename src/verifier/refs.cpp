@@ -31,6 +31,11 @@ bool release_reference_nomark(State& st, uint32_t id) {
     for (size_t i = 0; i < st.refs.size(); i++) {
         if (st.refs[i].id != id)
             continue;
+        if (st.lock.held() && st.lock.pos == st.refs.size()) { // the held lock is the array's last: it moves here
+            st.refs.erase(st.refs.begin() + std::ptrdiff_t(i));
+            st.lock.pos = uint32_t(i);
+            return true;
+        }
         st.refs[i] = st.refs.back(); // release_reference_state: the last one takes the released one's place
         st.refs.pop_back();
         return true;
@@ -170,7 +175,7 @@ bool process_spin_lock(Env& env, int regno, bool unlock) {
         return env.fail(
             fmt::format("off {} doesn't point to 'struct bpf_spin_lock' that is at {}", at, lock_off));
     LockState& lock = env.path.cur.lock;
-    const LockState mine{obj ? -1 : int32_t(r.aux), r.id, obj};
+    const LockState mine{obj ? -1 : int32_t(r.aux), r.id, obj, uint32_t(env.path.cur.refs.size())};
     if (!unlock) {
         if (lock.held())
             return env.fail("Locking two bpf_spin_locks are not allowed");
@@ -179,9 +184,15 @@ bool process_spin_lock(Env& env, int regno, bool unlock) {
     }
     if (!lock.held())
         return env.fail("bpf_spin_unlock without taking a lock");
-    if (lock != mine)
+    if (lock.map != mine.map || lock.id != mine.id || lock.obj != mine.obj)
         return env.fail("bpf_spin_unlock of different lock");
     invalidate_non_owning_refs(env); // graph.cpp
+    auto& refs = env.path.cur.refs;
+    if (lock.pos < refs.size()) { // the lock's entry released as any other: the last reference takes its place
+        const RefState last = refs.back();
+        refs.pop_back();
+        refs.insert(refs.begin() + std::ptrdiff_t(lock.pos), last);
+    }
     env.path.cur.lock = LockState{};
     return true;
 }

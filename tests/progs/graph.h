@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* The graph kfuncs' declarations for tests/progs/graph_*.bpf.c: the uAPI's graph structs (linux/bpf.h of 6.1+; the
  * build host's header may predate them), the kfuncs as Linux 6.18 declares them, and the macros programs use
  * (the selftests' bpf_experimental.h names, written here from the kfuncs' prototypes). */

@@ -142,6 +142,9 @@ struct LockState {
     int32_t map = -1; // the map of a map value's lock
     uint32_t id = 0;
     bool obj = false; // the lock of a program-allocated object (the kernel's active_lock.ptr = the program's BTF)
+    // Where 6.18's reference array holds the lock among State::refs: before refs[pos] (refs.size(): last). A graph
+    // kfunc acquires and releases references while the lock is held; the array's order is what the log prints.
+    uint32_t pos = 0;
     bool held() const { return map >= 0 || obj; }
     bool operator==(const LockState&) const = default;
 };
