@@ -43,14 +43,6 @@ foreach(src ${STRBPF_TEST_PROGS})
     endforeach()
 endforeach()
 
-# The graph kfuncs' programs while their verifier rules are not merged (tests/CMakeLists.txt): the kernel engine only.
-foreach(src ${STRBPF_GRAPH_PROGS})
-    get_filename_component(stem ${src} NAME_WE)
-    add_test(NAME progs.${stem}.kernel COMMAND strbpf test ${STRBPF_GRAPH_PROGS_DIR}/${stem}.bpf.o --engine kernel)
-    set_tests_properties(progs.${stem}.kernel PROPERTIES
-        SKIP_REGULAR_EXPRESSION "kernel engine unavailable;\n0 passed, 0 failed" TIMEOUT 600)
-endforeach()
-
 list(JOIN STRBPF_KERNEL_PROG_STEMS "\n" STRBPF_KERNEL_PROG_STEMS)
 file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/kernel_prog_tests.txt "${STRBPF_KERNEL_PROG_STEMS}\n")
 

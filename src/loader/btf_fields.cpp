@@ -139,17 +139,79 @@ bool map_takes_fields(const MapSpec& m, unsigned kinds) {
     return true;
 }
 
-void walk_type(Walk& w, uint32_t type_id, uint32_t off, int level);
+// OWNER and COMP: the type whose member (or the VAR whose type, COMP -1) TYPE_ID is, where a graph root's
+// `contains:` decl tag is looked up.
+void walk_type(Walk& w, uint32_t type_id, uint32_t off, int level, uint32_t owner, int comp);
 
-void walk_struct(Walk& w, const btf_type* t, uint32_t off, int level) {
+void walk_struct(Walk& w, uint32_t id, const btf_type* t, uint32_t off, int level) {
     for (uint16_t i = 0; i < btf_vlen(t) && w.error.empty(); i++) {
         const uint32_t bits = btf_member_bit_offset(t, i);
         if (bits % 8) {
             w.error = "a member at a bit offset";
             return;
         }
-        walk_type(w, btf_members(t)[i].type, off + bits / 8, level);
+        walk_type(w, btf_members(t)[i].type, off + bits / 8, level, id, i);
     }
+}
+
+// btf_find_decl_tag_value(OWNER, COMP, "contains:"): the one such tag's value; an error when there is none or
+// more than one.
+std::string contains_tag(BtfRef b, uint32_t owner, int comp, std::string* why) {
+    constexpr std::string_view kKey = "contains:";
+    std::string value;
+    int found = 0;
+    const uint32_t n = btfv::type_cnt(b);
+    for (uint32_t id = 1; id < n; id++) {
+        const btf_type* t = btfv::type_by_id(b, id);
+        if (!t || !btf_is_decl_tag(t) || t->type != owner || btf_decl_tag(t)->component_idx != comp)
+            continue;
+        const std::string_view name = btfv::name_by_offset(b, t->name_off);
+        if (name.substr(0, kKey.size()) != kKey)
+            continue;
+        value = name.substr(kKey.size());
+        found++;
+    }
+    if (found != 1)
+        *why = found ? "a graph root with two contains: decl tags" : "a graph root without a contains: decl tag";
+    return value;
+}
+
+// btf_find_graph_root and btf_parse_graph_root for the graph root F (a bpf_list_head or bpf_rb_root): the struct
+// its tag names and the offset of its node member, a direct member of the node type at an 8-byte-aligned offset.
+void parse_graph_root(Walk& w, uint32_t owner, int comp, SpecialStruct* f) {
+    const std::string tag = contains_tag(w.b, owner, comp, &w.error);
+    if (!w.error.empty())
+        return;
+    const size_t colon = tag.find(':');
+    if (colon == std::string::npos || colon + 1 == tag.size()) {
+        w.error = fmt::format("a graph root tagged 'contains:{}' (no node member)", tag);
+        return;
+    }
+    const std::string value = tag.substr(0, colon), node = tag.substr(colon + 1);
+    const int vid = btfv::find_by_name_kind(w.b, value.c_str(), BTF_KIND_STRUCT);
+    const btf_type* vt = vid > 0 ? btfv::type_by_id(w.b, uint32_t(vid)) : nullptr;
+    if (!vt) {
+        w.error = fmt::format("a graph root of struct {}, which the BTF does not have", value);
+        return;
+    }
+    const char* node_type = std::strcmp(f->name, "bpf_list_head") == 0 ? "bpf_list_node" : "bpf_rb_node";
+    int members = 0;
+    for (uint16_t i = 0; i < btf_vlen(vt); i++) {
+        if (node != btfv::name_by_offset(w.b, btf_members(vt)[i].name_off))
+            continue;
+        const btf_type* nt = btfv::type_by_id(w.b, btf_members(vt)[i].type);
+        const uint32_t bits = btf_member_bit_offset(vt, i);
+        if (members++ || !nt || !btf_is_struct(nt) || std::strcmp(btfv::name_by_offset(w.b, nt->name_off), node_type) ||
+            bits % 64) {
+            w.error =
+                fmt::format("a graph root whose node {}.{} is no {} at an aligned offset", value, node, node_type);
+            return;
+        }
+        f->value_type_id = uint32_t(vid);
+        f->node_off = bits / 8;
+    }
+    if (!members)
+        w.error = fmt::format("a graph root of struct {}, which has no member {}", value, node);
 }
 
 // btf_find_kptr's verdict on pointer type T: 1 a kptr (a known tag on a pointer to a struct), 0 no kptr candidate
@@ -211,21 +273,25 @@ void add_kptr(Walk& w, const btf_type* t, uint32_t off, uint32_t nelems) {
 }
 
 // btf_find_field_one: arrays flattened, the named special structs, nested structs, else a kptr candidate.
-void walk_type(Walk& w, uint32_t type_id, uint32_t off, int level) {
+void walk_type(Walk& w, uint32_t type_id, uint32_t off, int level, uint32_t owner, int comp) {
     const btf_type* t = btfv::type_by_id(w.b, type_id);
     uint64_t nelems = 1;
     for (int i = 0; t && btf_is_array(t); i++) {
         if (i == kMaxDepth)
             return;
         nelems = std::min<uint64_t>(nelems * btf_array(t)->nelems, uint64_t(kFieldsMax) + 1);
-        t = btfv::type_by_id(w.b, btf_array(t)->type);
+        type_id = btf_array(t)->type;
+        t = btfv::type_by_id(w.b, type_id);
     }
     if (!t || nelems == 0)
         return;
     if (btf_is_struct(t)) {
         if (const SpecialName* sp = special_struct(btfv::name_by_offset(w.b, t->name_off), w.mask)) {
-            for (uint32_t e = 0; e < nelems && e <= uint32_t(kFieldsMax); e++)
-                w.fields->structs.push_back(SpecialStruct{off + e * t->size, t->size, sp->bit, sp->name});
+            SpecialStruct f{off, t->size, sp->bit, sp->name};
+            if (sp->bit == kGraphRoot)
+                parse_graph_root(w, owner, comp, &f);
+            for (uint32_t e = 0; e < nelems && e <= uint32_t(kFieldsMax); e++, f.off += t->size)
+                w.fields->structs.push_back(f);
             w.special += int(nelems);
             w.kinds |= sp->bit;
             return;
@@ -235,7 +301,7 @@ void walk_type(Walk& w, uint32_t type_id, uint32_t off, int level) {
         // btf_find_nested_struct: one element's fields, repeated for the others (none to repeat: nothing found).
         const size_t first = w.fields->kptrs.size(), sfirst = w.fields->structs.size();
         const int special = w.special;
-        walk_struct(w, t, off, level + 1);
+        walk_struct(w, type_id, t, off, level + 1);
         const int found = w.special - special;
         if (!found || nelems == 1 || !w.error.empty())
             return;
@@ -265,7 +331,8 @@ void walk_type(Walk& w, uint32_t type_id, uint32_t off, int level) {
 constexpr unsigned kStructMetaKinds = kSpinLock | kGraphRoot | kGraphNode | kRefcount | kKptr;
 
 // The fields of struct or DATASEC T; an error string when btf_parse_fields would fail.
-std::string parse_fields(BtfRef b, BtfRef kb, const btf_type* t, ValueFields* fields, unsigned* kinds = nullptr,
+std::string parse_fields(BtfRef b, BtfRef kb, uint32_t id, const btf_type* t, ValueFields* fields,
+                         unsigned* kinds = nullptr,
                          unsigned mask = kSpinLock | kTimer | kWq | kGraphRoot | kRefcount | kKptr) {
     Walk w;
     w.b = b;
@@ -276,12 +343,22 @@ std::string parse_fields(BtfRef b, BtfRef kb, const btf_type* t, ValueFields* fi
         const btf_var_secinfo* v = btf_var_secinfos(t);
         for (uint16_t i = 0; i < btf_vlen(t) && w.error.empty(); i++)
             if (const btf_type* var = btfv::type_by_id(b, v[i].type))
-                walk_type(w, var->type, v[i].offset, 0);
+                walk_type(w, var->type, v[i].offset, 0, v[i].type, -1);
     } else {
-        walk_struct(w, t, 0, 0);
+        walk_struct(w, id, t, 0, 0);
     }
     if (w.error.empty() && w.special > kFieldsMax)
         w.error = fmt::format("more than {} special fields", kFieldsMax);
+    // btf_parse_fields' closing rules: a graph root needs a bpf_spin_lock beside it, and an object both in a list
+    // and in a tree a bpf_refcount.
+    auto has = [&](const char* name) {
+        return std::any_of(fields->structs.begin(), fields->structs.end(),
+                           [&](const SpecialStruct& f) { return std::strcmp(f.name, name) == 0; });
+    };
+    if (w.error.empty() && (w.kinds & kGraphRoot) && !(w.kinds & kSpinLock))
+        w.error = "a bpf_list_head or bpf_rb_root without a bpf_spin_lock";
+    if (w.error.empty() && has("bpf_list_node") && has("bpf_rb_node") && !(w.kinds & kRefcount))
+        w.error = "a bpf_list_node and a bpf_rb_node without a bpf_refcount";
     if (kinds)
         *kinds = w.kinds;
     return w.error;
@@ -311,7 +388,7 @@ std::string object_btf_error_walk(BtfRef b, BtfRef kb) {
         if (!t || !btf_is_struct(t) || !has_struct_meta(b, t))
             continue;
         ValueFields fields;
-        if (std::string why = parse_fields(b, kb, t, &fields, nullptr, kStructMetaKinds); !why.empty())
+        if (std::string why = parse_fields(b, kb, id, t, &fields, nullptr, kStructMetaKinds); !why.empty())
             return fmt::format("struct {} holds {}", btfv::name_by_offset(b, t->name_off), why);
     }
     return {};
@@ -329,7 +406,7 @@ ValueFields map_value_fields(BtfRef b, BtfRef kb, const MapSpec& m) {
     if (!t || !(btf_is_struct(t) || btf_is_datasec(t)))
         return rec;
     unsigned kinds = 0;
-    if (!parse_fields(b, kb, t, &rec, &kinds).empty())
+    if (!parse_fields(b, kb, id, t, &rec, &kinds).empty())
         return ValueFields{}; // the map's record is an error: the map has no special field at all
     if (!map_takes_fields(m, kinds)) {
         rec = ValueFields{};
@@ -350,7 +427,7 @@ StructMeta struct_meta(BtfRef b, BtfRef kb, uint32_t id) {
     if (!t || !btf_is_struct(t) || !has_struct_meta(b, t))
         return m;
     m.has = true;
-    m.error = parse_fields(b, kb, t, &m.fields, nullptr, kStructMetaKinds);
+    m.error = parse_fields(b, kb, id, t, &m.fields, nullptr, kStructMetaKinds);
     std::sort(m.fields.kptrs.begin(), m.fields.kptrs.end(),
               [](const KptrField& a, const KptrField& c) { return a.off < c.off; });
     std::sort(m.fields.structs.begin(), m.fields.structs.end(),

@@ -42,11 +42,29 @@ struct SpecialStruct {
     uint32_t size = 0;
     unsigned kind = 0;
     const char* name = ""; // the struct's name (btf_field_type_name): "bpf_spin_lock", "bpf_list_head", ...
+    // bpf_list_head / bpf_rb_root (btf_find_graph_root, btf_parse_graph_root): the struct of the program's BTF
+    // its `contains:<struct>:<node>` decl tag names, and the offset of that node member in it.
+    uint32_t value_type_id = 0;
+    uint32_t node_off = 0;
 };
 
 struct ValueFields {
     std::vector<KptrField> kptrs;       // by offset
     std::vector<SpecialStruct> structs; // by offset
+    // The first special struct of kind KIND (one of the kField* bits) at offset OFF, or null.
+    const SpecialStruct* find(unsigned kind, uint32_t off) const {
+        for (const SpecialStruct& s : structs)
+            if (s.kind == kind && s.off == off)
+                return &s;
+        return nullptr;
+    }
+    // The offset of the (one) bpf_spin_lock, bpf_refcount, ...: -1 when there is none.
+    int32_t offset_of(unsigned kind) const {
+        for (const SpecialStruct& s : structs)
+            if (s.kind == kind)
+                return int32_t(s.off);
+        return -1;
+    }
     bool no_btf = false; // map_check_btf refuses the value's special fields for this map type: libbpf creates the
                          // map without BTF (no field at all)
 };

@@ -4,6 +4,7 @@
 #include "loader/loader.hpp"
 
 #include <bpf/btf.h>
+#include <elf.h>
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -26,6 +27,34 @@ namespace {
 
 constexpr uint64_t kMaxObjectSize = 1ull << 30; // refuse to read objects over 1 GiB
 
+// libbpf's btf_fixup_datasec: clang leaves a DATASEC's size and its variables' offsets 0; the section's size and
+// each variable's ELF symbol give them (a variable without a symbol keeps its offset). Done once, as libbpf does
+// before anything reads the object's BTF, so a global variable's special fields (bpf_spin_lock, bpf_list_head)
+// lie where the program's relocations put it.
+void fixup_datasecs(const ElfFile& elf, struct btf* b) {
+    const uint32_t n = btf__type_cnt(b);
+    for (uint32_t id = 1; id < n; id++) {
+        auto* t = const_cast<btf_type*>(btf__type_by_id(b, id));
+        if (!t || !btf_is_datasec(t))
+            continue;
+        const char* sname = btf__name_by_offset(b, t->name_off);
+        const ElfSection* s = sname ? elf.find_section(sname) : nullptr;
+        if (!s)
+            continue;
+        if (t->size == 0 && s->size <= UINT32_MAX)
+            t->size = uint32_t(s->size);
+        btf_var_secinfo* v = btf_var_secinfos(t);
+        for (uint16_t i = 0; i < btf_vlen(t); i++) {
+            const btf_type* var = btf__type_by_id(b, v[i].type);
+            const char* vname = var ? btf__name_by_offset(b, var->name_off) : nullptr;
+            for (const ElfSymbol& sym : elf.symbols())
+                if (vname && v[i].offset == 0 && sym.shndx == s->index && sym.type == STT_OBJECT && sym.name == vname &&
+                    sym.value <= UINT32_MAX)
+                    v[i].offset = uint32_t(sym.value);
+        }
+    }
+}
+
 Result<std::shared_ptr<struct btf>> load_btf(const ElfFile& elf) {
     const ElfSection* sec = elf.find_section(".BTF");
     if (!sec)
@@ -35,6 +64,7 @@ Result<std::shared_ptr<struct btf>> load_btf(const ElfFile& elf) {
     struct btf* raw = btf__new(sec->bytes.data(), static_cast<uint32_t>(sec->size));
     if (!raw)
         return make_error(fmt::format("section '.BTF': libbpf rejects it ({})", std::strerror(errno)));
+    fixup_datasecs(elf, raw);
     return std::shared_ptr<struct btf>(raw, [](struct btf* b) {
         forget_struct_ops(b); // what bind_struct_ops kept for this object
         btf__free(b);

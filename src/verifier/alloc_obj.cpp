@@ -9,6 +9,7 @@
 
 #include "loader/btf_view.hpp"
 #include "verifier/btf_target.hpp"
+#include "verifier/graph.hpp"
 #include "verifier/domain/scalar.hpp"
 #include "verifier/kfunc_btf.hpp"
 
@@ -62,6 +63,8 @@ bool obj_new(Env& env) {
         return env.fail(fmt::format("strbpf does not model struct {}: it holds {} (the kernel refuses the object's "
                                     "BTF)",
                                     btfv::name_by_offset(b, t->name_off), meta.error));
+    if (!save_kfunc_struct_meta(env, id)) // graph.cpp
+        return false;
     Reg& r0 = env.path.cur.cur().regs[0];
     r0 = reg_ptr(RegType::btf_id, id);
     r0.btf = b;
@@ -80,10 +83,12 @@ bool obj_drop(Env& env) {
         return env.fail("R1 must be referenced or trusted");
     if (!check_arg_reg_off(env, r, 1, r.ref_obj_id != 0))
         return false;
-    if (!is_alloc_obj(r))
+    if (!is_alloc_obj(r) || r.btf_flags != kBtfAlloc) // exactly PTR_TO_BTF_ID | MEM_ALLOC: not a non-owning one
         return env.fail("arg#0 expected pointer to allocated object");
     if (!r.ref_obj_id)
         return env.fail("allocated object must be referenced");
+    if (!save_kfunc_struct_meta(env, r.aux)) // graph.cpp
+        return false;
     if (!release_reference(env, r.ref_obj_id))
         return env.fail(fmt::format("kfunc {} reference has not been acquired before", kObjDrop));
     clear_caller_saved(env);

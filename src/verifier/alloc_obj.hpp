@@ -6,8 +6,8 @@
 // and writes the struct's members by its BTF (btf_struct_access: a pointer member reads as a scalar, a flexible
 // array is not walked past the end), never its special fields (btf_parse_struct_metas' record: bpf_spin_lock, the
 // list and rbtree heads and nodes, bpf_refcount, kptrs): "direct access to bpf_list_head is disallowed".
-// What is not modelled (bpf_percpu_obj_new, bpf_refcount_acquire, the list and rbtree kfuncs, bpf_spin_lock on an
-// object, a kptr in an object as bpf_kptr_xchg's destination) is refused where used, naming it.
+// The list and rbtree kfuncs and bpf_refcount_acquire are graph.hpp's. What is not modelled (bpf_percpu_obj_new, a
+// kptr in an object as bpf_kptr_xchg's destination) is refused where used, naming it.
 #pragma once
 #include <cstdint>
 #include <string_view>

@@ -17,6 +17,7 @@
 #include "verifier/btf_target.hpp"
 #include "verifier/ctx_arg.hpp"
 #include "verifier/dynptr.hpp"
+#include "verifier/graph.hpp"
 #include "verifier/iter.hpp"
 #include "verifier/ksym.hpp"
 #include "verifier/alloc_obj.hpp"
@@ -1046,14 +1047,18 @@ bool do_helper_call(Env& env, const isa::Insn& insn) {
 }
 
 bool do_kfunc_call(Env& env, const isa::Insn& insn) {
-    if (env.path.cur.lock.held())
-        return env.fail("function calls are not allowed while holding a lock");
     const auto& names = env.facts.inst.spec().kfuncs;
+    // Under a bpf_spin_lock only the graph kfuncs (is_bpf_graph_api_kfunc) may be called.
+    if (env.path.cur.lock.held() &&
+        !(insn.imm >= 0 && size_t(insn.imm) < names.size() && graph_kfunc_allowed_locked(names[size_t(insn.imm)])))
+        return env.fail("function calls are not allowed while holding a lock");
     if (insn.imm < 0 || size_t(insn.imm) >= names.size())
         return env.fail(fmt::format("kernel btf_id {} is not a function", insn.imm));
     if (runtime::kfunc_unresolved(env.facts.inst.spec(), uint32_t(insn.imm)))
         return fail_missing_kfunc(env, uint32_t(insn.imm)); // libbpf poisoned the call
     const runtime::KfuncProto* proto = runtime::find_kfunc(names[size_t(insn.imm)]);
+    if (is_graph_kfunc(names[size_t(insn.imm)])) // graph.cpp: lists, rbtrees, bpf_refcount_acquire
+        return do_graph_kfunc(env, names[size_t(insn.imm)], insn);
     if (!proto && is_iter_kfunc(names[size_t(insn.imm)])) // iter.cpp: the css_task iterator
         return do_iter_btf_kfunc(env, names[size_t(insn.imm)]);
     if (const KfuncBtf* k = proto ? nullptr : find_kfunc_btf(names[size_t(insn.imm)]))

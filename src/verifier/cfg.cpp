@@ -8,6 +8,7 @@
 #include "loader/btf_view.hpp"
 #include "verifier/env.hpp"
 #include "verifier/ext_protos.hpp"
+#include "verifier/graph.hpp"
 #include "verifier/iter.hpp"
 
 namespace strbpf::verifier {
@@ -298,6 +299,8 @@ bool check_cfg(Env& env) {
         case Shape::CALL_KFUNC:
             if (op->shape == Shape::CALL_KFUNC && is_iter_next_call(env, in))
                 facts.prune_point[pc] = 1, facts.loop_point[pc] = kLoopIterNext;
+            if (op->shape == Shape::CALL_KFUNC && is_graph_callback_call(env, in)) // bpf_rbtree_add_impl
+                facts.prune_point[pc] = facts.callback_call[pc] = facts.jmp_point[pc] = 1;
             target(pc + 1, true);
             break;
         default: break;

@@ -145,6 +145,10 @@ struct InsnAux {
     // Helper call pcs that were given kernel object memory (PTR_TO_BTF_ID | PTR_TRUSTED as ARG_PTR_TO_MEM): the
     // engines run no such call (runner.cpp's check_btf_loads), as the objects are not the run's memory.
     std::vector<int32_t> btf_mem_calls;
+    // Per call of bpf_obj_new / _drop, bpf_refcount_acquire, a list push or bpf_rbtree_add: the struct meta its object
+    // has (the struct's type ID, 0 for a struct without special fields), the kernel's insn_aux kptr_struct_meta,
+    // which every path through the call must agree on (graph.cpp).
+    std::map<int32_t, uint32_t> kfunc_struct_meta;
     int32_t map_view_slot = -1; // runtime::Map::kernel_view_slot() once a read through a map pointer is accepted
     std::map<int32_t, CallFacts> call_facts; // per string call reached (linked pc): its argument facts
     // Per insn whether a 64-bit ALU op had an arena operand on some path (the kernel's needs_zext: it becomes

@@ -46,6 +46,7 @@ KptrRecord build_record(const Env& env, uint32_t map_index) {
         return rec;
     }
     loader::ValueFields found = loader::map_value_fields(b, kb, *m);
+    rec.value = found;
     rec.fields = std::move(found.kptrs);
     rec.no_btf = found.no_btf;
     if (!kb && !rec.fields.empty())
@@ -154,12 +155,17 @@ bool check_map_kptr_access(Env& env, int regno, int64_t off, int value_regno, bo
         return env.fail("kptr in map can only be accessed using BPF_MEM instruction mode");
     if (cls != isa::BPF_LDX && f->kind != KptrKind::unref)
         return env.fail("store to referenced kptr disallowed");
-    if (f->local || f->kind == KptrKind::percpu)
+    // A referenced kptr to an object loads as the object (MEM_ALLOC | MEM_RCU) inside an RCU read-side section;
+    // the others of program-local types are not modelled.
+    const bool local_rcu = f->local && f->kind == KptrKind::ref && in_rcu_cs(env);
+    if ((f->local && !local_rcu) || f->kind == KptrKind::percpu)
         return not_modelled_field(env, r.aux, *f);
     if (cls == isa::BPF_LDX && !write && value_regno >= 0) {
         Reg v = reg_ptr(RegType::btf_id, f->type_id);
         v.btf = f->btf;
         v.btf_flags = rcu_protected(*f) && f->kind == KptrKind::ref && in_rcu_cs(env) ? kBtfRcu : kBtfUntrusted;
+        if (local_rcu) // btf_ld_kptr_type: MEM_ALLOC for a pointee of the program's BTF
+            v.btf_flags = kBtfAlloc | kBtfRcu;
         v.maybe_null = true;
         v.id = env.path.new_id();
         env.path.cur.cur().regs[size_t(value_regno)] = v;
@@ -181,12 +187,34 @@ bool check_map_kptr_access(Env& env, int regno, int64_t off, int value_regno, bo
     return env.fail("kptr in map can only be accessed using BPF_LDX/BPF_STX/BPF_ST");
 }
 
+// process_kptr_func for an object (kptr_xchg_dest_types' PTR_TO_BTF_ID | MEM_ALLOC): a kptr of its struct's record.
+bool check_obj_kptr_dest(Env& env, int regno, const KptrField** field) {
+    const Reg& r = env.path.cur.cur().regs[regno];
+    if (!r.var.is_const())
+        return env.fail(fmt::format("R{} doesn't have constant offset. kptr has to be at the constant offset", regno));
+    const std::vector<KptrField>& kptrs = local_struct_meta(env, r.aux).fields.kptrs;
+    if (kptrs.empty())
+        return env.fail(fmt::format("R{} has no valid kptr", regno));
+    const int32_t off = int32_t(int64_t(r.off) + int64_t(r.var.value));
+    const KptrField* f = nullptr;
+    for (const KptrField& k : kptrs)
+        if (int64_t(k.off) == off)
+            f = &k;
+    if (!f)
+        return env.fail(fmt::format("off={} doesn't point to kptr", off));
+    if (f->kind != KptrKind::ref && f->kind != KptrKind::percpu)
+        return env.fail(fmt::format("off={} kptr isn't referenced kptr", off));
+    if (f->kind == KptrKind::percpu)
+        return env.fail(fmt::format("strbpf does not model the percpu_kptr to struct {} in an allocated object",
+                                    f->type_name));
+    *field = f;
+    return true;
+}
+
 bool check_kptr_xchg_dest(Env& env, int regno, const KptrField** field) {
     const Reg& r = env.path.cur.cur().regs[regno];
-    if (is_alloc_obj(r) && !r.maybe_null) // kptr_xchg_dest_types' PTR_TO_BTF_ID | MEM_ALLOC
-        return env.fail(fmt::format("strbpf does not model bpf_kptr_xchg into a kptr of an allocated object (R{} "
-                                    "type={}{})",
-                                    regno, reg_type_str(r), btf_reg_type_name(r)));
+    if (is_alloc_obj(r) && r.btf_flags == kBtfAlloc && !r.maybe_null) // kptr_xchg_dest_types' PTR_TO_BTF_ID | MEM_ALLOC
+        return check_obj_kptr_dest(env, regno, field);
     if (r.type != RegType::map_value || r.maybe_null)
         return env.fail(fmt::format("R{} type={} expected=map_value, ptr_", regno, reg_type_str(r)));
     const loader::MapSpec* m = env.facts.map_spec(r.aux);

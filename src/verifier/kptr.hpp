@@ -27,6 +27,7 @@ using loader::KptrKind;
 // refuses such maps' values to every access.
 struct KptrRecord {
     std::vector<KptrField> fields;
+    loader::ValueFields value; // the whole record: kptrs and the special structs (graph.cpp's roots, the lock)
     std::string malformed;
     bool no_btf = false; // map_check_btf refuses the value's special fields for this map type: libbpf creates the
                          // map without BTF (no kptr, bpf_spin_lock or bpf_timer field at all)

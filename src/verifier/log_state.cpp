@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <fmt/format.h>
 #include <limits>
+#include <vector>
 
 #include "verifier/btf_target.hpp"
 #include "verifier/dynptr.hpp"
@@ -113,6 +114,8 @@ std::string kernel_reg_str(const Env& env, const Reg& r, int frameno) {
                         (r.type == RegType::scalar && r.link != Link::none ? fmt::format("{:+}", r.off) : ""));
     if (r.ref_obj_id)
         parts.push_back(fmt::format("ref_obj_id={}", r.ref_obj_id));
+    if (r.type == RegType::btf_id && (r.btf_flags & kBtfAlloc) && (r.btf_flags & kBtfNonOwn))
+        parts.push_back("non_own_ref"); // type_is_non_owning_ref
     if (is_map_pointer(r.type)) {
         const loader::MapSpec* spec = env.facts.map_spec(map_index);
         const std::string name = kernel_map_name(env, map_index);
@@ -186,12 +189,22 @@ std::string kernel_state_str(const Env& env, const State& st, int frameno, bool 
         else
             out += types;
     }
-    for (size_t i = 0; i < st.refs.size(); i++)
-        out += fmt::format("{}{}", i ? "," : " refs=", st.refs[i].id);
-    // 6.18 keeps a held bpf_spin_lock among the references, under the id of the pointer it was taken through: the
-    // last one, as no call can acquire anything while it is held; an id of 0 is not printed.
-    if (st.lock.held() && st.lock.id)
-        out += fmt::format("{}{}", st.refs.empty() ? " refs=" : ",", st.lock.id);
+    // 6.18 keeps a held bpf_spin_lock among the references, under the id of the pointer it was taken through, at
+    // its place in the array (LockState::pos). It prints the ids after the first only when the first is not 0,
+    // and then only those that are not 0 (a global variable's lock has id 0).
+    std::vector<uint32_t> ids;
+    for (size_t i = 0; i <= st.refs.size(); i++) {
+        if (st.lock.held() && st.lock.pos == i)
+            ids.push_back(st.lock.id);
+        if (i < st.refs.size())
+            ids.push_back(st.refs[i].id);
+    }
+    if (!ids.empty() && ids[0]) {
+        out += fmt::format(" refs={}", ids[0]);
+        for (size_t i = 1; i < ids.size(); i++)
+            if (ids[i])
+                out += fmt::format(",{}", ids[i]);
+    }
     if (f.in_callback)
         out += " cb";
     if (f.in_async_callback) // print_verifier_state's marker of an async callback's frame

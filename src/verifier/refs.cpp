@@ -13,7 +13,9 @@
 
 #include "loader/btf_view.hpp"
 #include "verifier/domain/scalar.hpp"
+#include "verifier/alloc_obj.hpp"
 #include "verifier/env.hpp"
+#include "verifier/graph.hpp"
 #include "verifier/kptr.hpp"
 #include "verifier/sock.hpp"
 
@@ -29,6 +31,11 @@ bool release_reference_nomark(State& st, uint32_t id) {
     for (size_t i = 0; i < st.refs.size(); i++) {
         if (st.refs[i].id != id)
             continue;
+        if (st.lock.held() && st.lock.pos == st.refs.size()) { // the held lock is the array's last: it moves here
+            st.refs.erase(st.refs.begin() + std::ptrdiff_t(i));
+            st.lock.pos = uint32_t(i);
+            return true;
+        }
         st.refs[i] = st.refs.back(); // release_reference_state: the last one takes the released one's place
         st.refs.pop_back();
         return true;
@@ -142,8 +149,10 @@ int32_t spin_lock_offset(const Env& env, uint32_t map_index) {
     if (env.facts.spin_lock_offs.size() <= map_index)
         env.facts.spin_lock_offs.resize(map_index + 1, -3);
     int32_t& off = env.facts.spin_lock_offs[map_index];
-    if (off == -3)
-        off = map_value_field_offset(env, map_index, "bpf_spin_lock");
+    if (off == -3) { // the value's record (btf_parse_fields) when it has the lock, as for an inner map's template
+        const int32_t in_record = map_kptrs(env, map_index).value.offset_of(loader::kFieldSpinLock);
+        off = in_record >= 0 ? in_record : map_value_field_offset(env, map_index, "bpf_spin_lock");
+    }
     return off;
 }
 
@@ -152,28 +161,39 @@ bool process_spin_lock(Env& env, int regno, bool unlock) {
     if (!r.var.is_const())
         return env.fail(fmt::format(
             "R{} doesn't have constant offset. bpf_spin_lock has to be at the constant offset", regno));
-    const loader::MapSpec* m = env.facts.map_spec(r.aux);
-    const int32_t lock_off = spin_lock_offset(env, r.aux);
+    const bool obj = r.type != RegType::map_value; // an object (MEM_ALLOC): its struct's record
+    const loader::MapSpec* m = obj ? nullptr : env.facts.map_spec(r.aux);
+    const int32_t lock_off =
+        obj ? local_struct_meta(env, r.aux).fields.offset_of(loader::kFieldSpinLock) : spin_lock_offset(env, r.aux);
     if (lock_off == -2)
         return env.fail(fmt::format("map '{}' has to have BTF in order to use bpf_spin_lock", m ? m->name : ""));
     if (lock_off < 0)
-        return env.fail(fmt::format("map '{}' has no valid bpf_spin_lock", m ? m->name : ""));
+        return env.fail(obj ? std::string("local 'kptr' has no valid bpf_spin_lock")
+                            : fmt::format("map '{}' has no valid bpf_spin_lock", m ? m->name : ""));
     const int64_t at = int64_t(r.var.value) + r.off;
     if (at != lock_off)
         return env.fail(
             fmt::format("off {} doesn't point to 'struct bpf_spin_lock' that is at {}", at, lock_off));
     LockState& lock = env.path.cur.lock;
+    const LockState mine{obj ? -1 : int32_t(r.aux), r.id, obj, uint32_t(env.path.cur.refs.size())};
     if (!unlock) {
         if (lock.held())
             return env.fail("Locking two bpf_spin_locks are not allowed");
-        lock = LockState{int32_t(r.aux), r.id};
+        lock = mine;
         return true;
     }
     if (!lock.held())
         return env.fail("bpf_spin_unlock without taking a lock");
-    if (lock.map != int32_t(r.aux) || lock.id != r.id)
+    if (lock.map != mine.map || lock.id != mine.id || lock.obj != mine.obj)
         return env.fail("bpf_spin_unlock of different lock");
-    lock = LockState{};
+    invalidate_non_owning_refs(env); // graph.cpp
+    auto& refs = env.path.cur.refs;
+    if (lock.pos < refs.size()) { // the lock's entry released as any other: the last reference takes its place
+        const RefState last = refs.back();
+        refs.pop_back();
+        refs.insert(refs.begin() + std::ptrdiff_t(lock.pos), last);
+    }
+    env.path.cur.lock = LockState{};
     return true;
 }
 

@@ -12,6 +12,7 @@
 #include "loader/btf_view.hpp"
 #include "verifier/alloc_obj.hpp"
 #include "verifier/btf_target.hpp"
+#include "verifier/graph.hpp"
 #include "verifier/domain/scalar.hpp"
 #include "verifier/kfunc_btf.hpp"
 #include "verifier/map_rules.hpp"
@@ -222,9 +223,11 @@ bool check_sock_arg(Env& env, const runtime::HelperProto& h, int regno, ArgKind 
             return true;
         return type_mismatch(env, regno, "sock");
     case ArgKind::ptr_to_ctx_or_null: return check_ctx_or_null(env, regno);
-    case ArgKind::ptr_to_spin_lock:
-        if (r.type != RegType::map_value || r.maybe_null)
+    case ArgKind::ptr_to_spin_lock: // spin_lock_types: a map value or an object (PTR_TO_BTF_ID | MEM_ALLOC exactly)
+        if ((r.type != RegType::map_value && !(is_alloc_obj(r) && r.btf_flags == kBtfAlloc)) || r.maybe_null)
             return type_mismatch(env, regno, "map_value, ptr_");
+        if (in_rbtree_lock_required_cb(env)) // graph.cpp
+            return env.fail("can't spin_{lock,unlock} in rbtree cb");
         return process_spin_lock(env, regno, h.id == 94);
     default: return true;
     }

@@ -157,7 +157,8 @@ bool states_equal(const Env& env, const State& old, const State& cur, int32_t pc
         if (!ids.check(old.refs[i].id, cur.refs[i].id, false))
             return false;
     // The bpf_spin_lock held: the same map, the ids of the pointers it was taken through corresponding.
-    if (old.lock.map != cur.lock.map || !ids.check(old.lock.id, cur.lock.id, false))
+    if (old.lock.map != cur.lock.map || old.lock.obj != cur.lock.obj || old.lock.pos != cur.lock.pos ||
+        !ids.check(old.lock.id, cur.lock.id, false))
         return false;
     for (size_t i = 0; i < old.frames.size(); i++) {
         const Frame& o = old.frames[i];

@@ -255,3 +255,42 @@ int left_in_globals(void *ctx)
 	}
 	return 0;
 }
+
+/* The 6.16 accessors need the root's lock, as every graph kfunc does. */
+SEC("tc")
+__failure __msg("bpf_spin_lock at off=0 must be held for bpf_rb_root")
+int root_without_lock(void *ctx)
+{
+	return bpf_rbtree_root(&root) != NULL;
+}
+
+/* bpf_rbtree_left / _right take a node in place (non-owning) or one the program owns (any reference: the live
+ * kernel accepts an object never added); a node this root does not hold has no child to give: NULL. */
+SEC("tc")
+__success __retval(0)
+int left_of_owned_node(void *ctx)
+{
+	struct node_data *n = bpf_obj_new(struct node_data);
+	struct bpf_rb_node *l;
+
+	if (!n)
+		return 0;
+	bpf_spin_lock(&lock);
+	l = bpf_rbtree_left(&root, &n->node);
+	bpf_spin_unlock(&lock);
+	bpf_obj_drop(n);
+	return l != NULL;
+}
+
+/* What an accessor gives is non-owning: gone at bpf_spin_unlock. */
+SEC("tc")
+__failure __msg("invalid mem access 'scalar'")
+int root_used_after_unlock(void *ctx)
+{
+	struct bpf_rb_node *r;
+
+	bpf_spin_lock(&lock);
+	r = bpf_rbtree_root(&root);
+	bpf_spin_unlock(&lock);
+	return r ? container_of(r, struct node_data, node)->key : 0;
+}

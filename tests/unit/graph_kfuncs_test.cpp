@@ -36,7 +36,7 @@ using namespace kfuncs;
 constexpr uint64_t kEinval = uint32_t(-EINVAL); // a C int in R0
 
 std::unique_ptr<ObjectInstance> load(const char* stem) {
-    auto spec = loader::load_object_file(std::string(STRBPF_GRAPH_PROGS_DIR) + "/" + stem + ".bpf.o");
+    auto spec = loader::load_object_file(std::string(STRBPF_PROGS_DIR) + "/" + stem + ".bpf.o");
     EXPECT_TRUE(spec) << spec.error().message;
     if (!spec)
         return nullptr;

@@ -9,6 +9,7 @@
 #include "runtime/kfuncs/kfunc_table.hpp"
 #include "runtime/kfuncs/verify_only.hpp"
 #include "shell_run.hpp"
+#include "verifier/graph.hpp"
 #include "verifier/kfunc_btf.hpp"
 
 namespace strbpf::verifier {
@@ -16,15 +17,28 @@ namespace {
 
 using loader::ProgType;
 
+// Every verify-only name has a row here, or is a graph kfunc (verifier/graph.cpp checks those by name).
 TEST(KfuncBtf, OneRowPerVerifyOnlyName) {
     const auto names = runtime::verify_only_kfuncs();
     EXPECT_EQ(names.size(), kfunc_btf_table().size());
     for (std::string_view n : names) {
-        EXPECT_NE(find_kfunc_btf(n), nullptr) << n;
+        EXPECT_TRUE(find_kfunc_btf(n)) << n;
+        EXPECT_FALSE(is_graph_kfunc(n)) << n << " is verified by graph.cpp and run by graph_kfuncs.cpp";
         EXPECT_EQ(runtime::find_kfunc(n), nullptr) << n << " is also in the kfunc table";
     }
     for (const KfuncBtf& k : kfunc_btf_table())
         EXPECT_GE(runtime::verify_only_kfunc_index(k.name), 0) << k.name;
+}
+
+// The list, rbtree and refcount kfuncs graph.cpp verifies (or refuses, naming them) all run: each has a row of the
+// kfunc table, but the percpu object kfuncs, which neither side has.
+TEST(KfuncBtf, GraphKfuncsRun) {
+    size_t rows = 0;
+    for (const runtime::KfuncProto& k : runtime::kfunc_table())
+        rows += is_graph_kfunc(k.name);
+    EXPECT_EQ(rows, 13u);
+    EXPECT_TRUE(is_graph_kfunc("bpf_percpu_obj_new_impl"));
+    EXPECT_EQ(runtime::find_kfunc("bpf_percpu_obj_new_impl"), nullptr);
 }
 
 TEST(KfuncBtf, FlagsAsTheKernelDeclaresThem) {

@@ -5,6 +5,7 @@
 
 #include "runtime/ctx_model.hpp"
 #include "runtime/helpers/helper_checks.hpp"
+#include "runtime/kfuncs/obj_kfuncs.hpp"
 
 #include <cstring>
 #include <emmintrin.h>
@@ -105,8 +106,15 @@ uint64_t bpf_sk_assign_helper(uint64_t ctx_ptr, uint64_t sk, uint64_t flags, uin
     return 0;
 }
 
+// A lock in program memory (a map value, global data) or in a live bpf_obj_new object (obj_kfuncs.hpp).
+static bool lock_word(uint64_t lock, RunContext* ctx, const char* helper) {
+    if (ctx->mem.check(lock, 4, kPermRW) || kfuncs::obj_containing(lock, 4))
+        return true;
+    return checked_mem(lock, 4, kPermRW, ctx, "the bpf_spin_lock", helper);
+}
+
 uint64_t bpf_spin_lock_helper(uint64_t lock, uint64_t, uint64_t, uint64_t, uint64_t, RunContext* ctx) {
-    if (!checked_mem(lock, 4, kPermRW, ctx, "the bpf_spin_lock", "bpf_spin_lock"))
+    if (!lock_word(lock, ctx, "bpf_spin_lock"))
         return 0;
     auto* word = reinterpret_cast<uint32_t*>(lock);
     while (__atomic_exchange_n(word, 1u, __ATOMIC_ACQUIRE) != 0)
@@ -116,7 +124,7 @@ uint64_t bpf_spin_lock_helper(uint64_t lock, uint64_t, uint64_t, uint64_t, uint6
 }
 
 uint64_t bpf_spin_unlock_helper(uint64_t lock, uint64_t, uint64_t, uint64_t, uint64_t, RunContext* ctx) {
-    if (!checked_mem(lock, 4, kPermRW, ctx, "the bpf_spin_lock", "bpf_spin_unlock"))
+    if (!lock_word(lock, ctx, "bpf_spin_unlock"))
         return 0;
     __atomic_store_n(reinterpret_cast<uint32_t*>(lock), 0u, __ATOMIC_RELEASE);
     return 0;

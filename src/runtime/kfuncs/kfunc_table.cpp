@@ -87,18 +87,6 @@ const KfuncProto kKfuncs[] = {
 };
 // clang-format on
 
-#ifndef STRBPF_GRAPH_VERIFIED
-#define STRBPF_GRAPH_VERIFIED 0
-#endif
-constexpr bool kGraphKfuncsVerified = STRBPF_GRAPH_VERIFIED; // find_kfunc (kfunc_table.hpp)
-
-// The graph kfuncs' rows: bpf_refcount_acquire_impl through bpf_rbtree_right.
-bool graph_row(size_t i) {
-    static const int first = kfunc_index("bpf_refcount_acquire_impl");
-    static const int last = kfunc_index("bpf_rbtree_right");
-    return int(i) >= first && int(i) <= last;
-}
-
 } // namespace
 
 std::span<const KfuncProto> kfunc_table() { return kKfuncs; }
@@ -110,14 +98,8 @@ int kfunc_index(std::string_view name) {
     return -1;
 }
 
-// As the verifier sees the table: until the verifier models the graph kfuncs (the CMake variable
-// STRBPF_GRAPH_VERIFIED, the top-level CMakeLists.txt) their rows link (kfunc_index) and run but find_kfunc does not
-// return them, so the verifier refuses their calls ("calling kernel function X is not allowed") rather than checking
-// them by its generic rules.
 const KfuncProto* find_kfunc(std::string_view name) {
     const int i = kfunc_index(name);
-    if (i >= 0 && !kGraphKfuncsVerified && graph_row(size_t(i)))
-        return nullptr; // linked and run, but not yet verified: the verifier refuses the call (kfunc_table.hpp)
     return i < 0 ? nullptr : &kKfuncs[i];
 }
 

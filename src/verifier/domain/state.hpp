@@ -44,7 +44,8 @@ enum class DynptrType : uint8_t { invalid, local, ringbuf, skb, xdp };
 
 // PTR_TO_BTF_ID's type flags (the kernel's PTR_TRUSTED, MEM_RCU, PTR_UNTRUSTED); maybe_null is PTR_MAYBE_NULL.
 // kBtfAlloc is MEM_ALLOC: a bpf_obj_new object of the program's BTF (alloc_obj.hpp), printed without a prefix.
-inline constexpr uint8_t kBtfTrusted = 1, kBtfRcu = 2, kBtfUntrusted = 4, kBtfAlloc = 64;
+// kBtfNonOwn is NON_OWN_REF: an object a graph kfunc took over, valid until bpf_spin_unlock (graph.hpp).
+inline constexpr uint8_t kBtfTrusted = 1, kBtfRcu = 2, kBtfUntrusted = 4, kBtfNonOwn = 8, kBtfAlloc = 64;
 
 // How a scalar sharing an id relates to the id's base value (the kernel's BPF_ADD_CONST64/32): none = equal;
 // add64 = base + off; add32 = (u32)(base + off) zero-extended, the base being below 2^32.
@@ -138,9 +139,13 @@ struct RefState {
 // The bpf_spin_lock a path holds (the kernel's active lock): the map whose value holds it and the id of the
 // map value pointer it was taken through; map -1 when no lock is held.
 struct LockState {
-    int32_t map = -1;
+    int32_t map = -1; // the map of a map value's lock
     uint32_t id = 0;
-    bool held() const { return map >= 0; }
+    bool obj = false; // the lock of a program-allocated object (the kernel's active_lock.ptr = the program's BTF)
+    // Where 6.18's reference array holds the lock among State::refs: before refs[pos] (refs.size(): last). A graph
+    // kfunc acquires and releases references while the lock is held; the array's order is what the log prints.
+    uint32_t pos = 0;
+    bool held() const { return map >= 0 || obj; }
     bool operator==(const LockState&) const = default;
 };
 
