@@ -39,6 +39,12 @@ extern int bpf_rbtree_add_impl(struct bpf_rb_root *root, struct bpf_rb_node *nod
 			       __u64 off) __ksym;
 extern struct bpf_rb_node *bpf_rbtree_remove(struct bpf_rb_root *root, struct bpf_rb_node *node) __ksym;
 extern struct bpf_rb_node *bpf_rbtree_first(struct bpf_rb_root *root) __ksym;
+/* 6.16+ */
+extern struct bpf_list_node *bpf_list_front(struct bpf_list_head *head) __ksym;
+extern struct bpf_list_node *bpf_list_back(struct bpf_list_head *head) __ksym;
+extern struct bpf_rb_node *bpf_rbtree_root(struct bpf_rb_root *root) __ksym;
+extern struct bpf_rb_node *bpf_rbtree_left(struct bpf_rb_root *root, struct bpf_rb_node *node) __ksym;
+extern struct bpf_rb_node *bpf_rbtree_right(struct bpf_rb_root *root, struct bpf_rb_node *node) __ksym;
 
 #define bpf_obj_new(type) ((type *)bpf_obj_new_impl(bpf_core_type_id_local(type), NULL))
 #define bpf_obj_drop(kptr) bpf_obj_drop_impl(kptr, NULL)
