@@ -223,16 +223,6 @@ bool check_reg_invariants(Env& env, Reg& r, const char* ctx) {
     return true;
 }
 
-template <typename Fn> void for_each_reg(State& st, Fn&& fn) {
-    for (Frame& f : st.frames) {
-        for (Reg& r : f.regs)
-            fn(r);
-        for (StackSlot& s : f.stack)
-            if (s.bytes[0] == Slot::spill || s.bytes[7] == Slot::spill)
-                fn(s.spilled);
-    }
-}
-
 // The registers of frame F that collect_linked_regs ties to a jump's operands: those live before the frame's
 // current insn (the jump in the current frame, the call in a caller's); dead ones are neither refined nor
 // backtracked through.

@@ -226,13 +226,7 @@ void convert_owning(Env& env, uint32_t ref) {
             set_non_owning(env, r);
         }
     };
-    for (Frame& f : env.path.cur.frames) {
-        for (Reg& r : f.regs)
-            convert(r);
-        for (StackSlot& s : f.stack)
-            if (s.bytes[0] == Slot::spill)
-                convert(s.spilled);
-    }
+    for_each_reg(env.path.cur, convert);
     release_reference_nomark(env.path.cur, ref);
 }
 
@@ -410,13 +404,7 @@ void invalidate_non_owning_refs(Env& env) {
         if (r.type == RegType::btf_id && (r.btf_flags & kBtfAlloc) && (r.btf_flags & kBtfNonOwn))
             r = reg_unknown();
     };
-    for (Frame& f : env.path.cur.frames) {
-        for (Reg& r : f.regs)
-            invalidate(r);
-        for (StackSlot& s : f.stack)
-            if (s.bytes[0] == Slot::spill)
-                invalidate(s.spilled);
-    }
+    for_each_reg(env.path.cur, invalidate);
 }
 
 const loader::ValueFields* reg_record(const Env& env, const Reg& r) {

@@ -338,13 +338,7 @@ bool update_rcu_section(Env& env, const KfuncMeta& m) {
                     r.maybe_null = false;
                 }
             };
-            for (Frame& f : env.path.cur.frames) {
-                for (Reg& r : f.regs)
-                    demote(r);
-                for (StackSlot& s : f.stack)
-                    if (s.bytes[0] == Slot::spill)
-                        demote(s.spilled);
-            }
+            for_each_reg(env.path.cur, demote);
             env.path.cur.active_rcu_lock = false;
         } else if (m.k->flags & kKfSleepable) {
             return env.fail(fmt::format("kernel func {} is sleepable within rcu_read_lock region", m.k->name));

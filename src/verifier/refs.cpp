@@ -50,13 +50,7 @@ bool release_reference(Env& env, uint32_t id) {
         if (r.ref_obj_id == id)
             r = reg_unknown();
     };
-    for (Frame& f : env.path.cur.frames) {
-        for (Reg& r : f.regs)
-            invalidate(r);
-        for (StackSlot& s : f.stack)
-            if (s.bytes[0] == Slot::spill)
-                invalidate(s.spilled);
-    }
+    for_each_reg(env.path.cur, invalidate);
     return true;
 }
 

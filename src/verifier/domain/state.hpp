@@ -160,6 +160,18 @@ struct State {
     const Frame& cur() const { return frames.back(); }
 };
 
+// Every register of every frame of ST and every register spilled on their stacks (the kernel's
+// bpf_for_each_reg_in_vstate): what a release, an unlock or leaving an RCU section rewrites.
+template <class F> void for_each_reg(State& st, F&& f) {
+    for (Frame& fr : st.frames) {
+        for (Reg& r : fr.regs)
+            f(r);
+        for (StackSlot& slot : fr.stack)
+            if (slot.bytes[0] == Slot::spill || slot.bytes[7] == Slot::spill)
+                f(slot.spilled);
+    }
+}
+
 const char* reg_type_name(RegType t, bool maybe_null = false); // the kernel's reg_type_str: "map_value_or_null"
 std::string reg_type_str(const Reg& r);                         // with the flags: "ringbuf_mem_or_null"
 
