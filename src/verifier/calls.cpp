@@ -689,16 +689,8 @@ bool push_callback(Env& env, const runtime::HelperProto& h) {
         callee.regs[3].id = env.path.new_id();
         callee.regs[4] = c.regs[3];
     }
-    callee.regs[10] = reg_ptr(RegType::stack);
-    callee.regs[10].frameno = uint8_t(st.frames.size());
-    callee.callsite = env.path.pc;
     const int32_t entry = int32_t(c.regs[h.callback.arg].aux); // the callback argument's subprogram
-    callee.subprog = env.facts.subprog_of(entry);
-    callee.in_callback = true;
-    st.frames.push_back(std::move(callee));
-    env.path.fork = Fork{Fork::Kind::path, std::move(st), entry};
-    if (env.log.level > 0)
-        mark_all_scratched(env);
+    push_callback_frame(env, std::move(st), std::move(callee), entry);
     return true;
 }
 
@@ -1217,6 +1209,18 @@ void clear_caller_saved(Env& env) {
     for (int r = 0; r <= 5; r++)
         f.regs[size_t(r)] = Reg{};
     env.log.scratched_regs |= 0x3f;
+}
+
+void push_callback_frame(Env& env, State st, Frame callee, int32_t entry) {
+    callee.regs[10] = reg_ptr(RegType::stack);
+    callee.regs[10].frameno = uint8_t(st.frames.size());
+    callee.callsite = env.path.pc;
+    callee.subprog = env.facts.subprog_of(entry);
+    callee.in_callback = true;
+    st.frames.push_back(std::move(callee));
+    env.path.fork = Fork{Fork::Kind::path, std::move(st), entry};
+    if (env.log.level > 0)
+        mark_all_scratched(env);
 }
 
 // Whether F holds for one of the "arg:<tag>" BTF decl tags on parameter I of subprogram SP (F gets the tag after

@@ -324,6 +324,10 @@ std::string invalid_scalar_msg(const Reg& r, const char* ctx, const char* reg, i
 // calls.cpp: a call's clear_caller_saved_regs: R0-R5 uninitialized (R0 until the call's result is set) and marked
 // scratched, so the next instruction's state prints them.
 void clear_caller_saved(Env& env);
+// calls.cpp: push_callback_call's frame: CALLEE (its argument registers set) entered at ENTRY on a copy ST of the
+// caller's state, as a pending path; the caller goes on after the call (bpf_loop and the other sync callbacks,
+// bpf_rbtree_add's `less`).
+void push_callback_frame(Env& env, State st, Frame callee, int32_t entry);
 
 // stack_depth.cpp: a stack access reaching down to MIN_OFF in frame FRAMENO deepens its subprogram's stack; after
 // the walk, "combined stack size of %d calls is %d. Too large" over the static call graph.

@@ -261,16 +261,8 @@ bool push_less_callback(Env& env, const loader::SpecialStruct& root) {
         callee.regs[size_t(regno)] = graph_node_reg(env, root);
         set_non_owning(env, callee.regs[size_t(regno)]);
     }
-    callee.regs[10] = reg_ptr(RegType::stack);
-    callee.regs[10].frameno = uint8_t(st.frames.size());
-    callee.callsite = env.path.pc;
     const int32_t entry = int32_t(st.cur().regs[3].aux);
-    callee.subprog = env.facts.subprog_of(entry);
-    callee.in_callback = true;
-    st.frames.push_back(std::move(callee));
-    env.path.fork = Fork{Fork::Kind::path, std::move(st), entry};
-    if (env.log.level > 0)
-        mark_all_scratched(env);
+    push_callback_frame(env, std::move(st), std::move(callee), entry);
     return true;
 }
 
