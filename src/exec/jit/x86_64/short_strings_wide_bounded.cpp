@@ -85,13 +85,18 @@ void WideGen::strrchr_pair_nul_first(const Label& nul_pair, const Label& none, c
     a_.vpmovmskb(x86::r10d, x86::ymm3);
     a_.test(x86::r10d, x86::r10d);
     a_.long_().jz(none);
+    strrchr_last_c_lane();
+    a_.long_().jmp(after);
+}
+
+// eax = the last c lane of the pair whose c lanes ymm6 and ymm7 hold (r9: the pair's offset).
+void WideGen::strrchr_last_c_lane() {
     a_.vpmovmskb(x86::r10d, x86::ymm6);
     a_.vpmovmskb(x86::r11d, x86::ymm7);
     a_.shl(x86::r11, 32);
     a_.or_(x86::r10, x86::r11);
     a_.bsr(x86::r10, x86::r10);
     a_.lea(x86::eax, x86::ptr(x86::r10, x86::r9));
-    a_.long_().jmp(after);
 }
 
 // After strrchr_pair_exact found a lane: to `nul_pair` when it is a NUL lane, else eax = the pair's last c lane
@@ -100,12 +105,7 @@ void WideGen::strrchr_c_only(const Label& nul_pair, const Label& back) {
     a_.vpmovmskb(x86::r11d, x86::ymm3);
     a_.test(x86::r11d, x86::r11d);
     a_.long_().jnz(nul_pair);
-    a_.vpmovmskb(x86::r10d, x86::ymm6);
-    a_.vpmovmskb(x86::r11d, x86::ymm7);
-    a_.shl(x86::r11, 32);
-    a_.or_(x86::r10, x86::r11);
-    a_.bsr(x86::r10, x86::r10);
-    a_.lea(x86::eax, x86::ptr(x86::r10, x86::r9));
+    strrchr_last_c_lane();
     a_.jmp(back);
 }
 

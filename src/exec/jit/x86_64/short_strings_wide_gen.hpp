@@ -173,6 +173,7 @@ class WideGen {
                           const std::function<void()>& cmp_bound);
     void strrchr_pair_exact(const Label& any);
     void strrchr_c_only(const Label& nul_pair, const Label& back);
+    void strrchr_last_c_lane();
     void strrchr_pair_nul_first(const Label& nul_pair, const Label& none, const Label& after);
 
     std::vector<uint8_t> set_; // span(): the frozen set
