@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: BSD-2-Clause
 # Installs strbpf's build and test dependencies from Debian 12's packages when missing (we run as root).
 set -eu
-PKGS="cmake ninja-build g++ clang llvm libbpf-dev libelf-dev zlib1g-dev libcli11-dev nlohmann-json3-dev libfmt-dev \
+PKGS="cmake ninja-build g++ clang clang-19 llvm libbpf-dev libelf-dev zlib1g-dev libcli11-dev nlohmann-json3-dev libfmt-dev \
 libgtest-dev libgmock-dev libbenchmark-dev libasmjit-dev pkg-config"
 missing=""
 for p in $PKGS; do

@@ -31,10 +31,11 @@ foreach(src ${STRBPF_TEST_PROGS})
                 SKIP_REGULAR_EXPRESSION "kernel engine unavailable;\n0 passed, 0 failed;SKIP: no kernel BTF" TIMEOUT 600)
             continue()
         endif()
-        # strbpf's own arenas run on every host, as the 6.18 source has them: a running build without arenas
-        # (kernel variant no_arena) would skip them on strbpf's engines too (docs/program-types.md).
+        # strbpf's own arenas and bpf_xdp_adjust_meta run on every host, as the 6.18 source has them: a running
+        # build without them (kernel variants no_arena, no_xdp_adjust_meta) would skip them on strbpf's engines too
+        # (docs/program-types.md).
         set(variant)
-        if(stem MATCHES "^maps_arena" AND NOT engine STREQUAL "kernel")
+        if(stem MATCHES "^(maps_arena.*|xdp_testrun)$" AND NOT engine STREQUAL "kernel")
             set(variant --kernel-variant upstream)
         endif()
         add_test(NAME progs.${stem}.${engine} COMMAND strbpf test ${obj} --engine ${engine} ${only} ${variant})

@@ -837,8 +837,11 @@ struct CallMeta {
 bool check_call_gate(Env& env, const runtime::HelperProto& h) {
     const bool added = env.facts.attach && std::count(env.facts.attach->struct_ops_helpers.begin(),
                                                 env.facts.attach->struct_ops_helpers.end(), h.id) > 0;
+    // A build without bpf_xdp_adjust_meta leaves it out of xdp_func_proto (kernel_variant.hpp).
+    constexpr int32_t kXdpAdjustMeta = 54;
+    const bool variant_lacks = h.id == kXdpAdjustMeta && env.facts.variant.no_xdp_adjust_meta;
     if ((!runtime::helper_allowed(h, env.facts.prog.type) && !added) || !tracing_helper_allowed(env, h.id) ||
-        (env.facts.attach && env.facts.attach->struct_ops_no_helpers))
+        (env.facts.attach && env.facts.attach->struct_ops_no_helpers) || variant_lacks)
         return env.fail(fmt::format("program of this type cannot use helper {}#{}", h.name, h.id));
     if (h.gpl_only && !env.facts.gpl_compatible)
         return env.fail("cannot call GPL-restricted function from non-GPL compatible program");

@@ -20,6 +20,9 @@ struct KernelVariant {
     bool no_slice_rdwr = false;
     // BPF_MAP_TYPE_ARENA cannot be created (EPERM) and the arena kfuncs are allowed in no program type.
     bool no_arena = false;
+    // bpf_xdp_adjust_meta is not in xdp programs' helper set: "program of this type cannot use helper
+    // bpf_xdp_adjust_meta#54".
+    bool no_xdp_adjust_meta = false;
 
     bool operator==(const KernelVariant&) const = default;
 };
@@ -37,6 +40,7 @@ inline constexpr KernelVariantFact kKernelVariantFacts[] = {
      "sleepable programs' map types checked with their inner maps"},
     {"no_slice_rdwr", &KernelVariant::no_slice_rdwr, "bpf_dynptr_slice_rdwr refused in every program type"},
     {"no_arena", &KernelVariant::no_arena, "no arena maps, the arena kfuncs allowed nowhere"},
+    {"no_xdp_adjust_meta", &KernelVariant::no_xdp_adjust_meta, "bpf_xdp_adjust_meta refused in xdp programs"},
 };
 
 // The facts set, comma-separated ("" for the 6.18 source's build), and the inverse: a list of fact names, or

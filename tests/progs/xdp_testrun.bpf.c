@@ -101,21 +101,21 @@ int xdp_adjust_head_past_eth(struct xdp_md *ctx)
 
 /* bpf_xdp_adjust_meta: metadata a multiple of 4, at most 255 bytes, between the frame and data. */
 SEC("xdp")
-__success __retval(-13) __data_hex(A20)
+__success __retval(-13) __data_hex(A20) __kernel_variant("!no_xdp_adjust_meta")
 int xdp_adjust_meta_unaligned(struct xdp_md *ctx)
 {
 	return bpf_xdp_adjust_meta(ctx, -3);
 }
 
 SEC("xdp")
-__success __retval(-22) __data_hex(A20)
+__success __retval(-22) __data_hex(A20) __kernel_variant("!no_xdp_adjust_meta")
 int xdp_adjust_meta_past_data(struct xdp_md *ctx)
 {
 	return bpf_xdp_adjust_meta(ctx, 4);
 }
 
 SEC("xdp")
-__success __retval(216) __data_hex(A20)
+__success __retval(216) __data_hex(A20) __kernel_variant("!no_xdp_adjust_meta")
 int xdp_adjust_meta_whole_headroom(struct xdp_md *ctx) /* below meta_len's limit of 255 */
 {
 	if (bpf_xdp_adjust_meta(ctx, -216))
@@ -124,15 +124,23 @@ int xdp_adjust_meta_whole_headroom(struct xdp_md *ctx) /* below meta_len's limit
 }
 
 SEC("xdp")
-__success __retval(-22) __data_hex(A20)
+__success __retval(-22) __data_hex(A20) __kernel_variant("!no_xdp_adjust_meta")
 int xdp_adjust_meta_below_frame(struct xdp_md *ctx)
 {
 	return bpf_xdp_adjust_meta(ctx, -220);
 }
 
+/* A build without bpf_xdp_adjust_meta (kernel variant no_xdp_adjust_meta) refuses the call in xdp. */
+SEC("xdp")
+__failure __msg("program of this type cannot use helper bpf_xdp_adjust_meta#54") __kernel_variant("no_xdp_adjust_meta")
+int xdp_adjust_meta_refused(struct xdp_md *ctx)
+{
+	return bpf_xdp_adjust_meta(ctx, -4);
+}
+
 /* A string that starts in the metadata runs on into the frame. */
 SEC("xdp")
-__success __retval(24) __data_hex(A20)
+__success __retval(24) __data_hex(A20) __kernel_variant("!no_xdp_adjust_meta")
 int xdp_meta_string_runs_into_data(struct xdp_md *ctx)
 {
 	if (bpf_xdp_adjust_meta(ctx, -4))
@@ -146,7 +154,7 @@ int xdp_meta_string_runs_into_data(struct xdp_md *ctx)
 
 /* The metadata moves with data when the head moves. */
 SEC("xdp")
-__success __retval(0x62) __data_hex(A20)
+__success __retval(0x62) __data_hex(A20) __kernel_variant("!no_xdp_adjust_meta")
 int xdp_adjust_head_moves_meta(struct xdp_md *ctx)
 {
 	if (bpf_xdp_adjust_meta(ctx, -4))

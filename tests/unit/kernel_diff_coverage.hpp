@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "verifier/kernel_variant.hpp"
+
 namespace strbpf::coverage {
 
 enum class Kind { helper, map };
@@ -28,6 +30,8 @@ struct Exception {
     Kind kind;
     uint32_t id; // helper id or map type
     const char* reason;
+    // Set: the exception holds only where the running 6.18 build has this fact (verifier/kernel_variant.hpp).
+    bool verifier::KernelVariant::*only_with = nullptr;
 };
 
 inline const std::vector<Exception> kExceptions = {
@@ -42,6 +46,10 @@ inline const std::vector<Exception> kExceptions = {
     // The kernel refuses BPF_MAP_CREATE of an arena with EPERM (as root, with CAP_BPF): progs.maps_arena*.kernel
     // skip, and the arena's rules come from 6.18's source (docs/testing.md, "Host facts").
     {Kind::map, 33, "arena: this kernel refuses BPF_MAP_TYPE_ARENA (EPERM)"},
+    // A build without bpf_xdp_adjust_meta in xdp (kernel variant no_xdp_adjust_meta) cannot run xdp_testrun's
+    // adjust_meta programs; strbpf's engines still run them as the 6.18 source has them (tests/cli.cmake).
+    {Kind::helper, 54, "bpf_xdp_adjust_meta: this kernel build refuses it in xdp programs",
+     &verifier::KernelVariant::no_xdp_adjust_meta},
     // Verify-only types (runtime/maps/verify_only_map.cpp, docs/maps.md): programs using them are verified beside
     // the kernel (maps_verify_only.bpf.c), but no run reaches a helper on them, so there is nothing to compare.
     {Kind::map, 8, "verify-only: cgroup_array holds cgroups by fd"},

@@ -180,7 +180,7 @@ void from_declared(Cover& c, std::vector<std::string>* errors) {
 
 const coverage::Exception* exception_for(Kind k, uint32_t id) {
     for (const coverage::Exception& e : coverage::kExceptions)
-        if (e.kind == k && e.id == id)
+        if (e.kind == k && e.id == id && (!e.only_with || verifier::default_kernel_variant().*e.only_with))
             return &e;
     return nullptr;
 }

@@ -102,13 +102,25 @@ TEST(KernelVariant, ArenaKfuncsAreAllowedNowhereWithoutArenas) {
               "calling kernel function bpf_arena_alloc_pages is not allowed");
 }
 
+TEST(KernelVariant, XdpAdjustMetaIsRefusedInXdpOnlyWhereTheBuildSaysSo) {
+    const Loaded l = probes();
+    EXPECT_TRUE(judge(l, "no_xdp_adjust_meta", kUpstream).ok);
+    EXPECT_EQ(judge(l, "no_xdp_adjust_meta", only(&verifier::KernelVariant::no_xdp_adjust_meta)).reason,
+              "program of this type cannot use helper bpf_xdp_adjust_meta#54");
+}
+
 TEST(KernelVariant, NamesParseAndPrint) {
     std::string error;
     EXPECT_EQ(verifier::parse_kernel_variant("upstream", &error), kUpstream);
     const auto v = verifier::parse_kernel_variant("no_arena,typed_lookup", &error);
     ASSERT_TRUE(v);
-    EXPECT_TRUE(v->no_arena && v->typed_lookup && !v->no_slice_rdwr && !v->sleepable_inner_maps);
+    EXPECT_TRUE(v->no_arena && v->typed_lookup && !v->no_slice_rdwr && !v->sleepable_inner_maps &&
+                !v->no_xdp_adjust_meta);
     EXPECT_EQ(verifier::format_kernel_variant(*v), "typed_lookup,no_arena");
+    const auto w = verifier::parse_kernel_variant("no_xdp_adjust_meta", &error);
+    ASSERT_TRUE(w);
+    EXPECT_EQ(*w, only(&verifier::KernelVariant::no_xdp_adjust_meta));
+    EXPECT_EQ(verifier::format_kernel_variant(*w), "no_xdp_adjust_meta");
     EXPECT_FALSE(verifier::parse_kernel_variant("typed_lookup,no_such_fact", &error));
     EXPECT_NE(error.find("unknown kernel variant fact 'no_such_fact'"), std::string::npos) << error;
 }

@@ -89,7 +89,7 @@ void add_target_options(CLI::App& cmd) {
     cmd.add_option("--kernel-variant", g_kernel_variant,
                    "the Linux 6.18 build whose verdicts to give: running (the running 6.18 kernel's, probed once per "
                    "boot; the 6.18 source's where it cannot be asked), upstream (the 6.18 source's), or facts "
-                   "separated by commas (typed_lookup, sleepable_inner_maps, no_slice_rdwr, no_arena)")
+                   "separated by commas (typed_lookup, sleepable_inner_maps, no_slice_rdwr, no_arena, no_xdp_adjust_meta)")
         ->capture_default_str();
 }
 

@@ -80,3 +80,10 @@ int no_arena(void *ctx)
 {
 	return bpf_arena_alloc_pages(&inner0, 0, 1, -1, 0) != 0;
 }
+
+/* no_xdp_adjust_meta: "program of this type cannot use helper bpf_xdp_adjust_meta#54", or accepted. */
+SEC("xdp")
+int no_xdp_adjust_meta(struct xdp_md *ctx)
+{
+	return bpf_xdp_adjust_meta(ctx, 0);
+}

@@ -168,6 +168,8 @@ Result<verifier::KernelVariant> probe_kernel_variant() {
          "the prog does not allow writes to packet data"},
         {&verifier::KernelVariant::no_arena, "no_arena", "calling kernel function bpf_arena_alloc_pages is not allowed",
          ""},
+        {&verifier::KernelVariant::no_xdp_adjust_meta, "no_xdp_adjust_meta",
+         "program of this type cannot use helper bpf_xdp_adjust_meta#54", ""},
     };
     for (const Fact& f : facts) {
         Result<bool> r = ask(f.prog, f.variant_words, f.upstream_words);
