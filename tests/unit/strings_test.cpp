@@ -430,6 +430,48 @@ TEST_P(StringsBackends, ByteBelowCBeforeTheStop) {
             }
 }
 
+// bpf_strspn / bpf_strcspn over the sets the backends test with one or two vector operations (an accept set that is
+// one run of bytes; a reject set of at most three bytes, or one run) and the sets just outside those shapes (a run
+// with a gap, four scattered bytes), whose answers come from the nibble lookup: strings drawn from the set's
+// members, their neighbours just outside it and NUL-free high bytes, with the first stop planted at a spread of
+// positions, at every offset mod 64, terminated or ending at the guard page. The runs include ones touching 0x01
+// and 0xFF, where v - lo and the run's width wrap.
+TEST_P(StringsBackends, SmallSetsAndRuns) {
+    Guarded ga(8192), gb(4096);
+    const std::vector<std::string> sets = {
+        "0",          "a",         "\xFF",      "\x01",        "ab",         "a0",       "a0z",     "\x01\xFF",
+        "123456789",  "0123456789", "abcdefghijklmnopqrstuvwxyz", "\xF0\xF1\xF2\xF3\xF4\xF5\xF6\xF7\xF8\xF9\xFA\xFB\xFC\xFD\xFE\xFF",
+        "\x01\x02\x03\x04", "12346789",  "aceg",     "\x80\x81",  "/.",       " \t\n"};
+    for (const std::string& set : sets) {
+        std::string pool = set; // members, their neighbours outside the run, and bytes far from it
+        for (unsigned char m : set)
+            for (int d : {-1, 1})
+                if (m + d > 0 && m + d < 256 && set.find(char(m + d)) == std::string::npos)
+                    pool += char(m + d);
+        pool += "Z\x7F\xC9";
+        const Str accept = gb.place(set + '\0', 0);
+        for (size_t len : {1, 15, 33, 64, 65, 129, 200, 257, 700, 4095})
+            for (size_t align = 0; align < 64; align += (len > 300 ? 9 : 3))
+                for (int plan = 0; plan < 4; plan++) {
+                    std::mt19937 rng(uint32_t(len * 131 + align * 7 + plan));
+                    std::string s(len, set[0]);
+                    if (plan >= 2) // a mix of members and non-members
+                        for (auto& c : s)
+                            c = rng() % 8 ? set[rng() % set.size()] : pool[rng() % pool.size()];
+                    if (plan % 2) // a non-member planted late
+                        s[len - 1 - len / 5] = pool.back();
+                    const std::string tag = "set=" + std::to_string(&set - sets.data()) + " len=" +
+                                            std::to_string(len) + " align=" + std::to_string(align) + " plan=" +
+                                            std::to_string(plan);
+                    const size_t slack = (64 + align - (len + 1) % 64) % 64;
+                    for (const Str& a : {ga.place(s + '\0', slack), ga.place(s, 0)}) {
+                        agree(*ops_, "spn " + tag, [&](const StringOps& o) { return o.spn(a, accept); });
+                        agree(*ops_, "cspn " + tag, [&](const StringOps& o) { return o.cspn(a, accept); });
+                    }
+                }
+    }
+}
+
 // Every span from 0 to 130 bytes, ending at the guard page: the partial loads of spans shorter than a vector
 // (assembled from smaller loads inside the span) and the overlapping last vector of every other length.
 TEST_P(StringsBackends, EveryShortSpan) {

@@ -55,6 +55,8 @@ struct V {
     static vec vmin(vec a, vec b) { return _mm256_min_epu8(a, b); }
     static vec vmax(vec a, vec b) { return _mm256_max_epu8(a, b); }
     static vec vxor(vec a, vec b) { return _mm256_xor_si256(a, b); }
+    static vec sub(vec a, vec b) { return _mm256_sub_epi8(a, b); }
+    static vec subs(vec a, vec b) { return _mm256_subs_epu8(a, b); }
     static vec pin(vec v) {
         asm("" : "+x"(v));
         return v;

@@ -30,6 +30,8 @@ struct V {
     static vec vmin(vec a, vec b) { return _mm512_min_epu8(a, b); }
     static vec vmax(vec a, vec b) { return _mm512_max_epu8(a, b); }
     static vec vxor(vec a, vec b) { return _mm512_xor_si512(a, b); }
+    static vec sub(vec a, vec b) { return _mm512_sub_epi8(a, b); }
+    static vec subs(vec a, vec b) { return _mm512_subs_epu8(a, b); }
     static vec pin(vec v) {
         asm("" : "+v"(v));
         return v;

@@ -32,6 +32,8 @@ struct V {
     static vec vmin(vec a, vec b) { return _mm_min_epu8(a, b); }
     static vec vmax(vec a, vec b) { return _mm_max_epu8(a, b); }
     static vec vxor(vec a, vec b) { return _mm_xor_si128(a, b); }
+    static vec sub(vec a, vec b) { return _mm_sub_epi8(a, b); }
+    static vec subs(vec a, vec b) { return _mm_subs_epu8(a, b); }
     static vec pin(vec v) {
         asm("" : "+x"(v));
         return v;
