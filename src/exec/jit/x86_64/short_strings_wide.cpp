@@ -34,6 +34,8 @@ void WideGen::scan_blocks(StopFn stop, const x86::Gp& span, const x86::Gp* span2
     a_.test(x86::eax, x86::eax);
     if (refine) {
         a_.long_().jz(clear);
+        if (first_candidate_)
+            first_candidate_();
         (this->*refine)(x86::ymm2, 0);
         a_.vpmovmskb(x86::eax, x86::ymm2);
         a_.test(x86::eax, x86::eax);

@@ -323,8 +323,40 @@ bool WideGen::casecmp(bool bounded) {
     wide_span(x86::rcx);
     wide_span(x86::r8);
     const Limit limit{x86::rdx, a_.newLabel()};
-    const Label found = a_.newLabel();
+    const Label found = a_.newLabel(), differ = a_.newLabel(), both_nul = a_.newLabel();
+    // The first raw stop lane k of the block at 0 (bytes before it are equal): folded bytes that differ answer
+    // their sign (0 with a limit at or below k), two NULs answer 0, and only a case-only difference goes on to fold
+    // the block. Most unequal strings end here: 14 instructions instead of the refine's ~40.
+    first_candidate_ = [&] {
+        a_.tzcnt(x86::r10d, x86::eax);
+        a_.mov(x86::r11, imm(reinterpret_cast<uint64_t>(runtime::strings::kLatin1Lower.data())));
+        a_.movzx(x86::r9d, x86::byte_ptr(x86::rsi, x86::r10));
+        a_.movzx(x86::r9d, x86::byte_ptr(x86::r11, x86::r9));
+        a_.movzx(x86::eax, x86::byte_ptr(x86::rdi, x86::r10));
+        a_.movzx(x86::eax, x86::byte_ptr(x86::r11, x86::rax));
+        a_.cmp(x86::eax, x86::r9d);
+        a_.long_().jne(differ);
+        a_.test(x86::eax, x86::eax);
+        a_.long_().jz(both_nul);
+        a_.xor_(x86::r9d, x86::r9d); // a case-only difference: the refine from offset 0
+    };
     scan_blocks(&WideGen::stop_cmp, x86::rcx, &x86::r8, found, bounded ? &limit : nullptr, &WideGen::stop_fold);
+    first_candidate_ = nullptr;
+    a_.bind(differ); // eax and r9d: the folded bytes at lane r10
+    a_.vzeroupper();
+    if (bounded) {
+        a_.cmp(x86::rdx, x86::r10);
+        a_.jbe(limit.at);
+    }
+    a_.cmp(x86::eax, x86::r9d);
+    a_.mov(x86::eax, 0); // keeps the flags
+    a_.seta(x86::al);
+    a_.sbb(x86::eax, 0);
+    a_.long_().jmp(done_);
+    a_.bind(both_nul);
+    a_.vzeroupper();
+    a_.xor_(x86::eax, x86::eax);
+    a_.long_().jmp(done_);
     a_.bind(found);
     a_.vzeroupper();
     a_.tzcnt(x86::r10d, x86::eax);

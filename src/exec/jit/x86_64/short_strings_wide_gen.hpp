@@ -176,6 +176,9 @@ class WideGen {
     void strrchr_last_c_lane();
     void strrchr_pair_nul_first(const Label& nul_pair, const Label& none, const Label& after);
 
+    // casecmp(): emitted where the first block's raw stop lanes are found (eax, not 0; r9 = 0), before the folded
+    // refine: the scalar test of the first such lane that decides most compares without folding a block.
+    std::function<void()> first_candidate_;
     std::vector<uint8_t> set_; // span(): the frozen set
     bool accept_ = false;      // span(): strspn
     x86::Mem c_mem_;           // the pool splat of a constant character (when c_const_)
