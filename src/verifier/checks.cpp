@@ -323,12 +323,17 @@ bool stack_access(Env& env, int regno, int64_t off, int size, Access access, int
             const Reg imm = value_regno == -2 ? reg_const(uint64_t(int64_t(env.facts.insns[env.path.pc].imm))) : Reg{};
             if (value_regno == -2)
                 v = &imm;
+            // is_spillable_regtype leaves out PTR_TO_TP_BUFFER: storing one writes data bytes (STACK_MISC) of any
+            // size, and a fill reads a scalar.
+            if (v && v->type == RegType::tp_buffer)
+                v = nullptr;
             const bool zero = v && v->is_const() && v->var.value == 0;
-            // check_stack_write_fixed_off: a pointer (is_spillable_regtype: every pointer type) is spilled whole.
-            if (value_regno >= 0 && v->type != RegType::scalar && size != 8)
+            // check_stack_write_fixed_off: a pointer (is_spillable_regtype: every other pointer type) is spilled
+            // whole.
+            if (v && value_regno >= 0 && v->type != RegType::scalar && size != 8)
                 return env.fail("invalid size of register spill");
             // check_stack_write_fixed_off: an aligned spill of a scalar that fits the store ties it to the slot.
-            if (value_regno >= 0 && at % 8 == 0 && v->type == RegType::scalar &&
+            if (v && value_regno >= 0 && at % 8 == 0 && v->type == RegType::scalar &&
                 64 - std::countl_zero(v->umax) <= size * 8)
                 assign_id_before_mov(env, env.path.cur.cur().regs[value_regno]);
             if (write_stack_fixed(f, at, size, v, zero))
@@ -443,6 +448,19 @@ bool ctx_access(Env& env, int regno, int32_t off, int size, Access access, int v
         }
         env.path.cur.cur().regs[value_regno] = v;
     }
+    return true;
+}
+
+// check_tp_buffer_access: a non-negative offset, the pointer's variable part known to be 0; the furthest byte is
+// kept as the kernel's max_tp_access, which attaching compares with the tracepoint's writable size.
+bool tp_buffer_access(Env& env, int regno, int64_t off, int size) {
+    const Reg& r = env.path.cur.cur().regs[regno];
+    if (off < 0)
+        return env.fail(fmt::format("R{} invalid tracepoint buffer access: off={}, size={}", regno, off, size));
+    if (!r.var.is_const() || r.var.value != 0)
+        return env.fail(
+            fmt::format("R{} invalid variable buffer offset: off={}, var_off={}", regno, off, tnum_str(r.var)));
+    env.aux.max_tp_access = std::max<int64_t>(env.aux.max_tp_access, off + size);
     return true;
 }
 
@@ -575,6 +593,12 @@ bool check_mem_access(Env& env, int regno, int32_t insn_off, int size, Access ac
         if (dst)
             *dst = reg_unknown();
         break;
+    case RegType::tp_buffer:
+        if (!tp_buffer_access(env, regno, int64_t(insn_off) + r.off, size))
+            return false;
+        if (dst)
+            *dst = reg_unknown();
+        break;
     case RegType::packet:
     case RegType::packet_meta:
         if (access == Access::write && !packet_writable(env.facts.prog.type))
@@ -592,7 +616,7 @@ bool check_mem_access(Env& env, int regno, int32_t insn_off, int size, Access ac
         r.type != RegType::map_key && r.type != RegType::btf_id &&
         !(r.type == RegType::map_ptr && !is_helper(access)) && !(is_sock_type(r.type) && !r.maybe_null) &&
         r.type != RegType::ctx && r.type != RegType::packet && r.type != RegType::packet_meta &&
-        r.type != RegType::flow_keys && !(r.type == RegType::arena && !is_helper(access)))
+        r.type != RegType::flow_keys && r.type != RegType::tp_buffer && !(r.type == RegType::arena && !is_helper(access)))
         return env.fail(fmt::format("R{} invalid mem access '{}'", regno, reg_type_str(r)));
     if (dst && dst->type == RegType::scalar && size < 8) {
         if (sign_extend)
@@ -658,6 +682,8 @@ bool check_helper_mem(Env& env, int regno, uint64_t size, bool zero_size_allowed
     case RegType::packet_meta: return packet_access(env, regno, 0, sz);
     case RegType::btf_id: // check_ptr_to_btf_access as a read of SIZE bytes at the pointer
         return btf_ptr_access(env, regno, 0, int(sz), false, -1);
+    case RegType::tp_buffer: // check_helper_mem_access's default (a global function's or kfunc's memory argument)
+        return env.fail(fmt::format("R{} type={} expected=fp", regno, reg_type_str(r)));
     default: return env.fail(fmt::format("R{} invalid mem access '{}'", regno, reg_type_str(r)));
     }
 }

@@ -4,9 +4,9 @@
 // (sk_filter_, tc_cls_act_, xdp_, kprobe_prog_, tp_prog_, pe_prog_, raw_tp_prog_, syscall_, cg_skb_, lwt_,
 // sk_skb_, flow_dissector_, sock_filter_, sock_addr_, sock_ops_, sk_msg_, sk_lookup_, cgroup_dev_, sysctl_,
 // sk_reuseport_, cg_sockopt_, nf_ and raw_tp_writable_prog_is_valid_access). Socket fields load as the kernel types
-// them (PTR_TO_SOCKET, PTR_TO_SOCKET_OR_NULL, PTR_TO_SOCK_COMMON_OR_NULL; verifier/sock.cpp). Fields the kernel
-// types as pointers strbpf does not model (BTF objects, tracepoint buffers) are refused: a rejection
-// where the kernel accepts, never an acceptance of what it would reject.
+// them (PTR_TO_SOCKET, PTR_TO_SOCKET_OR_NULL, PTR_TO_SOCK_COMMON_OR_NULL; verifier/sock.cpp), a writable raw
+// tracepoint's args[0] as PTR_TO_TP_BUFFER. Fields the kernel types as pointers strbpf does not model (BTF
+// objects) are refused: a rejection where the kernel accepts, never an acceptance of what it would reject.
 #include <fmt/format.h>
 #include <initializer_list>
 
@@ -416,8 +416,16 @@ bool sk_reuseport_ctx(const CtxAccess& a, RegType* field) {
     return in(off, 16, 16) && narrow_ok(a.size, 4); // len, eth_protocol, ip_protocol, bind_inany
 }
 
-// raw_tp_writable_prog_is_valid_access: args[0] is the writable buffer (PTR_TO_TP_BUFFER, not modeled).
-bool raw_tp_writable_ctx(const CtxAccess& a) { return a.off != 0 && raw_tp_ctx(a); }
+// raw_tp_writable_prog_is_valid_access: args[0], read whole, is the tracepoint's writable buffer (PTR_TO_TP_BUFFER,
+// checks.cpp); the other arguments are raw_tp's.
+bool raw_tp_writable_ctx(const CtxAccess& a, RegType* field) {
+    if (a.off == 0) {
+        if (a.size != 8 || a.write)
+            return false;
+        *field = RegType::tp_buffer;
+    }
+    return raw_tp_ctx(a);
+}
 
 } // namespace
 
@@ -506,7 +514,7 @@ bool ctx_access_valid(const Env& env, int32_t off, int size, bool write, bool si
     case ProgType::sk_reuseport:
         return sk_reuseport_ctx(a, field);
     case ProgType::raw_tracepoint_writable:
-        return raw_tp_writable_ctx(a);
+        return raw_tp_writable_ctx(a, field);
     case ProgType::netfilter: // skb and state are PTR_TO_BTF_ID, which strbpf does not model
     default: // an embedder's program type (ext_protos.hpp), else a type whose ctx strbpf does not model yet
         return ext_ctx_access_valid(env, off, size, write);

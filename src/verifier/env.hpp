@@ -156,6 +156,7 @@ struct InsnAux {
     std::vector<uint8_t> arena_zext;
     uint32_t max_ctx_offset = 0;         // furthest ctx byte accessed (off + size)
     int32_t min_ctx_offset = 0;          // lowest negative ctx offset accessed
+    int64_t max_tp_access = 0;           // furthest tracepoint buffer byte accessed (off + size; raw_tp.w)
     std::vector<int32_t> stack_depth;    // per subprogram: the deepest stack byte any path touched, in 8-byte slots
     // Per subprogram, whether a path set it as a timer callback (the kernel's subprog_info.is_async_cb): its own
     // root of the stack-depth check, not its referrer's callee.

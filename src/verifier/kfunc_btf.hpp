@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
 // Kfuncs typed by kernel BTF (verifier stage, internal): the verify-side table of the kernel's task, cgroup,
-// cpumask, RCU and cast kfuncs (their KF_* flags and the program types each set is registered for, as Linux 6.18's
+// cpumask, RCU, cast and test_run.c release kfuncs (their KF_* flags and the program types each set is registered for, as Linux 6.18's
 // register_btf_kfunc_id_set calls make them), and check_kfunc_call / check_kfunc_args for them, with the argument
 // and return types read from the kfunc's FUNC_PROTO in the target kernel BTF as the kernel reads them.
 #pragma once
@@ -29,6 +29,7 @@ enum class KfuncSet : uint8_t {
     cpumask, // cpumask.c cpumask_kfunc_set: TRACING, STRUCT_OPS, SYSCALL
     crypto_init, // crypto.c crypt_init_kfunc_set: SYSCALL
     crypto,      // crypto.c crypt_kfunc_set: SCHED_CLS, SCHED_ACT, XDP
+    test_run,    // net/bpf/test_run.c bpf_prog_test_kfunc_set: SCHED_CLS, TRACING, SYSCALL
 };
 
 // The kfuncs check_kfunc_call treats by name (the kernel's special_kfunc_list entries strbpf models).

@@ -37,6 +37,7 @@ const char* reg_type_name(RegType t, bool maybe_null) {
     case RegType::dynptr: return "dynptr_ptr";
     case RegType::flow_keys: return "flow_keys";
     case RegType::arena: return "arena";
+    case RegType::tp_buffer: return "tp_buffer";
     }
     return "?";
 }

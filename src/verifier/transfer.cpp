@@ -71,6 +71,7 @@ bool ptr_arith(Env& env, int dst, const Reg& ptr, const Reg& off, Sem sem, bool 
     case RegType::map_key:
     case RegType::btf_id:
     case RegType::dynptr:
+    case RegType::tp_buffer:
     case RegType::func: break;
     case RegType::flow_keys: // a known offset only, kept in the fixed offset
         if (off.is_const())

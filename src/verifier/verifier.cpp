@@ -689,6 +689,7 @@ Verdict verify(const runtime::ObjectInstance& inst, const loader::ProgramSpec& p
     v.processed_insns = env.path.insn_processed;
     v.max_ctx_offset = env.aux.max_ctx_offset;
     v.min_ctx_offset = env.aux.min_ctx_offset;
+    v.max_tp_access = env.aux.max_tp_access;
     if (v.ok)
         attach_program(env, inst, prog, &v);
     if (!v.ok) {

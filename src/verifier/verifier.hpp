@@ -43,6 +43,9 @@ struct Verdict {
     uint32_t max_ctx_offset = 0;
     // The lowest ctx offset it touches when negative (tracepoint programs: the kernel lets those through), else 0.
     int32_t min_ctx_offset = 0;
+    // The end of the furthest byte of a writable raw tracepoint's buffer it touches (the kernel's
+    // prog->aux->max_tp_access, which attaching compares with the tracepoint's writable size); 0 for other types.
+    int64_t max_tp_access = 0;
     // Accepted: the program the engines run (verified_program.hpp), built from the instance's linked program of
     // PROG. Null on rejection, and for a PROG that is not one of the instance's programs (nothing was linked).
     std::shared_ptr<const VerifiedProgram> program;

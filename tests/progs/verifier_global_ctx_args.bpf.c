@@ -95,8 +95,8 @@ int raw_tp_args(void *ctx)
 	return raw_tp_sub(ctx);
 }
 
-/* args[0] of a writable raw tracepoint is the tracepoint's buffer (PTR_TO_TP_BUFFER), which strbpf does not model:
- * this callee reads args[1]. */
+/* args[0] of a writable raw tracepoint is the tracepoint's buffer (PTR_TO_TP_BUFFER; verifier_tp_buffer.bpf.c):
+ * this callee reads args[1], a scalar as in raw_tp. */
 __weak int raw_tp_writable_sub(struct bpf_raw_tracepoint_args *ctx)
 {
 	return ctx->args[1] == 1;

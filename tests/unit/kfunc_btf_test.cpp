@@ -45,6 +45,8 @@ TEST(KfuncBtf, FlagsAsTheKernelDeclaresThem) {
     EXPECT_EQ(find_kfunc_btf("bpf_task_acquire")->flags, kKfAcquire | kKfRcu | kKfRetNull);
     EXPECT_EQ(find_kfunc_btf("bpf_task_from_pid")->flags, kKfAcquire | kKfRetNull);
     EXPECT_EQ(find_kfunc_btf("bpf_cgroup_release")->flags, kKfRelease);
+    EXPECT_EQ(find_kfunc_btf("bpf_kfunc_call_test_release")->flags, kKfRelease);
+    EXPECT_EQ(find_kfunc_btf("bpf_kfunc_call_memb_release")->flags, kKfRelease);
     EXPECT_EQ(find_kfunc_btf("bpf_cpumask_acquire")->flags, kKfAcquire | kKfTrustedArgs);
     EXPECT_EQ(find_kfunc_btf("bpf_cpumask_test_cpu")->flags, kKfRcu);
     EXPECT_EQ(find_kfunc_btf("bpf_rdonly_cast")->special, KfuncSpecial::rdonly_cast);
@@ -72,6 +74,12 @@ TEST(KfuncBtf, ProgramTypesPerSet) {
         EXPECT_TRUE(kfunc_set_allows(KfuncSet::generic, t)) << loader::prog_type_name(t);
         EXPECT_FALSE(kfunc_set_allows(KfuncSet::cpumask, t)) << loader::prog_type_name(t);
     }
+    // net/bpf/test_run.c's set: SCHED_CLS, the TRACING hook and SYSCALL alone.
+    for (ProgType t : {ProgType::sched_cls, ProgType::tracing, ProgType::tracepoint, ProgType::syscall})
+        EXPECT_TRUE(kfunc_set_allows(KfuncSet::test_run, t)) << loader::prog_type_name(t);
+    for (ProgType t : {ProgType::xdp, ProgType::sched_act, ProgType::cgroup_skb, ProgType::struct_ops,
+                       ProgType::raw_tracepoint, ProgType::kprobe})
+        EXPECT_FALSE(kfunc_set_allows(KfuncSet::test_run, t)) << loader::prog_type_name(t);
 }
 
 TEST(KfuncBtf, LinkedCallsStopARunNamingTheKfunc) {

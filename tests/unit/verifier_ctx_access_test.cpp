@@ -18,8 +18,8 @@ using vtest::raw_insn;
 struct CtxCase {
     vtest::RawProg prog;
     int lo, hi; // offsets lo .. hi-1 are tried
-    // Offsets of fields the kernel types as pointers strbpf does not model (BTF objects, the writable
-    // tracepoint buffer): strbpf refuses every access there; it must never accept what the kernel rejects.
+    // Offsets of fields the kernel types as pointers strbpf does not model (BTF objects): strbpf refuses every
+    // access there; it must never accept what the kernel rejects.
     int unmodeled_lo = 0, unmodeled_hi = 0;
 };
 
@@ -60,7 +60,7 @@ constexpr CtxCase kCases[] = {
     {{"cgroup/connect_unix", 18, 49}, -8, 80},
     {{"flow_dissector", 22, 17}, -8, 200},
     {{"cgroup/sysctl", 23, 18}, -8, 16},
-    {{"raw_tp.w/sys_enter", 24, 0}, -8, 104, 0, 1},
+    {{"raw_tp.w/sys_enter", 24, 0}, -8, 104}, // args[0] loads as tp_buffer
     {{"cgroup/getsockopt", 25, 21}, -8, 48}, // sk (0) loads as sock
     {{"cgroup/setsockopt", 25, 22}, -8, 48},
     {{"sk_lookup", 30, 36}, -8, 80},         // sk (0) loads as sock_or_null

@@ -156,5 +156,19 @@ TEST(VerifierCallbacks, BodyIsWalkedPerRound) {
     EXPECT_EQ(bad.reason, "R0 min value is outside of the allowed memory range") << bad.log;
 }
 
+// A writable raw tracepoint's furthest buffer byte (the kernel's max_tp_access, for attach time): the load at the
+// moved pointer's fixed offset 8 plus 32752, 8 bytes, ends at 32768; other program types keep 0.
+TEST(VerifierTpBuffer, FurthestByteIsKept) {
+    const Verdict v = verify_prog("verifier_tp_buffer.bpf.o", "tp_buffer_const_offsets");
+    ASSERT_TRUE(v.ok) << v.reason;
+    EXPECT_EQ(v.max_tp_access, 32768);
+    const Verdict w = verify_prog("verifier_tp_buffer.bpf.o", "tp_buffer_sub_fetch_return");
+    ASSERT_TRUE(w.ok) << w.reason;
+    EXPECT_EQ(w.max_tp_access, 16);
+    const Verdict other = verify_prog("verifier_precision.bpf.o", "unrolled_count_16");
+    ASSERT_TRUE(other.ok) << other.reason;
+    EXPECT_EQ(other.max_tp_access, 0);
+}
+
 } // namespace
 } // namespace strbpf::verifier

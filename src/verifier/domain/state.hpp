@@ -37,6 +37,7 @@ enum class RegType : uint8_t {
     dynptr,      // CONST_PTR_TO_DYNPTR: a callback's or a global function's const struct bpf_dynptr * (dynptr.hpp)
     flow_keys,   // PTR_TO_FLOW_KEYS: a flow dissector's struct bpf_flow_keys (ctx->flow_keys)
     arena,       // PTR_TO_ARENA: a 32-bit offset into the program's arena (arena.cpp); no bounds, any arithmetic
+    tp_buffer,   // PTR_TO_TP_BUFFER: a writable raw tracepoint's buffer (raw_tp.w ctx->args[0]); constant offsets >= 0
 };
 
 // The kernel's bpf_dynptr_type: what a dynptr's memory is (dynptr.hpp). 0: none.
