@@ -44,7 +44,7 @@ namespace {
 using runtime::ArgKind;
 
 constexpr const char* kMemTypes = "fp, pkt, pkt_meta, map_key, map_value, mem, ringbuf_mem, buf, trusted_ptr_";
-constexpr const char* kKeyValueTypes = "fp, pkt, pkt_meta, map_key, map_value, mem, ringbuf_mem, buf";
+constexpr const char* kKeyValueTypes = "fp, pkt, pkt_meta, map_key, map_value, mem, ringbuf_mem, buf, trusted_ptr_";
 
 bool type_mismatch(Env& env, int regno, const char* expected) {
     const Reg& r = env.path.cur.cur().regs[regno];
@@ -54,6 +54,12 @@ bool type_mismatch(Env& env, int regno, const char* expected) {
 // mem_types' PTR_TO_BTF_ID | PTR_TRUSTED: a trusted kernel object, not NULL.
 bool is_trusted_btf_mem(const Reg& r) {
     return r.type == RegType::btf_id && r.btf_flags == kBtfTrusted && !r.maybe_null;
+}
+
+// check_reg_type on a trusted kernel object passed where the helper may write (its argument is not MEM_RDONLY):
+// refused in the kernel's words.
+bool may_write_btf_mem(Env& env, const runtime::HelperProto& h, int regno, const Reg& r) {
+    return env.fail(fmt::format("{}() may write into memory pointed by R{} type={}", h.name, regno, reg_type_str(r)));
 }
 
 bool is_mem_type(const Reg& r) {
@@ -161,6 +167,8 @@ bool check_helper_arg(Env& env, const runtime::HelperProto& h, int regno, ArgKin
     case ArgKind::ptr_to_map_value_or_null: // bpf_sk_storage_get's initial value: NULL, or value_size bytes
         if (r.type == RegType::scalar && r.is_const() && r.var.value == 0)
             return true;
+        if (is_trusted_btf_mem(r)) // map_key_value_types hold it, but these arguments are not MEM_RDONLY
+            return may_write_btf_mem(env, h, regno, r);
         if (!is_mem_type(r))
             return type_mismatch(env, regno, kMemTypes);
         if (!map)
@@ -168,6 +176,8 @@ bool check_helper_arg(Env& env, const runtime::HelperProto& h, int regno, ArgKin
         return check_helper_mem(env, regno, map->value_size, false, Access::helper_read);
     case ArgKind::ptr_to_map_key:
     case ArgKind::ptr_to_map_value:
+        if (is_trusted_btf_mem(r))
+            return may_write_btf_mem(env, h, regno, r);
         if (!is_mem_type(r))
             return type_mismatch(env, regno, kKeyValueTypes);
         if (!map)
@@ -176,6 +186,8 @@ bool check_helper_arg(Env& env, const runtime::HelperProto& h, int regno, ArgKin
         return check_helper_mem(env, regno, kind == ArgKind::ptr_to_map_key ? map->key_size : map->value_size, false,
                                 Access::helper_read);
     case ArgKind::ptr_to_uninit_map_value: // pop and peek write the value (MEM_UNINIT | MEM_WRITE: raw mode)
+        if (is_trusted_btf_mem(r))
+            return may_write_btf_mem(env, h, regno, r);
         if (!is_mem_type(r))
             return type_mismatch(env, regno, kKeyValueTypes);
         if (!map)
@@ -195,8 +207,7 @@ bool check_helper_arg(Env& env, const runtime::HelperProto& h, int regno, ArgKin
     case ArgKind::ptr_to_uninit_mem:
         if (is_trusted_btf_mem(r)) { // check_reg_type's mem_types match of a kernel object: read-only use only
             if (kind != ArgKind::ptr_to_mem_rdonly && kind != ArgKind::ptr_to_mem_rdonly_or_null)
-                return env.fail(fmt::format("{}() may write into memory pointed by R{} type={}", h.name, regno,
-                                            reg_type_str(r)));
+                return may_write_btf_mem(env, h, regno, r);
             auto& calls = env.aux.btf_mem_calls;
             if (std::find(calls.begin(), calls.end(), int32_t(env.path.pc)) == calls.end())
                 calls.push_back(int32_t(env.path.pc));

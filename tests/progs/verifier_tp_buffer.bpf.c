@@ -202,7 +202,7 @@ __naked void tp_buffer_helper_anything(void)
 
 SEC("raw_tp.w")
 __description("no helper memory argument (bpf_probe_read_kernel's destination)")
-__failure __msg("R1 type=tp_buffer expected=fp, pkt, pkt_meta, map_key, map_value, mem, ringbuf_mem, buf")
+__failure __msg("R1 type=tp_buffer expected=fp, pkt, pkt_meta, map_key, map_value, mem, ringbuf_mem, buf, trusted_ptr_")
 __naked void tp_buffer_helper_mem(void)
 {
 	asm volatile ("					\
