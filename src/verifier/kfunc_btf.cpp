@@ -422,7 +422,10 @@ bool fetch_meta(Env& env, const KfuncBtf& k, KfuncMeta* m) {
     m->proto = fn ? btfv::type_by_id(m->btf, fn->type) : nullptr;
     if (!m->proto || !btf_is_func_proto(m->proto))
         return env.fail(fmt::format("kfunc '{}' is not in the target kernel BTF", k.name));
-    if (!kfunc_set_allows(k.set, env.facts.prog.type))
+    // bpf_sock_destroy's set also filters by attach type (tracing_iter_filter): iterator programs only.
+    constexpr uint32_t kAttachTraceIter = 28; // BPF_TRACE_ITER
+    if (!kfunc_set_allows(k.set, env.facts.prog.type) ||
+        (k.set == KfuncSet::sock_iter && expected_attach_type(env.facts.prog) != kAttachTraceIter))
         return env.fail(fmt::format("calling kernel function {} is not allowed", k.name));
     return true;
 }

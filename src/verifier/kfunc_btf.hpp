@@ -30,6 +30,7 @@ enum class KfuncSet : uint8_t {
     crypto_init, // crypto.c crypt_init_kfunc_set: SYSCALL
     crypto,      // crypto.c crypt_kfunc_set: SCHED_CLS, SCHED_ACT, XDP
     test_run,    // net/bpf/test_run.c bpf_prog_test_kfunc_set: SCHED_CLS, TRACING, SYSCALL
+    sock_iter,   // net/core/filter.c bpf_sock_destroy_kfunc_set: TRACING, with a filter that keeps BPF_TRACE_ITER only
 };
 
 // The kfuncs check_kfunc_call treats by name (the kernel's special_kfunc_list entries strbpf models).

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 // The verify-side kfunc table (verifier stage): kfunc_btf.hpp. One row per name of runtime/kfuncs/verify_only.cpp,
-// with the flags of kernel/bpf/helpers.c, kernel/bpf/cpumask.c, kernel/bpf/crypto.c and net/bpf/test_run.c's
-// BTF_ID_FLAGS lines (Linux 6.18). Argument and return types come from the kfunc's FUNC_PROTO in kernel BTF, as check_kfunc_args reads them.
+// with the flags of kernel/bpf/helpers.c, kernel/bpf/cpumask.c, kernel/bpf/crypto.c, net/bpf/test_run.c's and
+// net/core/filter.c's BTF_ID_FLAGS lines (Linux 6.18). Argument and return types come from the kfunc's FUNC_PROTO in kernel BTF, as check_kfunc_args reads them.
 #include <algorithm>
 #include <array>
 #include <cstring>
@@ -15,7 +15,7 @@ namespace {
 using S = KfuncSet;
 using X = KfuncSpecial;
 
-constexpr std::array<KfuncBtf, 50> kTable = {{
+constexpr std::array<KfuncBtf, 51> kTable = {{
     // crypto.c crypt_kfunc_btf_ids: const struct bpf_dynptr * arguments (KF_ARG_PTR_TO_DYNPTR)
     {"bpf_crypto_decrypt", kKfRcu, S::crypto, X::none},
     {"bpf_crypto_encrypt", kKfRcu, S::crypto, X::none},
@@ -75,6 +75,8 @@ constexpr std::array<KfuncBtf, 50> kTable = {{
     // the module, which strbpf does not model; a map kptr of these types is all a program can hold of one)
     {"bpf_kfunc_call_test_release", kKfRelease, S::test_run, X::none},
     {"bpf_kfunc_call_memb_release", kKfRelease, S::test_run, X::none},
+    // net/core/filter.c bpf_sk_iter_kfunc_ids: destroys the socket a tcp or udp iterator program holds
+    {"bpf_sock_destroy", kKfTrustedArgs, S::sock_iter, X::none},
 }};
 
 } // namespace
@@ -99,6 +101,7 @@ bool kfunc_set_allows(KfuncSet set, loader::ProgType type) {
     case KfuncSet::crypto_init: return type == ProgType::syscall;
     case KfuncSet::crypto: return type == ProgType::sched_cls || type == ProgType::sched_act || type == ProgType::xdp;
     case KfuncSet::test_run: return tracing_hook || type == ProgType::sched_cls || type == ProgType::syscall;
+    case KfuncSet::sock_iter: return tracing_hook; // the attach type too: kfunc_btf.cpp's call check
     }
     return false;
 }
