@@ -249,11 +249,7 @@ class ShortPathGen {
     }
     // rax = -1/0/1 comparing the folded bytes at rdi[r10] and rsi[r10] (the kernel's tolower table).
     void folded_sign_at() {
-        a_.mov(x86::r11, imm(reinterpret_cast<uint64_t>(runtime::strings::kLatin1Lower.data())));
-        a_.movzx(x86::r9d, x86::byte_ptr(x86::rsi, x86::r10));
-        a_.movzx(x86::r9d, x86::byte_ptr(x86::r11, x86::r9));
-        a_.movzx(x86::r10d, x86::byte_ptr(x86::rdi, x86::r10));
-        a_.movzx(x86::r10d, x86::byte_ptr(x86::r11, x86::r10));
+        emit_folded_bytes_at(a_, x86::r10, x86::r10);
         a_.xor_(x86::eax, x86::eax);
         a_.cmp(x86::r10d, x86::r9d);
         a_.seta(x86::al);
@@ -676,6 +672,14 @@ void emit_short_path(x86::Assembler& a, ShortPath kind, const Label& call, const
                      kind == ShortPath::strcasestr || kind == ShortPath::strncasestr);
         return;
     }
+}
+
+void emit_folded_bytes_at(x86::Assembler& a, const x86::Gp& idx, const x86::Gp& out) {
+    a.mov(x86::r11, imm(reinterpret_cast<uint64_t>(runtime::strings::kLatin1Lower.data())));
+    a.movzx(x86::r9d, x86::byte_ptr(x86::rsi, idx));
+    a.movzx(x86::r9d, x86::byte_ptr(x86::r11, x86::r9));
+    a.movzx(out.r32(), x86::byte_ptr(x86::rdi, idx));
+    a.movzx(out.r32(), x86::byte_ptr(x86::r11, out.r64()));
 }
 
 void emit_short_constants(x86::Assembler& a, ShortPool& pool) {

@@ -61,6 +61,9 @@ void emit_short_path(asmjit::x86::Assembler& a, runtime::ShortPath kind, const a
                      ShortPool& pool);
 // The pool's constants: 16-byte aligned data, then the 32-byte aligned wide constants.
 void emit_short_constants(asmjit::x86::Assembler& a, ShortPool& pool);
+// r9d = the byte at rsi[idx] and `out` = the byte at rdi[idx], both through the kernel's tolower table (out's 64-bit
+// register may be idx itself); r11 scratch. The case-insensitive compares' decode, on either path.
+void emit_folded_bytes_at(asmjit::x86::Assembler& a, const asmjit::x86::Gp& idx, const asmjit::x86::Gp& out);
 
 // short_strings_wide.cpp (and short_strings_wide_bounded.cpp): the AVX2 path of `kind` (false: none emitted, the
 // 16-byte path serves the site alone); `narrow` is where the 16-byte path starts (it must follow). Its 32-byte

@@ -329,11 +329,7 @@ bool WideGen::casecmp(bool bounded) {
     // the block. Most unequal strings end here: 14 instructions instead of the refine's ~40.
     first_candidate_ = [&] {
         a_.tzcnt(x86::r10d, x86::eax);
-        a_.mov(x86::r11, imm(reinterpret_cast<uint64_t>(runtime::strings::kLatin1Lower.data())));
-        a_.movzx(x86::r9d, x86::byte_ptr(x86::rsi, x86::r10));
-        a_.movzx(x86::r9d, x86::byte_ptr(x86::r11, x86::r9));
-        a_.movzx(x86::eax, x86::byte_ptr(x86::rdi, x86::r10));
-        a_.movzx(x86::eax, x86::byte_ptr(x86::r11, x86::rax));
+        emit_folded_bytes_at(a_, x86::r10, x86::rax);
         a_.cmp(x86::eax, x86::r9d);
         a_.long_().jne(differ);
         a_.test(x86::eax, x86::eax);

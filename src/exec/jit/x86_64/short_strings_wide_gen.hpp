@@ -128,11 +128,7 @@ class WideGen {
     // `folded`), as a kfunc's int. r9, r11 scratch.
     void sign_at(bool folded) {
         if (folded) {
-            a_.mov(x86::r11, imm(reinterpret_cast<uint64_t>(runtime::strings::kLatin1Lower.data())));
-            a_.movzx(x86::r9d, x86::byte_ptr(x86::rsi, x86::r10));
-            a_.movzx(x86::r9d, x86::byte_ptr(x86::r11, x86::r9));
-            a_.movzx(x86::r10d, x86::byte_ptr(x86::rdi, x86::r10));
-            a_.movzx(x86::r10d, x86::byte_ptr(x86::r11, x86::r10));
+            emit_folded_bytes_at(a_, x86::r10, x86::r10);
         } else {
             a_.movzx(x86::r9d, x86::byte_ptr(x86::rsi, x86::r10));
             a_.movzx(x86::r10d, x86::byte_ptr(x86::rdi, x86::r10));
