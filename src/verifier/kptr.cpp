@@ -124,9 +124,24 @@ bool check_kptr_overlap(Env& env, int regno, int64_t off, int size, bool helper)
     if (!rec.malformed.empty())
         return env.fail(fmt::format("strbpf does not model map '{}': {} (the kernel refuses the object's BTF)",
                                     map_name(env, r.aux), rec.malformed));
+    // check_map_access walks the record's fields by offset; the first one the access may touch decides. The
+    // bpf_spin_lock and bpf_timer were checked before (refs.cpp, timer.cpp); here the kptrs and every other special
+    // struct: bpf_wq, bpf_list_head, bpf_rb_root (and whatever else the record holds), which no load, store or
+    // helper may touch (the kernel's words are the same for a helper's access; only a kptr's differ).
+    const auto touches = [&](int64_t p, int64_t n) { return r.smin + off < p + n && p < int64_t(r.umax) + off + size; };
+    for (const loader::SpecialStruct& st : rec.value.structs) {
+        if (st.kind == loader::kFieldSpinLock || st.kind == loader::kFieldTimer || !touches(st.off, st.size))
+            continue;
+        bool kptr_first = false; // a kptr the access touches at a lower offset decides first
+        for (const KptrField& f : rec.fields)
+            kptr_first |= f.off < st.off && touches(f.off, 8);
+        if (kptr_first)
+            break;
+        return env.fail(fmt::format("{} cannot be accessed directly by load/store", st.name)); // helpers too
+    }
     for (const KptrField& f : rec.fields) {
         const int64_t p = f.off;
-        if (!(r.smin + off < p + 8 && p < int64_t(r.umax) + off + size))
+        if (!touches(p, 8))
             continue;
         if (helper)
             return env.fail("kptr cannot be accessed indirectly by helper");

@@ -191,14 +191,13 @@ bool process_spin_lock(Env& env, int regno, bool unlock) {
     return true;
 }
 
-bool check_spin_lock_access(Env& env, const Reg& r, int64_t off, int size, bool helper) {
+bool check_spin_lock_access(Env& env, const Reg& r, int64_t off, int size) {
     const int32_t p = spin_lock_offset(env, r.aux);
     if (p < 0)
         return true;
     constexpr int64_t kLockSize = 4; // sizeof(struct bpf_spin_lock)
     if (r.smin + off < p + kLockSize && p < int64_t(r.umax) + off + size)
-        return env.fail(helper ? "bpf_spin_lock cannot be accessed indirectly by helper"
-                               : "bpf_spin_lock cannot be accessed directly by load/store");
+        return env.fail("bpf_spin_lock cannot be accessed directly by load/store"); // helpers too (not kptrs')
     return true;
 }
 

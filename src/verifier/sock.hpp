@@ -56,9 +56,9 @@ int32_t spin_lock_offset(const Env& env, uint32_t map_index);
 int32_t map_value_field_offset(const Env& env, uint32_t map_index, const char* field);
 // process_spin_lock: take (or, UNLOCK, give back) the lock the map value pointer in REGNO points at.
 bool process_spin_lock(Env& env, int regno, bool unlock);
-// A load or store (or, HELPER, a helper's access) through the map value pointer R at fixed offset OFF must not
+// A load or store, or a helper's access, through the map value pointer R at fixed offset OFF must not
 // touch the value's bpf_spin_lock.
-bool check_spin_lock_access(Env& env, const Reg& r, int64_t off, int size, bool helper);
+bool check_spin_lock_access(Env& env, const Reg& r, int64_t off, int size);
 // check_map_prog_compatibility's spin-lock rule for the maps the program references: socket filters and tracing
 // programs may not use a map whose value holds a bpf_spin_lock; "" when the program may.
 std::string spin_lock_map_incompatibility(const Env& env);

@@ -44,13 +44,12 @@ bool process_timer_arg(Env& env, int regno, int* map_index) {
     return true;
 }
 
-bool check_timer_access(Env& env, const Reg& r, int64_t off, int size, bool helper) {
+bool check_timer_access(Env& env, const Reg& r, int64_t off, int size) {
     const int32_t p = timer_offset(env, r.aux);
     if (p < 0)
         return true;
     if (r.smin + off < p + kTimerSize && p < int64_t(r.umax) + off + size)
-        return env.fail(helper ? "bpf_timer cannot be accessed indirectly by helper"
-                               : "bpf_timer cannot be accessed directly by load/store");
+        return env.fail("bpf_timer cannot be accessed directly by load/store"); // helpers too (not kptrs')
     return true;
 }
 
