@@ -3,7 +3,7 @@
  * bpf_spin_lock, bpf_timer, bpf_wq, bpf_list_head or bpf_rb_root, in the words `<type> cannot be accessed directly
  * by load/store` (a helper's access gets the same words; only a kptr's differ). Before, strbpf checked the lock and
  * the timer only, and let a program load or store the bytes of a bpf_wq, bpf_list_head or bpf_rb_root, which the
- * runtime then trusts. The bytes around the fields stay accessible. */
+ * runtime then trusts; global data too. The bytes around the fields stay accessible. */
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
 #include "strbpf_test.h"
@@ -218,4 +218,30 @@ int timer_helper_value(void *ctx)
 	if (!v)
 		return 0;
 	return bpf_map_update_elem(&ta, &k, v, 0);
+}
+
+/* The same rule for global data, whose section is an array map with the same record. */
+#define private(name) SEC(".data." #name) __attribute__((aligned(8)))
+private(A) struct bpf_spin_lock glock;
+private(A) struct bpf_list_head ghead __attribute__((btf_decl_tag("contains:lnode:node")));
+private(A) long gx;
+
+SEC("tc") __failure __msg("bpf_list_head cannot be accessed directly by load/store")
+int global_list_head_store(void *ctx)
+{
+	*(volatile long *)&ghead = 1;
+	return 0;
+}
+
+SEC("tc") __failure __msg("bpf_list_head cannot be accessed directly by load/store")
+int global_list_head_load(void *ctx)
+{
+	return *(volatile int *)((char *)&ghead + 8);
+}
+
+SEC("tc") __success __retval(3)
+int global_neighbour(void *ctx)
+{
+	gx = 3;
+	return gx;
 }
