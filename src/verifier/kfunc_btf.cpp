@@ -16,7 +16,10 @@
 #include "verifier/env.hpp"
 #include "verifier/ext_protos.hpp"
 #include "verifier/kfunc_btf.hpp"
+#include "verifier/kptr.hpp"
 #include "verifier/preempt.hpp"
+#include "verifier/sock.hpp"
+#include "verifier/timer.hpp"
 
 namespace strbpf::verifier {
 namespace {
@@ -57,6 +60,8 @@ struct KfuncMeta {
     uint64_t constant = 0;
     uint32_t ret_btf_id = 0; // bpf_cast_to_kern_ctx: the program type's kernel ctx struct
     uint32_t func_id = 0;    // the kfunc's FUNC in the target BTF
+    int wq_map = -1;         // the map of the bpf_wq argument (meta->map), then of the __map argument
+    int callback_regno = 0;  // the KF_ARG_PTR_TO_CALLBACK argument's register
 };
 
 bool is_release(const KfuncMeta& m) { return m.k->flags & kKfRelease; }
@@ -254,6 +259,39 @@ bool check_mem_arg_regions(Env& env, const KfuncMeta& m, const btf_param* args, 
 }
 
 // *MEM: the argument is memory (KF_ARG_PTR_TO_MEM[_SIZE]), for check_mem_arg.
+const char* map_spec_name(const Env& env, uint32_t map_index) {
+    const loader::MapSpec* m = env.facts.map_spec(map_index);
+    return m ? m->name.c_str() : "";
+}
+
+// The offset of the bpf_wq in map MAP_INDEX's value (the record's wq_off); negative when it holds none.
+int32_t wq_offset(const Env& env, uint32_t map_index) {
+    if (map_index >= env.facts.inst.map_count())
+        return -1;
+    const int32_t in_record = map_kptrs(env, map_index).value.offset_of(loader::kFieldWq);
+    return in_record >= 0 ? in_record : map_value_field_offset(env, map_index, "bpf_wq");
+}
+
+// KF_ARG_PTR_TO_WORKQUEUE (process_wq_func): a map value pointer whose known offset (var_off's value and the
+// fixed offset, as the kernel adds them) is the value's bpf_wq. Inner maps of a map-in-map (told apart by map_uid)
+// and maps without a bpf_wq are refused: strbpf does not model them.
+bool check_wq_arg(Env& env, KfuncMeta& m, int i) {
+    const Reg& r = env.path.cur.cur().regs[i + 1];
+    if (r.type != RegType::map_value || r.maybe_null)
+        return env.fail(fmt::format("arg#{} doesn't point to a map value", i));
+    if (r.aux >= env.facts.inst.map_count())
+        return env.fail("strbpf does not model bpf_wq in an inner map of a map-in-map");
+    const int32_t wq_off = wq_offset(env, r.aux);
+    if (wq_off < 0)
+        return env.fail(fmt::format("strbpf does not model {} on map '{}', which holds no bpf_wq", m.k->name,
+                                    map_spec_name(env, r.aux)));
+    const int64_t at = int64_t(r.var.value) + r.off;
+    if (at != wq_off)
+        return env.fail(fmt::format("off {} doesn't point to 'struct bpf_wq' that is at {}", at, wq_off));
+    m.wq_map = int(r.aux);
+    return true;
+}
+
 bool check_ptr_arg(Env& env, KfuncMeta& m, const btf_param* args, int i, bool* mem) {
     const int regno = i + 1;
     const Reg& r = env.path.cur.cur().regs[regno];
@@ -273,9 +311,27 @@ bool check_ptr_arg(Env& env, KfuncMeta& m, const btf_param* args, int i, bool* m
     uint32_t ref_id = 0;
     const btf_type* ref_t = skip_mods(m.btf, skip_mods(m.btf, args[i].type)->type, &ref_id);
     if (has_suffix(m.btf, args[i], "__map")) { // KF_ARG_PTR_TO_MAP: a map the program names, of any type
-        if (r.type != RegType::map_ptr)
+        if (r.type != RegType::map_ptr && r.type != RegType::map_value) // both carry the kernel's reg->map_ptr
             return env.fail(fmt::format("pointer in R{} isn't map pointer", regno));
-        return true; // CONST_PTR_TO_MAP is trusted, its offset 0
+        if (m.wq_map >= 0) { // the bpf_wq argument named a map first: this must be the same one
+            if (wq_offset(env, r.aux) < 0)
+                return env.fail(fmt::format("strbpf does not model {} with map '{}', which holds no bpf_wq",
+                                            m.k->name, map_spec_name(env, r.aux)));
+            if (int(r.aux) != m.wq_map)
+                return env.fail("workqueue pointer in R1 map_uid=0 doesn't match map pointer in R2 map_uid=0");
+        }
+        m.wq_map = int(r.aux);
+        if (r.type == RegType::map_value && (trusted_args(m) || rcu_args(m))) // only CONST_PTR_TO_MAP is trusted
+            return env.fail(fmt::format("R{} must be referenced or trusted", regno));
+        return true; // CONST_PTR_TO_MAP: trusted, its offset 0
+    }
+    if (is_struct(ref_t) && std::strcmp(name_of(m.btf, ref_t), "bpf_wq") == 0) // KF_ARG_PTR_TO_WORKQUEUE
+        return check_wq_arg(env, m, i);
+    if (ref_t && btf_is_func_proto(ref_t)) { // KF_ARG_PTR_TO_CALLBACK
+        if (r.type != RegType::func)
+            return env.fail(fmt::format("arg{} expected pointer to func", i));
+        m.callback_regno = regno;
+        return true;
     }
     if (m.k->special == KfuncSpecial::cast_to_kern_ctx)
         return check_ctx_arg(env, m, i);
@@ -304,8 +360,10 @@ bool check_args(Env& env, KfuncMeta& m) {
     for (int i = 0; i < nargs; i++) {
         const int regno = i + 1;
         const btf_type* t = skip_mods(m.btf, args[i].type);
-        if (has_suffix(m.btf, args[i], "__ign"))
+        // __prog: the program's own prog->aux, which the kernel passes whatever the register holds
+        if (has_suffix(m.btf, args[i], "__ign") || has_suffix(m.btf, args[i], "__prog"))
             continue;
+
         if (!check_reg_init(env, regno))
             return false;
         if (is_scalar(t)) {
@@ -492,6 +550,15 @@ bool check_kfunc_btf_call(Env& env, const KfuncBtf& k, const isa::Insn&) {
         return env.fail(fmt::format("program must be sleepable to call sleepable kfunc {}", k.name));
     if (!check_args(env, m) || !update_rcu_section(env, m) || !check_sleepable_kfunc_preempt(env, k.name))
         return false;
+    if (k.special == KfuncSpecial::wq_set_callback) { // push_callback_call with set_timer_callback_state
+        if (m.wq_map < 0 || !m.callback_regno)
+            return env.fail(fmt::format("strbpf does not model the callback of {}", k.name));
+        if (!env.facts.prog.sleepable) { // a workqueue's callback sleeps: Linux 6.18 asks a sleepable program
+            env.note("sleepable callback in a program that is not sleepable");
+            return env.fail(fmt::format("kfunc {}#{} failed callback verification", k.name, m.func_id));
+        }
+        push_map_async_callback(env, env.path.cur.cur().regs[m.callback_regno], m.wq_map);
+    }
     if (m.release_regno && !release_reference(env, env.path.cur.cur().regs[m.release_regno].ref_obj_id))
         return env.fail(fmt::format("kfunc {}#{} reference has not been acquired before", k.name, m.func_id));
     clear_caller_saved(env);

@@ -34,7 +34,14 @@ enum class KfuncSet : uint8_t {
 };
 
 // The kfuncs check_kfunc_call treats by name (the kernel's special_kfunc_list entries strbpf models).
-enum class KfuncSpecial : uint8_t { none, rcu_read_lock, rcu_read_unlock, rdonly_cast, cast_to_kern_ctx };
+enum class KfuncSpecial : uint8_t {
+    none,
+    rcu_read_lock,
+    rcu_read_unlock,
+    rdonly_cast,
+    cast_to_kern_ctx,
+    wq_set_callback, // bpf_wq_set_callback_impl: its callback verified as an async callback of the bpf_wq's map
+};
 
 struct KfuncBtf {
     const char* name;

@@ -15,7 +15,7 @@ namespace {
 using S = KfuncSet;
 using X = KfuncSpecial;
 
-constexpr std::array<KfuncBtf, 51> kTable = {{
+constexpr std::array<KfuncBtf, 54> kTable = {{
     // crypto.c crypt_kfunc_btf_ids: const struct bpf_dynptr * arguments (KF_ARG_PTR_TO_DYNPTR)
     {"bpf_crypto_decrypt", kKfRcu, S::crypto, X::none},
     {"bpf_crypto_encrypt", kKfRcu, S::crypto, X::none},
@@ -75,6 +75,12 @@ constexpr std::array<KfuncBtf, 51> kTable = {{
     // the module, which strbpf does not model; a map kptr of these types is all a program can hold of one)
     {"bpf_kfunc_call_test_release", kKfRelease, S::test_run, X::none},
     {"bpf_kfunc_call_memb_release", kKfRelease, S::test_run, X::none},
+    // helpers.c common_btf_ids: a bpf_wq in a map value (KF_ARG_PTR_TO_WORKQUEUE), its map (__map), the callback;
+    // trusted arguments on the live 6.18 kernel (`Possibly NULL pointer passed to trusted arg0`, `R2 must be
+    // referenced or trusted` for a map value passed as the map)
+    {"bpf_wq_init", kKfTrustedArgs, S::common, X::none},
+    {"bpf_wq_set_callback_impl", kKfTrustedArgs, S::common, X::wq_set_callback},
+    {"bpf_wq_start", kKfTrustedArgs, S::common, X::none},
     // net/core/filter.c bpf_sk_iter_kfunc_ids: destroys the socket a tcp or udp iterator program holds
     {"bpf_sock_destroy", kKfTrustedArgs, S::sock_iter, X::none},
 }};

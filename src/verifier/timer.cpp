@@ -56,7 +56,11 @@ bool check_timer_access(Env& env, const Reg& r, int64_t off, int size) {
 bool push_async_callback(Env& env, const runtime::HelperProto& h, int map_index) {
     if (h.callback.frame != runtime::CallbackFrame::timer || map_index < 0)
         return env.fail(fmt::format("strbpf does not model the callback's arguments of {}#{}", h.name, h.id));
-    const Reg& fn = env.path.cur.cur().regs[h.callback.arg];
+    push_map_async_callback(env, env.path.cur.cur().regs[h.callback.arg], map_index);
+    return true;
+}
+
+void push_map_async_callback(Env& env, const Reg& fn, int map_index) {
     const int sp = env.facts.subprog_of(int32_t(fn.aux));
     if (env.aux.async_cb.size() <= size_t(sp))
         env.aux.async_cb.resize(size_t(sp) + 1, 0);
@@ -73,7 +77,6 @@ bool push_async_callback(Env& env, const runtime::HelperProto& h, int map_index)
     State st;
     st.frames.push_back(std::move(f));
     env.path.fork = Fork{Fork::Kind::async, std::move(st), int32_t(fn.aux)};
-    return true;
 }
 
 bool check_async_callback_return(Env& env) {

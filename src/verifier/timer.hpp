@@ -23,6 +23,9 @@ bool check_timer_access(Env& env, const Reg& r, int64_t off, int size);
 // pending path of its own, with no caller frame, no parent state and no history (push_async_cb). The caller goes
 // on after the call. MAP_INDEX: the timer's map (the call's meta).
 bool push_async_callback(Env& env, const runtime::HelperProto& h, int map_index);
+// set_timer_callback_state's frame for the callback FN (a func register) of a bpf_timer or a bpf_wq in the map
+// MAP_INDEX's value, pushed as that pending path (push_async_callback, bpf_wq_set_callback_impl).
+void push_map_async_callback(Env& env, const Reg& fn, int map_index);
 // The exit of an async callback (frame 0 of its own path): R0 a scalar in [0, 0].
 bool check_async_callback_return(Env& env);
 
