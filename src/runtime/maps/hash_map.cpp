@@ -60,13 +60,15 @@ class HashMap final : public Map {
             spare_count_ = spares_;
         }
     }
-    ~HashMap() override { // the map freed: bpf_obj_new objects its live elements still hold are dropped
+    // The map freed: the bpf_obj_new objects its elements still hold are dropped, on every CPU's value. Every
+    // preallocated element is visited, linked or free, as htab_free_prealloced_fields does: a free one holds an
+    // object only if a program put one there through a pointer it kept after the element went.
+    ~HashMap() override {
         if (!arena_.ok() || !fields_.drops_objects())
             return;
-        for (uint32_t i = 0; i < nbuckets_; i++)
-            for (uint32_t e = buckets_[i].head.load(std::memory_order_relaxed); e != kNil;
-                 e = nodes_[e].next.load(std::memory_order_relaxed))
-                drop_objects(e);
+        for (uint32_t e = 0; e < nelem_; e++)
+            for (uint32_t c = 0; c < ncpus_; c++)
+                fields_.drop_objects(value_of(e, c));
     }
     bool ok() const { return arena_.ok(); }
 
@@ -96,10 +98,7 @@ class HashMap final : public Map {
         b.lock.lock();
         const uint32_t e = find(b, key, h);
         if (e != kNil) {
-            if (percpu_)
-                std::memcpy(out, value_of(e, 0), val8_ * ncpus_);
-            else
-                std::memcpy(out, value_of(e, 0), spec_.value_size);
+            load_shared(out, value_of(e, 0), percpu_ ? val8_ * ncpus_ : spec_.value_size);
             zero_fields(out);
         }
         b.lock.unlock();
@@ -186,11 +185,12 @@ class HashMap final : public Map {
         free_lock_.unlock();
         return e;
     }
-    // A deleted element's bpf_obj_new objects dropped (the kernel frees a deleted element's fields).
-    void drop_objects(uint32_t e) {
-        if (fields_.drops_objects())
+    // check_and_free_fields: a deleted, replaced or evicted element's fields freed on every CPU's value
+    // (bpf_obj_free_fields): its referenced kptrs' bpf_obj_new objects dropped, its timer freed, the others zeroed.
+    void free_fields(uint32_t e) {
+        if (!fields_.empty())
             for (uint32_t c = 0; c < ncpus_; c++)
-                fields_.drop_objects(value_of(e, c));
+                fields_.free_fields(value_of(e, c));
     }
     void release(uint32_t e, bool replaced) {
         free_lock_.lock();
@@ -204,14 +204,14 @@ class HashMap final : public Map {
     }
     // Writes the value of a fresh or existing element: syscall form (all CPUs), a program's form (its CPU; a
     // fresh per-CPU element gets zeros on the other CPUs, as pcpu_init_value does).
-    // The special fields (value_fields.hpp): skipped by the copy; a fresh element's zero, an existing one's freed.
+    // The special fields (value_fields.hpp): skipped by the copy; a fresh element's zero (init_reused), an existing
+    // one's freed (pcpu_copy_value: copy_map_value, then bpf_obj_free_fields).
     void write_value(uint32_t e, const void* value, uint32_t cpu, bool all_cpus, bool fresh) {
         auto put = [&](uint32_t c, const void* src) {
             if (fields_.empty()) {
                 std::memcpy(value_of(e, c), src, spec_.value_size);
             } else if (fresh) {
-                std::memcpy(value_of(e, c), src, spec_.value_size);
-                fields_.init_fields(value_of(e, c));
+                fields_.init_reused(value_of(e, c), src, spec_.value_size);
             } else {
                 fields_.update_existing(value_of(e, c), src, spec_.value_size);
             }
@@ -225,8 +225,10 @@ class HashMap final : public Map {
                 put(c, static_cast<const uint8_t*>(value) + c * val8_);
             else if (c == cpu)
                 put(c, value);
-            else if (fresh)
+            else if (fresh && fields_.empty())
                 std::memset(value_of(e, c), 0, val8_);
+            else if (fresh) // zero_map_value, the special fields as a fresh element's
+                fields_.init_reused(value_of(e, c), nullptr, val8_);
         }
     }
     // Element e out to the syscall's caller: every CPU's value of a per-CPU one, special fields zeroed; `locked`:
@@ -236,7 +238,7 @@ class HashMap final : public Map {
             fields_.copy_locked(value_of(e, 0), out, spec_.value_size, false);
             return;
         }
-        std::memcpy(out, value_of(e, 0), percpu_ ? val8_ * ncpus_ : spec_.value_size);
+        load_shared(out, value_of(e, 0), percpu_ ? val8_ * ncpus_ : spec_.value_size);
         zero_fields(out);
     }
     // check_and_init_map_value on a syscall copy of one element (every CPU's value of a per-CPU one).
@@ -255,12 +257,17 @@ class HashMap final : public Map {
     }
     int do_update(const void* key, const void* value, uint64_t flags, uint32_t cpu, bool all_cpus);
     int update_lru(const void* key, const void* value, uint64_t flags, uint32_t cpu, bool all_cpus);
+    // htab_lru_map_delete_node: the LRU evicts element e (under the LRU lock, taking a free element for an
+    // update): unlinked under its bucket's lock, then its fields freed (check_and_free_fields) before the element
+    // goes to the free list, as a deleted element's are: the objects its kptrs hold dropped, its timer freed.
     static bool evict_cb(uint32_t e, void* self) {
         auto* m = static_cast<HashMap*>(self);
         Bucket& b = m->bucket(m->nodes_[e].hash);
         b.lock.lock();
         const bool ok = m->unlink(b, e);
         b.lock.unlock();
+        if (ok)
+            m->free_fields(e);
         return ok;
     }
 
@@ -317,7 +324,7 @@ int HashMap::do_update(const void* key, const void* value, uint64_t flags, uint3
         unlink(b, old);
     b.lock.unlock();
     if (old != kNil) { // the replaced element's fields freed (check_and_free_fields): kptrs, lists, trees
-        drop_objects(old);
+        free_fields(old);
         release(old, true);
     }
     return 0;
@@ -361,7 +368,7 @@ int HashMap::update_lru(const void* key, const void* value, uint64_t flags, uint
     }
     b.lock.unlock();
     if (old != kNil) { // htab_lru_push_free: the replaced element's fields freed first
-        drop_objects(old);
+        free_fields(old);
         lru_->push_free(old);
     }
     lru_lock_.unlock();
@@ -380,7 +387,7 @@ int HashMap::remove(const void* key) {
         unlink(b, e);
     b.lock.unlock();
     if (e != kNil) {
-        drop_objects(e);
+        free_fields(e);
         if (lru_mode_)
             lru_->push_free(e);
         else
@@ -417,7 +424,7 @@ uint32_t HashMap::take_bucket(uint32_t i, uint32_t max, uint8_t* keys, uint8_t* 
     }
     b.lock.unlock();
     for (const uint32_t e : taken) {
-        drop_objects(e);
+        free_fields(e);
         lru_mode_ ? lru_->push_free(e) : release(e, false);
     }
     if (del && lru_mode_)
@@ -438,7 +445,7 @@ int HashMap::lookup_and_delete(const void* key, void* value, uint64_t flags) {
     }
     b.lock.unlock();
     if (e != kNil) {
-        drop_objects(e);
+        free_fields(e);
         lru_mode_ ? lru_->push_free(e) : release(e, false);
     }
     if (lru_mode_)

@@ -2,6 +2,8 @@
 // BPF_MAP_TYPE_PERCPU_ARRAY (runtime stage): one value per possible CPU for each index. Programs see the value of
 // the CPU they run on (RunContext::cpu); the host sees round_up(value_size, 8) x possible CPUs bytes, like the
 // bpf() syscall (kernel/bpf/arraymap.c bpf_percpu_array_copy/update). Layout: [index][cpu] in one arena.
+// Special fields (value_fields.hpp) per CPU, as the kernel's bpf_obj_free_fields per CPU: a program's update frees
+// its CPU's old fields, the syscall's every CPU's, and the map's freeing every CPU's (there is no delete).
 #include <cerrno>
 #include <cstring>
 
@@ -19,6 +21,15 @@ class PercpuArrayMap final : public Map {
   public:
     PercpuArrayMap(const loader::MapSpec& spec, uint64_t elem, uint32_t ncpus)
         : Map(spec), elem_(elem), ncpus_(ncpus), arena_(elem * ncpus * spec.max_entries) {}
+    // The map freed (array_map_free): the bpf_obj_new objects every CPU's value still holds are dropped, their
+    // lists and trees drained.
+    ~PercpuArrayMap() override {
+        if (!arena_.ok() || !fields_.drops_objects())
+            return;
+        for (uint32_t i = 0; i < spec_.max_entries; i++)
+            for (uint32_t c = 0; c < ncpus_; c++)
+                fields_.drop_objects(slot(i, c));
+    }
     bool ok() const { return arena_.ok(); }
 
     uint32_t ncpus() const override { return ncpus_; }

@@ -127,6 +127,32 @@ void ValueFieldSet::init_fields(void* value) const {
         zero_shared(static_cast<uint8_t*>(value) + f.off, f.size);
 }
 
+void ValueFieldSet::init_reused(void* value, const void* src, uint64_t n) const {
+    if (src) {
+        copy_in(value, src, n);
+    } else { // zeros around the fields
+        auto* d = static_cast<uint8_t*>(value);
+        uint64_t at = 0;
+        for (const ValueField& f : fields_) {
+            if (f.off >= n)
+                break;
+            if (f.off > at)
+                zero_shared(d + at, uint32_t(f.off - at));
+            at = std::max<uint64_t>(at, f.off + f.size);
+        }
+        if (at < n)
+            zero_shared(d + at, uint32_t(n - at));
+    }
+    // Freed first: each referenced kptr exchanged for NULL (the object it held dropped), each list or tree drained
+    // to an empty root, timers zeroed. Those fields are not stored to again: a run still holding the old value's
+    // pointer may exchange an object in at any moment, and it then stays with the new value, as the kernel's
+    // does (a plain zero store there would lose it). The rest, the lock word included, zeroed.
+    free_fields(value);
+    for (const ValueField& f : fields_)
+        if (!f.drops_object)
+            zero_shared(static_cast<uint8_t*>(value) + f.off, f.size);
+}
+
 void ValueFieldSet::copy_locked(void* value, void* other, uint64_t n, bool to_value) const {
     auto* word = reinterpret_cast<uint32_t*>(static_cast<uint8_t*>(value) + lock_off_);
     while (__atomic_exchange_n(word, 1u, __ATOMIC_ACQUIRE) != 0) // as bpf_spin_lock_helper takes it

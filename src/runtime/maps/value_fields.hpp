@@ -59,6 +59,12 @@ class ValueFieldSet {
     void drop_objects(void* value) const;
     // A fresh element's fields: every one zeroed.
     void init_fields(void* value) const;
+    // A preallocated element taken again for a new value (a hash map's fresh element): SRC (N bytes; nullptr: zeros)
+    // copied around the special fields, then every field freed (free_fields) and the ones that hold no object
+    // zeroed: the value starts with NULL kptrs, empty lists and trees, a zero lock and no timer. The element's
+    // fields were freed when it was deleted, replaced or evicted; a program that kept a pointer to its old value may
+    // have put an object in since (bpf_kptr_xchg), which is dropped here rather than lost.
+    void init_reused(void* value, const void* src, uint64_t n) const;
     // An update of an existing value: copy_in, then free_fields.
     void update_existing(void* value, const void* src, uint64_t n) const {
         copy_in(value, src, n);
