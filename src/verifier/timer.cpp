@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "runtime/instance.hpp"
+#include "verifier/kptr.hpp"
 #include "verifier/sock.hpp"
 
 namespace strbpf::verifier {
@@ -17,8 +18,10 @@ int32_t timer_offset(const Env& env, uint32_t map_index) {
     if (env.facts.timer_offs.size() <= map_index)
         env.facts.timer_offs.resize(map_index + 1, -3);
     int32_t& off = env.facts.timer_offs[map_index];
-    if (off == -3)
-        off = map_value_field_offset(env, map_index, "bpf_timer");
+    if (off == -3) { // the value's record (btf_parse_fields) when it has the timer, as for an inner map's template
+        const int32_t in_record = map_kptrs(env, map_index).value.offset_of(loader::kFieldTimer);
+        off = in_record >= 0 ? in_record : map_value_field_offset(env, map_index, "bpf_timer");
+    }
     return off;
 }
 

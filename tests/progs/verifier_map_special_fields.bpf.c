@@ -245,3 +245,78 @@ int global_neighbour(void *ctx)
 	gx = 3;
 	return gx;
 }
+
+/* And an inner map's value, whose record is the inner map template's: strbpf found the timer only in the outer
+ * program's own maps before. */
+struct inner_w {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, int);
+	__type(value, struct wval);
+} inner_w0 SEC(".maps");
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
+	__uint(max_entries, 1);
+	__type(key, int);
+	__array(values, struct inner_w);
+} outer_w SEC(".maps") = { .values = { &inner_w0 } };
+struct inner_t {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, int);
+	__type(value, struct tval);
+} inner_t0 SEC(".maps");
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
+	__uint(max_entries, 1);
+	__type(key, int);
+	__array(values, struct inner_t);
+} outer_t SEC(".maps") = { .values = { &inner_t0 } };
+
+SEC("tc") __failure __msg("bpf_timer cannot be accessed directly by load/store")
+int inner_timer_store(void *ctx)
+{
+	int k = 0;
+	void *m = bpf_map_lookup_elem(&outer_t, &k);
+	struct tval *v;
+
+	if (!m)
+		return 0;
+	v = bpf_map_lookup_elem(m, &k);
+	if (!v)
+		return 0;
+	*(long *)&v->t = 1;
+	return 0;
+}
+
+SEC("tc") __failure __msg("bpf_wq cannot be accessed directly by load/store")
+int inner_wq_store(void *ctx)
+{
+	int k = 0;
+	void *m = bpf_map_lookup_elem(&outer_w, &k);
+	struct wval *v;
+
+	if (!m)
+		return 0;
+	v = bpf_map_lookup_elem(m, &k);
+	if (!v)
+		return 0;
+	*(long *)&v->w = 1;
+	return 0;
+}
+
+SEC("tc") __success __retval(7)
+int inner_neighbour(void *ctx)
+{
+	int k = 0;
+	void *m = bpf_map_lookup_elem(&outer_t, &k);
+	struct tval *v;
+
+	if (!m)
+		return 0;
+	v = bpf_map_lookup_elem(m, &k);
+	if (!v)
+		return 0;
+	v->a = 7;
+	return v->a;
+}
