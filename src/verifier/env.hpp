@@ -145,6 +145,9 @@ struct InsnAux {
     // Helper call pcs that were given kernel object memory (PTR_TO_BTF_ID | PTR_TRUSTED as ARG_PTR_TO_MEM): the
     // engines run no such call (runner.cpp's check_btf_loads), as the objects are not the run's memory.
     std::vector<int32_t> btf_mem_calls;
+    // The first bpf_throw reached in a callback (or in what a callback called): its insn and subprogram, refused
+    // after the walk as check_max_stack_depth refuses it (the walk's own refusals come first).
+    int32_t throw_in_callback_pc = -1, throw_in_callback_subprog = -1;
     // Per call of bpf_obj_new / _drop, bpf_refcount_acquire, a list push or bpf_rbtree_add: the struct meta its object
     // has (the struct's type ID, 0 for a struct without special fields), the kernel's insn_aux kptr_struct_meta,
     // which every path through the call must agree on (graph.cpp).
@@ -227,6 +230,8 @@ struct PathState {
     // What the insn being executed forks off (set by do_alu, do_load_store, do_helper_call, do_kfunc_call; the
     // walker pushes it as a pending path before the insn's own successor). At most one per insn.
     std::optional<Fork> fork;
+    // bpf_throw ended the path at the insn being executed (process_bpf_exit_full's exception exit).
+    bool exception_exit = false;
 };
 
 // (d) The log and the rejection. Kernel-style log state (log_state.cpp): registers and stack slots (by slot index,

@@ -542,6 +542,44 @@ bool kfunc_btf_trusted_result(Env& env, const KfuncBtf& k, Reg* out) {
     return true;
 }
 
+// bpf_throw(cookie) with the default exception callback (strbpf models no other: a program that names one is
+// refused, exception_cb.cpp): check_kfunc_call checks the cookie as the program's return value; process_bpf_exit_full's
+// exception exit refuses a held lock, an RCU or preempt-disabled region and any reference, and ends the path with
+// no return-code check; one in a callback or anything a callback calls is refused after the walk
+// (check_max_stack_depth, verifier.cpp).
+bool check_throw(Env& env, const KfuncMeta& m) {
+    const State& st = env.path.cur;
+    for (const Frame& f : st.frames)
+        if ((f.in_callback || f.in_async_callback) && env.aux.throw_in_callback_pc < 0) {
+            env.aux.throw_in_callback_pc = env.path.pc;
+            env.aux.throw_in_callback_subprog = st.cur().subprog;
+        }
+    if (st.frames[0].subprog != 0 && !st.frames[0].in_async_callback) // a global function, verified on its own
+        return env.fail("strbpf does not model bpf_throw in a global function");
+    RetvalRange range;
+    if (env.facts.attach || ext_retval_range(env, &range))
+        return env.fail("strbpf does not model bpf_throw's cookie as the return value of this program");
+    if (program_retval_range(uint32_t(env.facts.prog.type), expected_attach_type(env.facts.prog), &range)) {
+        const Reg& r1 = st.cur().regs[1];
+        if (r1.type != RegType::scalar)
+            return env.fail(fmt::format("At program exit the register R1 is not a known value ({})",
+                                        reg_type_name(r1.type, r1.maybe_null)));
+        mark_reg_precise(env, 1);
+        if (r1.smin < range.lo || r1.smax > range.hi)
+            return env.fail(invalid_scalar_msg(r1, "At program exit", "R1", range.lo, range.hi));
+    }
+    (void)m;
+    if (!check_lock_leak(env, "bpf_throw", false) || !check_region_leak(env, "bpf_throw"))
+        return false;
+    if (!st.refs.empty()) { // check_reference_leak with exception_exit: every frame's
+        for (const RefState& ref : st.refs)
+            env.note(fmt::format("Unreleased reference id={} alloc_insn={}", ref.id, ref.insn));
+        return env.fail("bpf_throw would lead to reference leak");
+    }
+    env.path.exception_exit = true;
+    return true;
+}
+
 bool check_kfunc_btf_call(Env& env, const KfuncBtf& k, const isa::Insn&) {
     KfuncMeta m;
     if (!fetch_meta(env, k, &m))
@@ -549,6 +587,8 @@ bool check_kfunc_btf_call(Env& env, const KfuncBtf& k, const isa::Insn&) {
     if ((k.flags & kKfSleepable) && !env.facts.prog.sleepable)
         return env.fail(fmt::format("program must be sleepable to call sleepable kfunc {}", k.name));
     if (!check_args(env, m) || !update_rcu_section(env, m) || !check_sleepable_kfunc_preempt(env, k.name))
+        return false;
+    if (k.special == KfuncSpecial::throw_ && !check_throw(env, m))
         return false;
     if (k.special == KfuncSpecial::wq_set_callback) { // push_callback_call with set_timer_callback_state
         if (m.wq_map < 0 || !m.callback_regno)

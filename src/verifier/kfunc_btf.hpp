@@ -41,6 +41,7 @@ enum class KfuncSpecial : uint8_t {
     rdonly_cast,
     cast_to_kern_ctx,
     wq_set_callback, // bpf_wq_set_callback_impl: its callback verified as an async callback of the bpf_wq's map
+    throw_,          // bpf_throw: an exceptional exit of the program (the default exception callback's)
 };
 
 struct KfuncBtf {

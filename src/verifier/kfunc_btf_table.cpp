@@ -15,7 +15,7 @@ namespace {
 using S = KfuncSet;
 using X = KfuncSpecial;
 
-constexpr std::array<KfuncBtf, 54> kTable = {{
+constexpr std::array<KfuncBtf, 55> kTable = {{
     // crypto.c crypt_kfunc_btf_ids: const struct bpf_dynptr * arguments (KF_ARG_PTR_TO_DYNPTR)
     {"bpf_crypto_decrypt", kKfRcu, S::crypto, X::none},
     {"bpf_crypto_encrypt", kKfRcu, S::crypto, X::none},
@@ -75,6 +75,8 @@ constexpr std::array<KfuncBtf, 54> kTable = {{
     // the module, which strbpf does not model; a map kptr of these types is all a program can hold of one)
     {"bpf_kfunc_call_test_release", kKfRelease, S::test_run, X::none},
     {"bpf_kfunc_call_memb_release", kKfRelease, S::test_run, X::none},
+    // helpers.c generic_btf_ids: bpf_throw(cookie) ends the program, returning the cookie
+    {"bpf_throw", 0, S::generic, X::throw_},
     // helpers.c common_btf_ids: a bpf_wq in a map value (KF_ARG_PTR_TO_WORKQUEUE), its map (__map), the callback;
     // trusted arguments on the live 6.18 kernel (`Possibly NULL pointer passed to trusted arg0`, `R2 must be
     // referenced or trusted` for a map value passed as the map)

@@ -488,6 +488,11 @@ class Walker {
             note_call_facts(env_, insn);
             if (!do_kfunc_call(env_, insn) || !push_fork()) // an iterator's next call: its active branch
                 return false;
+            if (env_.path.exception_exit) { // bpf_throw: the path ends here, as an exit does
+                env_.path.exception_exit = false;
+                *path_done = true;
+                return true;
+            }
             env_.path.pc++;
             return true;
         case Shape::CALL_LOCAL: env_.path.jmps_processed++; return do_local_call(env_, env_.path.pc + insn.imm + 1);
@@ -679,6 +684,10 @@ Verdict verify(const runtime::ObjectInstance& inst, const loader::ProgramSpec& p
                           int32_t(exception_cb_direct_call));
         env.log.text.pop_back(); // the 6.18 kernel's line has no newline: the statistics follow on it
     }
+    if (ok && !env.failed() && env.aux.throw_in_callback_pc >= 0) // check_max_stack_depth_subprog's bpf_throw rule
+        ok = env.log.fail(fmt::format("bpf_throw kfunc (insn {}) cannot be called from callback subprog {}",
+                                      env.aux.throw_in_callback_pc, env.aux.throw_in_callback_subprog),
+                          env.aux.throw_in_callback_pc);
     if (ok && !env.failed()) {
         remove_fastcall_stack(env); // the kernel checks the stack it keeps
         ok = check_max_stack_depth(env);
