@@ -612,6 +612,30 @@ bool check_global_mem_args(Env& env, const Subprog& sp) {
     return true;
 }
 
+namespace {
+// The first bpf_throw call (its pc) in subprogram IDX or in any function it calls, -1 for none: a global function
+// that may throw is an exceptional exit of its caller too.
+int32_t subprog_throw_pc(const Env& env, int idx, std::vector<bool>& seen) {
+    if (idx < 0 || size_t(idx) >= env.facts.subprogs.size() || seen[size_t(idx)])
+        return -1;
+    seen[size_t(idx)] = true;
+    const Subprog& sp = env.facts.subprogs[size_t(idx)];
+    const auto& kfuncs = env.facts.inst.spec().kfuncs;
+    for (int32_t pc = sp.start; pc < sp.end && size_t(pc) < env.facts.insns.size(); pc++) {
+        const isa::Insn& in = env.facts.insns[size_t(pc)];
+        if (in.opcode != (isa::BPF_JMP | isa::BPF_CALL))
+            continue;
+        if (in.src == isa::BPF_PSEUDO_KFUNC_CALL && in.imm >= 0 && size_t(in.imm) < kfuncs.size() &&
+            kfuncs[size_t(in.imm)] == "bpf_throw")
+            return pc;
+        if (in.src == isa::BPF_PSEUDO_CALL)
+            if (const int32_t at = subprog_throw_pc(env, env.facts.subprog_of(pc + in.imm + 1), seen); at >= 0)
+                return at;
+    }
+    return -1;
+}
+} // namespace
+
 bool call_global(Env& env, const Subprog& sp) {
     if (env.path.cur.lock.held()) {
         env.note("global function calls are not allowed while holding a lock,");
@@ -637,6 +661,10 @@ bool call_global(Env& env, const Subprog& sp) {
     if (env.log.level > 0)
         env.log.text +=
             fmt::format("Func#{} ('{}') is global and assumed valid.\n", &sp - env.facts.subprogs.data(), sp.name);
+    std::vector<bool> seen_throw(env.facts.subprogs.size());
+    if (const int32_t throw_pc = subprog_throw_pc(env, int(&sp - env.facts.subprogs.data()), seen_throw);
+        throw_pc >= 0 && !check_throw_exit(env, throw_pc)) // a global function that may throw: bpf_throw's rules
+        return false;
     const size_t idx = size_t(&sp - env.facts.subprogs.data());
     env.aux.global_called.resize(env.facts.subprogs.size());
     env.aux.global_called[idx] = 1; // verified after the main program

@@ -546,16 +546,10 @@ bool kfunc_btf_trusted_result(Env& env, const KfuncBtf& k, Reg* out) {
 // refused, exception_cb.cpp): check_kfunc_call checks the cookie as the program's return value; process_bpf_exit_full's
 // exception exit refuses a held lock, an RCU or preempt-disabled region and any reference, and ends the path with
 // no return-code check; one in a callback or anything a callback calls is refused after the walk
-// (check_max_stack_depth, verifier.cpp).
+// (check_max_stack_depth, verifier.cpp). A global function is verified on its own; a call of one that may throw
+// (calls.cpp) takes the same exit checks at the call site, as Linux 6.18 does.
 bool check_throw(Env& env, const KfuncMeta& m) {
     const State& st = env.path.cur;
-    for (const Frame& f : st.frames)
-        if ((f.in_callback || f.in_async_callback) && env.aux.throw_in_callback_pc < 0) {
-            env.aux.throw_in_callback_pc = env.path.pc;
-            env.aux.throw_in_callback_subprog = st.cur().subprog;
-        }
-    if (st.frames[0].subprog != 0 && !st.frames[0].in_async_callback) // a global function, verified on its own
-        return env.fail("strbpf does not model bpf_throw in a global function");
     RetvalRange range;
     if (env.facts.attach || ext_retval_range(env, &range))
         return env.fail("strbpf does not model bpf_throw's cookie as the return value of this program");
@@ -569,6 +563,19 @@ bool check_throw(Env& env, const KfuncMeta& m) {
             return env.fail(invalid_scalar_msg(r1, "At program exit", "R1", range.lo, range.hi));
     }
     (void)m;
+    if (!check_throw_exit(env, env.path.pc))
+        return false;
+    env.path.exception_exit = true;
+    return true;
+}
+
+bool check_throw_exit(Env& env, int32_t throw_pc) {
+    const State& st = env.path.cur;
+    for (const Frame& f : st.frames) // check_max_stack_depth's rule, after the walk (verifier.cpp)
+        if ((f.in_callback || f.in_async_callback) && env.aux.throw_in_callback_pc < 0) {
+            env.aux.throw_in_callback_pc = throw_pc;
+            env.aux.throw_in_callback_subprog = env.facts.subprog_of(throw_pc);
+        }
     if (!check_lock_leak(env, "bpf_throw", false) || !check_region_leak(env, "bpf_throw"))
         return false;
     if (!st.refs.empty()) { // check_reference_leak with exception_exit: every frame's
@@ -576,7 +583,6 @@ bool check_throw(Env& env, const KfuncMeta& m) {
             env.note(fmt::format("Unreleased reference id={} alloc_insn={}", ref.id, ref.insn));
         return env.fail("bpf_throw would lead to reference leak");
     }
-    env.path.exception_exit = true;
     return true;
 }
 

@@ -85,4 +85,9 @@ std::string kfunc_proto_mismatch(const loader::ObjectSpec& obj, const loader::Pr
 // ("call bpf_task_acquire#<its BTF id>"); "" for other calls or without kernel BTF.
 std::string kfunc_btf_call_text(const Env& env, const isa::Insn& insn);
 
+// bpf_throw's exceptional exit at THROW_PC (a bpf_throw call, or the one a called global function may reach):
+// a held lock, an RCU or preempt-disabled region and any reference refused in the kernel's words; a throw inside a
+// callback recorded for the refusal after the walk.
+bool check_throw_exit(Env& env, int32_t throw_pc);
+
 } // namespace strbpf::verifier

@@ -134,3 +134,54 @@ int throw_cookie_in_range(void *ctx)
 		bpf_throw(1);
 	return 1;
 }
+
+/* A global function is verified on its own, where it may throw; a call of one that may throw takes bpf_throw's
+ * exit checks at the call site, as Linux 6.18 does. */
+__noinline int global_may_throw(int x)
+{
+	if (x > 3)
+		bpf_throw(0);
+	return x;
+}
+
+SEC("tc") __success
+int call_global_that_throws(void *ctx)
+{
+	return global_may_throw(flag);
+}
+
+SEC("tc") __failure __msg("bpf_throw would lead to reference leak")
+int call_global_that_throws_with_reference(void *ctx)
+{
+	struct obj *o = bpf_obj_new_impl(__builtin_btf_type_id(*(struct obj *)0, 0), NULL);
+	int r;
+
+	if (!o)
+		return 0;
+	r = global_may_throw(flag);
+	bpf_obj_drop_impl(o, NULL);
+	return r;
+}
+
+SEC("tc") __failure __msg("bpf_throw cannot be used inside bpf_rcu_read_lock-ed region")
+int call_global_that_throws_under_rcu(void *ctx)
+{
+	int r;
+
+	bpf_rcu_read_lock();
+	r = global_may_throw(flag);
+	bpf_rcu_read_unlock();
+	return r;
+}
+
+static int loop_cb_global(__u32 i, void *ctx)
+{
+	return global_may_throw(i) ? 0 : 0;
+}
+
+SEC("tc") __failure __msg("cannot be called from callback subprog")
+int call_global_that_throws_from_callback(void *ctx)
+{
+	bpf_loop(10, loop_cb_global, NULL, 0);
+	return 0;
+}
