@@ -523,27 +523,39 @@ std::string global_call_problem(Env& env, const Subprog& sp, int* untrusted = nu
     return "";
 }
 
-// The kernel's subprog changes_pkt_data (check_cfg): the subprogram calls a helper that changes packet data, or
-// calls (or takes as a callback) a subprogram that does.
-bool subprog_changes_pkt_data(const Env& env, int idx, std::vector<bool>& seen) {
+} // namespace
+
+int32_t find_call_in_callees(const Env& env, int idx, std::vector<bool>& seen, bool through_func_refs,
+                             const std::function<bool(const isa::Insn&)>& match) {
     if (idx < 0 || size_t(idx) >= env.facts.subprogs.size() || seen[size_t(idx)])
-        return false;
+        return -1;
     seen[size_t(idx)] = true;
     const Subprog& sp = env.facts.subprogs[size_t(idx)];
     for (int32_t pc = sp.start; pc < sp.end && size_t(pc) < env.facts.insns.size(); pc++) {
         const isa::Insn& in = env.facts.insns[size_t(pc)];
         const bool call = in.opcode == (isa::BPF_JMP | isa::BPF_CALL);
-        if (call && in.src == 0) {
-            const runtime::HelperProto* h = runtime::find_helper(in.imm, env.facts.prog.type);
-            if (h && (h->flags & runtime::kChangesPktData))
-                return true;
-        }
+        if (call && match(in))
+            return pc;
         const bool local = (call && in.src == isa::BPF_PSEUDO_CALL) ||
-                           (isa::is_ld_imm64(in) && in.src == isa::BPF_PSEUDO_FUNC);
-        if (local && subprog_changes_pkt_data(env, env.facts.subprog_of(pc + in.imm + 1), seen))
-            return true;
+                           (through_func_refs && isa::is_ld_imm64(in) && in.src == isa::BPF_PSEUDO_FUNC);
+        if (local)
+            if (const int32_t at = find_call_in_callees(env, env.facts.subprog_of(pc + in.imm + 1), seen,
+                                                        through_func_refs, match);
+                at >= 0)
+                return at;
     }
-    return false;
+    return -1;
+}
+
+namespace {
+
+// The kernel's subprog changes_pkt_data (check_cfg): the subprogram calls a helper that changes packet data, or
+// calls (or takes as a callback) a subprogram that does.
+bool subprog_changes_pkt_data(const Env& env, int idx, std::vector<bool>& seen) {
+    return find_call_in_callees(env, idx, seen, true, [&env](const isa::Insn& in) {
+        const runtime::HelperProto* h = in.src == 0 ? runtime::find_helper(in.imm, env.facts.prog.type) : nullptr;
+        return h && (h->flags & runtime::kChangesPktData);
+    }) >= 0;
 }
 
 // Program types whose ctx the kernel reads without convert_ctx_access (tracing-like ones): check_helper_mem_access
@@ -616,23 +628,11 @@ namespace {
 // The first bpf_throw call (its pc) in subprogram IDX or in any function it calls, -1 for none: a global function
 // that may throw is an exceptional exit of its caller too.
 int32_t subprog_throw_pc(const Env& env, int idx, std::vector<bool>& seen) {
-    if (idx < 0 || size_t(idx) >= env.facts.subprogs.size() || seen[size_t(idx)])
-        return -1;
-    seen[size_t(idx)] = true;
-    const Subprog& sp = env.facts.subprogs[size_t(idx)];
     const auto& kfuncs = env.facts.inst.spec().kfuncs;
-    for (int32_t pc = sp.start; pc < sp.end && size_t(pc) < env.facts.insns.size(); pc++) {
-        const isa::Insn& in = env.facts.insns[size_t(pc)];
-        if (in.opcode != (isa::BPF_JMP | isa::BPF_CALL))
-            continue;
-        if (in.src == isa::BPF_PSEUDO_KFUNC_CALL && in.imm >= 0 && size_t(in.imm) < kfuncs.size() &&
-            kfuncs[size_t(in.imm)] == "bpf_throw")
-            return pc;
-        if (in.src == isa::BPF_PSEUDO_CALL)
-            if (const int32_t at = subprog_throw_pc(env, env.facts.subprog_of(pc + in.imm + 1), seen); at >= 0)
-                return at;
-    }
-    return -1;
+    return find_call_in_callees(env, idx, seen, false, [&kfuncs](const isa::Insn& in) {
+        return in.src == isa::BPF_PSEUDO_KFUNC_CALL && in.imm >= 0 && size_t(in.imm) < kfuncs.size() &&
+               kfuncs[size_t(in.imm)] == "bpf_throw";
+    });
 }
 } // namespace
 

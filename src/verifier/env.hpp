@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <functional>
 #include <optional>
 #include <span>
 #include <string_view>
@@ -322,8 +323,15 @@ struct RetvalRange {
 };
 // The expected attach type libbpf derives from PROG's SEC() name (0 when the section names none).
 uint32_t expected_attach_type(const loader::ProgramSpec& prog);
+// The first call insn (its pc) in subprogram IDX, or in a subprogram it calls (and, THROUGH_FUNC_REFS, one it takes
+// as a callback), for which MATCH holds; -1 for none. SEEN (one flag per subprogram) keeps each walked once. What
+// check_cfg merges from callees: might_sleep, changes_pkt_data, a bpf_throw (calls.cpp, preempt.cpp).
+int32_t find_call_in_callees(const Env& env, int idx, std::vector<bool>& seen, bool through_func_refs,
+                             const std::function<bool(const isa::Insn&)>& match);
 // The range R0 must be in at the program's exit (enum bpf_prog_type value, attach type); false: any value.
 bool program_retval_range(uint32_t prog_type, uint32_t attach, RetvalRange* range);
+// check_return_code's test of REGNO (R0 at an exit, bpf_throw's cookie in R1) against RANGE, in the kernel's words.
+bool check_exit_reg_range(Env& env, int regno, const RetvalRange& range);
 bool check_return_code(Env& env); // the exit of frame 0 (the program, or a global subprogram verified alone)
 std::string invalid_scalar_msg(const Reg& r, const char* ctx, const char* reg, int64_t lo, int64_t hi);
 

@@ -549,19 +549,12 @@ bool kfunc_btf_trusted_result(Env& env, const KfuncBtf& k, Reg* out) {
 // (check_max_stack_depth, verifier.cpp). A global function is verified on its own; a call of one that may throw
 // (calls.cpp) takes the same exit checks at the call site, as Linux 6.18 does.
 bool check_throw(Env& env, const KfuncMeta& m) {
-    const State& st = env.path.cur;
     RetvalRange range;
     if (env.facts.attach || ext_retval_range(env, &range))
         return env.fail("strbpf does not model bpf_throw's cookie as the return value of this program");
-    if (program_retval_range(uint32_t(env.facts.prog.type), expected_attach_type(env.facts.prog), &range)) {
-        const Reg& r1 = st.cur().regs[1];
-        if (r1.type != RegType::scalar)
-            return env.fail(fmt::format("At program exit the register R1 is not a known value ({})",
-                                        reg_type_name(r1.type, r1.maybe_null)));
-        mark_reg_precise(env, 1);
-        if (r1.smin < range.lo || r1.smax > range.hi)
-            return env.fail(invalid_scalar_msg(r1, "At program exit", "R1", range.lo, range.hi));
-    }
+    if (program_retval_range(uint32_t(env.facts.prog.type), expected_attach_type(env.facts.prog), &range) &&
+        !check_exit_reg_range(env, 1, range))
+        return false;
     (void)m;
     if (!check_throw_exit(env, env.path.pc))
         return false;

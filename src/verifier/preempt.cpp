@@ -26,28 +26,15 @@ bool kfunc_sleepable(std::string_view name) {
 // The kernel's subprog might_sleep, which check_cfg sets on every function with a might_sleep helper or a
 // sleepable kfunc call and merges from each function it calls (merge_callee_effects; callbacks are not calls).
 bool subprog_might_sleep(const Env& env, int idx, std::vector<bool>& seen) {
-    if (idx < 0 || size_t(idx) >= env.facts.subprogs.size() || seen[size_t(idx)])
-        return false;
-    seen[size_t(idx)] = true;
-    const Subprog& sp = env.facts.subprogs[size_t(idx)];
     const auto& kfuncs = env.facts.inst.spec().kfuncs;
-    for (int32_t pc = sp.start; pc < sp.end && size_t(pc) < env.facts.insns.size(); pc++) {
-        const isa::Insn& in = env.facts.insns[size_t(pc)];
-        if (in.opcode != (isa::BPF_JMP | isa::BPF_CALL))
-            continue;
+    return find_call_in_callees(env, idx, seen, false, [&env, &kfuncs](const isa::Insn& in) {
         if (in.src == 0) {
             const runtime::HelperProto* h = runtime::find_helper(in.imm, env.facts.prog.type);
-            if (h && (h->flags & runtime::kMightSleep))
-                return true;
-        } else if (in.src == isa::BPF_PSEUDO_KFUNC_CALL) {
-            if (in.imm >= 0 && size_t(in.imm) < kfuncs.size() && kfunc_sleepable(kfuncs[size_t(in.imm)]))
-                return true;
-        } else if (in.src == isa::BPF_PSEUDO_CALL &&
-                   subprog_might_sleep(env, env.facts.subprog_of(pc + in.imm + 1), seen)) {
-            return true;
+            return h && (h->flags & runtime::kMightSleep);
         }
-    }
-    return false;
+        return in.src == isa::BPF_PSEUDO_KFUNC_CALL && in.imm >= 0 && size_t(in.imm) < kfuncs.size() &&
+               kfunc_sleepable(kfuncs[size_t(in.imm)]);
+    }) >= 0;
 }
 
 } // namespace

@@ -141,12 +141,18 @@ bool check_return_code(Env& env) {
     if (!program_retval_range(uint32_t(env.facts.prog.type), expected_attach_type(env.facts.prog), &range) &&
         !ext_retval_range(env, &range))
         return true;
-    if (r0.type != RegType::scalar)
-        return env.fail(fmt::format("At program exit the register R0 is not a known value ({})",
-                                    reg_type_name(r0.type, r0.maybe_null)));
-    mark_reg_precise(env, 0);
-    if (r0.smin < range.lo || r0.smax > range.hi)
-        return env.fail(invalid_scalar_msg(r0, "At program exit", "R0", range.lo, range.hi));
+    return check_exit_reg_range(env, 0, range);
+}
+
+bool check_exit_reg_range(Env& env, int regno, const RetvalRange& range) {
+    const Reg& r = env.path.cur.cur().regs[size_t(regno)];
+    const std::string name = fmt::format("R{}", regno);
+    if (r.type != RegType::scalar)
+        return env.fail(fmt::format("At program exit the register {} is not a known value ({})", name,
+                                    reg_type_name(r.type, r.maybe_null)));
+    mark_reg_precise(env, regno);
+    if (r.smin < range.lo || r.smax > range.hi)
+        return env.fail(invalid_scalar_msg(r, "At program exit", name.c_str(), range.lo, range.hi));
     return true;
 }
 
