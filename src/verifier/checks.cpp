@@ -504,9 +504,7 @@ bool check_mem_access(Env& env, int regno, int32_t insn_off, int size, Access ac
         if (!check_map_access_type(env, spec, off, size, access))
             return false;
         if (!check_region(env, regno, off, size, vs, Region::map_value) ||
-            !check_spin_lock_access(env, r, off, size) ||
-            !check_timer_access(env, r, off, size) ||
-            !check_kptr_overlap(env, regno, off, size, is_helper(access)))
+            !check_map_fields_access(env, regno, off, size, is_helper(access)))
             return false;
         bool kptr = false; // a load or store of a kptr field (kptr.cpp)
         if (!is_helper(access) && !check_map_kptr_access(env, regno, off, value_regno, is_write(access), &kptr))
@@ -665,8 +663,7 @@ bool check_helper_mem(Env& env, int regno, uint64_t size, bool zero_size_allowed
         if (!check_map_access_type(env, spec, r.off, sz, access))
             return false;
         return check_region(env, regno, r.off, sz, vs, Region::map_value) &&
-               check_spin_lock_access(env, r, r.off, sz) && check_timer_access(env, r, r.off, sz) &&
-               check_kptr_overlap(env, regno, r.off, int(sz), true);
+               check_map_fields_access(env, regno, r.off, int(sz), true);
     }
     case RegType::mem:
         if (is_write(access) && r.rdonly)

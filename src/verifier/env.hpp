@@ -6,8 +6,8 @@
 #include <array>
 #include <cstdint>
 #include <map>
-#include <memory>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string_view>
@@ -414,7 +414,7 @@ bool prepare_global_entry(Env& env, const Subprog& sp, State* st);
 uint32_t acquire_reference(Env& env, int32_t insn);
 bool release_reference(Env& env, uint32_t id);
 bool release_reference_nomark(State& st, uint32_t id);
-bool check_reference_leak(Env& env, const char* prefix);
+bool check_reference_leak(Env& env, const char* prefix, bool exception_exit = false);
 // branches.cpp: conditional jumps. *taken_only / *fall_only: which successors remain; branch_state gets the
 // state for the taken successor when both remain.
 bool do_cond_jump(Env& env, const isa::OpInfo& op, const isa::Insn& insn, State* branch_state, bool* take_jump,

@@ -258,18 +258,11 @@ bool check_mem_arg_regions(Env& env, const KfuncMeta& m, const btf_param* args, 
            check_helper_mem(env, regno, uint64_t(size), true, Access::helper_write);
 }
 
-// *MEM: the argument is memory (KF_ARG_PTR_TO_MEM[_SIZE]), for check_mem_arg.
-const char* map_spec_name(const Env& env, uint32_t map_index) {
-    const loader::MapSpec* m = env.facts.map_spec(map_index);
-    return m ? m->name.c_str() : "";
-}
-
 // The offset of the bpf_wq in map MAP_INDEX's value (the record's wq_off); negative when it holds none.
 int32_t wq_offset(const Env& env, uint32_t map_index) {
     if (map_index >= env.facts.inst.map_count())
         return -1;
-    const int32_t in_record = map_kptrs(env, map_index).value.offset_of(loader::kFieldWq);
-    return in_record >= 0 ? in_record : map_value_field_offset(env, map_index, "bpf_wq");
+    return record_field_offset(env, map_index, loader::kFieldWq, "bpf_wq");
 }
 
 // KF_ARG_PTR_TO_WORKQUEUE (process_wq_func): a map value pointer whose known offset (var_off's value and the
@@ -284,7 +277,7 @@ bool check_wq_arg(Env& env, KfuncMeta& m, int i) {
     const int32_t wq_off = wq_offset(env, r.aux);
     if (wq_off < 0)
         return env.fail(fmt::format("strbpf does not model {} on map '{}', which holds no bpf_wq", m.k->name,
-                                    map_spec_name(env, r.aux)));
+                                    map_name(env, r.aux)));
     const int64_t at = int64_t(r.var.value) + r.off;
     if (at != wq_off)
         return env.fail(fmt::format("off {} doesn't point to 'struct bpf_wq' that is at {}", at, wq_off));
@@ -292,6 +285,7 @@ bool check_wq_arg(Env& env, KfuncMeta& m, int i) {
     return true;
 }
 
+// *MEM: the argument is memory (KF_ARG_PTR_TO_MEM[_SIZE]), for check_mem_arg.
 bool check_ptr_arg(Env& env, KfuncMeta& m, const btf_param* args, int i, bool* mem) {
     const int regno = i + 1;
     const Reg& r = env.path.cur.cur().regs[regno];
@@ -316,7 +310,7 @@ bool check_ptr_arg(Env& env, KfuncMeta& m, const btf_param* args, int i, bool* m
         if (m.wq_map >= 0) { // the bpf_wq argument named a map first: this must be the same one
             if (wq_offset(env, r.aux) < 0)
                 return env.fail(fmt::format("strbpf does not model {} with map '{}', which holds no bpf_wq",
-                                            m.k->name, map_spec_name(env, r.aux)));
+                                            m.k->name, map_name(env, r.aux)));
             if (int(r.aux) != m.wq_map)
                 return env.fail("workqueue pointer in R1 map_uid=0 doesn't match map pointer in R2 map_uid=0");
         }
@@ -363,7 +357,6 @@ bool check_args(Env& env, KfuncMeta& m) {
         // __prog: the program's own prog->aux, which the kernel passes whatever the register holds
         if (has_suffix(m.btf, args[i], "__ign") || has_suffix(m.btf, args[i], "__prog"))
             continue;
-
         if (!check_reg_init(env, regno))
             return false;
         if (is_scalar(t)) {
@@ -548,14 +541,13 @@ bool kfunc_btf_trusted_result(Env& env, const KfuncBtf& k, Reg* out) {
 // no return-code check; one in a callback or anything a callback calls is refused after the walk
 // (check_max_stack_depth, verifier.cpp). A global function is verified on its own; a call of one that may throw
 // (calls.cpp) takes the same exit checks at the call site, as Linux 6.18 does.
-bool check_throw(Env& env, const KfuncMeta& m) {
+bool check_throw(Env& env) {
     RetvalRange range;
     if (env.facts.attach || ext_retval_range(env, &range))
         return env.fail("strbpf does not model bpf_throw's cookie as the return value of this program");
     if (program_retval_range(uint32_t(env.facts.prog.type), expected_attach_type(env.facts.prog), &range) &&
         !check_exit_reg_range(env, 1, range))
         return false;
-    (void)m;
     if (!check_throw_exit(env, env.path.pc))
         return false;
     env.path.exception_exit = true;
@@ -563,20 +555,13 @@ bool check_throw(Env& env, const KfuncMeta& m) {
 }
 
 bool check_throw_exit(Env& env, int32_t throw_pc) {
-    const State& st = env.path.cur;
-    for (const Frame& f : st.frames) // check_max_stack_depth's rule, after the walk (verifier.cpp)
+    for (const Frame& f : env.path.cur.frames) // check_max_stack_depth's rule, after the walk (verifier.cpp)
         if ((f.in_callback || f.in_async_callback) && env.aux.throw_in_callback_pc < 0) {
             env.aux.throw_in_callback_pc = throw_pc;
             env.aux.throw_in_callback_subprog = env.facts.subprog_of(throw_pc);
         }
-    if (!check_lock_leak(env, "bpf_throw", false) || !check_region_leak(env, "bpf_throw"))
-        return false;
-    if (!st.refs.empty()) { // check_reference_leak with exception_exit: every frame's
-        for (const RefState& ref : st.refs)
-            env.note(fmt::format("Unreleased reference id={} alloc_insn={}", ref.id, ref.insn));
-        return env.fail("bpf_throw would lead to reference leak");
-    }
-    return true;
+    return check_lock_leak(env, "bpf_throw", false) && check_region_leak(env, "bpf_throw") &&
+           check_reference_leak(env, "bpf_throw", true);
 }
 
 bool check_kfunc_btf_call(Env& env, const KfuncBtf& k, const isa::Insn&) {
@@ -587,7 +572,7 @@ bool check_kfunc_btf_call(Env& env, const KfuncBtf& k, const isa::Insn&) {
         return env.fail(fmt::format("program must be sleepable to call sleepable kfunc {}", k.name));
     if (!check_args(env, m) || !update_rcu_section(env, m) || !check_sleepable_kfunc_preempt(env, k.name))
         return false;
-    if (k.special == KfuncSpecial::throw_ && !check_throw(env, m))
+    if (k.special == KfuncSpecial::throw_ && !check_throw(env))
         return false;
     if (k.special == KfuncSpecial::wq_set_callback) { // push_callback_call with set_timer_callback_state
         if (m.wq_map < 0 || !m.callback_regno)

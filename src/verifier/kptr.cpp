@@ -54,11 +54,6 @@ KptrRecord build_record(const Env& env, uint32_t map_index) {
     return rec;
 }
 
-const char* map_name(const Env& env, uint32_t map_index) {
-    const loader::MapSpec* m = env.facts.map_spec(map_index);
-    return m ? m->name.c_str() : "";
-}
-
 bool not_modelled_field(Env& env, uint32_t map_index, const KptrField& f) {
     if (f.kind == KptrKind::percpu)
         return env.fail(fmt::format("strbpf does not model the percpu_kptr to struct {} in map '{}'", f.type_name,
@@ -111,6 +106,11 @@ const KptrRecord& map_kptrs(const Env& env, uint32_t map_index) {
 
 bool map_without_btf(const Env& env, uint32_t map_index) { return map_kptrs(env, map_index).no_btf; }
 
+const char* map_name(const Env& env, uint32_t map_index) {
+    const loader::MapSpec* m = env.facts.map_spec(map_index);
+    return m ? m->name.c_str() : "";
+}
+
 const KptrField* kptr_at(const KptrRecord& rec, int64_t off) {
     for (const KptrField& f : rec.fields)
         if (int64_t(f.off) == off)
@@ -118,27 +118,29 @@ const KptrField* kptr_at(const KptrRecord& rec, int64_t off) {
     return nullptr;
 }
 
-bool check_kptr_overlap(Env& env, int regno, int64_t off, int size, bool helper) {
+bool check_map_fields_access(Env& env, int regno, int64_t off, int size, bool helper) {
     const Reg& r = env.path.cur.cur().regs[regno];
     const KptrRecord& rec = map_kptrs(env, r.aux);
+    // check_map_access walks the record's fields by offset; the first one the access may touch decides. A special
+    // struct (bpf_spin_lock, bpf_timer, bpf_wq, bpf_list_head, bpf_rb_root, ...) may not be touched by a load, a
+    // store or a helper, in the same words for all three; a kptr only by a direct 8-byte access at it.
+    const auto touches = [&](int64_t p, int64_t n) { return r.smin + off < p + n && p < int64_t(r.umax) + off + size; };
+    const loader::SpecialStruct* st = nullptr;
+    for (const loader::SpecialStruct& s : rec.value.structs) // by offset
+        if (touches(s.off, s.size)) {
+            st = &s;
+            break;
+        }
+    if (st) {
+        bool kptr_first = false; // a touched kptr at a lower offset decides first
+        for (const KptrField& f : rec.fields)
+            kptr_first |= f.off < st->off && touches(f.off, 8);
+        if (!kptr_first)
+            return env.fail(fmt::format("{} cannot be accessed directly by load/store", st->name));
+    }
     if (!rec.malformed.empty())
         return env.fail(fmt::format("strbpf does not model map '{}': {} (the kernel refuses the object's BTF)",
                                     map_name(env, r.aux), rec.malformed));
-    // check_map_access walks the record's fields by offset; the first one the access may touch decides. The
-    // bpf_spin_lock and bpf_timer were checked before (refs.cpp, timer.cpp); here the kptrs and every other special
-    // struct: bpf_wq, bpf_list_head, bpf_rb_root (and whatever else the record holds), which no load, store or
-    // helper may touch (the kernel's words are the same for a helper's access; only a kptr's differ).
-    const auto touches = [&](int64_t p, int64_t n) { return r.smin + off < p + n && p < int64_t(r.umax) + off + size; };
-    for (const loader::SpecialStruct& st : rec.value.structs) {
-        if (st.kind == loader::kFieldSpinLock || st.kind == loader::kFieldTimer || !touches(st.off, st.size))
-            continue;
-        bool kptr_first = false; // a kptr the access touches at a lower offset decides first
-        for (const KptrField& f : rec.fields)
-            kptr_first |= f.off < st.off && touches(f.off, 8);
-        if (kptr_first)
-            break;
-        return env.fail(fmt::format("{} cannot be accessed directly by load/store", st.name)); // helpers too
-    }
     for (const KptrField& f : rec.fields) {
         const int64_t p = f.off;
         if (!touches(p, 8))

@@ -35,15 +35,18 @@ struct KptrRecord {
 
 // The record of map MAP_INDEX, computed on first use and kept in ProgramFacts.
 const KptrRecord& map_kptrs(const Env& env, uint32_t map_index);
+// Map MAP_INDEX's name as the object defines it ("" for an inner map).
+const char* map_name(const Env& env, uint32_t map_index);
 // Whether libbpf creates map MAP_INDEX without BTF (KptrRecord::no_btf).
 bool map_without_btf(const Env& env, uint32_t map_index);
 // The field at exactly OFF, or null.
 const KptrField* kptr_at(const KptrRecord& rec, int64_t off);
 
-// check_map_access's part for kptrs: an access of SIZE at OFF (fixed offset) through map value register REGNO that
-// touches a kptr field must be direct, of constant offset, at the field and of 8 bytes.
-bool check_kptr_overlap(Env& env, int regno, int64_t off, int size, bool helper);
-// check_map_kptr_access, after check_kptr_overlap passed: when the access is the field's, *HANDLED is set and a load
+// check_map_access's walk of the value's record: an access of SIZE at OFF (fixed offset) through map value register
+// REGNO (HELPER: a helper's) may touch no special struct (`bpf_spin_lock cannot be accessed directly by
+// load/store`), and one that touches a kptr field must be direct, of constant offset, at the field and of 8 bytes.
+bool check_map_fields_access(Env& env, int regno, int64_t off, int size, bool helper);
+// check_map_kptr_access, after check_map_fields_access passed: when the access is the field's, *HANDLED is set and a load
 // types register VALUE_REGNO; a store is checked as the kernel checks it (value_regno -2: BPF_ST's imm).
 bool check_map_kptr_access(Env& env, int regno, int64_t off, int value_regno, bool write, bool* handled);
 

@@ -54,8 +54,9 @@ bool release_reference(Env& env, uint32_t id) {
     return true;
 }
 
-bool check_reference_leak(Env& env, const char* prefix) {
-    if (env.path.cur.frames.size() > 1 || env.path.cur.refs.empty()) // only where the program itself may end
+bool check_reference_leak(Env& env, const char* prefix, bool exception_exit) {
+    // only where the program itself may end: its main exit, or an exception's from any frame
+    if ((!exception_exit && env.path.cur.frames.size() > 1) || env.path.cur.refs.empty())
         return true;
     for (const RefState& ref : env.path.cur.refs)
         env.note(fmt::format("Unreleased reference id={} alloc_insn={}", ref.id, ref.insn));
@@ -143,11 +144,14 @@ int32_t spin_lock_offset(const Env& env, uint32_t map_index) {
     if (env.facts.spin_lock_offs.size() <= map_index)
         env.facts.spin_lock_offs.resize(map_index + 1, -3);
     int32_t& off = env.facts.spin_lock_offs[map_index];
-    if (off == -3) { // the value's record (btf_parse_fields) when it has the lock, as for an inner map's template
-        const int32_t in_record = map_kptrs(env, map_index).value.offset_of(loader::kFieldSpinLock);
-        off = in_record >= 0 ? in_record : map_value_field_offset(env, map_index, "bpf_spin_lock");
-    }
+    if (off == -3)
+        off = record_field_offset(env, map_index, loader::kFieldSpinLock, "bpf_spin_lock");
     return off;
+}
+
+int32_t record_field_offset(const Env& env, uint32_t map_index, unsigned kind, const char* name) {
+    const int32_t in_record = map_kptrs(env, map_index).value.offset_of(kind);
+    return in_record >= 0 ? in_record : map_value_field_offset(env, map_index, name);
 }
 
 bool process_spin_lock(Env& env, int regno, bool unlock) {
@@ -188,16 +192,6 @@ bool process_spin_lock(Env& env, int regno, bool unlock) {
         refs.insert(refs.begin() + std::ptrdiff_t(lock.pos), last);
     }
     env.path.cur.lock = LockState{};
-    return true;
-}
-
-bool check_spin_lock_access(Env& env, const Reg& r, int64_t off, int size) {
-    const int32_t p = spin_lock_offset(env, r.aux);
-    if (p < 0)
-        return true;
-    constexpr int64_t kLockSize = 4; // sizeof(struct bpf_spin_lock)
-    if (r.smin + off < p + kLockSize && p < int64_t(r.umax) + off + size)
-        return env.fail("bpf_spin_lock cannot be accessed directly by load/store"); // helpers too (not kptrs')
     return true;
 }
 

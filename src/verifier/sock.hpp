@@ -54,11 +54,11 @@ int32_t spin_lock_offset(const Env& env, uint32_t map_index);
 // Where the values of map MAP_INDEX hold a struct named FIELD (the kernel's btf_record field search, nested structs
 // included): its offset; -1 when they hold none; -2 when the map has no BTF.
 int32_t map_value_field_offset(const Env& env, uint32_t map_index, const char* field);
+// The offset of the special struct of kind KIND (loader::kField*) named NAME in map MAP_INDEX's value: the value's
+// record (btf_parse_fields, an inner map's template's too), else map_value_field_offset's answer.
+int32_t record_field_offset(const Env& env, uint32_t map_index, unsigned kind, const char* name);
 // process_spin_lock: take (or, UNLOCK, give back) the lock the map value pointer in REGNO points at.
 bool process_spin_lock(Env& env, int regno, bool unlock);
-// A load or store, or a helper's access, through the map value pointer R at fixed offset OFF must not
-// touch the value's bpf_spin_lock.
-bool check_spin_lock_access(Env& env, const Reg& r, int64_t off, int size);
 // check_map_prog_compatibility's spin-lock rule for the maps the program references: socket filters and tracing
 // programs may not use a map whose value holds a bpf_spin_lock; "" when the program may.
 std::string spin_lock_map_incompatibility(const Env& env);

@@ -5,23 +5,16 @@
 #include <fmt/format.h>
 
 #include "runtime/instance.hpp"
-#include "verifier/kptr.hpp"
 #include "verifier/sock.hpp"
 
 namespace strbpf::verifier {
-
-namespace {
-constexpr int64_t kTimerSize = 16; // sizeof(struct bpf_timer)
-} // namespace
 
 int32_t timer_offset(const Env& env, uint32_t map_index) {
     if (env.facts.timer_offs.size() <= map_index)
         env.facts.timer_offs.resize(map_index + 1, -3);
     int32_t& off = env.facts.timer_offs[map_index];
-    if (off == -3) { // the value's record (btf_parse_fields) when it has the timer, as for an inner map's template
-        const int32_t in_record = map_kptrs(env, map_index).value.offset_of(loader::kFieldTimer);
-        off = in_record >= 0 ? in_record : map_value_field_offset(env, map_index, "bpf_timer");
-    }
+    if (off == -3)
+        off = record_field_offset(env, map_index, loader::kFieldTimer, "bpf_timer");
     return off;
 }
 
@@ -44,15 +37,6 @@ bool process_timer_arg(Env& env, int regno, int* map_index) {
     if (at != timer_off)
         return env.fail(fmt::format("off {} doesn't point to 'struct bpf_timer' that is at {}", at, timer_off));
     *map_index = int(r.aux);
-    return true;
-}
-
-bool check_timer_access(Env& env, const Reg& r, int64_t off, int size) {
-    const int32_t p = timer_offset(env, r.aux);
-    if (p < 0)
-        return true;
-    if (r.smin + off < p + kTimerSize && p < int64_t(r.umax) + off + size)
-        return env.fail("bpf_timer cannot be accessed directly by load/store"); // helpers too (not kptrs')
     return true;
 }
 

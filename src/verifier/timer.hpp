@@ -17,8 +17,6 @@ int32_t timer_offset(const Env& env, uint32_t map_index);
 // check_func_arg's ARG_PTR_TO_TIMER after the register type check (REGNO is a map value pointer): a constant
 // offset that is the timer's. Sets *MAP_INDEX to the timer's map, which a later ARG_CONST_MAP_PTR must match.
 bool process_timer_arg(Env& env, int regno, int* map_index);
-// check_map_access's rule for the field: no load, store or helper access may touch the value's bpf_timer.
-bool check_timer_access(Env& env, const Reg& r, int64_t off, int size);
 // A helper whose callback column says async: the callback's frame (the timer's map, key and value) becomes a
 // pending path of its own, with no caller frame, no parent state and no history (push_async_cb). The caller goes
 // on after the call. MAP_INDEX: the timer's map (the call's meta).
