@@ -16,12 +16,13 @@ constexpr uint32_t kGraphRootSize = 16; // struct bpf_list_head, struct bpf_rb_r
 } // namespace
 
 ValueFieldSet::ValueFieldSet(const loader::ValueFields& found, uint32_t value_size) {
-    auto add = [&](uint32_t off, uint32_t size, bool freed, bool drops = false) {
+    auto add = [&](uint32_t off, uint32_t size, bool freed, FieldHolds holds = FieldHolds::nothing) {
         if (uint64_t(off) + size <= value_size && size > 0)
-            fields_.push_back(ValueField{off, size, freed, drops});
+            fields_.push_back(ValueField{off, size, freed, holds});
     };
     for (const loader::KptrField& k : found.kptrs)
-        add(k.off, 8, true, k.kind == loader::KptrKind::ref && k.off % 8 == 0);
+        add(k.off, 8, true,
+            k.kind == loader::KptrKind::ref && k.off % 8 == 0 ? FieldHolds::kptr : FieldHolds::nothing);
     for (const loader::SpecialStruct& s : found.structs) {
         const bool lock = s.kind == loader::kFieldSpinLock;
         if (lock && lock_off_ < 0 && s.off % 4 == 0 && uint64_t(s.off) + 4 <= value_size)
@@ -29,7 +30,7 @@ ValueFieldSet::ValueFieldSet(const loader::ValueFields& found, uint32_t value_si
         const std::string_view name = s.name;
         if (s.kind == loader::kFieldGraphRoot && s.size == kGraphRootSize && s.off % 8 == 0 &&
             (name == "bpf_list_head" || name == "bpf_rb_root")) {
-            add(s.off, s.size, name == "bpf_list_head", true); // a graph root (is_graph_root)
+            add(s.off, s.size, true, name == "bpf_list_head" ? FieldHolds::list : FieldHolds::tree);
             continue;
         }
         add(s.off, s.size, !lock && s.kind != loader::kFieldRefcount);
@@ -42,7 +43,7 @@ ValueFieldSet::ValueFieldSet(const loader::ValueFields& found, uint32_t value_si
             ValueField& m = merged.back();
             m.size = std::max(m.off + m.size, f.off + f.size) - m.off;
             m.freed = m.freed || f.freed;
-            m.drops_object = false; // only a malformed BTF overlaps fields: never drop through it
+            m.holds = FieldHolds::nothing; // only a malformed BTF overlaps fields: never drop through it
             continue;
         }
         merged.push_back(f);
@@ -78,19 +79,23 @@ void ValueFieldSet::copy_in(void* value, const void* src, uint64_t n) const {
 
 namespace {
 
-// A bpf_list_head or bpf_rb_root is kept as a field that drops objects (drops_object, so drops_objects() counts it)
-// of 16 bytes, where a referenced kptr's is 8; `freed` tells a list (true) from a tree.
-bool is_graph_root(const ValueField& f) { return f.drops_object && f.size == kGraphRootSize; }
-
-// bpf_list_head_free / bpf_rb_root_free of the root F of VALUE, under the value's bpf_spin_lock (at LOCK_OFF, the
-// lock the kernel's graph roots always have; -1: none).
-void free_graph(const ValueField& f, void* value, int32_t lock_off) {
+// What field F of VALUE holds dropped: a referenced kptr exchanged for NULL and its object dropped, a list or tree
+// emptied (bpf_list_head_free / bpf_rb_root_free, under the value's bpf_spin_lock at LOCK_OFF, the lock the kernel's
+// graph roots always have; -1: none) and each node's object dropped. False when F holds nothing.
+bool drop_held(const ValueField& f, void* value, int32_t lock_off) {
     uint8_t* at = static_cast<uint8_t*>(value) + f.off;
-    auto* lock = lock_off >= 0 ? reinterpret_cast<uint32_t*>(static_cast<uint8_t*>(value) + lock_off) : nullptr;
-    if (f.freed)
-        kfuncs::list_head_free(at, lock);
-    else
-        kfuncs::rb_root_free(at, lock);
+    auto lock = [&] {
+        return lock_off >= 0 ? reinterpret_cast<uint32_t*>(static_cast<uint8_t*>(value) + lock_off) : nullptr;
+    };
+    switch (f.holds) {
+    case FieldHolds::kptr:
+        kfuncs::obj_drop(__atomic_exchange_n(reinterpret_cast<uint64_t*>(at), uint64_t(0), __ATOMIC_SEQ_CST));
+        return true;
+    case FieldHolds::list: kfuncs::list_head_free(at, lock()); return true;
+    case FieldHolds::tree: kfuncs::rb_root_free(at, lock()); return true;
+    case FieldHolds::nothing: break;
+    }
+    return false;
 }
 
 void zero_shared(uint8_t* at, uint32_t n) {
@@ -102,24 +107,14 @@ void zero_shared(uint8_t* at, uint32_t n) {
 } // namespace
 
 void ValueFieldSet::free_fields(void* value) const {
-    for (const ValueField& f : fields_) {
-        uint8_t* at = static_cast<uint8_t*>(value) + f.off;
-        if (f.drops_object && f.size == 8) // bpf_obj_free_fields: xchg the kptr out, then drop what it held
-            kfuncs::obj_drop(__atomic_exchange_n(reinterpret_cast<uint64_t*>(at), uint64_t(0), __ATOMIC_SEQ_CST));
-        else if (is_graph_root(f)) // bpf_list_head_free, bpf_rb_root_free: an empty head or root remains
-            free_graph(f, value, lock_off_);
-        else if (f.freed)
-            zero_shared(at, f.size);
-    }
+    for (const ValueField& f : fields_) // bpf_obj_free_fields: what a field holds dropped, the other freed ones zeroed
+        if (!drop_held(f, value, lock_off_) && f.freed)
+            zero_shared(static_cast<uint8_t*>(value) + f.off, f.size);
 }
 
 void ValueFieldSet::drop_objects(void* value) const {
     for (const ValueField& f : fields_)
-        if (f.drops_object && f.size == 8)
-            kfuncs::obj_drop(__atomic_exchange_n(reinterpret_cast<uint64_t*>(static_cast<uint8_t*>(value) + f.off),
-                                                 uint64_t(0), __ATOMIC_SEQ_CST));
-        else if (is_graph_root(f))
-            free_graph(f, value, lock_off_);
+        drop_held(f, value, lock_off_);
 }
 
 void ValueFieldSet::init_fields(void* value) const {
@@ -149,7 +144,7 @@ void ValueFieldSet::init_reused(void* value, const void* src, uint64_t n) const 
     // does (a plain zero store there would lose it). The rest, the lock word included, zeroed.
     free_fields(value);
     for (const ValueField& f : fields_)
-        if (!f.drops_object)
+        if (f.holds == FieldHolds::nothing)
             zero_shared(static_cast<uint8_t*>(value) + f.off, f.size);
 }
 

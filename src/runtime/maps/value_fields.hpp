@@ -19,13 +19,15 @@
 
 namespace strbpf::runtime {
 
+// What a field holds that freeing it drops: a referenced kptr's object (only bpf_obj_new objects in strbpf's runs),
+// the objects on a bpf_list_head or in a bpf_rb_root.
+enum class FieldHolds : uint8_t { nothing, kptr, list, tree };
+
 struct ValueField {
     uint32_t off = 0;
     uint32_t size = 0;
     bool freed = false; // bpf_obj_free_fields clears it (kptrs, timers, bpf_wq, graph roots); not a lock word
-    // A referenced kptr (8 bytes; only bpf_obj_new objects in strbpf's runs) or a graph root (16 bytes, `freed` set
-    // for a bpf_list_head): what it holds is dropped when freed (value_fields.cpp: is_graph_root).
-    bool drops_object = false;
+    FieldHolds holds = FieldHolds::nothing;
 };
 
 class ValueFieldSet {
@@ -48,10 +50,10 @@ class ValueFieldSet {
     void copy_in(void* value, const void* src, uint64_t n) const;
     // bpf_obj_free_fields: the freed fields zeroed, kptrs' objects dropped, lists and trees drained.
     void free_fields(void* value) const;
-    // Whether some field drops an object when freed (drops_object).
+    // Whether some field holds objects its freeing drops (FieldHolds).
     bool drops_objects() const {
         for (const ValueField& f : fields_)
-            if (f.drops_object)
+            if (f.holds != FieldHolds::nothing)
                 return true;
         return false;
     }
