@@ -6,8 +6,11 @@
 // and writes the struct's members by its BTF (btf_struct_access: a pointer member reads as a scalar, a flexible
 // array is not walked past the end), never its special fields (btf_parse_struct_metas' record: bpf_spin_lock, the
 // list and rbtree heads and nodes, bpf_refcount, kptrs): "direct access to bpf_list_head is disallowed".
-// The list and rbtree kfuncs and bpf_refcount_acquire are graph.hpp's. What is not modelled (bpf_percpu_obj_new, a
-// kptr in an object as bpf_kptr_xchg's destination) is refused where used, naming it.
+// bpf_percpu_obj_new_impl / bpf_percpu_obj_drop_impl the same for per-CPU objects (MEM_PERCPU as well: at most 512
+// bytes, a struct of scalars without special fields; never dereferenced, only handed to bpf_this_cpu_ptr /
+// bpf_per_cpu_ptr through a percpu kptr, calls.cpp and kptr.cpp). The list and rbtree kfuncs and
+// bpf_refcount_acquire are graph.hpp's. A percpu kptr in an object, as bpf_kptr_xchg's destination, is refused
+// where used, naming it.
 #pragma once
 #include <cstdint>
 #include <string_view>
@@ -19,7 +22,7 @@
 
 namespace strbpf::verifier {
 
-// Whether NAME is one of the kfuncs this file checks (bpf_obj_new_impl, bpf_obj_drop_impl).
+// Whether NAME is one of the kfuncs this file checks (bpf_obj_new_impl, bpf_obj_drop_impl and their percpu forms).
 bool is_alloc_obj_kfunc(std::string_view name);
 // check_kfunc_call for them: program type, arguments, the reference acquired or released, R0. False after env.fail.
 bool do_alloc_obj_kfunc(Env& env, const runtime::KfuncProto& proto, const isa::Insn& insn);

@@ -448,8 +448,14 @@ bool btf_ptr_access(Env& env, int regno, int32_t insn_off, int size, bool write,
     if (!r.var.is_const() || r.var.value != 0)
         return env.fail(fmt::format("R{} is ptr_{} invalid variable offset: off={}, var_off={}", regno, tname, off,
                                     tnum_str(r.var)));
+    if (r.btf_flags & kBtfPercpu) // a percpu object: only through bpf_this_cpu_ptr / bpf_per_cpu_ptr
+        return env.fail(fmt::format("R{} is ptr_{} access percpu memory: off={}", regno, tname, off));
     if (is_alloc_obj(r)) // writes permitted; btf_struct_access's special fields first
         return check_alloc_special_fields(env, r, off, size) && alloc_walk(env, r, off, size, value_regno);
+    if (r.btf && r.btf == env.facts.inst.spec().btf.get()) // a percpu_kptr loaded outside an RCU section
+        return env.fail(fmt::format("strbpf does not model loads through an untrusted pointer to program-local "
+                                    "struct {}",
+                                    tname));
     if (write)
         return env.fail("only read is supported");
     return btf_walk_load(env, r, off, size, value_regno);

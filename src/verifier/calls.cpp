@@ -264,10 +264,15 @@ bool check_helper_arg(Env& env, const runtime::HelperProto& h, int regno, ArgKin
                 fmt::format("variable ringbuf_mem access var_off={} disallowed", tnum_str(r.var)));
         return true;
     case ArgKind::ptr_to_percpu_btf_id:
-        // bpf_per_cpu_ptr / bpf_this_cpu_ptr take a percpu kernel object: a `__ksym` percpu variable or a percpu
-        // kptr, neither of which strbpf's programs can hold (such externs fail their program, percpu BTF pointers
-        // are refused where they would be made), so every register is one the kernel refuses too.
-        return type_mismatch(env, regno, "percpu_ptr_, percpu_rcu_ptr_, percpu_trusted_ptr_");
+        // bpf_per_cpu_ptr / bpf_this_cpu_ptr: percpu_btf_ptr_types, exactly. strbpf's programs hold percpu
+        // pointers only to bpf_percpu_obj_new objects (a `__ksym` percpu variable fails its program): MEM_ALLOC
+        // (the object as made or exchanged out, refused here) or MEM_RCU (a percpu_kptr loaded, or the object left
+        // in a map by bpf_kptr_xchg inside an RCU section).
+        if (r.type != RegType::btf_id || r.maybe_null ||
+            (r.btf_flags != kBtfPercpu && r.btf_flags != (kBtfPercpu | kBtfRcu) &&
+             r.btf_flags != (kBtfPercpu | kBtfTrusted)))
+            return type_mismatch(env, regno, "percpu_ptr_, percpu_rcu_ptr_, percpu_trusted_ptr_");
+        return check_arg_reg_off(env, r, regno, false);
     default: break; // the kinds strbpf does not model: do_helper_call refuses them before this
     }
     return true;
@@ -980,13 +985,31 @@ bool check_snprintf_call(Env& env) {
     return true;
 }
 
+// bpf_per_cpu_ptr / bpf_this_cpu_ptr (RET_PTR_TO_MEM_OR_BTF_ID) on R1, a MEM_RCU percpu object of a struct: the
+// CPU's copy, PTR_TO_BTF_ID | MEM_ALLOC | MEM_RCU of the same struct, not NULL (returns_cpu_specific_alloc_ptr drops
+// bpf_per_cpu_ptr's PTR_MAYBE_NULL: runtime/helpers/basic_helpers.cpp says what a run does where the kernel
+// answers NULL). Into *OUT when not null; whether the call is one.
+bool percpu_ptr_ret(const runtime::HelperProto& h, const Reg& r1, Reg* out) {
+    if (h.ret != runtime::RetKind::mem_or_btf_id_rdonly && h.ret != runtime::RetKind::mem_or_btf_id_rdonly_or_null)
+        return false;
+    const btf_type* t = r1.btf ? btfv::type_by_id(r1.btf, r1.aux) : nullptr;
+    if (r1.type != RegType::btf_id || !(r1.btf_flags & kBtfRcu) || !t || !btf_is_composite(t))
+        return false;
+    if (out) {
+        *out = reg_ptr(RegType::btf_id, r1.aux);
+        out->btf = r1.btf;
+        out->btf_flags = kBtfAlloc | kBtfRcu;
+    }
+    return true;
+}
+
 // After the arguments: record_func_map's tail-call check and the map's compatibility (map_rules.cpp), the return
 // kind.
 bool check_call_map_and_ret(Env& env, const runtime::HelperProto& h, const CallMeta& meta) {
     if (meta.map_index >= 0 && !check_map_rules(env, h, meta.map_index))
         return false;
     if (!runtime::ret_kind_modelled(h.ret) && h.ret != runtime::RetKind::dynptr_mem_or_null && !sock_ret_kind(env, h) &&
-        !meta.kptr &&
+        !meta.kptr && !percpu_ptr_ret(h, env.path.cur.cur().regs[1], nullptr) &&
         !btf_helper_ret(env, h.id, nullptr))
         return not_modelled(env, h, fmt::format("the return value ({})", runtime::ret_kind_name(h.ret)));
     return true;
@@ -995,6 +1018,7 @@ bool check_call_map_and_ret(Env& env, const runtime::HelperProto& h, const CallM
 void set_call_result(Env& env, const runtime::HelperProto& h, const CallMeta& meta) {
     Frame& f = env.path.cur.cur();
     const DynptrRef dynptr = h.ret == runtime::RetKind::dynptr_mem_or_null ? dynptr_of_reg(env, 1) : DynptrRef{};
+    const Reg r1 = f.regs[1];
     clobber_caller_saved(f);
     switch (h.ret) {
     case runtime::RetKind::dynptr_mem_or_null: // bpf_dynptr_data: a slice tied to the dynptr and its reference
@@ -1032,6 +1056,8 @@ void set_call_result(Env& env, const runtime::HelperProto& h, const CallMeta& me
             set_kptr_xchg_result(env, *meta.kptr);
         else if (sock_ret_kind(env, h))
             set_sock_ret(env, h, meta.map_index, meta.refs.ref_obj_id, &f.regs[0]);
+        else if (percpu_ptr_ret(h, r1, &f.regs[0]))
+            ;
         else
             btf_helper_ret(env, h.id, &f.regs[0]); // else refused by check_call_map_and_ret
         break;
@@ -1060,7 +1086,8 @@ bool do_helper_call(Env& env, const isa::Insn& insn) {
         return false;
     if (insn.imm == 12 && (!check_reference_leak(env, "tail_call") || !check_region_leak(env, "tail_call")))
         return false; // bpf_tail_call leaves the program
-    if (meta.refs.release_regno && !release_reference(env, meta.refs.ref_obj_id))
+    if (meta.refs.release_regno && !(meta.kptr && in_rcu_cs(env) ? release_percpu_kept(env, meta.refs.ref_obj_id)
+                                                                 : release_reference(env, meta.refs.ref_obj_id)))
         return env.fail(fmt::format("func {}#{} reference has not been acquired before", proto->name, insn.imm));
     if (!finish_dynptr_helper_args(env, *proto)) // dynptr.cpp: a released dynptr, bpf_dynptr_from_mem's data
         return false;

@@ -33,7 +33,6 @@ enum class G : uint8_t {
     rb_left,
     rb_right,
     refcount_acquire,
-    not_modelled, // bpf_percpu_obj_new_impl / _drop_impl
 };
 
 struct GraphKfunc {
@@ -52,8 +51,6 @@ constexpr GraphKfunc kGraphKfuncs[] = {
     {"bpf_rbtree_remove"sv, G::rb_remove, kKfAcquire | kKfRetNull},
     {"bpf_rbtree_first"sv, G::rb_first, kKfRetNull},
     {"bpf_refcount_acquire_impl"sv, G::refcount_acquire, kKfAcquire | kKfRetNull | kKfRcu},
-    {"bpf_percpu_obj_new_impl"sv, G::not_modelled, kKfAcquire | kKfRetNull},
-    {"bpf_percpu_obj_drop_impl"sv, G::not_modelled, kKfRelease},
     {"bpf_list_front"sv, G::list_front, kKfRetNull},
     {"bpf_list_back"sv, G::list_back, kKfRetNull},
     {"bpf_rbtree_root"sv, G::rb_root, kKfRetNull},
@@ -370,7 +367,7 @@ const char* graph_kfunc_name(G g) {
 
 bool graph_kfunc_allowed_locked(std::string_view name) {
     const GraphKfunc* k = find_graph(name);
-    return k && k->g != G::not_modelled;
+    return k != nullptr;
 }
 
 bool is_graph_callback_call(const Env& env, const isa::Insn& insn) {
@@ -430,8 +427,6 @@ bool do_graph_kfunc(Env& env, std::string_view name, const isa::Insn&) {
         return do_take(env, k->g);
     case G::refcount_acquire:
         return do_refcount_acquire(env);
-    case G::not_modelled:
-        break;
     }
     return env.fail(fmt::format("strbpf does not model the kfunc {}", name));
 }

@@ -6,9 +6,8 @@
 // the bpf_spin_lock of the same allocation held; a node pushed or added stops being an owning reference and becomes
 // a non-owning one (`kBtfNonOwn`, and MEM_RCU for an object with a bpf_refcount), valid until bpf_spin_unlock;
 // pops and removes hand out owning references (acquired, maybe NULL); rbtree_first a non-owning one. The
-// kernel's check_kfunc_call / check_kfunc_args / process_spin_lock rules, in their order and words.
-// bpf_percpu_obj_new_impl / _drop_impl and the 6.16 accessors (bpf_list_front / _back, bpf_rbtree_root / _left /
-// _right) are refused in strbpf's words.
+// kernel's check_kfunc_call / check_kfunc_args / process_spin_lock rules, in their order and words, and the 6.16
+// accessors (bpf_list_front / _back, bpf_rbtree_root / _left / _right).
 #pragma once
 #include <cstdint>
 #include <string_view>

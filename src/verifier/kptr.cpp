@@ -23,7 +23,7 @@ namespace strbpf::verifier {
 namespace {
 
 bool rcu_protected(const KptrField& f) {
-    if (f.local)
+    if (f.local || f.kind == KptrKind::percpu)
         return true;
     const std::string_view n = f.type_name;
     return n == "prog_test_ref_kfunc" || n == "cgroup" || n == "bpf_cpumask" || n == "task_struct" ||
@@ -55,9 +55,6 @@ KptrRecord build_record(const Env& env, uint32_t map_index) {
 }
 
 bool not_modelled_field(Env& env, uint32_t map_index, const KptrField& f) {
-    if (f.kind == KptrKind::percpu)
-        return env.fail(fmt::format("strbpf does not model the percpu_kptr to struct {} in map '{}'", f.type_name,
-                                    map_name(env, map_index)));
     return env.fail(fmt::format("strbpf does not model the kptr to program-local struct {} in map '{}' (bpf_obj_new "
                                 "objects)",
                                 f.type_name, map_name(env, map_index)));
@@ -67,10 +64,12 @@ bool not_modelled_field(Env& env, uint32_t map_index, const KptrField& f) {
 // pointer into the program's BTF (a bpf_obj_new object) may carry only MEM_ALLOC, a kernel object only its trust.
 bool match_type(Env& env, const KptrField& f, const Reg& r, int regno) {
     const bool local_reg = r.btf && r.btf == env.facts.inst.spec().btf.get();
-    const uint8_t perm =
-        local_reg ? kBtfAlloc : uint8_t(kBtfTrusted | kBtfRcu | (f.kind == KptrKind::unref ? kBtfUntrusted : 0));
+    const bool percpu = f.kind == KptrKind::percpu;
+    const uint8_t perm = local_reg ? uint8_t(kBtfAlloc | (percpu ? kBtfPercpu : 0))
+                                   : uint8_t(kBtfTrusted | kBtfRcu | (f.kind == KptrKind::unref ? kBtfUntrusted : 0));
     std::string reg_name;
-    bool ok = r.type == RegType::btf_id && (r.btf_flags & ~perm) == 0;
+    // A percpu_kptr reads back as MEM_PERCPU, so what it takes must carry the flag, and only it.
+    bool ok = r.type == RegType::btf_id && (r.btf_flags & ~perm) == 0 && percpu == bool(r.btf_flags & kBtfPercpu);
     if (ok) {
         const btf_type* t = btfv::type_by_id(r.btf, r.aux);
         reg_name = t ? btfv::name_by_offset(r.btf, t->name_off) : "";
@@ -89,11 +88,11 @@ bool match_type(Env& env, const KptrField& f, const Reg& r, int regno) {
     return env.fail(msg);
 }
 
+} // namespace
+
 bool in_rcu_cs(const Env& env) {
     return env.path.cur.active_rcu_lock || env.path.cur.lock.held() || !env.facts.prog.sleepable;
 }
-
-} // namespace
 
 const KptrRecord& map_kptrs(const Env& env, uint32_t map_index) {
     auto& cache = env.facts.kptr_records;
@@ -172,17 +171,22 @@ bool check_map_kptr_access(Env& env, int regno, int64_t off, int value_regno, bo
         return env.fail("kptr in map can only be accessed using BPF_MEM instruction mode");
     if (cls != isa::BPF_LDX && f->kind != KptrKind::unref)
         return env.fail("store to referenced kptr disallowed");
-    // A referenced kptr to an object loads as the object (MEM_ALLOC | MEM_RCU) inside an RCU read-side section;
-    // the others of program-local types are not modelled.
+    // btf_ld_kptr_type: a referenced kptr to an object loads as the object (MEM_ALLOC | MEM_RCU) inside an RCU
+    // read-side section, a percpu_kptr as MEM_PERCPU | MEM_RCU there and as an untrusted pointer outside (which
+    // only bpf_this_cpu_ptr's refusal meets: strbpf refuses loads through it, btf_access.cpp); the other kptrs of
+    // program-local types are not modelled.
+    const bool percpu = f->kind == KptrKind::percpu;
     const bool local_rcu = f->local && f->kind == KptrKind::ref && in_rcu_cs(env);
-    if ((f->local && !local_rcu) || f->kind == KptrKind::percpu)
+    if (f->local && !local_rcu && !percpu)
         return not_modelled_field(env, r.aux, *f);
     if (cls == isa::BPF_LDX && !write && value_regno >= 0) {
         Reg v = reg_ptr(RegType::btf_id, f->type_id);
         v.btf = f->btf;
-        v.btf_flags = rcu_protected(*f) && f->kind == KptrKind::ref && in_rcu_cs(env) ? kBtfRcu : kBtfUntrusted;
+        v.btf_flags = rcu_protected(*f) && f->kind != KptrKind::unref && in_rcu_cs(env) ? kBtfRcu : kBtfUntrusted;
         if (local_rcu) // btf_ld_kptr_type: MEM_ALLOC for a pointee of the program's BTF
             v.btf_flags = kBtfAlloc | kBtfRcu;
+        if (percpu && in_rcu_cs(env))
+            v.btf_flags = kBtfPercpu | kBtfRcu;
         v.maybe_null = true;
         v.id = env.path.new_id();
         env.path.cur.cur().regs[size_t(value_regno)] = v;
@@ -251,8 +255,6 @@ bool check_kptr_xchg_dest(Env& env, int regno, const KptrField** field) {
         return env.fail(fmt::format("off={} doesn't point to kptr", off));
     if (f->kind != KptrKind::ref && f->kind != KptrKind::percpu)
         return env.fail(fmt::format("off={} kptr isn't referenced kptr", off));
-    if (f->kind == KptrKind::percpu)
-        return not_modelled_field(env, r.aux, *f);
     *field = f;
     return true;
 }
@@ -262,7 +264,8 @@ bool check_kptr_xchg_src(Env& env, int regno, const KptrField& field, uint32_t* 
     *ref_obj_id = 0;
     if (is_null_const(r)) // ARG_PTR_TO_BTF_ID_OR_NULL: NULL skips the type checks and releases nothing
         return true;
-    const uint8_t f = uint8_t(r.btf_flags & ~kBtfAlloc); // check_reg_type: MEM_ALLOC dropped for bpf_kptr_xchg
+    // check_reg_type: MEM_ALLOC and MEM_PERCPU dropped for bpf_kptr_xchg's new pointer
+    const uint8_t f = uint8_t(r.btf_flags & ~(kBtfAlloc | kBtfPercpu));
     if (r.type != RegType::btf_id || !(f == 0 || f == kBtfTrusted || f == kBtfRcu))
         return env.fail(fmt::format("R{} type={} expected=ptr_, trusted_ptr_, rcu_ptr_", regno, reg_type_str(r)));
     if (r.maybe_null)
@@ -279,7 +282,8 @@ void set_kptr_xchg_result(Env& env, const KptrField& field) {
     Reg& r0 = env.path.cur.cur().regs[0];
     r0 = reg_ptr(RegType::btf_id, field.type_id);
     r0.btf = field.btf;
-    r0.btf_flags = field.local ? kBtfAlloc : 0; // a program-local pointee: the object, MEM_ALLOC
+    // a program-local pointee: the object, MEM_ALLOC (and MEM_PERCPU from a percpu_kptr)
+    r0.btf_flags = field.local ? uint8_t(kBtfAlloc | (field.kind == KptrKind::percpu ? kBtfPercpu : 0)) : 0;
     r0.maybe_null = true;
     env.path.new_id(); // the maybe-NULL result's id, then the acquired reference's, which it takes
     r0.id = r0.ref_obj_id = acquire_reference(env, env.path.pc);

@@ -5,8 +5,10 @@
 // the field's exact constant offset; never through a helper), check_map_kptr_access (a load gives an untrusted or
 // RCU PTR_TO_BTF_ID of the pointee, maybe NULL; only an unreferenced kptr may be stored to, with NULL or a pointer
 // of its type) and bpf_kptr_xchg's arguments and result (process_kptr_func, map_kptr_match_type, an acquired
-// reference). Only kptrs of kernel types are modelled: a kptr whose pointee exists only in the program's BTF
-// (a bpf_obj_new object) is refused where a program would use it, naming it.
+// reference). kptrs of kernel types, referenced kptrs to bpf_obj_new objects inside an RCU read-side section, and
+// percpu_kptrs to bpf_percpu_obj_new objects (MEM_PERCPU: loaded as MEM_PERCPU | MEM_RCU inside a section,
+// untrusted outside; exchanged as the object) are modelled; the other uses of a kptr whose pointee exists only in
+// the program's BTF are refused where a program would use them, naming it.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -50,6 +52,8 @@ bool check_map_fields_access(Env& env, int regno, int64_t off, int size, bool he
 // types register VALUE_REGNO; a store is checked as the kernel checks it (value_regno -2: BPF_ST's imm).
 bool check_map_kptr_access(Env& env, int regno, int64_t off, int value_regno, bool write, bool* handled);
 
+// in_rcu_cs: an RCU read-side section, a held bpf_spin_lock, or any point of a program that does not sleep.
+bool in_rcu_cs(const Env& env);
 // bpf_kptr_xchg's ARG_KPTR_XCHG_DEST (R1): a map value pointing at a referenced kptr field, found into *FIELD.
 bool check_kptr_xchg_dest(Env& env, int regno, const KptrField** field);
 // Its second argument (R2): NULL or an acquired pointer of the field's type (check_reg_type, map_kptr_match_type,

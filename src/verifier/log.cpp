@@ -49,7 +49,7 @@ const char* inner_lookup_type_name(const Env& env) {
 std::string reg_type_str(const Reg& r) {
     std::string name = reg_type_name(r.type, r.maybe_null);
     if (r.type == RegType::btf_id) // reg_type_str's flag prefixes, in its order
-        return std::string((r.btf_flags & kBtfRcu) ? "rcu_" : "") +
+        return std::string((r.btf_flags & kBtfPercpu) ? "percpu_" : "") + ((r.btf_flags & kBtfRcu) ? "rcu_" : "") +
                ((r.btf_flags & kBtfUntrusted) ? "untrusted_" : "") + ((r.btf_flags & kBtfTrusted) ? "trusted_" : "") +
                name;
     return std::string(r.rdonly ? "rdonly_" : "") + (r.ringbuf ? "ringbuf_" : "") + name;

@@ -54,6 +54,22 @@ bool release_reference(Env& env, uint32_t id) {
     return true;
 }
 
+bool release_percpu_kept(Env& env, uint32_t id) {
+    if (id == 0 || !release_reference_nomark(env.path.cur, id))
+        return false;
+    for_each_reg(env.path.cur, [&](Reg& r) {
+        if (r.ref_obj_id != id)
+            return;
+        if (r.type == RegType::btf_id && (r.btf_flags & kBtfAlloc) && (r.btf_flags & kBtfPercpu)) {
+            r.ref_obj_id = 0;
+            r.btf_flags = uint8_t((r.btf_flags & ~kBtfAlloc) | kBtfRcu);
+        } else {
+            r = reg_unknown();
+        }
+    });
+    return true;
+}
+
 bool check_reference_leak(Env& env, const char* prefix, bool exception_exit) {
     // only where the program itself may end: its main exit, or an exception's from any frame
     if ((!exception_exit && env.path.cur.frames.size() > 1) || env.path.cur.refs.empty())

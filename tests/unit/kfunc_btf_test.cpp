@@ -9,6 +9,7 @@
 #include "runtime/kfuncs/kfunc_table.hpp"
 #include "runtime/kfuncs/verify_only.hpp"
 #include "shell_run.hpp"
+#include "verifier/alloc_obj.hpp"
 #include "verifier/graph.hpp"
 #include "verifier/kfunc_btf.hpp"
 
@@ -30,15 +31,18 @@ TEST(KfuncBtf, OneRowPerVerifyOnlyName) {
         EXPECT_GE(runtime::verify_only_kfunc_index(k.name), 0) << k.name;
 }
 
-// The list, rbtree and refcount kfuncs graph.cpp verifies (or refuses, naming them) all run: each has a row of the
-// kfunc table, but the percpu object kfuncs, which neither side has.
+// The list, rbtree and refcount kfuncs graph.cpp verifies all run: each has a row of the kfunc table. The percpu
+// object kfuncs are alloc_obj.cpp's, and run too.
 TEST(KfuncBtf, GraphKfuncsRun) {
     size_t rows = 0;
     for (const runtime::KfuncProto& k : runtime::kfunc_table())
         rows += is_graph_kfunc(k.name);
     EXPECT_EQ(rows, 13u);
-    EXPECT_TRUE(is_graph_kfunc("bpf_percpu_obj_new_impl"));
-    EXPECT_EQ(runtime::find_kfunc("bpf_percpu_obj_new_impl"), nullptr);
+    EXPECT_FALSE(is_graph_kfunc("bpf_percpu_obj_new_impl"));
+    EXPECT_TRUE(is_alloc_obj_kfunc("bpf_percpu_obj_new_impl"));
+    EXPECT_TRUE(is_alloc_obj_kfunc("bpf_percpu_obj_drop_impl"));
+    EXPECT_NE(runtime::find_kfunc("bpf_percpu_obj_new_impl"), nullptr);
+    EXPECT_NE(runtime::find_kfunc("bpf_percpu_obj_drop_impl"), nullptr);
 }
 
 TEST(KfuncBtf, FlagsAsTheKernelDeclaresThem) {

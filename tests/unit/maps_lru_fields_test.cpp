@@ -6,6 +6,8 @@
 // same keys. After each step the live objects (kfuncs::live_objects) are exactly those the maps still hold (the
 // programs `held_shared` and `held_percpu` count them, the per-CPU maps CPU by CPU); after the object goes, none is left. Run under TSAN by `make test-tsan`
 // (label `concurrency`). Nothing waits on time: every thread runs a fixed number of programs.
+// The same count for bpf_percpu_obj_new objects (tests/progs/kptr_percpu.bpf.c): a `__percpu_kptr` field's object
+// dropped when exchanged out, when replaced, with its hash element, and with the map.
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -161,6 +163,51 @@ TEST_P(LruFields, ThreadsOnTheSameKeysOfSmallLruMaps) {
 
 INSTANTIATE_TEST_SUITE_P(Engines, LruFields, ::testing::ValuesIn(kEngines),
                          [](const ::testing::TestParamInfo<Engine>& i) { return std::string(name(i.param)); });
+
+// bpf_percpu_obj_new objects in a map's `__percpu_kptr` fields, counted as above (fails when a map's freeing or an
+// element's deletion leaves the per-CPU object, or when the drop frees it as a plain object).
+class PercpuFields : public ::testing::TestWithParam<Engine> {};
+
+TEST_P(PercpuFields, FieldsDropTheirPercpuObjects) {
+    const std::string path = std::string(STRBPF_PROGS_DIR) + "/kptr_percpu.bpf.o";
+    if (access(path.c_str(), R_OK) != 0)
+        GTEST_SKIP() << path << " was not built (it needs clang 18 or later)";
+    const size_t base = live_objects();
+    {
+        auto o = Object::open(path);
+        ASSERT_TRUE(o.ok()) << o.error().message;
+        for (const char* prog : {"deref_new", "deref_loaded", "too_big", "pointer_member", "array_of_structs",
+                                 "special_field", "dropped_as_object", "object_dropped_as_percpu", "leaked",
+                                 "into_plain_kptr", "object_into_percpu_kptr", "this_cpu_of_owned",
+                                 "this_cpu_unchecked", "sleepable_load", "sleepable_stash"})
+            ASSERT_TRUE(o->program(prog)->set_autoload(false).ok()) << prog; // the programs the verifier refuses
+        LoadOptions lo;
+        lo.engine = GetParam();
+        const Status st = o->load(lo);
+        ASSERT_TRUE(st.ok()) << st.error().message;
+        auto run = [&](const char* prog, uint32_t cpu) {
+            RunOptions ro;
+            ro.data.assign(64, 0);
+            ro.cpu = cpu;
+            auto r = o->program(prog)->run(ro);
+            return r.ok() ? int64_t(int32_t(r->retval)) : -1000000 + r.error().code;
+        };
+        EXPECT_EQ(run("stash_then_use", 0), 42);
+        EXPECT_EQ(live_objects() - base, 1u); // the array's
+        EXPECT_EQ(run("stash_then_use", 0), 42);
+        EXPECT_EQ(live_objects() - base, 1u); // the old one exchanged out and dropped
+        EXPECT_EQ(run("load_and_delete", 0), 1005);
+        EXPECT_EQ(live_objects() - base, 1u); // the hash element's went with it
+        EXPECT_EQ(run("exchange_out_and_drop", 0), 0);
+        EXPECT_EQ(live_objects() - base, 0u);
+        EXPECT_EQ(run("stash_then_use", 0), 42);
+        EXPECT_EQ(live_objects() - base, 1u);
+    } // the map freed with the object: its percpu_kptr's object dropped
+    EXPECT_EQ(live_objects(), base);
+}
+
+INSTANTIATE_TEST_SUITE_P(Engines, PercpuFields, ::testing::ValuesIn(kEngines),
+                         [](const auto& info) { return std::string(name(info.param)); });
 
 } // namespace
 } // namespace strbpf

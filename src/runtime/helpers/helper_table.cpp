@@ -287,8 +287,8 @@ constexpr HelperProto kHelpers[] = {
     {150, "bpf_seq_printf_btf", nullptr, R::integer, {A::ptr_to_btf_id, A::ptr_to_mem_rdonly, A::const_size_or_zero, A::anything, _}, true, T("tracing lsm"), false, 0},
     {151, "bpf_skb_cgroup_classid", nullptr, R::integer, {A::ptr_to_ctx, _, _, _, _}, false, T("sched_cls sched_act"), false, 0},
     {152, "bpf_redirect_neigh", nullptr, R::integer, {A::anything, A::ptr_to_mem_rdonly_or_null, A::const_size_or_zero, A::anything, _}, false, T("sched_cls sched_act"), false, 0},
-    {153, "bpf_per_cpu_ptr", nullptr, R::mem_or_btf_id_rdonly_or_null, {A::ptr_to_percpu_btf_id, A::anything, _, _, _}, false, kAll, false, 0},
-    {154, "bpf_this_cpu_ptr", nullptr, R::mem_or_btf_id_rdonly, {A::ptr_to_percpu_btf_id, _, _, _, _}, false, kAll, false, 0},
+    {153, "bpf_per_cpu_ptr", bpf_per_cpu_ptr_helper, R::mem_or_btf_id_rdonly_or_null, {A::ptr_to_percpu_btf_id, A::anything, _, _, _}, false, kAll, false, 0},
+    {154, "bpf_this_cpu_ptr", bpf_this_cpu_ptr_helper, R::mem_or_btf_id_rdonly, {A::ptr_to_percpu_btf_id, _, _, _, _}, false, kAll, false, 0},
     {155, "bpf_redirect_peer", nullptr, R::integer, {A::anything, A::anything, _, _, _}, false, T("sched_cls sched_act"), false, 0},
     {156, "bpf_task_storage_get", bpf_task_storage_get_helper, R::map_value_or_null, {A::const_map_ptr, A::ptr_to_btf_id_or_null, A::ptr_to_map_value_or_null, A::anything, _}, false, kAll, false, 0}, // bpf_task_storage_get_recur_proto
     {157, "bpf_task_storage_delete", bpf_task_storage_delete_helper, R::integer, {A::const_map_ptr, A::ptr_to_btf_id_or_null, _, _, _}, false, kAll, false, 0}, // bpf_task_storage_delete_recur_proto

@@ -67,6 +67,8 @@ const KfuncProto kKfuncs[] = {
     // Program-allocated objects (KF_ACQUIRE | KF_RET_NULL, KF_RELEASE; the verifier's alloc_obj.cpp).
     {"bpf_obj_new_impl",      kfuncs::bpf_obj_new_impl,      2, {u64arg("local_type_id__k"), ptr("meta__ign"), kNone, kNone, kNone}, 8, "6.2", nullptr},
     {"bpf_obj_drop_impl",     kfuncs::bpf_obj_drop_impl,     2, {ptr("p__alloc"), ptr("meta__ign"), kNone, kNone, kNone}, 0, "6.2", nullptr},
+    {"bpf_percpu_obj_new_impl",  kfuncs::bpf_percpu_obj_new_impl,  2, {u64arg("local_type_id__k"), ptr("meta__ign"), kNone, kNone, kNone}, 8, "6.7", nullptr},
+    {"bpf_percpu_obj_drop_impl", kfuncs::bpf_percpu_obj_drop_impl, 2, {ptr("p__alloc"), ptr("meta__ign"), kNone, kNone, kNone}, 0, "6.7", nullptr},
     // Refcounted objects and the graph kfuncs (graph_kfuncs.hpp; graph_row below).
     {"bpf_refcount_acquire_impl", kfuncs::bpf_refcount_acquire_impl, 2, {ptr("p__refcounted_kptr"), ptr("meta__ign"), kNone, kNone, kNone}, 8, "6.4", nullptr},
     {"bpf_list_push_front_impl", kfuncs::bpf_list_push_front_impl, 4, {ptr("head"), ptr("node"), ptr("meta__ign"), u64arg("off"), kNone}, 4, "6.4", nullptr},

@@ -13,6 +13,7 @@
 #include "loader/btf_fields.hpp"
 #include "loader/btf_view.hpp"
 #include "runtime/instance.hpp"
+#include "runtime/maps/map.hpp"
 
 namespace strbpf::runtime {
 
@@ -67,15 +68,20 @@ std::shared_ptr<const ObjMeta> obj_meta(const std::shared_ptr<struct btf>& b, ui
 namespace kfuncs {
 namespace {
 
-// What precedes each object: 32 bytes, so the object keeps malloc's 16-byte alignment.
+// What precedes each object: 32 bytes, so the object keeps malloc's 16-byte alignment. A per-CPU object's header
+// precedes its first CPU's copy; `size` is then the distance between copies.
 struct alignas(16) ObjHeader {
-    std::shared_ptr<const ObjMeta> meta; // null: no special field
+    std::shared_ptr<const ObjMeta> meta; // null: no special field (always, for a per-CPU object)
     uint32_t size;
     uint32_t type_id;
     uint64_t magic;
 };
 static_assert(sizeof(ObjHeader) == 32);
-constexpr uint64_t kObjMagic = 0x6f626a5f6e657721ull; // "obj_new!"
+constexpr uint64_t kObjMagic = 0x6f626a5f6e657721ull;    // "obj_new!"
+constexpr uint64_t kPercpuMagic = 0x7063707568657721ull; // "pcpuhew!": a bpf_percpu_obj_new object
+
+// bpf_percpu_obj_new's limit (the verifier's BPF_GLOBAL_PERCPU_MA_MAX_SIZE): larger structs are refused at load.
+constexpr uint64_t kMaxPercpuObjSize = 512;
 
 // bpf_mem_alloc's limits for the non-percpu allocator: no unit for size 0, the largest unit 4096 bytes, each
 // object preceded by its 8-byte list node.
@@ -93,6 +99,31 @@ Registry& registry() {
 
 ObjHeader* header_of(uint64_t obj) { return reinterpret_cast<ObjHeader*>(obj) - 1; }
 
+// A zeroed block of COPIES copies of SIZE bytes each (rounded up to 8) behind a header carrying MAGIC, registered
+// live; its first copy's address, or 0.
+uint64_t obj_alloc(uint64_t magic, std::shared_ptr<const ObjMeta> meta, uint32_t size, uint32_t type_id,
+                   uint32_t copies) {
+    const uint64_t stride = copies > 1 ? (uint64_t(size) + 7) & ~uint64_t{7} : size;
+    void* mem = std::calloc(1, sizeof(ObjHeader) + stride * copies);
+    if (!mem)
+        return 0;
+    auto* h = new (mem) ObjHeader{std::move(meta), uint32_t(stride), type_id, magic};
+    const uint64_t obj = reinterpret_cast<uint64_t>(h + 1);
+    if (h->meta && h->meta->refcount_off >= 0) // bpf_obj_init: refcount_set(1)
+        __atomic_store_n(reinterpret_cast<uint32_t*>(obj + uint64_t(h->meta->refcount_off)), 1u, __ATOMIC_RELAXED);
+    Registry& r = registry();
+    std::lock_guard<std::mutex> g(r.mu);
+    r.live.emplace(obj, uint32_t(stride * copies));
+    return obj;
+}
+
+// The struct of the program's BTF that local type ID R1 names, when it is one an object may be made of.
+const btf_type* obj_type(uint64_t r1, RunContext* ctx, uint64_t max_size) {
+    BtfRef b = ctx && ctx->instance ? ctx->instance->spec().btf.get() : nullptr;
+    const btf_type* t = b && r1 <= UINT32_MAX ? btfv::type_by_id(b, uint32_t(r1)) : nullptr;
+    return t && btf_is_struct(t) && t->size != 0 && t->size <= max_size ? t : nullptr;
+}
+
 void obj_free(uint64_t obj) {
     {
         Registry& r = registry();
@@ -108,27 +139,24 @@ void obj_free(uint64_t obj) {
 } // namespace
 
 uint64_t bpf_obj_new_impl(uint64_t r1, uint64_t, uint64_t, uint64_t, uint64_t, RunContext* ctx) {
-    BtfRef b = ctx && ctx->instance ? ctx->instance->spec().btf.get() : nullptr;
-    const btf_type* t = b && r1 <= UINT32_MAX ? btfv::type_by_id(b, uint32_t(r1)) : nullptr;
-    if (!t || !btf_is_struct(t) || t->size == 0 || t->size > kMaxObjSize)
+    const btf_type* t = obj_type(r1, ctx, kMaxObjSize);
+    if (!t)
         return 0;
-    std::shared_ptr<const ObjMeta> meta = obj_meta(ctx->instance->spec().btf, uint32_t(r1));
-    void* mem = std::calloc(1, sizeof(ObjHeader) + t->size);
-    if (!mem)
-        return 0;
-    auto* h = new (mem) ObjHeader{std::move(meta), t->size, uint32_t(r1), kObjMagic};
-    const uint64_t obj = reinterpret_cast<uint64_t>(h + 1);
-    if (h->meta && h->meta->refcount_off >= 0) // bpf_obj_init: refcount_set(1)
-        __atomic_store_n(reinterpret_cast<uint32_t*>(obj + uint64_t(h->meta->refcount_off)), 1u, __ATOMIC_RELAXED);
-    Registry& r = registry();
-    std::lock_guard<std::mutex> g(r.mu);
-    r.live.emplace(obj, t->size);
-    return obj;
+    return obj_alloc(kObjMagic, obj_meta(ctx->instance->spec().btf, uint32_t(r1)), t->size, uint32_t(r1), 1);
+}
+
+uint64_t bpf_percpu_obj_new_impl(uint64_t r1, uint64_t, uint64_t, uint64_t, uint64_t, RunContext* ctx) {
+    const btf_type* t = obj_type(r1, ctx, kMaxPercpuObjSize);
+    return t ? obj_alloc(kPercpuMagic, nullptr, t->size, uint32_t(r1), possible_cpus()) : 0;
 }
 
 void obj_drop(uint64_t obj) {
     if (!obj)
         return;
+    if (header_of(obj)->magic == kPercpuMagic) { // a struct of scalars: nothing of its own to free
+        obj_free(obj);
+        return;
+    }
     const ObjMeta* m = header_of(obj)->meta.get();
     if (m && m->refcount_off >= 0 && // refcount_dec_and_test: other references remain
         __atomic_sub_fetch(reinterpret_cast<uint32_t*>(obj + uint64_t(m->refcount_off)), 1u, __ATOMIC_ACQ_REL) != 0)
@@ -141,6 +169,17 @@ void obj_drop(uint64_t obj) {
 uint64_t bpf_obj_drop_impl(uint64_t r1, uint64_t, uint64_t, uint64_t, uint64_t, RunContext*) {
     obj_drop(r1);
     return 0;
+}
+
+uint64_t bpf_percpu_obj_drop_impl(uint64_t r1, uint64_t, uint64_t, uint64_t, uint64_t, RunContext*) {
+    obj_drop(r1);
+    return 0;
+}
+
+uint64_t percpu_obj_copy(uint64_t obj, uint64_t cpu) {
+    if (!obj || header_of(obj)->magic != kPercpuMagic || cpu >= possible_cpus())
+        return 0;
+    return obj + cpu * header_of(obj)->size;
 }
 
 uint64_t bpf_refcount_acquire_impl(uint64_t r1, uint64_t, uint64_t, uint64_t, uint64_t, RunContext* ctx) {

@@ -41,12 +41,22 @@ uint64_t bpf_obj_new_impl(uint64_t r1, uint64_t r2, uint64_t r3, uint64_t r4, ui
 // (void *p__alloc, void *meta__ign): void. __bpf_obj_drop_impl: a refcounted object's count decremented, and the
 // object freed (its lists and trees drained, its kptrs dropped) when it reaches 0 or has no bpf_refcount.
 uint64_t bpf_obj_drop_impl(uint64_t r1, uint64_t r2, uint64_t r3, uint64_t r4, uint64_t r5, RunContext* ctx);
+// (u64 local_type_id__k, void *meta__ign): bpf_percpu_obj_new_impl: one zeroed copy of the struct per possible
+// CPU, or NULL (0): a struct of size 0 or of more than 512 bytes (the verifier refuses both), or no memory. The
+// pointer is the first CPU's copy; the program cannot dereference it (MEM_PERCPU), only hand it to
+// bpf_this_cpu_ptr / bpf_per_cpu_ptr (percpu_obj_copy), bpf_kptr_xchg and bpf_percpu_obj_drop_impl.
+uint64_t bpf_percpu_obj_new_impl(uint64_t r1, uint64_t r2, uint64_t r3, uint64_t r4, uint64_t r5, RunContext* ctx);
+// (void *p__alloc, void *meta__ign): void. The per-CPU object freed, every CPU's copy.
+uint64_t bpf_percpu_obj_drop_impl(uint64_t r1, uint64_t r2, uint64_t r3, uint64_t r4, uint64_t r5, RunContext* ctx);
+// CPU's copy of the per-CPU object OBJ; 0 when OBJ is none (0, or not bpf_percpu_obj_new's) or CPU is not below
+// the number of possible CPUs.
+uint64_t percpu_obj_copy(uint64_t obj, uint64_t cpu);
 // (void *p__refcounted_kptr, void *meta__ign): the object with one more reference, or NULL when its count had
 // reached 0 (refcount_inc_not_zero). A pointer that is no live refcounted object ends the run.
 uint64_t bpf_refcount_acquire_impl(uint64_t r1, uint64_t r2, uint64_t r3, uint64_t r4, uint64_t r5, RunContext* ctx);
 
 // Drops a reference to an object bpf_obj_new_impl made, as bpf_obj_drop does (a map dropping a kptr it held, a
-// list or tree drained); nothing for 0.
+// list or tree drained), or frees a bpf_percpu_obj_new object; nothing for 0.
 void obj_drop(uint64_t obj);
 
 // The start of the live object that holds [addr, addr + size), or 0 when no live object does.

@@ -22,7 +22,7 @@ ValueFieldSet::ValueFieldSet(const loader::ValueFields& found, uint32_t value_si
     };
     for (const loader::KptrField& k : found.kptrs)
         add(k.off, 8, true,
-            k.kind == loader::KptrKind::ref && k.off % 8 == 0 ? FieldHolds::kptr : FieldHolds::nothing);
+            k.kind != loader::KptrKind::unref && k.off % 8 == 0 ? FieldHolds::kptr : FieldHolds::nothing);
     for (const loader::SpecialStruct& s : found.structs) {
         const bool lock = s.kind == loader::kFieldSpinLock;
         if (lock && lock_off_ < 0 && s.off % 4 == 0 && uint64_t(s.off) + 4 <= value_size)

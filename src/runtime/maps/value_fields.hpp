@@ -19,8 +19,8 @@
 
 namespace strbpf::runtime {
 
-// What a field holds that freeing it drops: a referenced kptr's object (only bpf_obj_new objects in strbpf's runs),
-// the objects on a bpf_list_head or in a bpf_rb_root.
+// What a field holds that freeing it drops: a referenced or percpu kptr's object (only bpf_obj_new and
+// bpf_percpu_obj_new objects in strbpf's runs), the objects on a bpf_list_head or in a bpf_rb_root.
 enum class FieldHolds : uint8_t { nothing, kptr, list, tree };
 
 struct ValueField {

@@ -46,7 +46,10 @@ enum class DynptrType : uint8_t { invalid, local, ringbuf, skb, xdp };
 // PTR_TO_BTF_ID's type flags (the kernel's PTR_TRUSTED, MEM_RCU, PTR_UNTRUSTED); maybe_null is PTR_MAYBE_NULL.
 // kBtfAlloc is MEM_ALLOC: a bpf_obj_new object of the program's BTF (alloc_obj.hpp), printed without a prefix.
 // kBtfNonOwn is NON_OWN_REF: an object a graph kfunc took over, valid until bpf_spin_unlock (graph.hpp).
-inline constexpr uint8_t kBtfTrusted = 1, kBtfRcu = 2, kBtfUntrusted = 4, kBtfNonOwn = 8, kBtfAlloc = 64;
+// kBtfPercpu is MEM_PERCPU: a bpf_percpu_obj_new object or a percpu_kptr, reached only through bpf_this_cpu_ptr /
+// bpf_per_cpu_ptr ("percpu_" prefix).
+inline constexpr uint8_t kBtfTrusted = 1, kBtfRcu = 2, kBtfUntrusted = 4, kBtfNonOwn = 8, kBtfPercpu = 16,
+                         kBtfAlloc = 64;
 
 // How a scalar sharing an id relates to the id's base value (the kernel's BPF_ADD_CONST64/32): none = equal;
 // add64 = base + off; add32 = (u32)(base + off) zero-extended, the base being below 2^32.
