@@ -4,11 +4,13 @@
 
 #include <bpf/btf.h>
 #include <cstdlib>
+#include <cstring>
 #include <fmt/format.h>
 #include <map>
 #include <mutex>
 #include <new>
 #include <unordered_map>
+#include <vector>
 
 #include "loader/btf_fields.hpp"
 #include "loader/btf_view.hpp"
@@ -88,9 +90,15 @@ constexpr uint64_t kMaxPercpuObjSize = 512;
 constexpr uint64_t kMaxObjSize = 4096 - 8;
 
 // The live objects: start -> size.
+// The live objects: start -> size. Freed blocks are kept by size for the next object of that size and never go
+// back to malloc: a program of another run may still hold an RCU pointer (MEM_RCU) to an object another thread
+// dropped, as the kernel defers the free past an RCU grace period; here such a pointer reaches memory that stays
+// an object's block of the same size (type-stable memory, as SLAB_TYPESAFE_BY_RCU), never memory the runtime
+// handed elsewhere.
 struct Registry {
     std::mutex mu;
     std::map<uint64_t, uint32_t> live;
+    std::unordered_map<uint64_t, std::vector<void*>> free_blocks; // block size -> blocks
 };
 Registry& registry() {
     static Registry* r = new Registry(); // never destroyed: objects may be dropped by static maps at exit
@@ -104,8 +112,19 @@ ObjHeader* header_of(uint64_t obj) { return reinterpret_cast<ObjHeader*>(obj) - 
 uint64_t obj_alloc(uint64_t magic, std::shared_ptr<const ObjMeta> meta, uint32_t size, uint32_t type_id,
                    uint32_t copies) {
     const uint64_t stride = copies > 1 ? (uint64_t(size) + 7) & ~uint64_t{7} : size;
-    void* mem = std::calloc(1, sizeof(ObjHeader) + stride * copies);
-    if (!mem)
+    const uint64_t block = sizeof(ObjHeader) + stride * copies;
+    void* mem = nullptr;
+    {
+        Registry& r = registry();
+        std::lock_guard<std::mutex> g(r.mu);
+        if (auto it = r.free_blocks.find(block); it != r.free_blocks.end() && !it->second.empty()) {
+            mem = it->second.back();
+            it->second.pop_back();
+        }
+    }
+    if (mem)
+        std::memset(mem, 0, block);
+    else if (!(mem = std::calloc(1, block)))
         return 0;
     auto* h = new (mem) ObjHeader{std::move(meta), uint32_t(stride), type_id, magic};
     const uint64_t obj = reinterpret_cast<uint64_t>(h + 1);
@@ -125,15 +144,14 @@ const btf_type* obj_type(uint64_t r1, RunContext* ctx, uint64_t max_size) {
 }
 
 void obj_free(uint64_t obj) {
-    {
-        Registry& r = registry();
-        std::lock_guard<std::mutex> g(r.mu);
-        r.live.erase(obj);
-    }
     ObjHeader* h = header_of(obj);
+    const uint64_t block = sizeof(ObjHeader) + uint64_t(h->size) * (h->magic == kPercpuMagic ? possible_cpus() : 1);
     h->magic = 0;
     h->~ObjHeader();
-    std::free(h);
+    Registry& r = registry();
+    std::lock_guard<std::mutex> g(r.mu);
+    r.live.erase(obj);
+    r.free_blocks[block].push_back(h);
 }
 
 } // namespace
