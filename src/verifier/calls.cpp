@@ -1122,8 +1122,10 @@ bool do_kfunc_call(Env& env, const isa::Insn& insn) {
         return do_graph_kfunc(env, names[size_t(insn.imm)], insn);
     if (!proto && is_iter_kfunc(names[size_t(insn.imm)])) // iter.cpp: the css_task iterator
         return do_iter_btf_kfunc(env, names[size_t(insn.imm)]);
-    if (const KfuncBtf* k = proto ? nullptr : find_kfunc_btf(names[size_t(insn.imm)]))
-        return check_kfunc_btf_call(env, *k, insn); // kfunc_btf.cpp
+    // kfunc_btf.cpp: the kfuncs checked against their kernel BTF, whether strbpf runs them (bpf_rcu_read_lock /
+    // _unlock) or not
+    if (const KfuncBtf* k = find_kfunc_btf(names[size_t(insn.imm)]))
+        return check_kfunc_btf_call(env, *k, insn);
     if (const runtime::ExtKfunc* e = proto ? nullptr : ext_kfunc(env, names[size_t(insn.imm)]))
         return check_ext_kfunc_call(env, *e, insn); // the embedder's, after the built-ins (ext_protos.cpp)
     if (!proto)

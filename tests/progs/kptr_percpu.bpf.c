@@ -175,6 +175,29 @@ int exchange_out_and_drop(struct __sk_buff *skb)
 	return 0;
 }
 
+/* A sleepable program reads the field inside bpf_rcu_read_lock / _unlock (no-ops in strbpf's runs). */
+SEC("syscall")
+__success __retval(3)
+int sleepable_in_rcu_section(void *ctx)
+{
+	struct val_t __percpu_kptr *p;
+	struct val_t *v;
+	int k = 0, r = 3;
+	struct elem *e = bpf_map_lookup_elem(&array, &k);
+
+	if (!e)
+		return 1;
+	bpf_rcu_read_lock();
+	p = e->pc;
+	if (p) {
+		v = bpf_this_cpu_ptr(p);
+		v->b = 0;
+		r = v->b + 3;
+	}
+	bpf_rcu_read_unlock();
+	return r;
+}
+
 SEC("tc")
 __failure __msg("R0 is ptr_val_t access percpu memory: off=0")
 int deref_new(struct __sk_buff *skb)

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* Run-time errors name the pc the user wrote (tests/unit/cli_run_errors_test.cpp): the verified form of
- * rcu_after_may_goto has one instruction more at its start than the program (the may_goto counter set to
+ * cgroup_after_may_goto has one instruction more at its start than the program (the may_goto counter set to
  * BPF_MAX_LOOPS), and its run stops at a kfunc strbpf verifies but does not implement; sockmap_after_may_goto's
  * run is ended by a helper (strbpf does not run sockmap operations), and the error names that call. The kernel
  * runs both. */
@@ -9,23 +9,33 @@
 
 char _license[] SEC("license") = "GPL";
 
-extern void bpf_rcu_read_lock(void) __ksym;
-extern void bpf_rcu_read_unlock(void) __ksym;
+/* libbpf resolves a kfunc only when the extern's prototype is compatible with the kernel's: a struct, not a
+ * forward declaration. */
+struct cgroup {
+	int level;
+} __attribute__((preserve_access_index));
+extern struct cgroup *bpf_cgroup_from_id(unsigned long long cgid) __ksym;
+extern void bpf_cgroup_release(struct cgroup *cgrp) __ksym;
 
 SEC("syscall")
-int rcu_after_may_goto(void *ctx)
+int cgroup_after_may_goto(void *ctx)
 {
+	struct cgroup *c;
+
 	asm volatile(".8byte 0xe5" ::: "memory"); /* may_goto +0 */
-	bpf_rcu_read_lock();
-	bpf_rcu_read_unlock();
+	c = bpf_cgroup_from_id(1);
+	if (c)
+		bpf_cgroup_release(c);
 	return 0;
 }
 
 SEC("syscall")
-int rcu_plain(void *ctx)
+int cgroup_plain(void *ctx)
 {
-	bpf_rcu_read_lock();
-	bpf_rcu_read_unlock();
+	struct cgroup *c = bpf_cgroup_from_id(1);
+
+	if (c)
+		bpf_cgroup_release(c);
 	return 0;
 }
 

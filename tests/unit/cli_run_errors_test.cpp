@@ -28,20 +28,20 @@ TEST(CliRunErrors, RunTimeErrorsNameThePcAsWritten) {
         GTEST_SKIP() << "no /sys/kernel/btf/vmlinux: the kfuncs these programs call are verified against kernel BTF";
     const std::string obj = kProgs + "/loader_run_errors.bpf.o";
     for (const char* e : {"interp", "jit"}) {
-        // may_goto's counter set-up is rewritten pc 0, so the call the user wrote at pc 1 runs as pc 2
-        Out o = cli("run " + obj + " --prog rcu_after_may_goto --engine " + e);
+        // may_goto's counter set-up is rewritten pc 0, so the call the user wrote at pc 2 runs as pc 3
+        Out o = cli("run " + obj + " --prog cgroup_after_may_goto --engine " + e);
         EXPECT_NE(o.rc, 0) << e << o.out;
-        EXPECT_NE(o.out.find("kfunc bpf_rcu_read_lock at pc 1 (rewritten pc 2) is verified by strbpf"),
+        EXPECT_NE(o.out.find("kfunc bpf_cgroup_from_id at pc 2 (rewritten pc 3) is verified by strbpf"),
                   std::string::npos)
             << e << ": " << o.out;
-        Out plain = cli("run " + obj + " --prog rcu_plain --engine " + e);
-        EXPECT_NE(plain.out.find("kfunc bpf_rcu_read_lock at pc 0 is verified by strbpf"), std::string::npos)
+        Out plain = cli("run " + obj + " --prog cgroup_plain --engine " + e);
+        EXPECT_NE(plain.out.find("kfunc bpf_cgroup_from_id at pc 1 is verified by strbpf"), std::string::npos)
             << e << ": " << plain.out;
     }
     // the checked interpreter runs the program as written: one pc
-    Out checked = cli("run " + obj + " --prog rcu_after_may_goto --engine interp-checked");
+    Out checked = cli("run " + obj + " --prog cgroup_after_may_goto --engine interp-checked");
     EXPECT_EQ(checked.out.find("rewritten pc"), std::string::npos) << checked.out;
-    EXPECT_NE(checked.out.find("at pc 1"), std::string::npos) << checked.out;
+    EXPECT_NE(checked.out.find("at pc 2"), std::string::npos) << checked.out;
 }
 
 // A helper that ends the run names no pc itself: the engine adds the call's, as written and as rewritten.

@@ -21,14 +21,16 @@ using loader::ProgType;
 // Every verify-only name has a row here, or is a graph kfunc (verifier/graph.cpp checks those by name).
 TEST(KfuncBtf, OneRowPerVerifyOnlyName) {
     const auto names = runtime::verify_only_kfuncs();
-    EXPECT_EQ(names.size(), kfunc_btf_table().size());
+    EXPECT_EQ(names.size() + 2, kfunc_btf_table().size()); // but bpf_rcu_read_lock / _unlock, which run
     for (std::string_view n : names) {
         EXPECT_TRUE(find_kfunc_btf(n)) << n;
         EXPECT_FALSE(is_graph_kfunc(n)) << n << " is verified by graph.cpp and run by graph_kfuncs.cpp";
         EXPECT_EQ(runtime::find_kfunc(n), nullptr) << n << " is also in the kfunc table";
     }
     for (const KfuncBtf& k : kfunc_btf_table())
-        EXPECT_GE(runtime::verify_only_kfunc_index(k.name), 0) << k.name;
+        EXPECT_NE(runtime::verify_only_kfunc_index(k.name) >= 0, runtime::find_kfunc(k.name) != nullptr) << k.name;
+    EXPECT_NE(runtime::find_kfunc("bpf_rcu_read_lock"), nullptr);
+    EXPECT_NE(runtime::find_kfunc("bpf_rcu_read_unlock"), nullptr);
 }
 
 // The list, rbtree and refcount kfuncs graph.cpp verifies all run: each has a row of the kfunc table. The percpu
@@ -88,10 +90,11 @@ TEST(KfuncBtf, ProgramTypesPerSet) {
 
 TEST(KfuncBtf, LinkedCallsStopARunNamingTheKfunc) {
     EXPECT_EQ(runtime::verify_only_run_refusal(0, 0), "");
-    const int i = runtime::verify_only_kfunc_index("bpf_rcu_read_lock");
+    const int i = runtime::verify_only_kfunc_index("bpf_cgroup_from_id");
     ASSERT_GE(i, 0);
-    EXPECT_NE(runtime::verify_only_run_refusal(runtime::kVerifyOnlyKfuncBase + i, 3).find("kfunc bpf_rcu_read_lock at pc 3"),
+    EXPECT_NE(runtime::verify_only_run_refusal(runtime::kVerifyOnlyKfuncBase + i, 3).find("kfunc bpf_cgroup_from_id at pc 3"),
               std::string::npos);
+    EXPECT_LT(runtime::verify_only_kfunc_index("bpf_rcu_read_lock"), 0); // runs: a no-op
     EXPECT_NE(runtime::verify_only_kfunc_address(i), 0u);
 }
 
@@ -100,12 +103,18 @@ TEST(KfuncBtf, EnginesRefuseToRunOne) {
         GTEST_SKIP() << "no /sys/kernel/btf/vmlinux: the program cannot be verified";
     for (const char* engine : {"interp", "jit"}) {
         const testing_support::ShellOut o = testing_support::run_shell(std::string(STRBPF_CLI) + " run " + STRBPF_PROGS_DIR +
-                                                       "/verifier_kfuncs_btf.bpf.o --prog rcu_section --engine " + engine,
+                                                       "/verifier_kfuncs_btf.bpf.o --prog cgroup_acquire_release --engine " + engine,
                                                    true);
         EXPECT_NE(o.rc, 0) << engine;
-        EXPECT_NE(o.out.find("kfunc bpf_rcu_read_lock at pc 0 is verified by strbpf but has no implementation"),
+        EXPECT_NE(o.out.find("kfunc bpf_cgroup_from_id at pc 1 is verified by strbpf but has no implementation"),
                   std::string::npos)
             << engine << ": " << o.out;
+        // bpf_rcu_read_lock / _unlock run as no-ops
+        const testing_support::ShellOut rcu = testing_support::run_shell(
+            std::string(STRBPF_CLI) + " run " + STRBPF_PROGS_DIR + "/verifier_kfuncs_btf.bpf.o --prog rcu_section --engine " +
+                engine,
+            true);
+        EXPECT_EQ(rcu.rc, 0) << engine << ": " << rcu.out;
     }
 }
 

@@ -86,6 +86,9 @@ const KfuncProto kKfuncs[] = {
     // Preemption (helpers.c common_kfunc_set; the verifier's preempt.cpp counts the regions): no-ops that count.
     {"bpf_preempt_disable",   kfuncs::bpf_preempt_disable,   0, {kNone, kNone, kNone, kNone, kNone}, 0, "6.10", nullptr},
     {"bpf_preempt_enable",    kfuncs::bpf_preempt_enable,    0, {kNone, kNone, kNone, kNone, kNone}, 0, "6.10", nullptr},
+    // RCU read-side sections (helpers.c common_kfunc_set; verified by their kernel-BTF rows, kfunc_btf_table.cpp).
+    {"bpf_rcu_read_lock",     kfuncs::bpf_rcu_read_lock,     0, {kNone, kNone, kNone, kNone, kNone}, 0, "6.2", nullptr},
+    {"bpf_rcu_read_unlock",   kfuncs::bpf_rcu_read_unlock,   0, {kNone, kNone, kNone, kNone, kNone}, 0, "6.2", nullptr},
 };
 // clang-format on
 

@@ -19,4 +19,8 @@ uint64_t bpf_preempt_enable(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, Ru
     return 0;
 }
 
+uint64_t bpf_rcu_read_lock(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, RunContext*) { return 0; }
+
+uint64_t bpf_rcu_read_unlock(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, RunContext*) { return 0; }
+
 } // namespace strbpf::runtime::kfuncs

@@ -12,5 +12,9 @@ namespace strbpf::runtime::kfuncs {
 
 uint64_t bpf_preempt_disable(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, RunContext* ctx); // void
 uint64_t bpf_preempt_enable(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, RunContext* ctx);  // void
+// bpf_rcu_read_lock / bpf_rcu_read_unlock: no-ops. What an RCU read-side section protects in a strbpf run, an
+// object another run drops, stays an object's block (obj_kfuncs.hpp); the verifier checks the sections' balance.
+uint64_t bpf_rcu_read_lock(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, RunContext* ctx);   // void
+uint64_t bpf_rcu_read_unlock(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, RunContext* ctx); // void
 
 } // namespace strbpf::runtime::kfuncs
