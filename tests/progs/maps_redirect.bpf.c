@@ -183,3 +183,28 @@ int xskmap_filled(struct xdp_md *ctx)
 	return got << 16 | PACK4(bpf_redirect_map(&xsks, 0, XDP_DROP), bpf_redirect_map(&xsks, 1, XDP_DROP),
 				 bpf_redirect_map(&xsks, 1ULL << 32, XDP_PASS), bpf_redirect_map(&xsks, 0, BPF_F_BROADCAST));
 }
+
+/* Both devmap types are BPF_F_RDONLY_PROG from creation (dev_map_init_map): a program reads a looked-up value and
+ * may not write it (check_map_access_type). */
+SEC("xdp")
+__failure __msg("write into map forbidden, value_size=8 off=0 size=4")
+int devmap_value_write(struct xdp_md *ctx)
+{
+	__u32 k = 0;
+	struct bpf_devmap_val *v = bpf_map_lookup_elem(&devs, &k);
+
+	if (v)
+		v->ifindex = 2;
+	return XDP_PASS;
+}
+
+SEC("xdp")
+__failure __msg("write into map forbidden, value_size=4 off=0 size=4")
+int devmap_hash_value_write(struct xdp_md *ctx)
+{
+	__u32 k = 0, *v = bpf_map_lookup_elem(&devs_hash, &k);
+
+	if (v)
+		*v = 2;
+	return XDP_PASS;
+}
