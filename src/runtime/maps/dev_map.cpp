@@ -65,7 +65,8 @@ void write_slot(uint8_t* slot, uint32_t ifindex) {
     store32(slot, ifindex);
 }
 
-// BPF_MAP_TYPE_DEVMAP: an array of max_entries slots; an empty slot's ifindex is 0 (a present entry's never is).
+// BPF_MAP_TYPE_DEVMAP: an array of max_entries slots; an empty slot's ifindex is 0 (a present entry's never is). An
+// update writes the slot in place, word by word (the kernel swaps in a new node and frees the old after RCU).
 class DevArrayMap final : public RedirectMap {
   public:
     explicit DevArrayMap(const loader::MapSpec& spec) : RedirectMap(spec), arena_(uint64_t(spec.max_entries) * 8) {
@@ -133,7 +134,9 @@ class DevArrayMap final : public RedirectMap {
 // BPF_MAP_TYPE_DEVMAP_HASH: roundup_pow_of_two(max_entries) buckets by key & (n_buckets - 1), each a list with
 // the newest entry first (an update that replaces an entry moves it to its bucket's head), walked by
 // get_next_key in bucket order as dev_map_hash_get_next_key walks them. Values sit in arena slots; at most
-// max_entries entries (or the slots strbpf's cap leaves: -ENOMEM past them).
+// max_entries entries (or the slots strbpf's cap leaves: -ENOMEM past them). A replaced entry keeps its slot and a
+// deleted one's is reused: a program that looked an entry up while the syscall view replaces or deletes it may read
+// the newer value, where the kernel's RCU keeps the old node for it.
 class DevHashMap final : public RedirectMap {
   public:
     explicit DevHashMap(const loader::MapSpec& spec)
