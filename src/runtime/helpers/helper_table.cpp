@@ -14,6 +14,7 @@
 
 #include "runtime/helpers/basic_helpers.hpp"
 #include "runtime/helpers/callback_helpers.hpp"
+#include "runtime/helpers/cgroup_helpers.hpp"
 #include "runtime/helpers/csum_helpers.hpp"
 #include "runtime/helpers/dynptr_helpers.hpp"
 #include "runtime/helpers/map_helpers.hpp"
@@ -135,11 +136,11 @@ constexpr HelperProto kHelpers[] = {
     {30, "bpf_skb_set_tunnel_opt", nullptr, R::integer, {A::ptr_to_ctx, A::ptr_to_mem_rdonly, A::const_size, _, _}, false, T("sched_cls sched_act lwt_xmit"), false, 0},
     {31, "bpf_skb_change_proto", nullptr, R::integer, {A::ptr_to_ctx, A::anything, A::anything, _, _}, false, T("sched_cls sched_act"), false, kChangesPktData},
     {32, "bpf_skb_change_type", nullptr, R::integer, {A::ptr_to_ctx, A::anything, _, _, _}, false, T("sched_cls sched_act"), false, 0},
-    {33, "bpf_skb_under_cgroup", nullptr, R::integer, {A::ptr_to_ctx, A::const_map_ptr, A::anything, _, _}, false, T("sched_cls sched_act lwt_in lwt_out lwt_xmit lwt_seg6local"), false, 0},
+    {33, "bpf_skb_under_cgroup", bpf_skb_under_cgroup_helper, R::integer, {A::ptr_to_ctx, A::const_map_ptr, A::anything, _, _}, false, T("sched_cls sched_act lwt_in lwt_out lwt_xmit lwt_seg6local"), false, 0},
     {34, "bpf_get_hash_recalc", nullptr, R::integer, {A::ptr_to_ctx, _, _, _, _}, false, T("sched_cls sched_act lwt_in lwt_out lwt_xmit lwt_seg6local"), false, 0},
     {35, "bpf_get_current_task", nullptr, R::integer, {_, _, _, _, _}, true, kAll, false, 0},
     {36, "bpf_probe_write_user", nullptr, R::integer, {A::anything, A::ptr_to_mem_rdonly, A::const_size, _, _}, true, T("tracing lsm"), false, 0},
-    {37, "bpf_current_task_under_cgroup", nullptr, R::integer, {A::const_map_ptr, A::anything, _, _, _}, false, kAll, false, 0},
+    {37, "bpf_current_task_under_cgroup", bpf_current_task_under_cgroup_helper, R::integer, {A::const_map_ptr, A::anything, _, _, _}, false, kAll, false, 0},
     {38, "bpf_skb_change_tail", nullptr, R::integer, {A::ptr_to_ctx, A::anything, A::anything, _, _}, false, T("sched_cls sched_act lwt_xmit"), false, kChangesPktData},
     {38, "bpf_skb_change_tail", nullptr, R::integer, {A::ptr_to_ctx, A::anything, A::anything, _, _}, false, T("sk_skb"), false, kChangesPktData}, // sk_skb_change_tail_proto
     {39, "bpf_skb_pull_data", nullptr, R::integer, {A::ptr_to_ctx, A::anything, _, _, _}, false, T("sched_cls sched_act lwt_in lwt_out lwt_xmit lwt_seg6local"), false, kChangesPktData},

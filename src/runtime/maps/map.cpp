@@ -2,6 +2,7 @@
 // Map creation and the operations every map type shares (runtime stage).
 #include "runtime/maps/map.hpp"
 #include "runtime/maps/arena_map.hpp"
+#include "runtime/maps/cgroup_array_map.hpp"
 #include "runtime/maps/cgroup_storage_map.hpp"
 #include "runtime/maps/fd_maps.hpp"
 #include "runtime/maps/redirect_maps.hpp"
@@ -110,6 +111,8 @@ Result<std::unique_ptr<Map>> create_map(const loader::MapSpec& given) {
         return create_cpu_map(spec);
     case loader::kMapXskmap:
         return create_xsk_map(spec);
+    case loader::kMapCgroupArray:
+        return create_cgroup_array_map(spec);
     default:
         break;
     }
