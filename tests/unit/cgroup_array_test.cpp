@@ -115,6 +115,36 @@ loader::MapSpec spec(uint32_t entries) {
 
 bool kernel_ok() { return exec::kernel::available().ok(); }
 
+// fd_array_map_alloc_check and array_map_alloc_check, strbpf's and the kernel's: the errno of each spec (0: created).
+TEST(CgroupArray, CreationRulesAreTheKernels) {
+    struct Case {
+        uint32_t key, value, entries, flags;
+    };
+    const std::vector<Case> cases = {
+        {4, 4, 4, 0}, {4, 8, 4, 0}, {8, 4, 4, 0}, {4, 4, 0, 0}, {4, 4, 4, 1u << 2 /* NUMA_NODE */},
+        {4, 4, 4, 1u << 3 /* RDONLY */}, {4, 4, 4, 1u << 4 /* WRONLY */}, {4, 4, 4, 3u << 3 /* both */},
+        {4, 4, 4, 1u << 7 /* RDONLY_PROG */}, {4, 4, 4, 1u << 10 /* MMAPABLE */}, {4, 4, 4, 1 /* NO_PREALLOC */},
+    };
+    std::vector<int> got, want;
+    for (const Case& c : cases) {
+        loader::MapSpec s = spec(c.entries);
+        s.key_size = c.key;
+        s.value_size = c.value;
+        s.map_flags = c.flags;
+        auto m = runtime::create_map(s);
+        got.push_back(m.ok() ? 0 : m.error().code);
+        if (kernel_ok()) {
+            testing_support::KernelMap k(s);
+            want.push_back(k.fd() >= 0 ? 0 : k.fd());
+        }
+    }
+    // The reference kernel's answers (6.18).
+    EXPECT_EQ(got, (std::vector<int>{0, -EINVAL, -EINVAL, -EINVAL, 0, 0, 0, -EINVAL, -EINVAL, -EINVAL, -EINVAL}));
+    if (!kernel_ok())
+        GTEST_SKIP() << "kernel engine unavailable";
+    EXPECT_EQ(got, want);
+}
+
 template <class Update, class Lookup, class Remove, class Next>
 std::vector<std::string> script(const Cgroups& c, Update update, Lookup lookup, Remove remove, Next next) {
     std::vector<std::string> seen;
