@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
-/* The map types strbpf verifies against but does not run (runtime/maps/verify_only_map.cpp; stack_trace and
- * task_storage, which run now, are here too: their runs are maps_stack_trace.bpf.c's and maps_local_storage.bpf.c's),
+/* The map types strbpf verifies against but does not run (runtime/maps/verify_only_map.cpp; stack_trace,
+ * task_storage, cgroup_array, devmap, devmap_hash, cpumap and xskmap, which run now, are here too: their runs are
+ * maps_stack_trace.bpf.c's, maps_local_storage.bpf.c's, maps_cgroup_array.bpf.c's and maps_redirect.bpf.c's),
  * judged beside the kernel: each with the helper that takes it (accepted; not run here) and with a
  * helper that does not (check_map_func_compatibility's words, from both of its switches); and record_func_map's
  * refusal of element writes to maps read-only to programs (BPF_F_RDONLY_PROG), which strbpf accepted before. */

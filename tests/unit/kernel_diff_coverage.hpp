@@ -24,6 +24,12 @@ inline const std::vector<DeclaredTest> kDeclaredTests = {
     // inode_storage's helpers are lsm-only (no test run): its syscall view (owners named by any file, O_PATH too)
     // is compared with a kernel inode_storage map; task and cgrp storage's too.
     {"local_storage_test", "LocalStorageKernel.SyscallViewTakesTheKernelsFds", {}, {28, 29, 32}},
+    // devmap, cpumap, xskmap and devmap_hash filled through the syscall view (a device, a CPU, an AF_XDP socket)
+    // and bpf_redirect_map finding their entries, on the kernel (maps_redirect.bpf.c's runs are of empty maps);
+    // the syscall views compared operation by operation.
+    {"dev_maps_test", "DevMapRunsKernel.*:DevMaps.*", {51}, {14, 16, 17, 25}},
+    // cgroup_array filled with cgroup v2 directories, its helpers run from the root and from a child cgroup.
+    {"cgroup_array_test", "CgroupArrayKernel.*:CgroupArray.*", {33, 37}, {8}},
 };
 
 struct Exception {
@@ -52,14 +58,9 @@ inline const std::vector<Exception> kExceptions = {
      &verifier::KernelVariant::no_xdp_adjust_meta},
     // Verify-only types (runtime/maps/verify_only_map.cpp, docs/maps.md): programs using them are verified beside
     // the kernel (maps_verify_only.bpf.c), but no run reaches a helper on them, so there is nothing to compare.
-    {Kind::map, 8, "verify-only: cgroup_array holds cgroups by fd"},
-    {Kind::map, 14, "verify-only: devmap holds network devices"},
     {Kind::map, 15, "verify-only: sockmap holds sockets"},
-    {Kind::map, 16, "verify-only: cpumap holds CPUs' kthreads"},
-    {Kind::map, 17, "verify-only: xskmap holds AF_XDP sockets"},
     {Kind::map, 18, "verify-only: sockhash holds sockets"},
     {Kind::map, 20, "verify-only: reuseport_sockarray holds sockets of a reuseport group"},
-    {Kind::map, 25, "verify-only: devmap_hash holds network devices"},
 };
 
 } // namespace strbpf::coverage

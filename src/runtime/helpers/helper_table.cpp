@@ -14,10 +14,12 @@
 
 #include "runtime/helpers/basic_helpers.hpp"
 #include "runtime/helpers/callback_helpers.hpp"
+#include "runtime/helpers/cgroup_helpers.hpp"
 #include "runtime/helpers/csum_helpers.hpp"
 #include "runtime/helpers/dynptr_helpers.hpp"
 #include "runtime/helpers/map_helpers.hpp"
 #include "runtime/helpers/perf_helpers.hpp"
+#include "runtime/helpers/redirect_helpers.hpp"
 #include "runtime/helpers/memory_helpers.hpp"
 #include "runtime/helpers/net_helpers.hpp"
 #include "runtime/helpers/ringbuf_helpers.hpp"
@@ -113,8 +115,8 @@ constexpr HelperProto kHelpers[] = {
     {20, "bpf_skb_get_tunnel_key", nullptr, R::integer, {A::ptr_to_ctx, A::ptr_to_uninit_mem, A::const_size, A::anything, _}, false, T("sched_cls sched_act lwt_xmit"), false, 0},
     {21, "bpf_skb_set_tunnel_key", nullptr, R::integer, {A::ptr_to_ctx, A::ptr_to_mem_rdonly, A::const_size, A::anything, _}, false, T("sched_cls sched_act lwt_xmit"), false, 0},
     {22, "bpf_perf_event_read", nullptr, R::integer, {A::const_map_ptr, A::anything, _, _, _}, true, kAll, false, 0},
-    {23, "bpf_redirect", nullptr, R::integer, {A::anything, A::anything, _, _, _}, false, T("sched_cls sched_act lwt_xmit"), false, 0},
-    {23, "bpf_redirect", nullptr, R::integer, {A::anything, A::anything, _, _, _}, false, T("xdp"), false, 0}, // bpf_xdp_redirect_proto
+    {23, "bpf_redirect", bpf_redirect_helper, R::integer, {A::anything, A::anything, _, _, _}, false, T("sched_cls sched_act lwt_xmit"), false, 0},
+    {23, "bpf_redirect", bpf_redirect_helper, R::integer, {A::anything, A::anything, _, _, _}, false, T("xdp"), false, 0}, // bpf_xdp_redirect_proto
     {24, "bpf_get_route_realm", nullptr, R::integer, {A::ptr_to_ctx, _, _, _, _}, false, T("sched_cls sched_act lwt_in lwt_out lwt_xmit lwt_seg6local"), false, 0},
     {25, "bpf_perf_event_output", bpf_perf_event_output_helper, R::integer, {A::ptr_to_ctx, A::const_map_ptr, A::anything, A::ptr_to_mem_rdonly, A::const_size_or_zero}, true, T("socket_filter sched_cls sched_act cgroup_skb lwt_in lwt_out lwt_xmit sk_skb lwt_seg6local"), false, 0}, // bpf_skb_event_output_proto
     {25, "bpf_perf_event_output", bpf_perf_event_output_helper, R::integer, {A::ptr_to_ctx, A::const_map_ptr, A::anything, A::ptr_to_mem_rdonly, A::const_size_or_zero}, true, T("kprobe"), false, 0},
@@ -134,11 +136,11 @@ constexpr HelperProto kHelpers[] = {
     {30, "bpf_skb_set_tunnel_opt", nullptr, R::integer, {A::ptr_to_ctx, A::ptr_to_mem_rdonly, A::const_size, _, _}, false, T("sched_cls sched_act lwt_xmit"), false, 0},
     {31, "bpf_skb_change_proto", nullptr, R::integer, {A::ptr_to_ctx, A::anything, A::anything, _, _}, false, T("sched_cls sched_act"), false, kChangesPktData},
     {32, "bpf_skb_change_type", nullptr, R::integer, {A::ptr_to_ctx, A::anything, _, _, _}, false, T("sched_cls sched_act"), false, 0},
-    {33, "bpf_skb_under_cgroup", nullptr, R::integer, {A::ptr_to_ctx, A::const_map_ptr, A::anything, _, _}, false, T("sched_cls sched_act lwt_in lwt_out lwt_xmit lwt_seg6local"), false, 0},
+    {33, "bpf_skb_under_cgroup", bpf_skb_under_cgroup_helper, R::integer, {A::ptr_to_ctx, A::const_map_ptr, A::anything, _, _}, false, T("sched_cls sched_act lwt_in lwt_out lwt_xmit lwt_seg6local"), false, 0},
     {34, "bpf_get_hash_recalc", nullptr, R::integer, {A::ptr_to_ctx, _, _, _, _}, false, T("sched_cls sched_act lwt_in lwt_out lwt_xmit lwt_seg6local"), false, 0},
     {35, "bpf_get_current_task", nullptr, R::integer, {_, _, _, _, _}, true, kAll, false, 0},
     {36, "bpf_probe_write_user", nullptr, R::integer, {A::anything, A::ptr_to_mem_rdonly, A::const_size, _, _}, true, T("tracing lsm"), false, 0},
-    {37, "bpf_current_task_under_cgroup", nullptr, R::integer, {A::const_map_ptr, A::anything, _, _, _}, false, kAll, false, 0},
+    {37, "bpf_current_task_under_cgroup", bpf_current_task_under_cgroup_helper, R::integer, {A::const_map_ptr, A::anything, _, _, _}, false, kAll, false, 0},
     {38, "bpf_skb_change_tail", nullptr, R::integer, {A::ptr_to_ctx, A::anything, A::anything, _, _}, false, T("sched_cls sched_act lwt_xmit"), false, kChangesPktData},
     {38, "bpf_skb_change_tail", nullptr, R::integer, {A::ptr_to_ctx, A::anything, A::anything, _, _}, false, T("sk_skb"), false, kChangesPktData}, // sk_skb_change_tail_proto
     {39, "bpf_skb_pull_data", nullptr, R::integer, {A::ptr_to_ctx, A::anything, _, _, _}, false, T("sched_cls sched_act lwt_in lwt_out lwt_xmit lwt_seg6local"), false, kChangesPktData},
@@ -161,7 +163,7 @@ constexpr HelperProto kHelpers[] = {
     {49, "bpf_setsockopt", nullptr, R::integer, {A::ptr_to_ctx, A::anything, A::anything, A::ptr_to_mem_rdonly, A::const_size}, false, T("cgroup_sock_addr"), false, 0}, // bpf_sock_addr_setsockopt_proto
     {50, "bpf_skb_adjust_room", nullptr, R::integer, {A::ptr_to_ctx, A::anything, A::anything, A::anything, _}, false, T("sched_cls sched_act"), false, kChangesPktData},
     {50, "bpf_skb_adjust_room", nullptr, R::integer, {A::ptr_to_ctx, A::anything, A::anything, A::anything, _}, false, T("sk_skb"), false, kChangesPktData}, // sk_skb_adjust_room_proto
-    {51, "bpf_redirect_map", nullptr, R::integer, {A::const_map_ptr, A::anything, A::anything, _, _}, false, T("xdp"), false, 0}, // bpf_xdp_redirect_map_proto
+    {51, "bpf_redirect_map", bpf_redirect_map_helper, R::integer, {A::const_map_ptr, A::anything, A::anything, _, _}, false, T("xdp"), false, 0}, // bpf_xdp_redirect_map_proto
     {52, "bpf_sk_redirect_map", nullptr, R::integer, {A::ptr_to_ctx, A::const_map_ptr, A::anything, A::anything, _}, false, T("sk_skb"), false, 0},
     {53, "bpf_sock_map_update", nullptr, R::integer, {A::ptr_to_ctx, A::const_map_ptr, A::ptr_to_map_key, A::anything, _}, false, T("sock_ops"), true, 0},
     {54, "bpf_xdp_adjust_meta", bpf_xdp_adjust_meta_helper, R::integer, {A::ptr_to_ctx, A::anything, _, _, _}, false, T("xdp"), false, kChangesPktData},
@@ -286,10 +288,10 @@ constexpr HelperProto kHelpers[] = {
     {149, "bpf_snprintf_btf", nullptr, R::integer, {A::ptr_to_mem, A::const_size, A::ptr_to_mem_rdonly, A::const_size, A::anything}, false, kAll, false, 0},
     {150, "bpf_seq_printf_btf", nullptr, R::integer, {A::ptr_to_btf_id, A::ptr_to_mem_rdonly, A::const_size_or_zero, A::anything, _}, true, T("tracing lsm"), false, 0},
     {151, "bpf_skb_cgroup_classid", nullptr, R::integer, {A::ptr_to_ctx, _, _, _, _}, false, T("sched_cls sched_act"), false, 0},
-    {152, "bpf_redirect_neigh", nullptr, R::integer, {A::anything, A::ptr_to_mem_rdonly_or_null, A::const_size_or_zero, A::anything, _}, false, T("sched_cls sched_act"), false, 0},
+    {152, "bpf_redirect_neigh", bpf_redirect_neigh_helper, R::integer, {A::anything, A::ptr_to_mem_rdonly_or_null, A::const_size_or_zero, A::anything, _}, false, T("sched_cls sched_act"), false, 0},
     {153, "bpf_per_cpu_ptr", bpf_per_cpu_ptr_helper, R::mem_or_btf_id_rdonly_or_null, {A::ptr_to_percpu_btf_id, A::anything, _, _, _}, false, kAll, false, 0},
     {154, "bpf_this_cpu_ptr", bpf_this_cpu_ptr_helper, R::mem_or_btf_id_rdonly, {A::ptr_to_percpu_btf_id, _, _, _, _}, false, kAll, false, 0},
-    {155, "bpf_redirect_peer", nullptr, R::integer, {A::anything, A::anything, _, _, _}, false, T("sched_cls sched_act"), false, 0},
+    {155, "bpf_redirect_peer", bpf_redirect_peer_helper, R::integer, {A::anything, A::anything, _, _, _}, false, T("sched_cls sched_act"), false, 0},
     {156, "bpf_task_storage_get", bpf_task_storage_get_helper, R::map_value_or_null, {A::const_map_ptr, A::ptr_to_btf_id_or_null, A::ptr_to_map_value_or_null, A::anything, _}, false, kAll, false, 0}, // bpf_task_storage_get_recur_proto
     {157, "bpf_task_storage_delete", bpf_task_storage_delete_helper, R::integer, {A::const_map_ptr, A::ptr_to_btf_id_or_null, _, _, _}, false, kAll, false, 0}, // bpf_task_storage_delete_recur_proto
     {158, "bpf_get_current_task_btf", bpf_get_current_task_btf_helper, R::ptr_to_btf_id_trusted, {_, _, _, _, _}, true, kAll, false, 0},

@@ -2,8 +2,10 @@
 // Map creation and the operations every map type shares (runtime stage).
 #include "runtime/maps/map.hpp"
 #include "runtime/maps/arena_map.hpp"
+#include "runtime/maps/cgroup_array_map.hpp"
 #include "runtime/maps/cgroup_storage_map.hpp"
 #include "runtime/maps/fd_maps.hpp"
+#include "runtime/maps/redirect_maps.hpp"
 #include "runtime/maps/sk_storage_map.hpp"
 #include "runtime/maps/stack_trace_map.hpp"
 #include "runtime/maps/user_ringbuf_map.hpp"
@@ -102,6 +104,15 @@ Result<std::unique_ptr<Map>> create_map(const loader::MapSpec& given) {
         return create_local_storage_map(spec);
     case loader::kMapStackTrace:
         return create_stack_trace_map(spec);
+    case loader::kMapDevmap:
+    case loader::kMapDevmapHash:
+        return create_dev_map(spec);
+    case loader::kMapCpumap:
+        return create_cpu_map(spec);
+    case loader::kMapXskmap:
+        return create_xsk_map(spec);
+    case loader::kMapCgroupArray:
+        return create_cgroup_array_map(spec);
     default:
         break;
     }

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: BSD-2-Clause
 // Map types strbpf creates so that programs using them load and are verified with the kernel's rules, but whose
-// operations it does not run (runtime stage): sockets, devices, CPUs, cgroup arrays (the cgroup storages run:
-// cgroup_storage_map.hpp; local storages and stack traces too: sk_storage_map.hpp, stack_trace_map.hpp). The spec rules are each type's map_alloc_check in Linux 6.18.
+// operations it does not run (runtime stage): sockets (sockmap, sockhash, reuseport_sockarray). The cgroup storages
+// and cgroup arrays run (cgroup_storage_map.hpp, cgroup_array_map.hpp); local storages and stack traces too
+// (sk_storage_map.hpp, stack_trace_map.hpp); devices, CPUs and AF_XDP sockets too (redirect_maps.hpp). The spec rules
+// are each type's map_alloc_check in Linux 6.18.
 // A helper that reaches one of these maps in a run aborts the run naming the map type; the syscall view answers
 // -EOPNOTSUPP.
 #include <cerrno>
@@ -27,14 +29,9 @@ struct SpecRule {
 
 using namespace loader;
 constexpr SpecRule kRules[] = {
-    {kMapCgroupArray, 4, 4, 4, 4, false, 0},
-    {kMapDevmap, 4, 4, 4, 8, false, 0},
     {kMapSockmap, 4, 4, 4, 8, false, 0},
-    {kMapCpumap, 4, 4, 4, 8, false, 0},
-    {kMapXskmap, 4, 4, 4, 4, false, 0},
     {kMapSockhash, kNonZero, kNonZero, 4, 8, false, 0},
     {kMapReuseportSockarray, 4, 4, 4, 8, false, 0},
-    {kMapDevmapHash, 4, 4, 4, 8, false, 0},
 };
 
 bool size_ok(uint32_t size, int16_t a, int16_t b) {
