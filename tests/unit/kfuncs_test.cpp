@@ -140,8 +140,8 @@ TEST(PreemptKfuncs, CountTheDepthAndStopAnUnmatchedEnable) {
 TEST(KfuncTable, RowsCarryTheKernelsBtfNames) {
     // 15 string kfuncs, 6 iterator kfuncs, 11 dynptr kfuncs, 3 arena kfuncs, bpf_obj_new_impl and bpf_obj_drop_impl
     // and their percpu forms, bpf_refcount_acquire_impl and the 12 graph kfuncs, bpf_preempt_disable and
-    // bpf_preempt_enable, bpf_rcu_read_lock and bpf_rcu_read_unlock
-    EXPECT_EQ(kfunc_table().size(), 56u);
+    // bpf_preempt_enable, bpf_rcu_read_lock and bpf_rcu_read_unlock, the 25 cpumask kfuncs
+    EXPECT_EQ(kfunc_table().size(), 81u);
     EXPECT_STREQ(find_kfunc("bpf_percpu_obj_new_impl")->params[0].name, "local_type_id__k");
     EXPECT_STREQ(find_kfunc("bpf_percpu_obj_drop_impl")->params[0].name, "p__alloc");
     EXPECT_STREQ(find_kfunc("bpf_obj_new_impl")->params[0].name, "local_type_id__k");
@@ -169,7 +169,7 @@ TEST(KfuncTable, RowsCarryTheKernelsBtfNames) {
     for (const KfuncProto& k : kfunc_table()) {
         if (std::string(k.name).starts_with("bpf_dynptr_") || std::string(k.name).starts_with("bpf_arena_") ||
             std::string(k.name).starts_with("bpf_obj_") || std::string(k.name).starts_with("bpf_percpu_obj_") ||
-            std::string(k.name).starts_with("bpf_list_") ||
+            std::string(k.name).starts_with("bpf_list_") || std::string(k.name).starts_with("bpf_cpumask_") ||
             std::string(k.name).starts_with("bpf_rbtree_") || std::string(k.name).starts_with("bpf_refcount_"))
             continue; // dynptrs, the ctx and a buffer: dynptr.cpp knows each one; arenas: a __map (arena.cpp);
                       // objects: the __alloc object (alloc_obj.cpp); graph kfuncs: heads, roots, nodes, `less`

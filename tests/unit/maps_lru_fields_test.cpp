@@ -206,6 +206,34 @@ TEST_P(PercpuFields, FieldsDropTheirPercpuObjects) {
     EXPECT_EQ(live_objects(), base);
 }
 
+// bpf_cpumask objects (tests/progs/kptr_cpumask.bpf.c): a map's kptr field holds one reference, released with the
+// map (fails when the map's freeing leaves the cpumask, or drops it as a plain object).
+TEST_P(PercpuFields, FieldsReleaseTheirCpumasks) {
+    const std::string path = std::string(STRBPF_PROGS_DIR) + "/kptr_cpumask.bpf.o";
+    if (access(path.c_str(), R_OK) != 0)
+        GTEST_SKIP() << path << " was not built (it needs clang 18 or later)";
+    const size_t base = live_objects();
+    {
+        auto o = Object::open(path);
+        ASSERT_TRUE(o.ok()) << o.error().message;
+        LoadOptions lo;
+        lo.engine = GetParam();
+        const Status st = o->load(lo);
+        ASSERT_TRUE(st.ok()) << st.error().message;
+        RunOptions ro;
+        for (int i = 0; i < 2; i++) {
+            auto r = o->program("acquire_and_stash")->run(ro);
+            ASSERT_TRUE(r.ok()) << r.error().message;
+            EXPECT_EQ(r->retval, 7u);
+            EXPECT_EQ(live_objects() - base, 1u); // the map's; the one it held before released
+        }
+        auto r = o->program("two_masks")->run(ro);
+        ASSERT_TRUE(r.ok()) << r.error().message;
+        EXPECT_EQ(live_objects() - base, 1u); // its three masks released
+    }
+    EXPECT_EQ(live_objects(), base);
+}
+
 INSTANTIATE_TEST_SUITE_P(Engines, PercpuFields, ::testing::ValuesIn(kEngines),
                          [](const auto& info) { return std::string(name(info.param)); });
 

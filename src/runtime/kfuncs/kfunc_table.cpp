@@ -8,6 +8,7 @@
 #include "runtime/kfuncs/graph_kfuncs.hpp"
 #include "runtime/kfuncs/iter_kfuncs.hpp"
 #include "runtime/kfuncs/obj_kfuncs.hpp"
+#include "runtime/kfuncs/cpumask_kfuncs.hpp"
 #include "runtime/kfuncs/preempt_kfuncs.hpp"
 #include "runtime/kfuncs/string_kfuncs.hpp"
 
@@ -86,6 +87,32 @@ const KfuncProto kKfuncs[] = {
     // Preemption (helpers.c common_kfunc_set; the verifier's preempt.cpp counts the regions): no-ops that count.
     {"bpf_preempt_disable",   kfuncs::bpf_preempt_disable,   0, {kNone, kNone, kNone, kNone, kNone}, 0, "6.10", nullptr},
     {"bpf_preempt_enable",    kfuncs::bpf_preempt_enable,    0, {kNone, kNone, kNone, kNone, kNone}, 0, "6.10", nullptr},
+    // The cpumask kfuncs (cpumask.c; verified by their kernel-BTF rows, kfunc_btf_table.cpp): cpumask_kfuncs.hpp.
+    {"bpf_cpumask_create",    kfuncs::bpf_cpumask_create,    0, {kNone, kNone, kNone, kNone, kNone}, 8, "6.3", nullptr},
+    {"bpf_cpumask_acquire",   kfuncs::bpf_cpumask_acquire,   1, {ptr("cpumask"), kNone, kNone, kNone, kNone}, 8, "6.3", nullptr},
+    {"bpf_cpumask_release",   kfuncs::bpf_cpumask_release,   1, {ptr("cpumask"), kNone, kNone, kNone, kNone}, 0, "6.3", nullptr},
+    {"bpf_cpumask_first",     kfuncs::bpf_cpumask_first,     1, {ptr("cpumask"), kNone, kNone, kNone, kNone}, 4, "6.3", nullptr},
+    {"bpf_cpumask_first_zero", kfuncs::bpf_cpumask_first_zero, 1, {ptr("cpumask"), kNone, kNone, kNone, kNone}, 4, "6.3", nullptr},
+    {"bpf_cpumask_first_and", kfuncs::bpf_cpumask_first_and, 2, {ptr("src1"), ptr("src2"), kNone, kNone, kNone}, 4, "6.5", nullptr},
+    {"bpf_cpumask_set_cpu",   kfuncs::bpf_cpumask_set_cpu,   2, {u32arg("cpu"), ptr("cpumask"), kNone, kNone, kNone}, 0, "6.3", nullptr},
+    {"bpf_cpumask_clear_cpu", kfuncs::bpf_cpumask_clear_cpu, 2, {u32arg("cpu"), ptr("cpumask"), kNone, kNone, kNone}, 0, "6.3", nullptr},
+    {"bpf_cpumask_test_cpu",  kfuncs::bpf_cpumask_test_cpu,  2, {u32arg("cpu"), ptr("cpumask"), kNone, kNone, kNone}, 1, "6.3", nullptr},
+    {"bpf_cpumask_test_and_set_cpu", kfuncs::bpf_cpumask_test_and_set_cpu, 2, {u32arg("cpu"), ptr("cpumask"), kNone, kNone, kNone}, 1, "6.3", nullptr},
+    {"bpf_cpumask_test_and_clear_cpu", kfuncs::bpf_cpumask_test_and_clear_cpu, 2, {u32arg("cpu"), ptr("cpumask"), kNone, kNone, kNone}, 1, "6.3", nullptr},
+    {"bpf_cpumask_setall",    kfuncs::bpf_cpumask_setall,    1, {ptr("cpumask"), kNone, kNone, kNone, kNone}, 0, "6.3", nullptr},
+    {"bpf_cpumask_clear",     kfuncs::bpf_cpumask_clear,     1, {ptr("cpumask"), kNone, kNone, kNone, kNone}, 0, "6.3", nullptr},
+    {"bpf_cpumask_and",       kfuncs::bpf_cpumask_and,       3, {ptr("dst"), ptr("src1"), ptr("src2"), kNone, kNone}, 1, "6.3", nullptr},
+    {"bpf_cpumask_or",        kfuncs::bpf_cpumask_or,        3, {ptr("dst"), ptr("src1"), ptr("src2"), kNone, kNone}, 0, "6.3", nullptr},
+    {"bpf_cpumask_xor",       kfuncs::bpf_cpumask_xor,       3, {ptr("dst"), ptr("src1"), ptr("src2"), kNone, kNone}, 0, "6.3", nullptr},
+    {"bpf_cpumask_equal",     kfuncs::bpf_cpumask_equal,     2, {ptr("src1"), ptr("src2"), kNone, kNone, kNone}, 1, "6.3", nullptr},
+    {"bpf_cpumask_intersects", kfuncs::bpf_cpumask_intersects, 2, {ptr("src1"), ptr("src2"), kNone, kNone, kNone}, 1, "6.3", nullptr},
+    {"bpf_cpumask_subset",    kfuncs::bpf_cpumask_subset,    2, {ptr("src1"), ptr("src2"), kNone, kNone, kNone}, 1, "6.3", nullptr},
+    {"bpf_cpumask_empty",     kfuncs::bpf_cpumask_empty,     1, {ptr("cpumask"), kNone, kNone, kNone, kNone}, 1, "6.3", nullptr},
+    {"bpf_cpumask_full",      kfuncs::bpf_cpumask_full,      1, {ptr("cpumask"), kNone, kNone, kNone, kNone}, 1, "6.3", nullptr},
+    {"bpf_cpumask_copy",      kfuncs::bpf_cpumask_copy,      2, {ptr("dst"), ptr("src"), kNone, kNone, kNone}, 0, "6.3", nullptr},
+    {"bpf_cpumask_any_distribute", kfuncs::bpf_cpumask_any_distribute, 1, {ptr("cpumask"), kNone, kNone, kNone, kNone}, 4, "6.5", nullptr},
+    {"bpf_cpumask_any_and_distribute", kfuncs::bpf_cpumask_any_and_distribute, 2, {ptr("src1"), ptr("src2"), kNone, kNone, kNone}, 4, "6.5", nullptr},
+    {"bpf_cpumask_weight",    kfuncs::bpf_cpumask_weight,    1, {ptr("cpumask"), kNone, kNone, kNone, kNone}, 4, "6.8", nullptr},
     // RCU read-side sections (helpers.c common_kfunc_set; verified by their kernel-BTF rows, kfunc_btf_table.cpp).
     {"bpf_rcu_read_lock",     kfuncs::bpf_rcu_read_lock,     0, {kNone, kNone, kNone, kNone, kNone}, 0, "6.2", nullptr},
     {"bpf_rcu_read_unlock",   kfuncs::bpf_rcu_read_unlock,   0, {kNone, kNone, kNone, kNone, kNone}, 0, "6.2", nullptr},

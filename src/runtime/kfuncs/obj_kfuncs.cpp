@@ -81,6 +81,7 @@ struct alignas(16) ObjHeader {
 static_assert(sizeof(ObjHeader) == 32);
 constexpr uint64_t kObjMagic = 0x6f626a5f6e657721ull;    // "obj_new!"
 constexpr uint64_t kPercpuMagic = 0x7063707568657721ull; // "pcpuhew!": a bpf_percpu_obj_new object
+constexpr uint64_t kCpumaskMagic = 0x6370756d61736b21ull; // "cpumask!": a bpf_cpumask (bits, then the count)
 
 // bpf_percpu_obj_new's limit (the verifier's BPF_GLOBAL_PERCPU_MA_MAX_SIZE): larger structs are refused at load.
 constexpr uint64_t kMaxPercpuObjSize = 512;
@@ -175,6 +176,12 @@ void obj_drop(uint64_t obj) {
         obj_free(obj);
         return;
     }
+    if (header_of(obj)->magic == kCpumaskMagic) { // bpf_cpumask_release: refcount_dec_and_test
+        uint32_t* rc = cpumask_refcount(obj);
+        if (__atomic_sub_fetch(rc, 1u, __ATOMIC_ACQ_REL) == 0)
+            obj_free(obj);
+        return;
+    }
     const ObjMeta* m = header_of(obj)->meta.get();
     if (m && m->refcount_off >= 0 && // refcount_dec_and_test: other references remain
         __atomic_sub_fetch(reinterpret_cast<uint32_t*>(obj + uint64_t(m->refcount_off)), 1u, __ATOMIC_ACQ_REL) != 0)
@@ -192,6 +199,24 @@ uint64_t bpf_obj_drop_impl(uint64_t r1, uint64_t, uint64_t, uint64_t, uint64_t, 
 uint64_t bpf_percpu_obj_drop_impl(uint64_t r1, uint64_t, uint64_t, uint64_t, uint64_t, RunContext*) {
     obj_drop(r1);
     return 0;
+}
+
+uint64_t cpumask_alloc(uint32_t words) {
+    const uint64_t obj = obj_alloc(kCpumaskMagic, nullptr, words * 8 + 8, words, 1);
+    if (obj)
+        __atomic_store_n(cpumask_refcount(obj), 1u, __ATOMIC_RELAXED);
+    return obj;
+}
+
+uint64_t* cpumask_bits(uint64_t obj, uint32_t* words) {
+    if (!obj || obj_containing(obj, 1) != obj || header_of(obj)->magic != kCpumaskMagic)
+        return nullptr;
+    *words = header_of(obj)->type_id;
+    return reinterpret_cast<uint64_t*>(obj);
+}
+
+uint32_t* cpumask_refcount(uint64_t obj) {
+    return reinterpret_cast<uint32_t*>(obj + uint64_t(header_of(obj)->type_id) * 8);
 }
 
 uint64_t percpu_obj_copy(uint64_t obj, uint64_t cpu) {

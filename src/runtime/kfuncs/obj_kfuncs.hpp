@@ -55,8 +55,14 @@ uint64_t percpu_obj_copy(uint64_t obj, uint64_t cpu);
 // reached 0 (refcount_inc_not_zero). A pointer that is no live refcounted object ends the run.
 uint64_t bpf_refcount_acquire_impl(uint64_t r1, uint64_t r2, uint64_t r3, uint64_t r4, uint64_t r5, RunContext* ctx);
 
+// A bpf_cpumask (cpumask_kfuncs.hpp): WORDS zeroed 64-bit words of CPU bits and a reference count of 1, or 0 when
+// memory runs out; the bits of OBJ when it is one (else nullptr, and *WORDS untouched); one reference dropped, the
+// object freed at the last.
+uint64_t cpumask_alloc(uint32_t words);
+uint64_t* cpumask_bits(uint64_t obj, uint32_t* words);
+uint32_t* cpumask_refcount(uint64_t obj);
 // Drops a reference to an object bpf_obj_new_impl made, as bpf_obj_drop does (a map dropping a kptr it held, a
-// list or tree drained), or frees a bpf_percpu_obj_new object; nothing for 0.
+// list or tree drained), frees a bpf_percpu_obj_new object, or releases a bpf_cpumask; nothing for 0.
 void obj_drop(uint64_t obj);
 
 // The start of the live object that holds [addr, addr + size), or 0 when no live object does.
