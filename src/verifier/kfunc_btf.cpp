@@ -535,19 +535,21 @@ bool kfunc_btf_trusted_result(Env& env, const KfuncBtf& k, Reg* out) {
     return true;
 }
 
-// bpf_throw(cookie) with the default exception callback (strbpf models no other: a program that names one is
-// refused, exception_cb.cpp): check_kfunc_call checks the cookie as the program's return value; process_bpf_exit_full's
+// bpf_throw(cookie): with the default exception callback check_kfunc_call checks the cookie as the program's return
+// value (a program with its own callback checks the callback's R0 instead, retval.cpp); process_bpf_exit_full's
 // exception exit refuses a held lock, an RCU or preempt-disabled region and any reference, and ends the path with
-// no return-code check; one in a callback or anything a callback calls is refused after the walk
-// (check_max_stack_depth, verifier.cpp). A global function is verified on its own; a call of one that may throw
-// (calls.cpp) takes the same exit checks at the call site, as Linux 6.18 does.
+// no return-code check; one in a callback, in the exception callback or in anything they call is refused after
+// the walk (check_max_stack_depth, verifier.cpp). A global function is verified on its own; a call of one that may
+// throw (calls.cpp) takes the same exit checks at the call site, as Linux 6.18 does.
 bool check_throw(Env& env) {
-    RetvalRange range;
-    if (env.facts.attach || ext_retval_range(env, &range))
-        return env.fail("strbpf does not model bpf_throw's cookie as the return value of this program");
-    if (program_retval_range(uint32_t(env.facts.prog.type), expected_attach_type(env.facts.prog), &range) &&
-        !check_exit_reg_range(env, 1, range))
-        return false;
+    if (env.facts.exception_cb < 0) {
+        RetvalRange range;
+        if (env.facts.attach || ext_retval_range(env, &range))
+            return env.fail("strbpf does not model bpf_throw's cookie as the return value of this program");
+        if (program_retval_range(uint32_t(env.facts.prog.type), expected_attach_type(env.facts.prog), &range) &&
+            !check_exit_reg_range(env, 1, range))
+            return false;
+    }
     if (!check_throw_exit(env, env.path.pc))
         return false;
     env.path.exception_exit = true;
@@ -556,7 +558,7 @@ bool check_throw(Env& env) {
 
 bool check_throw_exit(Env& env, int32_t throw_pc) {
     for (const Frame& f : env.path.cur.frames) // check_max_stack_depth's rule, after the walk (verifier.cpp)
-        if ((f.in_callback || f.in_async_callback) && env.aux.throw_in_callback_pc < 0) {
+        if ((f.in_callback || f.in_async_callback || f.in_exception_cb) && env.aux.throw_in_callback_pc < 0) {
             env.aux.throw_in_callback_pc = throw_pc;
             env.aux.throw_in_callback_subprog = env.facts.subprog_of(throw_pc);
         }

@@ -629,12 +629,14 @@ Verdict verify(const runtime::ObjectInstance& inst, const loader::ProgramSpec& p
         v.log = why + "\n";
         return v;
     }
-    int64_t exception_cb_direct_call = -1;
-    if (std::string why = exception_callback_refusal(inst.spec(), prog, &exception_cb_direct_call); !why.empty()) {
+    int64_t exception_cb = -1, exception_cb_direct_call = -1;
+    if (std::string why = exception_callback_refusal(inst.spec(), prog, &exception_cb, &exception_cb_direct_call);
+        !why.empty()) {
         v.reason = why;
         v.log = why + "\n";
         return v;
     }
+    env.setup_facts().exception_cb_start = int32_t(exception_cb);
     find_prog_arena(env); // arena.cpp: the kernel's prog->aux->arena
     if (env.facts.prog.type == loader::ProgType::tracing || env.facts.prog.type == loader::ProgType::lsm ||
         env.facts.prog.type == loader::ProgType::struct_ops) {
@@ -649,12 +651,13 @@ Verdict verify(const runtime::ObjectInstance& inst, const loader::ProgramSpec& p
         mark_fastcall_patterns(env); // fastcall.cpp
     if (ok && env.log.level > 0)
         log_main_args(env);
-    if (ok && exception_cb_direct_call >= 0) { // the kernel presumes its exception callback called
-        const int cb = env.facts.subprog_of(int32_t(exception_cb_direct_call) +
-                                            env.facts.insns[size_t(exception_cb_direct_call)].imm + 1);
+    if (ok && env.facts.exception_cb > 0) { // do_check_subprogs presumes the exception callback called; its
+        // stack is a root of its own (mark_subprog_exc_cb: is_async_cb)
+        const auto cb = size_t(env.facts.exception_cb);
         env.aux.global_called.resize(env.facts.subprogs.size());
-        if (cb > 0)
-            env.aux.global_called[size_t(cb)] = 1;
+        env.aux.global_called[cb] = 1;
+        env.aux.async_cb.resize(std::max(env.aux.async_cb.size(), cb + 1));
+        env.aux.async_cb[cb] = 1;
     }
     Walker walker(env);
     if (ok)
@@ -672,7 +675,16 @@ Verdict verify(const runtime::ObjectInstance& inst, const loader::ProgramSpec& p
             if (env.log.level > 0)
                 env.log_line(fmt::format("Validating {}() func#{}...", sp.name, i));
             State st;
-            ok = prepare_global_entry(env, sp, &st) && walker.run(sp.start, std::move(st));
+            if (int(i) == env.facts.exception_cb) { // do_check_common: in_exception_callback_fn
+                if (std::string why = exception_cb_entry_problem(env, sp); !why.empty()) {
+                    ok = env.log.fail(why, sp.start);
+                    break;
+                }
+            }
+            ok = prepare_global_entry(env, sp, &st);
+            if (ok && int(i) == env.facts.exception_cb)
+                st.frames[0].in_exception_cb = true;
+            ok = ok && walker.run(sp.start, std::move(st));
             if (ok && env.log.level > 0)
                 env.log_line(fmt::format("Func#{} ('{}') is safe for any args that match its prototype", i, sp.name));
             verified[i] = 1;

@@ -139,8 +139,8 @@ TEST(PreemptKfuncs, CountTheDepthAndStopAnUnmatchedEnable) {
 
 TEST(KfuncTable, RowsCarryTheKernelsBtfNames) {
     // 15 string kfuncs, 6 iterator kfuncs, 11 dynptr kfuncs, 3 arena kfuncs, bpf_obj_new_impl and bpf_obj_drop_impl,
-    // bpf_refcount_acquire_impl and the 12 graph kfuncs, bpf_preempt_disable and bpf_preempt_enable
-    EXPECT_EQ(kfunc_table().size(), 52u);
+    // bpf_refcount_acquire_impl and the 12 graph kfuncs, bpf_preempt_disable and bpf_preempt_enable, bpf_throw
+    EXPECT_EQ(kfunc_table().size(), 53u);
     EXPECT_STREQ(find_kfunc("bpf_obj_new_impl")->params[0].name, "local_type_id__k");
     EXPECT_STREQ(find_kfunc("bpf_obj_drop_impl")->params[0].name, "p__alloc");
     const KfuncProto* p = find_kfunc("bpf_strnchr");

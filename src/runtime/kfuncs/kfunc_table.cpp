@@ -9,6 +9,7 @@
 #include "runtime/kfuncs/iter_kfuncs.hpp"
 #include "runtime/kfuncs/obj_kfuncs.hpp"
 #include "runtime/kfuncs/preempt_kfuncs.hpp"
+#include "runtime/kfuncs/throw_kfunc.hpp"
 #include "runtime/kfuncs/string_kfuncs.hpp"
 
 namespace strbpf::runtime {
@@ -84,6 +85,9 @@ const KfuncProto kKfuncs[] = {
     // Preemption (helpers.c common_kfunc_set; the verifier's preempt.cpp counts the regions): no-ops that count.
     {"bpf_preempt_disable",   kfuncs::bpf_preempt_disable,   0, {kNone, kNone, kNone, kNone, kNone}, 0, "6.10", nullptr},
     {"bpf_preempt_enable",    kfuncs::bpf_preempt_enable,    0, {kNone, kNone, kNone, kNone, kNone}, 0, "6.10", nullptr},
+    // Exceptions (helpers.c generic_btf_ids; the verifier checks it from kernel BTF, kfunc_btf.cpp): the engines
+    // unwind to the main frame and run the exception callback (throw_kfunc.hpp).
+    {"bpf_throw",             kfuncs::bpf_throw,             1, {u64arg("cookie"), kNone, kNone, kNone, kNone}, 0, "6.7", nullptr},
 };
 // clang-format on
 
