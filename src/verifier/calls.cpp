@@ -1300,6 +1300,7 @@ void push_callback_frame(Env& env, State st, Frame callee, int32_t entry) {
     callee.callsite = env.path.pc;
     callee.subprog = env.facts.subprog_of(entry);
     callee.in_callback = true;
+    env.aux.mark_cb(callee.subprog);
     st.frames.push_back(std::move(callee));
     env.path.fork = Fork{Fork::Kind::path, std::move(st), entry};
     if (env.log.level > 0)

@@ -170,6 +170,17 @@ struct InsnAux {
     // root of the stack-depth check, not its referrer's callee.
     std::vector<uint8_t> async_cb;
     bool is_async_cb(size_t subprog) const { return subprog < async_cb.size() && async_cb[subprog]; }
+    // Per subprogram, whether a path entered it as a callback of any kind, or it is the exception callback (the
+    // kernel's subprog_info.is_cb): check_max_stack_depth refuses a bpf_throw in it or in what it calls.
+    std::vector<uint8_t> is_cb;
+    void mark_cb(int subprog) {
+        if (subprog < 0)
+            return;
+        if (is_cb.size() <= size_t(subprog))
+            is_cb.resize(size_t(subprog) + 1, 0);
+        is_cb[size_t(subprog)] = 1;
+    }
+    bool cb(size_t subprog) const { return subprog < is_cb.size() && is_cb[subprog]; }
     // bpf_fastcall patterns (fastcall.cpp): per subprogram the offset their slots lie below (the kernel's
     // fastcall_stack_off; INT16_MIN once another access touched them) and whether a call the kernel does not inline
     // keeps them (keep_fastcall_stack); per insn whether it is a pattern's spill or fill, and per inlined call how

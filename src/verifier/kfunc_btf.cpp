@@ -566,6 +566,45 @@ bool check_throw_exit(Env& env, int32_t throw_pc) {
            check_reference_leak(env, "bpf_throw", true);
 }
 
+namespace {
+
+bool throw_in_callback_from(const Env& env, int idx, bool in_cb, int level, int32_t* pc, int* subprog) {
+    if (level > isa::kMaxCallDepth + 1 || idx < 0 || size_t(idx) >= env.facts.subprogs.size())
+        return false;
+    in_cb = in_cb || env.aux.cb(size_t(idx));
+    const auto& names = env.facts.inst.spec().kfuncs;
+    const Subprog& sp = env.facts.subprogs[size_t(idx)];
+    for (int32_t i = sp.start; i < sp.end && size_t(i) < env.facts.insns.size(); i++) {
+        const isa::OpInfo* op = env.facts.ops[size_t(i)];
+        const isa::Insn& in = env.facts.insns[size_t(i)];
+        if (!op)
+            continue; // an ld_imm64's second slot
+        if (op->shape == isa::Shape::CALL_KFUNC && in.off == 0 && in.imm >= 0 && size_t(in.imm) < names.size() &&
+            names[size_t(in.imm)] == "bpf_throw" && in_cb) {
+            *pc = i;
+            *subprog = idx;
+            return true;
+        }
+        const bool call = op->shape == isa::Shape::CALL_LOCAL;
+        if (!call && !(op->shape == isa::Shape::LDDW && in.src == isa::BPF_PSEUDO_FUNC))
+            continue;
+        const int callee = env.facts.subprog_of(i + in.imm + 1);
+        if (env.aux.is_async_cb(size_t(callee)) && !call)
+            continue; // an async callback is a root of its own
+        if (throw_in_callback_from(env, callee, in_cb, level + 1, pc, subprog))
+            return true;
+    }
+    return false;
+}
+
+} // namespace
+
+void first_throw_in_callback(const Env& env, int32_t* pc, int* subprog) {
+    for (size_t i = env.facts.subprogs.size(); i-- > 0;)
+        if ((i == 0 || env.aux.is_async_cb(i)) && throw_in_callback_from(env, int(i), false, 0, pc, subprog))
+            return;
+}
+
 bool check_kfunc_btf_call(Env& env, const KfuncBtf& k, const isa::Insn&) {
     KfuncMeta m;
     if (!fetch_meta(env, k, &m))

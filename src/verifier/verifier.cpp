@@ -658,6 +658,7 @@ Verdict verify(const runtime::ObjectInstance& inst, const loader::ProgramSpec& p
         env.aux.global_called[cb] = 1;
         env.aux.async_cb.resize(std::max(env.aux.async_cb.size(), cb + 1));
         env.aux.async_cb[cb] = 1;
+        env.aux.mark_cb(int(cb));
     }
     Walker walker(env);
     if (ok)
@@ -696,10 +697,14 @@ Verdict verify(const runtime::ObjectInstance& inst, const loader::ProgramSpec& p
                           int32_t(exception_cb_direct_call));
         env.log.text.pop_back(); // the 6.18 kernel's line has no newline: the statistics follow on it
     }
-    if (ok && !env.failed() && env.aux.throw_in_callback_pc >= 0) // check_max_stack_depth_subprog's bpf_throw rule
-        ok = env.log.fail(fmt::format("bpf_throw kfunc (insn {}) cannot be called from callback subprog {}",
-                                      env.aux.throw_in_callback_pc, env.aux.throw_in_callback_subprog),
-                          env.aux.throw_in_callback_pc);
+    if (ok && !env.failed() && env.aux.throw_in_callback_pc >= 0) { // check_max_stack_depth_subprog's bpf_throw rule
+        int32_t pc = env.aux.throw_in_callback_pc;
+        int subprog = env.aux.throw_in_callback_subprog;
+        first_throw_in_callback(env, &pc, &subprog); // the one the kernel's static walk meets first
+        ok = env.log.fail(fmt::format("bpf_throw kfunc (insn {}) cannot be called from callback subprog {}", pc,
+                                      subprog),
+                          pc);
+    }
     if (ok && !env.failed()) {
         remove_fastcall_stack(env); // the kernel checks the stack it keeps
         ok = check_max_stack_depth(env);

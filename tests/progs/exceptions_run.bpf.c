@@ -443,6 +443,30 @@ int cb_calls_a_thrower(struct __sk_buff *ctx)
 	return 0;
 }
 
+/* Two callbacks that throw: the kernel names the one its walk of the call graph after the verification meets first
+ * (insn order from the main program), not the one a path reached first. */
+static __attribute__((noinline)) int loop_throws_a(__u32 i, void *ctx)
+{
+	bpf_throw(1);
+	return 0;
+}
+
+static __attribute__((noinline)) int loop_throws_b(__u32 i, void *ctx)
+{
+	bpf_throw(2);
+	return 0;
+}
+
+SEC("tc") __failure __msg("bpf_throw kfunc (insn 13) cannot be called from callback subprog 1")
+int two_callbacks_throw(struct __sk_buff *ctx)
+{
+	if (ctx->protocol)
+		bpf_loop(3, loop_throws_a, NULL, 0);
+	else
+		bpf_loop(3, loop_throws_b, NULL, 0);
+	return 0;
+}
+
 __attribute__((noinline)) int cb_any_value(__u64 cookie)
 {
 	return cookie;
