@@ -14,6 +14,7 @@ void prepare_run_context(RunContext& ctx, const ObjectInstance* instance, StackA
     ctx.stacks = nullptr;
     ctx.aborted = false;
     ctx.abort_message.clear();
+    ctx.thrown = false;
     if (stack)
         ctx.mem.add_local(Region{reinterpret_cast<uint64_t>(stack->bytes), sizeof(stack->bytes), kPermRW,
                                  RegionKind::stack, "stack"});

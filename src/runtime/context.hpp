@@ -74,6 +74,10 @@ struct RunContext {
     // ends the run: it sets abort_message and returns; the engine stops at once and reports it.
     bool aborted = false;
     std::string abort_message;
+    // bpf_throw (kfuncs/throw_kfunc.hpp) sets `aborted` too, so every engine leaves the frames as on an abort; the
+    // run's main loop then sees `thrown`, clears both and runs the exception callback with the cookie.
+    bool thrown = false;
+    uint64_t throw_cookie = 0;
     void abort(std::string msg) {
         if (!aborted) {
             aborted = true;

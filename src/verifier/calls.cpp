@@ -530,6 +530,45 @@ std::string global_call_problem(Env& env, const Subprog& sp, int* untrusted = nu
 
 } // namespace
 
+// do_check_common on the exception callback: btf_prepare_func_args' refusals of a global function's prototype
+// (more than five arguments, a return type that is not a scalar, the parameters' tags and sizes), then the
+// callback's own rule: exactly one integer argument.
+std::string exception_cb_entry_problem(const Env& env, const Subprog& sp) {
+    const btf_param* params = nullptr;
+    const int n = btf_params_of(env, sp, &params);
+    BtfRef b = env.facts.inst.spec().btf.get();
+    if (n < 0)
+        return "exception cb only supports single integer argument";
+    if (n > 5)
+        return fmt::format("Global function {}() with {} > 5 args. Buggy compiler.", sp.name, n);
+    const btf_type* fn = btfv::type_by_id(b, sp.btf_type);
+    const btf_type* ret = skip_mods(b, btfv::type_by_id(b, fn->type)->type);
+    if (!ret || !(btf_is_int(ret) || btf_is_enum(ret) || btf_is_enum64(ret)))
+        return fmt::format("Global function {}() doesn't return scalar. Only those are supported.", sp.name);
+    int untrusted = -1;
+    if (std::string why = global_prepare_problem(env, sp, params, n, &untrusted); !why.empty())
+        return why;
+    for (int i = 0; i < n; i++) {
+        uint32_t pointee_id = 0;
+        const btf_type* t = skip_mods(b, params[i].type);
+        if (!t || !btf_is_ptr(t) || is_ctx_param(env, sp, i, t) || is_dynptr_param(b, t) ||
+            has_arg_tag(env, sp, i, "arena") || has_arg_tag(env, sp, i, "trusted") || untrusted == i)
+            continue;
+        const btf_type* pt = skip_mods(b, t->type, &pointee_id);
+        if (pointee_id == 0)
+            return fmt::format("arg#{} reference type('UNKNOWN ') size cannot be determined: -22", i);
+        if (btfv::resolve_size(b, pointee_id) < 0) {
+            const char* name = pt ? btfv::name_by_offset(b, pt->name_off) : nullptr;
+            return fmt::format("arg#{} reference type('{} {}') size cannot be determined: -22", i, btf_kind_str(pt),
+                               name ? name : "");
+        }
+    }
+    const btf_type* t = n == 1 ? skip_mods(b, params[0].type) : nullptr;
+    if (!t || !(btf_is_int(t) || btf_is_enum(t) || btf_is_enum64(t)))
+        return "exception cb only supports single integer argument";
+    return "";
+}
+
 int32_t find_call_in_callees(const Env& env, int idx, std::vector<bool>& seen, bool through_func_refs,
                              const std::function<bool(const isa::Insn&)>& match) {
     if (idx < 0 || size_t(idx) >= env.facts.subprogs.size() || seen[size_t(idx)])
@@ -1123,7 +1162,7 @@ bool do_kfunc_call(Env& env, const isa::Insn& insn) {
     if (!proto && is_iter_kfunc(names[size_t(insn.imm)])) // iter.cpp: the css_task iterator
         return do_iter_btf_kfunc(env, names[size_t(insn.imm)]);
     // kfunc_btf.cpp: the kfuncs checked against their kernel BTF, whether strbpf runs them (bpf_rcu_read_lock /
-    // _unlock) or not
+    // _unlock, the cpumask kfuncs, bpf_throw) or not
     if (const KfuncBtf* k = find_kfunc_btf(names[size_t(insn.imm)]))
         return check_kfunc_btf_call(env, *k, insn);
     if (const runtime::ExtKfunc* e = proto ? nullptr : ext_kfunc(env, names[size_t(insn.imm)]))
@@ -1288,6 +1327,7 @@ void push_callback_frame(Env& env, State st, Frame callee, int32_t entry) {
     callee.callsite = env.path.pc;
     callee.subprog = env.facts.subprog_of(entry);
     callee.in_callback = true;
+    env.aux.mark_cb(callee.subprog);
     st.frames.push_back(std::move(callee));
     env.path.fork = Fork{Fork::Kind::path, std::move(st), entry};
     if (env.log.level > 0)

@@ -188,6 +188,8 @@ bool check_cfg(Env& env) {
     ProgramFacts& facts = env.setup_facts(); // before the walk: the facts are made here
     const int32_t n = int32_t(facts.insns.size());
     find_subprogs(env);
+    if (facts.exception_cb_start > 0) // in func_info, so a subprogram of its own (add_subprog(ex_cb_insn))
+        facts.exception_cb = facts.subprog_of(facts.exception_cb_start);
     // add_subprog_and_kfunc(): the first kfunc call of a non-GPL program fails the load, reachable or not.
     for (size_t pc = 0; pc < facts.insns.size() && !facts.gpl_compatible; pc++)
         if (facts.ops[pc] && facts.ops[pc]->shape == Shape::CALL_KFUNC) {
@@ -229,10 +231,14 @@ bool check_cfg(Env& env) {
         env.log.fail_pc = int32_t(pc);
         return env.fail(fmt::format("fd {} is not pointing to valid bpf_map", facts.insns[pc].imm));
     }
-    // Reachability from the entry, through calls and callback references.
+    // Reachability from the entry, through calls and callback references, and from the exception callback.
     std::vector<uint8_t> seen(n, 0);
     std::vector<int32_t> work{0};
     seen[0] = 1;
+    if (facts.exception_cb > 0 && !seen[size_t(facts.exception_cb_start)]) {
+        seen[size_t(facts.exception_cb_start)] = 1;
+        work.push_back(facts.exception_cb_start);
+    }
     while (!work.empty()) {
         const int32_t pc = work.back();
         work.pop_back();

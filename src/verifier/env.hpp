@@ -112,6 +112,10 @@ struct ProgramFacts {
     // after a call, callback calls). The kernel's per-path jump history records them (and stack accesses).
     std::vector<uint8_t> jmp_point;
     std::vector<uint8_t> loop_point;     // may_goto and iterator next calls: forced checkpoints closing loops
+    // The subprogram the main function's `exception_callback:` decl tag names (exception_cb.cpp; the kernel's
+    // env->exception_callback_subprog), -1 for none: a throw then runs the default callback.
+    int exception_cb = -1;
+    int32_t exception_cb_start = -1; // its first insn, known before the subprograms are (verifier.cpp)
     // The arena the program's ld_imm64s name (the kernel's prog->aux->arena; arena.cpp), -1 for none.
     int32_t arena_map = -1;
     bool gpl_compatible = false;         // the object's license is one the kernel counts as GPL-compatible
@@ -166,6 +170,17 @@ struct InsnAux {
     // root of the stack-depth check, not its referrer's callee.
     std::vector<uint8_t> async_cb;
     bool is_async_cb(size_t subprog) const { return subprog < async_cb.size() && async_cb[subprog]; }
+    // Per subprogram, whether a path entered it as a callback of any kind, or it is the exception callback (the
+    // kernel's subprog_info.is_cb): check_max_stack_depth refuses a bpf_throw in it or in what it calls.
+    std::vector<uint8_t> is_cb;
+    void mark_cb(int subprog) {
+        if (subprog < 0)
+            return;
+        if (is_cb.size() <= size_t(subprog))
+            is_cb.resize(size_t(subprog) + 1, 0);
+        is_cb[size_t(subprog)] = 1;
+    }
+    bool cb(size_t subprog) const { return subprog < is_cb.size() && is_cb[subprog]; }
     // bpf_fastcall patterns (fastcall.cpp): per subprogram the offset their slots lie below (the kernel's
     // fastcall_stack_off; INT16_MIN once another access touched them) and whether a call the kernel does not inline
     // keeps them (keep_fastcall_stack); per insn whether it is a pattern's spill or fill, and per inlined call how
@@ -348,11 +363,10 @@ void push_callback_frame(Env& env, State st, Frame callee, int32_t entry);
 void update_stack_depth(Env& env, int frameno, int64_t min_off);
 bool check_max_stack_depth(Env& env);
 
-// exception_cb.cpp: the kernel's refusal of a program's `__exception_cb` callback before the walk (a tag it cannot
-// resolve), else strbpf's (it does not model exception callbacks); "" for none. A program that calls its callback
-// directly gets "" and *DIRECT_CALL the call's pc, which the kernel refuses after the walk.
-std::string exception_callback_refusal(const loader::ObjectSpec& obj, const loader::ProgramSpec& prog,
-                                       int64_t* direct_call);
+// exception_cb.cpp (exception_callback_refusal: verifier.hpp). exception_cb_entry_problem: what the kernel finds
+// wrong with the callback's prototype when it starts verifying it (btf_prepare_func_args, then "exception cb only
+// supports single integer argument"); "" for nothing.
+std::string exception_cb_entry_problem(const Env& env, const Subprog& sp);
 
 // fastcall.cpp: the kernel's bpf_fastcall patterns, found before the walk (mark_fastcall_patterns), given up for
 // a subprogram when a stack access of the insn at path.pc outside them reaches their slots (OFF: the access's

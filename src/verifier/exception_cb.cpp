@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: BSD-2-Clause
 // The exception callback a program names with `__exception_cb(f)`: the kernel's bpf_find_exception_callback_insn_off
 // (before the walk) and its refusal of a direct call of the callback (check_max_stack_depth, after the walk), in its
-// words. strbpf runs no
-// bpf_throw (calling it is refused), so it does not model the callback's own verification either: a program naming
-// one is refused, never accepted with an unverified function in it.
+// words. The callback itself is verified as the kernel verifies it, as a global function of its own
+// (verifier.cpp), and run by the engines when a bpf_throw ends the program.
 #include <bpf/btf.h>
 #include <cstring>
 #include <fmt/format.h>
@@ -38,7 +37,8 @@ std::string find_tag(BtfRef b, uint32_t func_id, bool* several) {
 } // namespace
 
 std::string exception_callback_refusal(const loader::ObjectSpec& obj, const loader::ProgramSpec& prog,
-                                       int64_t* direct_call) {
+                                       int64_t* callback, int64_t* direct_call) {
+    *callback = -1;
     *direct_call = -1;
     BtfRef b = obj.btf.get();
     if (!b || prog.funcs.empty() || prog.funcs[0].type_id == 0)
@@ -62,20 +62,19 @@ std::string exception_callback_refusal(const loader::ObjectSpec& obj, const load
         return "invalid exception callback insn_off in func_info: 0";
     if (start < 0)
         return "exception callback type id not found in func_info";
+    *callback = start;
     // check_max_stack_depth_subprog: the callback is a root of its own, never a callee. The kernel finds a direct
-    // call only after it has verified the program and the callback (which it presumes called): the caller refuses
-    // the program there, so the log has what the walk logged first.
+    // call only after it has verified the program and the callback: the caller refuses the program there, so the
+    // log has what the walk logged first.
     for (size_t pc = 0; pc < prog.insns.size(); pc++) {
         const isa::Insn& in = prog.insns[pc];
         if (in.opcode == (isa::BPF_JMP | isa::BPF_CALL) && in.src == isa::BPF_PSEUDO_CALL &&
             int64_t(pc) + in.imm + 1 == start) {
             *direct_call = int64_t(pc);
-            return "";
+            break;
         }
     }
-    return fmt::format("strbpf does not model exception callbacks (bpf_throw): the program names '{}' as its "
-                       "exception callback",
-                       name);
+    return "";
 }
 
 } // namespace strbpf::verifier

@@ -535,19 +535,21 @@ bool kfunc_btf_trusted_result(Env& env, const KfuncBtf& k, Reg* out) {
     return true;
 }
 
-// bpf_throw(cookie) with the default exception callback (strbpf models no other: a program that names one is
-// refused, exception_cb.cpp): check_kfunc_call checks the cookie as the program's return value; process_bpf_exit_full's
+// bpf_throw(cookie): with the default exception callback check_kfunc_call checks the cookie as the program's return
+// value (a program with its own callback checks the callback's R0 instead, retval.cpp); process_bpf_exit_full's
 // exception exit refuses a held lock, an RCU or preempt-disabled region and any reference, and ends the path with
-// no return-code check; one in a callback or anything a callback calls is refused after the walk
-// (check_max_stack_depth, verifier.cpp). A global function is verified on its own; a call of one that may throw
-// (calls.cpp) takes the same exit checks at the call site, as Linux 6.18 does.
+// no return-code check; one in a callback, in the exception callback or in anything they call is refused after
+// the walk (check_max_stack_depth, verifier.cpp). A global function is verified on its own; a call of one that may
+// throw (calls.cpp) takes the same exit checks at the call site, as Linux 6.18 does.
 bool check_throw(Env& env) {
-    RetvalRange range;
-    if (env.facts.attach || ext_retval_range(env, &range))
-        return env.fail("strbpf does not model bpf_throw's cookie as the return value of this program");
-    if (program_retval_range(uint32_t(env.facts.prog.type), expected_attach_type(env.facts.prog), &range) &&
-        !check_exit_reg_range(env, 1, range))
-        return false;
+    if (env.facts.exception_cb < 0) {
+        RetvalRange range;
+        if (env.facts.attach || ext_retval_range(env, &range))
+            return env.fail("strbpf does not model bpf_throw's cookie as the return value of this program");
+        if (program_retval_range(uint32_t(env.facts.prog.type), expected_attach_type(env.facts.prog), &range) &&
+            !check_exit_reg_range(env, 1, range))
+            return false;
+    }
     if (!check_throw_exit(env, env.path.pc))
         return false;
     env.path.exception_exit = true;
@@ -556,12 +558,51 @@ bool check_throw(Env& env) {
 
 bool check_throw_exit(Env& env, int32_t throw_pc) {
     for (const Frame& f : env.path.cur.frames) // check_max_stack_depth's rule, after the walk (verifier.cpp)
-        if ((f.in_callback || f.in_async_callback) && env.aux.throw_in_callback_pc < 0) {
+        if ((f.in_callback || f.in_async_callback || f.in_exception_cb) && env.aux.throw_in_callback_pc < 0) {
             env.aux.throw_in_callback_pc = throw_pc;
             env.aux.throw_in_callback_subprog = env.facts.subprog_of(throw_pc);
         }
     return check_lock_leak(env, "bpf_throw", false) && check_region_leak(env, "bpf_throw") &&
            check_reference_leak(env, "bpf_throw", true);
+}
+
+namespace {
+
+bool throw_in_callback_from(const Env& env, int idx, bool in_cb, int level, int32_t* pc, int* subprog) {
+    if (level > isa::kMaxCallDepth + 1 || idx < 0 || size_t(idx) >= env.facts.subprogs.size())
+        return false;
+    in_cb = in_cb || env.aux.cb(size_t(idx));
+    const auto& names = env.facts.inst.spec().kfuncs;
+    const Subprog& sp = env.facts.subprogs[size_t(idx)];
+    for (int32_t i = sp.start; i < sp.end && size_t(i) < env.facts.insns.size(); i++) {
+        const isa::OpInfo* op = env.facts.ops[size_t(i)];
+        const isa::Insn& in = env.facts.insns[size_t(i)];
+        if (!op)
+            continue; // an ld_imm64's second slot
+        if (op->shape == isa::Shape::CALL_KFUNC && in.off == 0 && in.imm >= 0 && size_t(in.imm) < names.size() &&
+            names[size_t(in.imm)] == "bpf_throw" && in_cb) {
+            *pc = i;
+            *subprog = idx;
+            return true;
+        }
+        const bool call = op->shape == isa::Shape::CALL_LOCAL;
+        if (!call && !(op->shape == isa::Shape::LDDW && in.src == isa::BPF_PSEUDO_FUNC))
+            continue;
+        const int callee = env.facts.subprog_of(i + in.imm + 1);
+        if (env.aux.is_async_cb(size_t(callee)) && !call)
+            continue; // an async callback is a root of its own
+        if (throw_in_callback_from(env, callee, in_cb, level + 1, pc, subprog))
+            return true;
+    }
+    return false;
+}
+
+} // namespace
+
+void first_throw_in_callback(const Env& env, int32_t* pc, int* subprog) {
+    for (size_t i = env.facts.subprogs.size(); i-- > 0;)
+        if ((i == 0 || env.aux.is_async_cb(i)) && throw_in_callback_from(env, int(i), false, 0, pc, subprog))
+            return;
 }
 
 bool check_kfunc_btf_call(Env& env, const KfuncBtf& k, const isa::Insn&) {

@@ -89,5 +89,10 @@ std::string kfunc_btf_call_text(const Env& env, const isa::Insn& insn);
 // a held lock, an RCU or preempt-disabled region and any reference refused in the kernel's words; a throw inside a
 // callback recorded for the refusal after the walk.
 bool check_throw_exit(Env& env, int32_t throw_pc);
+// After a walk that found a bpf_throw in a callback: the one check_max_stack_depth_subprog names, its insn and
+// subprogram in *PC and *SUBPROG (left as they are if its walk meets none): roots from the last subprogram down to
+// the main program (each async callback, the exception callback included, then main), each walked depth-first in
+// insn order through calls and callback references, the first throw in a callback or in what a callback calls.
+void first_throw_in_callback(const Env& env, int32_t* pc, int* subprog);
 
 } // namespace strbpf::verifier

@@ -121,17 +121,20 @@ std::string invalid_scalar_msg(const Reg& r, const char* ctx, const char* reg, i
     return out + fmt::format(" should have been in [{}, {}]", lo, hi);
 }
 
-// The exit of frame 0: of the program, or of a global subprogram verified on its own (check_return_code).
+// The exit of frame 0: of the program, of its exception callback, or of a global subprogram verified on its own
+// (check_return_code).
 // We run privileged, so returning a pointer is no leak ("R0 leaks addr as return value" never applies).
 bool check_return_code(Env& env) {
-    if (env.facts.attach && env.path.cur.frames[0].subprog == 0)
+    // The exception callback's R0 is the program's return value: checked as the main program's exit is.
+    const bool program_exit = env.path.cur.frames[0].subprog == 0 || env.path.cur.frames[0].in_exception_cb;
+    if (env.facts.attach && program_exit)
         return check_btf_return_code(env);
     if (!check_reg_init(env, 0))
         return false;
     if (env.path.cur.frames[0].in_async_callback) // enforce return zero from async callbacks
         return check_async_callback_return(env);
     const Reg& r0 = env.path.cur.frames[0].regs[0];
-    if (env.path.cur.frames[0].subprog != 0) {
+    if (!program_exit) {
         if (r0.type != RegType::scalar)
             return env.fail(fmt::format("At subprogram exit the register R0 is not a scalar value ({})",
                                         reg_type_name(r0.type, r0.maybe_null)));

@@ -114,6 +114,8 @@ void build_functions(const Env& env, const std::vector<int32_t>& slots, Verified
         f.callback = std::find(callbacks.begin(), callbacks.end(), f.start) != callbacks.end();
         f.stack_depth = i < env.aux.stack_depth.size() ? uint32_t(env.aux.stack_depth[i]) : 0;
         f.stack_depth += i < slots.size() && slots[i] ? 8 : 0; // the may_goto counter
+        if (int(i) == env.facts.exception_cb)
+            vp.exception_cb = f.start;
         vp.functions.push_back(std::move(f));
     }
     std::sort(vp.functions.begin(), vp.functions.end(),

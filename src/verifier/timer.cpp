@@ -52,6 +52,7 @@ void push_map_async_callback(Env& env, const Reg& fn, int map_index) {
     if (env.aux.async_cb.size() <= size_t(sp))
         env.aux.async_cb.resize(size_t(sp) + 1, 0);
     env.aux.async_cb[size_t(sp)] = 1;
+    env.aux.mark_cb(sp);
     // set_timer_callback_state: callback(struct bpf_map *map, void *key, void *value), R4 and R5 not readable.
     Frame f;
     f.regs[1] = reg_ptr(RegType::map_ptr, uint32_t(map_index));

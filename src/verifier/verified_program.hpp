@@ -102,6 +102,10 @@ struct VerifiedProgram {
     std::vector<InsnFacts> facts;   // one per instruction of insns (an ld_imm64's second slot repeats the first)
     std::vector<int32_t> new_pc;    // per linked instruction: the first rewritten instruction it became
     std::vector<Function> functions; // sorted by start; functions[0] is the main program
+    // The first instruction of the program's own exception callback (`__exception_cb`), which a bpf_throw runs on
+    // the main program's frame with R1 = the cookie, its R0 the program's; -1: the default callback (R0 = the
+    // cookie), the kernel's hidden `r0 = r1; exit`.
+    int32_t exception_cb = -1;
     uint32_t max_ctx_offset = 0;    // verifier::Verdict's
     int32_t min_ctx_offset = 0;
     uint32_t ctx_rewrites = 0, ld_abs_rewrites = 0; // how many accesses were converted (statistics, tests)

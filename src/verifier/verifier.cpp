@@ -629,12 +629,14 @@ Verdict verify(const runtime::ObjectInstance& inst, const loader::ProgramSpec& p
         v.log = why + "\n";
         return v;
     }
-    int64_t exception_cb_direct_call = -1;
-    if (std::string why = exception_callback_refusal(inst.spec(), prog, &exception_cb_direct_call); !why.empty()) {
+    int64_t exception_cb = -1, exception_cb_direct_call = -1;
+    if (std::string why = exception_callback_refusal(inst.spec(), prog, &exception_cb, &exception_cb_direct_call);
+        !why.empty()) {
         v.reason = why;
         v.log = why + "\n";
         return v;
     }
+    env.setup_facts().exception_cb_start = int32_t(exception_cb);
     find_prog_arena(env); // arena.cpp: the kernel's prog->aux->arena
     if (env.facts.prog.type == loader::ProgType::tracing || env.facts.prog.type == loader::ProgType::lsm ||
         env.facts.prog.type == loader::ProgType::struct_ops) {
@@ -649,12 +651,14 @@ Verdict verify(const runtime::ObjectInstance& inst, const loader::ProgramSpec& p
         mark_fastcall_patterns(env); // fastcall.cpp
     if (ok && env.log.level > 0)
         log_main_args(env);
-    if (ok && exception_cb_direct_call >= 0) { // the kernel presumes its exception callback called
-        const int cb = env.facts.subprog_of(int32_t(exception_cb_direct_call) +
-                                            env.facts.insns[size_t(exception_cb_direct_call)].imm + 1);
+    if (ok && env.facts.exception_cb > 0) { // do_check_subprogs presumes the exception callback called; its
+        // stack is a root of its own (mark_subprog_exc_cb: is_async_cb)
+        const auto cb = size_t(env.facts.exception_cb);
         env.aux.global_called.resize(env.facts.subprogs.size());
-        if (cb > 0)
-            env.aux.global_called[size_t(cb)] = 1;
+        env.aux.global_called[cb] = 1;
+        env.aux.async_cb.resize(std::max(env.aux.async_cb.size(), cb + 1));
+        env.aux.async_cb[cb] = 1;
+        env.aux.mark_cb(int(cb));
     }
     Walker walker(env);
     if (ok)
@@ -672,7 +676,16 @@ Verdict verify(const runtime::ObjectInstance& inst, const loader::ProgramSpec& p
             if (env.log.level > 0)
                 env.log_line(fmt::format("Validating {}() func#{}...", sp.name, i));
             State st;
-            ok = prepare_global_entry(env, sp, &st) && walker.run(sp.start, std::move(st));
+            if (int(i) == env.facts.exception_cb) { // do_check_common: in_exception_callback_fn
+                if (std::string why = exception_cb_entry_problem(env, sp); !why.empty()) {
+                    ok = env.log.fail(why, sp.start);
+                    break;
+                }
+            }
+            ok = prepare_global_entry(env, sp, &st);
+            if (ok && int(i) == env.facts.exception_cb)
+                st.frames[0].in_exception_cb = true;
+            ok = ok && walker.run(sp.start, std::move(st));
             if (ok && env.log.level > 0)
                 env.log_line(fmt::format("Func#{} ('{}') is safe for any args that match its prototype", i, sp.name));
             verified[i] = 1;
@@ -684,10 +697,14 @@ Verdict verify(const runtime::ObjectInstance& inst, const loader::ProgramSpec& p
                           int32_t(exception_cb_direct_call));
         env.log.text.pop_back(); // the 6.18 kernel's line has no newline: the statistics follow on it
     }
-    if (ok && !env.failed() && env.aux.throw_in_callback_pc >= 0) // check_max_stack_depth_subprog's bpf_throw rule
-        ok = env.log.fail(fmt::format("bpf_throw kfunc (insn {}) cannot be called from callback subprog {}",
-                                      env.aux.throw_in_callback_pc, env.aux.throw_in_callback_subprog),
-                          env.aux.throw_in_callback_pc);
+    if (ok && !env.failed() && env.aux.throw_in_callback_pc >= 0) { // check_max_stack_depth_subprog's bpf_throw rule
+        int32_t pc = env.aux.throw_in_callback_pc;
+        int subprog = env.aux.throw_in_callback_subprog;
+        first_throw_in_callback(env, &pc, &subprog); // the one the kernel's static walk meets first
+        ok = env.log.fail(fmt::format("bpf_throw kfunc (insn {}) cannot be called from callback subprog {}", pc,
+                                      subprog),
+                          pc);
+    }
     if (ok && !env.failed()) {
         remove_fastcall_stack(env); // the kernel checks the stack it keeps
         ok = check_max_stack_depth(env);

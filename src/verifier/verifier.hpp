@@ -60,6 +60,14 @@ Verdict verify(const runtime::ObjectInstance& inst, const loader::ProgramSpec& p
 // (pc -1); ctx_access.cpp.
 std::string unverifiable_reason(const loader::ProgramSpec& prog);
 
+// A program's `__exception_cb` callback as bpf_find_exception_callback_insn_off finds it before the walk
+// (exception_cb.cpp): the kernel's refusal of a tag it cannot resolve, "" otherwise, with *CALLBACK the callback's
+// first insn in PROG (-1: the program names none). A program that calls its callback directly gets *DIRECT_CALL the
+// call's pc, which the kernel refuses after the walk. The checked interpreter asks it too: it runs programs as
+// written, without a verdict.
+std::string exception_callback_refusal(const loader::ObjectSpec& obj, const loader::ProgramSpec& prog,
+                                       int64_t* callback, int64_t* direct_call);
+
 // The kernel BTF (a vmlinux BTF file) that tracing and lsm programs are verified against, for the whole process
 // (the CLI's --btf FILE); empty, the default, is the running kernel's /sys/kernel/btf/vmlinux. Each file is parsed
 // once and kept.

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
-/* bpf_throw(cookie) with the default exception callback, verify-only: the path ends at the call as at an exit, the
+/* bpf_throw(cookie) with the default exception callback: the path ends at the call as at an exit, the
  * cookie checked as the program's return value (`At program exit the register R1 ...`); refused in a callback or
  * anything a callback calls (`bpf_throw kfunc (insn N) cannot be called from callback subprog M`), with a lock held
  * or inside an RCU or preempt-disabled region (`bpf_throw cannot be used inside bpf_rcu_read_lock-ed region`), and
- * with a reference held (`bpf_throw would lead to reference leak`). A run that reaches the call stops, naming it. */
+ * with a reference held (`bpf_throw would lead to reference leak`). Runs: tests/progs/exceptions_run.bpf.c. */
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
 #include "strbpf_test.h"

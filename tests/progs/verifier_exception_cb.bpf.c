@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* A program's exception callback, named by a decl tag on its main function (progs.verifier_exception_cb.*): the
- * kernel's refusals before the walk, in its words. strbpf runs no bpf_throw and refuses every program that names a
- * callback; these are the ones the kernel refuses too. */
+ * kernel's refusals before the walk, in its words. Callbacks verified and run: tests/progs/exceptions_run.bpf.c. */
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
 #include "strbpf_test.h"

@@ -140,8 +140,8 @@ TEST(PreemptKfuncs, CountTheDepthAndStopAnUnmatchedEnable) {
 TEST(KfuncTable, RowsCarryTheKernelsBtfNames) {
     // 15 string kfuncs, 6 iterator kfuncs, 11 dynptr kfuncs, 3 arena kfuncs, bpf_obj_new_impl and bpf_obj_drop_impl
     // and their percpu forms, bpf_refcount_acquire_impl and the 12 graph kfuncs, bpf_preempt_disable and
-    // bpf_preempt_enable, bpf_rcu_read_lock and bpf_rcu_read_unlock, the 25 cpumask kfuncs
-    EXPECT_EQ(kfunc_table().size(), 81u);
+    // bpf_preempt_enable, bpf_rcu_read_lock and bpf_rcu_read_unlock, the 25 cpumask kfuncs, bpf_throw
+    EXPECT_EQ(kfunc_table().size(), 82u);
     EXPECT_STREQ(find_kfunc("bpf_percpu_obj_new_impl")->params[0].name, "local_type_id__k");
     EXPECT_STREQ(find_kfunc("bpf_percpu_obj_drop_impl")->params[0].name, "p__alloc");
     EXPECT_STREQ(find_kfunc("bpf_obj_new_impl")->params[0].name, "local_type_id__k");

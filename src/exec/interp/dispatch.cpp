@@ -132,6 +132,15 @@ bool probe_load(const EngineState& st, const isa::Insn* ip) {
     return f && f->mem == verifier::MemKind::btf_id && isa::insn_class(ip->opcode) == isa::BPF_LDX;
 }
 
+// The exception callback a throw runs in the program running now (after a tail call, the target's): the
+// verified program's own (VerifiedProgram::exception_cb), or the one an unverified program's tag names
+// (interpreter.cpp); nullptr for the default callback (R0 = the cookie).
+const isa::Insn* exception_callback(const EngineState& st, const runtime::RunContext& ctx) {
+    if (!st.source || st.code != st.source->insns.data())
+        return unverified_exception_callback(ctx, st.code, st.size);
+    return st.source->exception_cb < 0 ? nullptr : st.code + st.source->exception_cb;
+}
+
 // A load the verifier made of a read through a map pointer (InsnOrigin::map_view): the map's view address from
 // its slot in the map, then the field in the view (runtime/maps/kernel_view.hpp). Neither is program-visible
 // memory; the verifier proved both, so a checked run of the verified program loads them as an unchecked one does.
@@ -524,8 +533,29 @@ L_BAD_KFUNC:
     out.stop = Stop::bad_kfunc;
     goto L_STOP;
 L_ABORTED:
+    if (ctx.thrown && base_depth == 1) [[unlikely]] // the program's own loop: a callback's passes it on
+        goto L_THROWN;
     out.stop = Stop::aborted;
     goto L_STOP;
+// bpf_throw: every frame unwinds to the main program's, whose r10 the exception callback runs with (as the
+// kernel's JIT runs it on the main frame); its R0 is the program's. The default callback returns the cookie.
+L_THROWN: {
+    ctx.thrown = false;
+    ctx.aborted = false;
+    ctx.abort_message.clear();
+    st.abort_named = false;
+    depth = base_depth;
+    reg[10] = uint64_t(top);
+    const isa::Insn* const cb = exception_callback(st, ctx);
+    if (!cb) {
+        reg[0] = ctx.throw_cookie;
+        goto L_DONE;
+    }
+    reg[1] = ctx.throw_cookie;
+    ip = cb;
+    mc.clear();
+    DISPATCH();
+}
 L_CALL_DEPTH:
     out.stop = Stop::call_depth;
     goto L_STOP;

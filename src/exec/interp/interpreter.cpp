@@ -12,6 +12,7 @@
 #include "runtime/instance.hpp"
 #include "runtime/kfuncs/verify_only.hpp"
 #include "isa/opcodes.hpp"
+#include "verifier/verifier.hpp"
 
 namespace strbpf::exec::interp {
 namespace {
@@ -81,6 +82,21 @@ void name_abort(runtime::RunContext& ctx, EngineState& st, const Outcome& o) {
 }
 
 } // namespace
+
+const isa::Insn* unverified_exception_callback(const runtime::RunContext& ctx, const isa::Insn* code, size_t size) {
+    if (!ctx.instance)
+        return nullptr;
+    for (const runtime::LinkedProgram& lp : ctx.instance->programs()) {
+        if (lp.insns.data() != code || !lp.spec)
+            continue;
+        int64_t cb = -1, direct_call = -1;
+        if (!verifier::exception_callback_refusal(ctx.instance->spec(), *lp.spec, &cb, &direct_call).empty() ||
+            cb <= 0 || size_t(cb) >= size)
+            return nullptr;
+        return code + cb;
+    }
+    return nullptr;
+}
 
 bool interp_tail_call(runtime::RunContext* ctx, const void* target) {
     EngineState& st = *static_cast<EngineState*>(ctx->engine_state);

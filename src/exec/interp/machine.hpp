@@ -115,6 +115,11 @@ bool interp_tail_call(runtime::RunContext* ctx, const void* target);
 // remaining instruction budget (0 = none). out.executed includes instructions run by callbacks.
 void execute(const Entry& e, runtime::RunContext& ctx, EngineState& st, uint64_t limit, Outcome& out);
 
+// The exception callback of the instance's program whose linked instructions (CODE, SIZE) an unverified run is
+// running (interpreter.cpp): the function its `__exception_cb` tag names, as the verifier finds it; nullptr when
+// it names none (or CODE is no program of ctx.instance as written).
+const isa::Insn* unverified_exception_callback(const runtime::RunContext& ctx, const isa::Insn* code, size_t size);
+
 // The message for a run that stopped (interpreter.cpp); pcs count from `code`.
 std::string stop_message(const Outcome& o, const isa::Insn* code, const runtime::RunContext& ctx, uint64_t limit);
 

@@ -10,6 +10,7 @@
 #include "runtime/kfuncs/obj_kfuncs.hpp"
 #include "runtime/kfuncs/cpumask_kfuncs.hpp"
 #include "runtime/kfuncs/preempt_kfuncs.hpp"
+#include "runtime/kfuncs/throw_kfunc.hpp"
 #include "runtime/kfuncs/string_kfuncs.hpp"
 
 namespace strbpf::runtime {
@@ -116,6 +117,9 @@ const KfuncProto kKfuncs[] = {
     // RCU read-side sections (helpers.c common_kfunc_set; verified by their kernel-BTF rows, kfunc_btf_table.cpp).
     {"bpf_rcu_read_lock",     kfuncs::bpf_rcu_read_lock,     0, {kNone, kNone, kNone, kNone, kNone}, 0, "6.2", nullptr},
     {"bpf_rcu_read_unlock",   kfuncs::bpf_rcu_read_unlock,   0, {kNone, kNone, kNone, kNone, kNone}, 0, "6.2", nullptr},
+    // Exceptions (helpers.c generic_btf_ids; the verifier checks it from kernel BTF, kfunc_btf.cpp): the engines
+    // unwind to the main frame and run the exception callback (throw_kfunc.hpp).
+    {"bpf_throw",             kfuncs::bpf_throw,             1, {u64arg("cookie"), kNone, kNone, kNone, kNone}, 0, "6.7", nullptr},
 };
 // clang-format on
 

@@ -129,6 +129,7 @@ struct Frame {
     int32_t subprog = 0;
     bool in_callback = false;     // a bpf_loop / for_each_map_elem callback: returns to `callsite` itself
     bool in_async_callback = false; // a timer callback: frame 0 of a path of its own, R0 0 at its exit
+    bool in_exception_cb = false;   // the exception callback's frame 0: R0 checked as the program's at its exit
     uint32_t callback_depth = 0;  // callbacks of this frame's current helper call unrolled so far (bpf_loop)
     bool operator==(const Frame&) const = default;
 };

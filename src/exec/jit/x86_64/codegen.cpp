@@ -26,6 +26,7 @@
 #include "runtime/helpers/string_helpers.hpp"
 #include "runtime/kfuncs/graph_kfuncs.hpp"
 #include "runtime/kfuncs/kfunc_table.hpp"
+#include "runtime/kfuncs/throw_kfunc.hpp"
 
 namespace strbpf::exec::jit::x86_64 {
 namespace {
@@ -148,6 +149,7 @@ class Gen {
     Label tail_stub(runtime::ShortPath kind, const Label& call, const Label& done);
     bool stack_site_ok() const;
     void call_local(size_t pc, size_t target);
+    void emit_throw();
     void jump_to(const Label& l, CC cc, bool always);
     void jcc(CC cc, const Label& l) { jump_to(l, cc, false); }
     void jmp(const Label& l) { jump_to(l, CC::kNZ, true); }
@@ -225,6 +227,9 @@ void Gen::find_targets() {
         mark_body(t);
     };
     mark_function(0);
+    // The program's own exception callback: no instruction calls it, a bpf_throw enters it (emit_throw).
+    if (opts_.verified && opts_.verified->exception_cb >= 0 && size_t(opts_.verified->exception_cb) < n)
+        mark_function(size_t(opts_.verified->exception_cb));
     for (size_t pc = 0; pc < n;) {
         const isa::OpInfo& op = *isa::decode(insns_[pc]);
         switch (op.shape) {
@@ -1125,6 +1130,33 @@ void Gen::call_local(size_t pc, size_t target) {
     a_.call(entry_[target]);
 }
 
+// bpf_throw(cookie in rdi) ends the program from any depth (the verifier allows it only where the frames below are
+// the main program's chain, no callback's). A lean program's one frame returns r0 = the cookie, the default
+// callback's answer. Otherwise rsp goes back to the entry trampoline's call of main (RunState::entry_rsp), which
+// drops every BPF frame at once (their saved registers are BPF r6..r10, which nothing needs any more); the
+// program's own exception callback then runs on the main program's frame (main's r10 is the stack's top, the
+// RunState's floor + 7 frames: the callback's prologue moves r10 512 down from 512 above it), with r1 = the
+// cookie, and its r0 leaves through the trampoline's exit as main's would. Code without a bpf_throw is unchanged.
+void Gen::emit_throw() {
+    if (single_) {
+        a_.mov(x86::rax, x86::rdi);
+        a_.xor_(x86::edx, x86::edx); // status: ok
+        emit_lean_tail();
+        return;
+    }
+    a_.mov(x86::r11, x86::qword_ptr(kCtxReg, co_.engine_state));
+    a_.mov(x86::rsp, x86::qword_ptr(x86::r11, kStateEntryRsp));
+    const int32_t cb = opts_.verified ? opts_.verified->exception_cb : -1;
+    if (cb < 0 || size_t(cb) >= entry_.size() || !entry_[size_t(cb)].isValid()) {
+        a_.mov(x86::rax, x86::rdi);
+    } else {
+        a_.mov(x86::rbp, x86::qword_ptr(x86::r11, kStateFloor));
+        a_.add(x86::rbp, imm(int32_t(isa::kMaxCallDepth * isa::kStackSize)));
+        a_.call(entry_[size_t(cb)]);
+    }
+    a_.jmp(enter_exit_);
+}
+
 Label Gen::stub(size_t pc, ExitCode code) {
     stubs_.push_back(Stub{a_.newLabel(), int32_t(pc), code});
     return stubs_.back().label;
@@ -1311,7 +1343,9 @@ void Gen::emit_insn(size_t pc, const isa::OpInfo& op, const isa::Insn& i) {
     case Shape::CALL_KFUNC: {
         const auto table = runtime::kfunc_table();
         const runtime::KfuncProto* k = uint32_t(i.imm) < table.size() ? &table[uint32_t(i.imm)] : nullptr;
-        if (k && k->fn && k->site && next_site_ < opts_.site_count)
+        if (k && k->fn == runtime::kfuncs::bpf_throw)
+            emit_throw();
+        else if (k && k->fn && k->site && next_site_ < opts_.site_count)
             call_site(pc, *k->site, false); // the string kfuncs never abort a run
         else if (k && k->fn)
             call_native(reinterpret_cast<uint64_t>(k->fn), runtime::kfunc_takes_callback(uint32_t(i.imm)));
