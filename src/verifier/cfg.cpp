@@ -313,7 +313,79 @@ bool check_cfg(Env& env) {
         }
     }
     compute_liveness(env);
+    compute_insn_scc(env);
     return true;
+}
+
+void compute_insn_scc(Env& env) {
+    ProgramFacts& facts = env.setup_facts();
+    const auto& kfuncs = facts.inst.spec().kfuncs;
+    const int32_t n = int32_t(facts.insns.size());
+    bool throws = false;
+    for (int32_t pc = 0; pc < n && !throws; pc++) {
+        const isa::Insn& in = facts.insns[size_t(pc)];
+        throws = facts.ops[size_t(pc)] && facts.ops[size_t(pc)]->shape == Shape::CALL_KFUNC && in.imm >= 0 &&
+                 size_t(in.imm) < kfuncs.size() && kfuncs[size_t(in.imm)] == "bpf_throw";
+    }
+    if (!throws)
+        return;
+    // compute_scc: Tarjan's algorithm over every insn in order, each insn's successors fall-through first, without
+    // recursion; a component is numbered (from 1, in the order its root completes) when it has two insns or more or
+    // an edge to itself.
+    constexpr uint32_t kNotOnStack = UINT32_MAX;
+    std::vector<uint32_t> pre(size_t(n), 0), low(size_t(n), 0), scc(size_t(n), 0);
+    std::vector<int32_t> stack, dfs;
+    uint32_t next_pre = 1, next_scc = 1;
+    auto succ_of = [&](int32_t pc, int32_t out[2]) {
+        if (!facts.ops[size_t(pc)]) // an ld_imm64's second half: no successor of its own
+            return 0;
+        int32_t call = -1, k = successors(env, pc, out, &call), m = 0;
+        for (int32_t j = 0; j < k; j++)
+            if (out[j] >= 0 && out[j] < n && (j == 0 || out[j] != out[0]))
+                out[m++] = out[j];
+        return m;
+    };
+    for (int32_t i = 0; i < n; i++) {
+        if (pre[size_t(i)])
+            continue;
+        dfs.assign(1, i);
+        while (!dfs.empty()) {
+            const int32_t w = dfs.back();
+            if (!pre[size_t(w)]) {
+                pre[size_t(w)] = low[size_t(w)] = next_pre++;
+                stack.push_back(w);
+            }
+            int32_t succ[2];
+            const int32_t cnt = succ_of(w, succ);
+            bool descended = false;
+            for (int32_t j = 0; j < cnt && !descended; j++) {
+                if (pre[size_t(succ[j])])
+                    low[size_t(w)] = std::min(low[size_t(w)], low[size_t(succ[j])]);
+                else
+                    dfs.push_back(succ[j]), descended = true;
+            }
+            if (descended)
+                continue;
+            if (low[size_t(w)] < pre[size_t(w)]) {
+                dfs.pop_back();
+                continue;
+            }
+            bool numbered = stack.back() != w;
+            for (int32_t j = 0; j < cnt; j++)
+                numbered |= succ[j] == w;
+            int32_t t;
+            do {
+                t = stack.back();
+                stack.pop_back();
+                low[size_t(t)] = kNotOnStack;
+                if (numbered)
+                    scc[size_t(t)] = next_scc;
+            } while (t != w);
+            next_scc += numbered;
+            dfs.pop_back();
+        }
+    }
+    facts.insn_scc = std::move(scc);
 }
 
 int ProgramFacts::subprog_of(int32_t pc) const {

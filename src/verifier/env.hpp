@@ -6,6 +6,7 @@
 #include <array>
 #include <cstdint>
 #include <map>
+#include <set>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -105,6 +106,10 @@ struct ProgramFacts {
     std::vector<const isa::OpInfo*> ops;
     std::vector<Subprog> subprogs;
     std::vector<uint8_t> prune_point;
+    // A program that calls bpf_throw: each insn's strongly connected component of the insn graph (compute_scc's
+    // numbering; 0: in none, a component being two insns or more, or one with an edge to itself), for 6.18's check of
+    // an exception exit inside one (scc.cpp). Empty for every other program.
+    std::vector<uint32_t> insn_scc;
     std::vector<uint16_t> live_in; // registers read before written on some path from pc (bit i = r_i)
     std::vector<uint64_t> stack_live_in; // stack slots likewise (bit i = fp-8*(i+1)); all bits when unknown
     std::vector<uint8_t> callback_call;  // bpf_loop / bpf_for_each_map_elem calls: forced checkpoints
@@ -153,6 +158,9 @@ struct InsnAux {
     // The first bpf_throw reached in a callback (or in what a callback called): its insn and subprogram, refused
     // after the walk as check_max_stack_depth refuses it (the walk's own refusals come first).
     int32_t throw_in_callback_pc = -1, throw_in_callback_subprog = -1;
+    // The call chains (callsites, then the component) of the checkpoints made inside a component (scc.cpp): the
+    // kernel's bpf_scc_visit instances, which maybe_enter_scc allocates for the whole verification.
+    std::set<std::vector<int32_t>> scc_visits;
     // Per call of bpf_obj_new / _drop, bpf_refcount_acquire, a list push or bpf_rbtree_add: the struct meta its object
     // has (the struct's type ID, 0 for a struct without special fields), the kernel's insn_aux kptr_struct_meta,
     // which every path through the call must agree on (graph.cpp).
@@ -386,6 +394,15 @@ bool check_subprog_refs(Env& env, const std::vector<uint8_t>& seen);
 
 // cfg.cpp: subprograms, reachability ("unreachable insn %d"), prune points, register liveness.
 bool check_cfg(Env& env);
+// cfg.cpp (compute_insn_scc) and scc.cpp: Linux 6.18's strongly connected components of the insn graph, as far as
+// they decide a verdict. The
+// kernel ends a path at a bpf_throw as at an exit and leaves the component the throw is in; with no checkpoint ever
+// made inside that component (for the same call chain) it has no record of entering it and refuses the program,
+// `verifier bug: scc exit: no visit info for call chain (N)`. compute: ProgramFacts::insn_scc, for a program that
+// calls bpf_throw; note_checkpoint: a checkpoint made at the current insn; check_throw_scc_exit: that refusal.
+void compute_insn_scc(Env& env);
+void note_scc_checkpoint(Env& env);
+bool check_throw_scc_exit(Env& env);
 // transfer.cpp: one instruction that is not a jump, call or exit.
 bool do_alu(Env& env, const isa::OpInfo& op, const isa::Insn& insn);
 bool do_load_store(Env& env, const isa::OpInfo& op, const isa::Insn& insn);

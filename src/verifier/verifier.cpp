@@ -374,6 +374,7 @@ class Walker {
         s->pc = env_.path.pc;
         s->parent = env_.path.cur_parent;
         list.push_back(s);
+        note_scc_checkpoint(env_); // maybe_enter_scc
         env_.path.open_checkpoints[size_t(s->pc)].push_back(s);
         env_.path.cur_parent = s;
         env_.path.prev_jmps = env_.path.jmps_processed;
@@ -490,6 +491,8 @@ class Walker {
                 return false;
             if (env_.path.exception_exit) { // bpf_throw: the path ends here, as an exit does
                 env_.path.exception_exit = false;
+                if (!check_throw_scc_exit(env_)) // update_branch_counts leaves the component the throw is in
+                    return false;
                 *path_done = true;
                 return true;
             }
