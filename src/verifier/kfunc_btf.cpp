@@ -341,6 +341,9 @@ bool check_ptr_arg(Env& env, KfuncMeta& m, const btf_param* args, int i, bool* m
     }
     if (r.type != RegType::ctx && r.type != RegType::map_ptr)
         return *mem = true; // get_kfunc_ptr_arg_type's catch-all: memory
+    // the ctx as memory: check_func_arg_reg_off's offset rules come first (`dereference of modified ctx ptr`)
+    if (r.type == RegType::ctx && !check_arg_reg_off(env, r, regno, false))
+        return false;
     return env.fail(fmt::format("strbpf does not model argument {} of kfunc {} as {} (only kernel objects, "
                                 "PTR_TO_BTF_ID)",
                                 i, m.k->name, reg_type_str(r)));

@@ -185,3 +185,11 @@ int acquire_and_stash(void *ctx)
 	r |= 1 << 2;
 	return r;
 }
+
+/* The ctx where a cpumask goes, moved: check_func_arg_reg_off's words (the kernel-differential fuzzer's case). */
+SEC("syscall")
+__failure __msg("dereference of modified ctx ptr R1 off=8 disallowed")
+int modified_ctx_as_mask(void *ctx)
+{
+	return bpf_cpumask_weight((const struct cpumask *)((char *)ctx + 8));
+}

@@ -216,6 +216,7 @@ TEST_P(PercpuFields, FieldsReleaseTheirCpumasks) {
     {
         auto o = Object::open(path);
         ASSERT_TRUE(o.ok()) << o.error().message;
+        ASSERT_TRUE(o->program("modified_ctx_as_mask")->set_autoload(false).ok()); // the verifier refuses it
         LoadOptions lo;
         lo.engine = GetParam();
         const Status st = o->load(lo);
