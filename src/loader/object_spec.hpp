@@ -158,6 +158,9 @@ const char* map_type_name(uint32_t type);
 // The kernel's bpf_map_meta_equal-less answer: array_of_maps / hash_of_maps.
 constexpr bool is_map_in_map(uint32_t type) { return type == kMapArrayOfMaps || type == kMapHashOfMaps; }
 
+inline constexpr uint32_t kMapFlagNumaNode = 1u << 2;   // BPF_F_NUMA_NODE
+inline constexpr uint32_t kMapFlagRdonly = 1u << 3;     // BPF_F_RDONLY (the syscall side's read-only)
+inline constexpr uint32_t kMapFlagWronly = 1u << 4;     // BPF_F_WRONLY
 inline constexpr uint32_t kMapFlagRdonlyProg = 1u << 7; // BPF_F_RDONLY_PROG
 inline constexpr uint32_t kMapFlagMmapable = 1u << 10;  // BPF_F_MMAPABLE
 

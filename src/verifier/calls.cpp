@@ -1125,8 +1125,7 @@ bool do_helper_call(Env& env, const isa::Insn& insn) {
         return false;
     if (insn.imm == 12 && (!check_reference_leak(env, "tail_call") || !check_region_leak(env, "tail_call")))
         return false; // bpf_tail_call leaves the program
-    if (meta.refs.release_regno && !(meta.kptr && in_rcu_cs(env) ? release_percpu_kept(env, meta.refs.ref_obj_id)
-                                                                 : release_reference(env, meta.refs.ref_obj_id)))
+    if (meta.refs.release_regno && !release_reference(env, meta.refs.ref_obj_id, meta.kptr && in_rcu_cs(env)))
         return env.fail(fmt::format("func {}#{} reference has not been acquired before", proto->name, insn.imm));
     if (!finish_dynptr_helper_args(env, *proto)) // dynptr.cpp: a released dynptr, bpf_dynptr_from_mem's data
         return false;

@@ -443,11 +443,9 @@ bool prepare_global_entry(Env& env, const Subprog& sp, State* st);
 // reference goes (a null check's NULL branch); leak: in the main frame, "Unreleased reference id=%d
 // alloc_insn=%d" for each one held, then "PREFIX would lead to reference leak".
 uint32_t acquire_reference(Env& env, int32_t insn);
-bool release_reference(Env& env, uint32_t id);
-// bpf_kptr_xchg's release of reference ID inside an RCU read-side section: a copy of a percpu object (MEM_ALLOC |
-// MEM_PERCPU) stays usable as the map's, MEM_PERCPU | MEM_RCU without the reference; every other copy is
-// invalidated, as release_reference does.
-bool release_percpu_kept(Env& env, uint32_t id);
+// KEEP_PERCPU: bpf_kptr_xchg's release inside an RCU read-side section, where a copy of a percpu object (MEM_ALLOC |
+// MEM_PERCPU) stays usable as the map's, MEM_PERCPU | MEM_RCU without the reference.
+bool release_reference(Env& env, uint32_t id, bool keep_percpu = false);
 bool release_reference_nomark(State& st, uint32_t id);
 bool check_reference_leak(Env& env, const char* prefix, bool exception_exit = false);
 // branches.cpp: conditional jumps. *taken_only / *fall_only: which successors remain; branch_state gets the

@@ -43,25 +43,14 @@ bool release_reference_nomark(State& st, uint32_t id) {
     return false;
 }
 
-bool release_reference(Env& env, uint32_t id) {
-    if (id == 0 || !release_reference_nomark(env.path.cur, id))
-        return false;
-    auto invalidate = [&](Reg& r) {
-        if (r.ref_obj_id == id)
-            r = reg_unknown();
-    };
-    for_each_reg(env.path.cur, invalidate);
-    return true;
-}
-
-bool release_percpu_kept(Env& env, uint32_t id) {
+bool release_reference(Env& env, uint32_t id, bool keep_percpu) {
     if (id == 0 || !release_reference_nomark(env.path.cur, id))
         return false;
     for_each_reg(env.path.cur, [&](Reg& r) {
         if (r.ref_obj_id != id)
             return;
-        if (r.type == RegType::btf_id && (r.btf_flags & kBtfAlloc) && (r.btf_flags & kBtfPercpu)) {
-            r.ref_obj_id = 0;
+        if (keep_percpu && r.type == RegType::btf_id && (r.btf_flags & kBtfAlloc) && (r.btf_flags & kBtfPercpu)) {
+            r.ref_obj_id = 0; // the map's object now: MEM_PERCPU | MEM_RCU
             r.btf_flags = uint8_t((r.btf_flags & ~kBtfAlloc) | kBtfRcu);
         } else {
             r = reg_unknown();

@@ -8,10 +8,8 @@
 // cgroup or below it (under_cgroup): the kernel's answer is about the default (v2) hierarchy cgroup of the task,
 // and of the task that made the socket, which in a test run is the caller: strbpf reads the calling thread's from
 // /proc/thread-self/cgroup and compares the directories from it up to the hierarchy's root by device and inode.
-#include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
-#include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
@@ -19,6 +17,7 @@
 #include <mutex>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
@@ -55,7 +54,7 @@ std::string thread_cgroup2() {
     return {};
 }
 
-int under_cgroup(const CgroupArrayMap::Entry& e) {
+int under_cgroup(dev_t dev, ino_t ino) {
     static const std::string mount = cgroup2_mount();
     const std::string rel = thread_cgroup2();
     if (mount.empty() || rel.empty() || rel[0] != '/')
@@ -64,7 +63,7 @@ int under_cgroup(const CgroupArrayMap::Entry& e) {
     std::string dir = mount + (rel == "/" ? "" : rel);
     for (;;) {
         struct stat st;
-        if (stat(dir.c_str(), &st) == 0 && st.st_dev == e.dev && st.st_ino == e.ino)
+        if (stat(dir.c_str(), &st) == 0 && st.st_dev == dev && st.st_ino == ino)
             return 1;
         if (dir.size() <= mount.size())
             return 0;
@@ -75,12 +74,6 @@ int under_cgroup(const CgroupArrayMap::Entry& e) {
 } // namespace
 
 CgroupArrayMap::CgroupArrayMap(const loader::MapSpec& spec) : Map(spec), slots_(spec.max_entries) {}
-
-CgroupArrayMap::~CgroupArrayMap() {
-    for (Entry& e : slots_)
-        if (e.fd >= 0)
-            close(e.fd);
-}
 
 // fd_array_map_update_elem with cgroup_fd_array_get_ptr: -EINVAL (flags other than BPF_ANY); -E2BIG (index);
 // -EBADF (no such fd, not a cgroup directory, a cgroup v1 directory).
@@ -97,13 +90,11 @@ int CgroupArrayMap::update(const void* key, const void* value, uint64_t flags) {
     if (fd < 0 || fstat(fd, &st) != 0 || fstatfs(fd, &sfs) != 0 || !S_ISDIR(st.st_mode) ||
         long(sfs.f_type) != kCgroup2SuperMagic)
         return -EBADF;
-    const int dup = fcntl(fd, F_DUPFD_CLOEXEC, 0);
-    if (dup < 0)
+    HostFd dir;
+    if (!dir.dup_of(fd, st))
         return -errno;
     std::lock_guard<std::mutex> g(mu_);
-    if (slots_[i].fd >= 0)
-        close(slots_[i].fd);
-    slots_[i] = Entry{dup, st.st_dev, st.st_ino};
+    slots_[i] = std::move(dir);
     return 0;
 }
 
@@ -113,10 +104,9 @@ int CgroupArrayMap::remove(const void* key) {
     if (i >= spec_.max_entries)
         return -E2BIG;
     std::lock_guard<std::mutex> g(mu_);
-    if (slots_[i].fd < 0)
+    if (slots_[i].empty())
         return -ENOENT;
-    close(slots_[i].fd);
-    slots_[i] = Entry{};
+    slots_[i].reset();
     return 0;
 }
 
@@ -125,20 +115,21 @@ int CgroupArrayMap::next_key(const void* key, void* next) { return array_next_ke
 int CgroupArrayMap::under(uint32_t index) {
     if (index >= spec_.max_entries)
         return -E2BIG;
-    Entry e;
+    dev_t dev;
+    ino_t ino;
     {
         std::lock_guard<std::mutex> g(mu_);
-        e = slots_[index];
+        if (slots_[index].empty())
+            return -EAGAIN;
+        dev = slots_[index].dev(), ino = slots_[index].ino();
     }
-    if (e.fd < 0)
-        return -EAGAIN;
-    return under_cgroup(e);
+    return under_cgroup(dev, ino);
 }
 
 // fd_array_map_alloc_check and array_map_alloc_check: key and value 4 bytes, max_entries above 0, no flags but
 // BPF_F_NUMA_NODE and one of BPF_F_RDONLY, BPF_F_WRONLY.
 Result<std::unique_ptr<Map>> create_cgroup_array_map(const loader::MapSpec& spec) {
-    constexpr uint32_t kMapFlagNumaNode = 1u << 2, kMapFlagRdonly = 1u << 3, kMapFlagWronly = 1u << 4;
+    using loader::kMapFlagNumaNode, loader::kMapFlagRdonly, loader::kMapFlagWronly;
     if (spec.max_entries == 0 || spec.key_size != 4 || spec.value_size != 4 ||
         (spec.map_flags & ~(kMapFlagNumaNode | kMapFlagRdonly | kMapFlagWronly)) ||
         (spec.map_flags & (kMapFlagRdonly | kMapFlagWronly)) == (kMapFlagRdonly | kMapFlagWronly))

@@ -9,19 +9,14 @@
 #include <mutex>
 #include <vector>
 
+#include "runtime/maps/host_fd.hpp"
 #include "runtime/maps/map.hpp"
 
 namespace strbpf::runtime {
 
 class CgroupArrayMap final : public Map {
   public:
-    struct Entry {
-        int fd = -1; // strbpf's duplicate of the directory; -1: empty
-        dev_t dev = 0;
-        ino_t ino = 0;
-    };
     explicit CgroupArrayMap(const loader::MapSpec& spec);
-    ~CgroupArrayMap() override;
 
     void* lookup(const void*) override { return nullptr; } // programs cannot look one up
     int copy_value(const void*, void*) override { return -524; } // -ENOTSUPP
@@ -36,7 +31,7 @@ class CgroupArrayMap final : public Map {
     int under(uint32_t index);
 
   private:
-    std::vector<Entry> slots_;
+    std::vector<HostFd> slots_; // the cgroup directories
     std::mutex mu_;
 };
 

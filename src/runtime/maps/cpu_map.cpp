@@ -45,7 +45,6 @@ uint32_t kernel_nr_cpus() {
 
 namespace {
 
-constexpr uint32_t kMapFlagNumaNode = 1u << 2;
 constexpr uint32_t kMaxQsize = 16384; // cpu_map_update_elem's sanity limit
 
 class CpuMap final : public RedirectMap {
@@ -113,7 +112,7 @@ class CpuMap final : public RedirectMap {
 // cpu_map_alloc: -EINVAL (sizes, flags other than BPF_F_NUMA_NODE); -E2BIG (max_entries above CONFIG_NR_CPUS).
 Result<std::unique_ptr<Map>> create_cpu_map(const loader::MapSpec& spec) {
     if (spec.max_entries == 0 || spec.key_size != 4 || (spec.value_size != 4 && spec.value_size != 8) ||
-        (spec.map_flags & ~kMapFlagNumaNode))
+        (spec.map_flags & ~loader::kMapFlagNumaNode))
         return make_error(fmt::format("map '{}': a cpumap needs max_entries above 0, key_size 4, value_size 4 or 8 "
                                       "and no map_flags but BPF_F_NUMA_NODE (max_entries {}, key_size {}, "
                                       "value_size {}, map_flags 0x{:x})", spec.name, spec.max_entries,

@@ -29,8 +29,8 @@ namespace {
 
 // strbpf's cap on a devmap's value storage (8 bytes an entry); the kernel's own is its allocator's (-ENOMEM).
 constexpr uint64_t kMaxSlotBytes = 1ull << 30;
-constexpr uint32_t kMapFlagNumaNode = 1u << 2, kMapFlagRdonly = 1u << 3, kMapFlagWronly = 1u << 4;
-constexpr uint32_t kDevCreateFlags = kMapFlagNumaNode | kMapFlagRdonly | kMapFlagWronly; // DEV_CREATE_FLAG_MASK
+constexpr uint32_t kDevCreateFlags =
+    loader::kMapFlagNumaNode | loader::kMapFlagRdonly | loader::kMapFlagWronly; // DEV_CREATE_FLAG_MASK
 
 uint32_t load32(const uint8_t* p) { return std::atomic_ref<uint32_t>(*reinterpret_cast<uint32_t*>(const_cast<uint8_t*>(p))).load(std::memory_order_acquire); }
 void store32(uint8_t* p, uint32_t v) { std::atomic_ref<uint32_t>(*reinterpret_cast<uint32_t*>(p)).store(v, std::memory_order_release); }

@@ -8,10 +8,8 @@
 // value for a socket that is not bound. strbpf does not learn a bound socket's queue (the kernel tells it only
 // through xsk_diag, which the reference kernel lacks: CONFIG_XDP_SOCKETS_DIAG is not set), and it redirects no
 // frame to a socket: a test run's bpf_redirect_map only finds the entry (docs/maps.md).
-#include <fcntl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
@@ -22,6 +20,7 @@
 
 #include "runtime/maps/arena.hpp"
 #include "runtime/maps/array_util.hpp"
+#include "runtime/maps/host_fd.hpp"
 #include "runtime/maps/redirect_maps.hpp"
 
 #ifndef AF_XDP
@@ -31,25 +30,19 @@
 namespace strbpf::runtime {
 namespace {
 
-constexpr uint32_t kMapFlagNumaNode = 1u << 2, kMapFlagRdonly = 1u << 3, kMapFlagWronly = 1u << 4;
 constexpr uint64_t kMaxSockets = 1u << 24; // strbpf's cap on an xskmap's entries (its slots' memory)
 
 class XskMap final : public RedirectMap {
   public:
     explicit XskMap(const loader::MapSpec& spec)
         : RedirectMap(spec), slots_(spec.max_entries), sock_(uint64_t(spec.max_entries) * 4) {}
-    ~XskMap() override {
-        for (Slot& s : slots_)
-            if (s.fd >= 0)
-                close(s.fd);
-    }
     bool ok() const { return sock_.ok(); }
 
     // A present entry: its struct bpf_xdp_sock (queue_id 0) in the arena, 4 bytes a slot, all zero.
     void* lookup(const void* key) override {
         const uint32_t i = array_index(key);
         std::lock_guard<std::mutex> g(mu_);
-        return i < spec_.max_entries && slots_[i].fd >= 0 ? sock_.data() + uint64_t(i) * 4 : nullptr;
+        return i < spec_.max_entries && !slots_[i].empty() ? sock_.data() + uint64_t(i) * 4 : nullptr;
     }
     int copy_value(const void*, void*) override { return -EOPNOTSUPP; }
     // xsk_map_update_elem: -EINVAL (flags); -E2BIG (index); the socket's checks (sockfd_lookup, the family); the
@@ -73,20 +66,14 @@ class XskMap final : public RedirectMap {
         if (getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &domain, &len) != 0 || domain != AF_XDP)
             return -EOPNOTSUPP;
         std::lock_guard<std::mutex> g(mu_);
-        Slot& s = slots_[i];
-        if (s.fd >= 0 && s.dev == st.st_dev && s.ino == st.st_ino)
+        HostFd& s = slots_[i];
+        if (s.same_file(st))
             return 0;
-        if (s.fd >= 0 && flags == kBpfNoexist)
+        if (!s.empty() && flags == kBpfNoexist)
             return -EEXIST;
-        if (s.fd < 0 && flags == kBpfExist)
+        if (s.empty() && flags == kBpfExist)
             return -ENOENT;
-        const int dup = fcntl(fd, F_DUPFD_CLOEXEC, 0);
-        if (dup < 0)
-            return -errno;
-        if (s.fd >= 0)
-            close(s.fd);
-        s = Slot{dup, st.st_dev, st.st_ino};
-        return 0;
+        return s.dup_of(fd, st) ? 0 : -errno;
     }
     // xsk_map_delete_elem: -EINVAL past max_entries; an empty slot's delete succeeds.
     int remove(const void* key) override {
@@ -94,9 +81,7 @@ class XskMap final : public RedirectMap {
         if (i >= spec_.max_entries)
             return -EINVAL;
         std::lock_guard<std::mutex> g(mu_);
-        if (slots_[i].fd >= 0)
-            close(slots_[i].fd);
-        slots_[i] = Slot{};
+        slots_[i].reset();
         return 0;
     }
     int next_key(const void* key, void* next) override { return array_next_key(key, next, spec_.max_entries); }
@@ -106,12 +91,7 @@ class XskMap final : public RedirectMap {
     bool redirect_target(uint32_t key) override { return lookup(&key) != nullptr; }
 
   private:
-    struct Slot {
-        int fd = -1; // strbpf's duplicate of the socket; -1: empty
-        dev_t dev = 0;
-        ino_t ino = 0; // the socket's identity (two fds of one socket are one entry)
-    };
-    std::vector<Slot> slots_;
+    std::vector<HostFd> slots_; // the sockets
     Arena sock_;
     std::mutex mu_;
 };
@@ -122,7 +102,7 @@ class XskMap final : public RedirectMap {
 // BPF_F_RDONLY, BPF_F_WRONLY).
 Result<std::unique_ptr<Map>> create_xsk_map(const loader::MapSpec& spec) {
     if (spec.max_entries == 0 || spec.key_size != 4 || spec.value_size != 4 ||
-        (spec.map_flags & ~(kMapFlagNumaNode | kMapFlagRdonly | kMapFlagWronly)))
+        (spec.map_flags & ~(loader::kMapFlagNumaNode | loader::kMapFlagRdonly | loader::kMapFlagWronly)))
         return make_error(fmt::format("map '{}': an xskmap needs max_entries above 0, key_size 4, value_size 4 and "
                                       "no map_flags but BPF_F_NUMA_NODE, BPF_F_RDONLY, BPF_F_WRONLY (max_entries {}, "
                                       "key_size {}, value_size {}, map_flags 0x{:x})", spec.name, spec.max_entries,
