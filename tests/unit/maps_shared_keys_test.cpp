@@ -6,14 +6,22 @@
 // prog_array slots always answer one of the objects stored, perf event slots close under their producers. Run
 // under TSAN by `make test-tsan` (label `concurrency`), where any data race in the maps fails the test. Nothing
 // here waits on time: every thread runs a fixed number of operations.
+#include <fcntl.h>
+#include <net/if.h>
+#include <unistd.h>
+
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstring>
+#include <fstream>
 #include <memory>
 #include <random>
 #include <set>
+#include <sstream>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -23,7 +31,9 @@
 #include "runtime/maps/cgroup_storage_map.hpp"
 #include "runtime/maps/fd_maps.hpp"
 #include "runtime/maps/map.hpp"
+#include "runtime/maps/cgroup_array_map.hpp"
 #include "runtime/maps/perf_event_array_map.hpp"
+#include "runtime/maps/redirect_maps.hpp"
 
 namespace strbpf::runtime {
 namespace {
@@ -488,6 +498,146 @@ TEST(MapsSharedKeys, PerfSlotsCloseAndReopenUnderProducers) {
     }, &got);
     EXPECT_EQ(got, appended1.load());
     EXPECT_EQ(got + pa->lost(1), (kThreads - 1) * 5000u);
+}
+
+// The host's network devices by ifindex: what a devmap entry can hold on any host (the loopback at least).
+std::vector<uint32_t> host_ifindexes() {
+    std::vector<uint32_t> out;
+    if (struct if_nameindex* ni = if_nameindex()) {
+        for (const struct if_nameindex* p = ni; p->if_index; p++)
+            out.push_back(p->if_index);
+        if_freenameindex(ni);
+    }
+    return out;
+}
+
+// Device and CPU maps with several threads on the same keys, beside the lookups bpf_redirect_map makes: every update
+// with a present device or a valid queue size succeeds, a copy reads one whole entry written (program id 0) or
+// none, a removal finds the entry or not, and the map ends with distinct keys, each holding a value written.
+TEST(MapsSharedKeys, RedirectMapsSameKeysAnswerAnEntryWritten) {
+    const std::vector<uint32_t> devices = host_ifindexes();
+    ASSERT_FALSE(devices.empty()) << "if_nameindex() lists no device, not even the loopback";
+    const uint32_t cpus = std::min(possible_cpus(), 8u);
+    struct Case {
+        uint32_t type;
+        std::vector<uint32_t> values; // ifindexes, or queue sizes
+        uint32_t keys;
+    };
+    const Case cases[] = {{loader::kMapDevmap, devices, 8},
+                          {loader::kMapDevmapHash, devices, 8},
+                          {loader::kMapCpumap, {64, 192, 16384}, cpus}};
+    for (const Case& c : cases) {
+        const char* name = loader::map_type_name(c.type);
+        auto m = make(c.type, 4, 8, 8);
+        ASSERT_NE(m, nullptr) << name;
+        RedirectMap* rm = as_redirect_map(m.get());
+        ASSERT_NE(rm, nullptr) << name;
+        const auto written = [&c](const uint32_t v[2]) {
+            return v[1] == 0 && std::find(c.values.begin(), c.values.end(), v[0]) != c.values.end();
+        };
+        std::atomic<uint32_t> wrong{0}, other{0};
+        std::atomic<int> last_error{0};
+        const auto fail = [&](int r) {
+            other++;
+            last_error = r;
+        };
+        on_threads(kThreads, [&](uint32_t t) {
+            std::mt19937 rng(t);
+            for (uint32_t i = 0; i < 4000; i++) {
+                const uint32_t k = rng() % c.keys;
+                switch (rng() % 5) {
+                case 0:
+                    if (const int r = m->remove(&k); r != 0 && r != -ENOENT)
+                        fail(r);
+                    break;
+                case 1: {
+                    uint32_t got[2] = {};
+                    const int r = m->copy_value(&k, got);
+                    if (r == 0 && !written(got))
+                        wrong++;
+                    else if (r != 0 && r != -ENOENT)
+                        fail(r);
+                    break;
+                }
+                case 2:
+                    (void)rm->redirect_target(k);
+                    break;
+                default: {
+                    const uint32_t v[2] = {c.values[rng() % c.values.size()], 0};
+                    if (const int r = m->update(&k, v, kBpfAny); r != 0)
+                        fail(r);
+                }
+                }
+            }
+        });
+        EXPECT_EQ(wrong.load(), 0u) << name;
+        EXPECT_EQ(other.load(), 0u) << name << ": " << last_error.load();
+        const std::vector<uint32_t> keys = keys_of(*m);
+        EXPECT_EQ(std::set<uint32_t>(keys.begin(), keys.end()).size(), keys.size()) << name;
+        for (const uint32_t k : keys) {
+            uint32_t got[2] = {};
+            const int r = m->copy_value(&k, got);
+            EXPECT_TRUE(r == 0 ? written(got) : r == -ENOENT) << name << " key " << k << ": " << r;
+            EXPECT_EQ(r == 0, rm->redirect_target(k)) << name << " key " << k;
+        }
+    }
+}
+
+// The first cgroup v2 mount of this process, or "" without one.
+std::string cgroup2_mount() {
+    std::ifstream in("/proc/self/mounts");
+    std::string line;
+    while (std::getline(in, line)) {
+        std::istringstream f(line);
+        std::string dev, dir, type;
+        if (f >> dev >> dir >> type && type == "cgroup2")
+            return dir;
+    }
+    return {};
+}
+
+// A cgroup array with several threads on the same slots: updates with a cgroup directory's fd succeed, removals
+// find the slot filled or not, and a slot answers for the hierarchy's root what it answers with no other thread
+// (the calling thread is under it: 1), or is empty (-EAGAIN).
+TEST(MapsSharedKeys, CgroupArraySlotsAnswerTheRootOrNothing) {
+    const std::string root = cgroup2_mount();
+    if (root.empty())
+        GTEST_SKIP() << "no cgroup2 hierarchy is mounted for this process";
+    const int fd = ::open(root.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    ASSERT_GE(fd, 0) << root;
+    auto m = make(loader::kMapCgroupArray, 4, 4, 4);
+    ASSERT_NE(m, nullptr);
+    CgroupArrayMap* cg = as_cgroup_array(m.get());
+    ASSERT_NE(cg, nullptr);
+    const uint32_t slot0 = 0, root_fd = uint32_t(fd);
+    ASSERT_EQ(m->update(&slot0, &root_fd, kBpfAny), 0);
+    const int alone = cg->under(0);
+    EXPECT_EQ(alone, 1) << "the calling thread is not under " << root;
+    std::atomic<uint32_t> wrong{0}, other{0};
+    std::atomic<int> last_error{0};
+    on_threads(kThreads, [&](uint32_t t) {
+        std::mt19937 rng(t);
+        for (uint32_t i = 0; i < 4000; i++) {
+            const uint32_t k = rng() % 4;
+            int r = 0;
+            switch (rng() % 3) {
+            case 0:
+                if ((r = m->remove(&k)) != 0 && r != -ENOENT)
+                    other++, last_error = r;
+                break;
+            case 1:
+                if ((r = cg->under(k)) != alone && r != -EAGAIN)
+                    wrong++, last_error = r;
+                break;
+            default:
+                if ((r = m->update(&k, &root_fd, kBpfAny)) != 0)
+                    other++, last_error = r;
+            }
+        }
+    });
+    ::close(fd);
+    EXPECT_EQ(wrong.load(), 0u) << last_error.load();
+    EXPECT_EQ(other.load(), 0u) << last_error.load();
 }
 
 // A cgroup storage is the one modelled cgroup's: runs of one instance on several threads at once share it, so
