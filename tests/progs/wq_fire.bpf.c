@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* Workqueues that run (the kernel selftests' prog_tests/wq.c pattern): `arm` takes every error answer of the three
  * bpf_wq kfuncs on an array element's bpf_wq (-EINVAL for flags, for an uninitialised bpf_wq and for a start before
- * set_callback; -EBUSY for a second init), then starts it twice (once queued, it runs once); it starts a second
- * array element's bpf_wq and updates that element, and starts a hash element's and deletes the element: the
- * kernel cancels both, so neither callback may run; a second hash element's runs. The array callback counts,
- * records its key and starts its bpf_wq once more. A workqueue's callback sleeps, so Linux 6.18 asks for a sleepable
- * program: syscall. User space waits (the kernel runs the callbacks from a kworker) or runs the instance's queue
- * (strbpf, tests/unit/wq_fire_test.cpp) and reads the globals. In a single test run no callback has run yet on
- * any engine: `arm` answers 0 and `fired_so_far` 0. */
+ * set_callback; -EBUSY for a second init), then starts it twice (once queued, it runs once); it starts a second array
+ * element's bpf_wq and updates that element, and starts a hash element's and deletes the element: the kernel cancels
+ * both, so neither callback may run, and a start through a pointer to either value answers -EINVAL (the bpf_wq was
+ * freed); a second hash element's runs. The array callback counts, records its key and starts its bpf_wq once more. A
+ * workqueue's callback sleeps, so Linux 6.18 asks for a sleepable program: syscall. User space waits (the kernel runs
+ * the callbacks from a kworker) or runs the instance's queue (strbpf, tests/unit/wq_fire_test.cpp) and reads the
+ * globals. In a single test run no callback has run yet on any engine: `arm` answers 0 and `fired_so_far` 0. */
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
 #include "strbpf_test.h"
@@ -49,7 +49,7 @@ __s64 seen_array_key = 99;
 __s64 seen_hash_key = 99;
 __s64 restart = 1;
 __s64 init_flags = 1, start_uninit = 1, cb_uninit = 1, init_busy = 1, start_no_cb = 1, cb_flags = 1,
-      start_flags = 1, start_again = 1;
+      start_flags = 1, start_again = 1, start_updated = 1, start_deleted = 1;
 
 static int array_cb(void *map, int *key, void *value)
 {
@@ -96,6 +96,7 @@ int arm(void *ctx)
 	struct elem zero = {};
 	int k0 = 0, k1 = 1;
 	struct elem *a = bpf_map_lookup_elem(&wq_array, &k0);
+	struct elem *u, *d;
 
 	if (!a)
 		return 1;
@@ -118,10 +119,16 @@ int arm(void *ctx)
 		return 5;
 	if (bpf_map_update_elem(&wq_array, &k1, &zero, BPF_ANY))
 		return 6;
+	u = bpf_map_lookup_elem(&wq_array, &k1);
+	if (!u)
+		return 6;
+	start_updated = bpf_wq_start(&u->w, 0); /* the update freed it: not initialised */
 	if (start_elem(&wq_hash, k0, gone_cb, 1))
 		return 7;
-	if (bpf_map_delete_elem(&wq_hash, &k0))
+	d = bpf_map_lookup_elem(&wq_hash, &k0);
+	if (!d || bpf_map_delete_elem(&wq_hash, &k0))
 		return 8;
+	start_deleted = bpf_wq_start(&d->w, 0); /* the deleted element's, freed with it */
 	if (start_elem(&wq_hash, k1, hash_cb, 1))
 		return 9;
 	return 0;

@@ -31,9 +31,10 @@ namespace strbpf {
 namespace {
 
 const std::string kPath = std::string(STRBPF_PROGS_DIR) + "/wq_fire.bpf.o";
-const char* const kVars[] = {"array_fired", "hash_fired", "gone_fired",   "seen_array_key", "seen_hash_key",
-                             "restart",     "init_flags", "start_uninit", "cb_uninit",      "init_busy",
-                             "start_no_cb", "cb_flags",   "start_flags",  "start_again"};
+const char* const kVars[] = {"array_fired",   "hash_fired",  "gone_fired",    "seen_array_key",
+                             "seen_hash_key", "restart",     "init_flags",    "start_uninit",
+                             "cb_uninit",     "init_busy",   "start_no_cb",   "cb_flags",
+                             "start_flags",   "start_again", "start_updated", "start_deleted"};
 
 struct Globals {
     std::vector<int64_t> v; // kVars' values, in order
@@ -46,8 +47,9 @@ void PrintTo(const Globals& g, std::ostream* os) {
 
 // Two array callbacks (the second started by the first), one hash callback, none for the updated and the deleted
 // element; keys 0 and 1; -EINVAL for flags (init, set_callback, start), for an uninitialised bpf_wq (start,
-// set_callback) and for a start before set_callback; -EBUSY for the second init; 0 for a start of queued work.
-const Globals kWant{{2, 1, 0, 0, 1, 0, -22, -22, -22, -16, -22, -22, -22, 0}};
+// set_callback) and for a start before set_callback; -EBUSY for the second init; 0 for a start of queued work;
+// -EINVAL for a start of the updated and the deleted element's bpf_wq (freed with the old value).
+const Globals kWant{{2, 1, 0, 0, 1, 0, -22, -22, -22, -16, -22, -22, -22, 0, -22, -22}};
 
 Globals read_ours(const Object& obj) {
     Globals g;
