@@ -96,10 +96,12 @@ class Object {
     // strbpf runs them when this is called: on the calling thread, earliest expiry first, each callback on the
     // engine of the program that set it, with (map, key, value). all=false runs those whose expiry has passed on
     // their clock (bpf_ktime_get_ns's for CLOCK_MONOTONIC); all=true every armed timer, as if the time until the
-    // latest had passed. A timer a callback arms again waits for the next call. Returns how many callbacks ran.
-    // Errors: -EINVAL before load(); -EFAULT when a callback stopped (the others still ran).
+    // latest had passed. A timer a callback arms again waits for the next call. The workqueues the programs started
+    // with bpf_wq_start (the kernel runs each from a kworker) run here too: a started bpf_wq is due at once, in
+    // either mode, ordered by when it was started; one a callback starts again waits for the next call. Returns how
+    // many callbacks ran. Errors: -EINVAL before load(); -EFAULT when a callback stopped (the others still ran).
     Result<size_t> run_timers(bool all = false) const;
-    size_t armed_timers() const; // how many timers are armed now; 0 before load()
+    size_t armed_timers() const; // how many timers are armed and bpf_wq started now; 0 before load()
 
     struct Impl; // opaque: defined inside libstrbpf
     explicit Object(std::unique_ptr<Impl> impl);

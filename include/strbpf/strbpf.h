@@ -186,9 +186,10 @@ int strbpf_object_set_global(strbpf_object* obj, const char* name, const void* v
 int strbpf_object_get_global(const strbpf_object* obj, const char* name, void* value, size_t size);
 int strbpf_object_load(strbpf_object* obj, const struct strbpf_load_opts* opts);
 /* Runs the timers the programs armed (bpf_timer_start): all=0 those due now, else every armed one; earliest first,
- * on this thread. Returns how many callbacks ran, or a negative errno (-EFAULT: one stopped; see last error). */
+ * on this thread. A bpf_wq a program started (bpf_wq_start) is due at once: its callback runs in either mode.
+ * Returns how many callbacks ran, or a negative errno (-EFAULT: one stopped; see last error). */
 int strbpf_object_run_timers(strbpf_object* obj, int all);
-long strbpf_object_armed_timers(const strbpf_object* obj); /* armed timers now; -EINVAL for NULL */
+long strbpf_object_armed_timers(const strbpf_object* obj); /* armed timers, started bpf_wq now; -EINVAL for NULL */
 
 strbpf_program* strbpf_object_find_program(strbpf_object* obj, const char* name); /* NULL: see last error */
 strbpf_map* strbpf_object_find_map(strbpf_object* obj, const char* name);         /* NULL before load too */

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-2-Clause
-// An instance's timer callbacks run on their engine (exec stage). A callback value names its engine: the
+// An instance's timer and bpf_wq callbacks run on their engine (exec stage). A callback value names its engine: the
 // interpreter's is the address of an instruction of the code it ran (the verified program, or for interp-checked
 // the linked one), the JIT's a native function entry of the compiled program.
 #include "exec/timers.hpp"
@@ -56,26 +56,27 @@ bool resolve(const runtime::ObjectInstance& inst, uint64_t callback, Target* t) 
 
 // One callback as a run of its own: a fresh stack and RunContext on CPU 0, the key readable for the run.
 std::string run_one(const runtime::ObjectInstance& inst, const runtime::TimerFire& f) {
+    const char* what = f.kind == runtime::AsyncKind::wq ? "bpf_wq callback" : "timer callback";
     Target t;
     if (!resolve(inst, f.callback, &t))
-        return fmt::format("timer callback {:#x} is not a function of a loaded program", f.callback);
+        return fmt::format("{} {:#x} is not a function of a loaded program", what, f.callback);
     runtime::RunContext ctx;
     auto stack = std::make_unique<runtime::StackArea>();
     runtime::prepare_run_context(ctx, &inst, stack.get());
     ctx.verified = t.engine != EngineKind::interp_checked;
     const uint64_t key = reinterpret_cast<uint64_t>(f.key.data());
     if (!ctx.mem.add_local(runtime::Region{key, f.key.size(), runtime::kPermRead, runtime::RegionKind::stack,
-                                           "timer key"}))
-        return "no room for the timer callback's key region";
+                                           f.kind == runtime::AsyncKind::wq ? "bpf_wq key" : "timer key"}))
+        return fmt::format("no room for the {}'s key region", what);
     const std::array<uint64_t, 5> args{reinterpret_cast<uint64_t>(f.map), key, f.value, 0, 0};
     if (t.engine == EngineKind::jit) {
         const jit::JitResult r = t.jit->run_callback(f.callback, args, ctx, *stack);
-        return r.ok ? std::string() : fmt::format("timer callback of '{}': {}", t.prog->spec->name, r.error);
+        return r.ok ? std::string() : fmt::format("{} of '{}': {}", what, t.prog->spec->name, r.error);
     }
     const bool checked = t.engine == EngineKind::interp_checked;
     const interp::InterpResult r = interp::run_function(engine_insns(t.engine, *t.prog), t.pc, args, ctx, *stack,
                                                         checked, checked ? nullptr : t.prog->cache->program.get());
-    return r.ok ? std::string() : fmt::format("timer callback of '{}': {}", t.prog->spec->name, r.error);
+    return r.ok ? std::string() : fmt::format("{} of '{}': {}", what, t.prog->spec->name, r.error);
 }
 
 } // namespace

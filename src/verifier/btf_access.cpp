@@ -311,7 +311,7 @@ uint8_t walked_flags(const Env& env, const Reg& parent, const WalkOut& w, bool* 
         *maybe_null = true;
         return uint8_t(w.flags | kBtfTrusted) & (kBtfTrusted | kBtfRcu | kBtfUntrusted);
     }
-    const bool in_rcu_cs = !env.facts.prog.sleepable || env.path.cur.active_rcu_lock; // in_rcu_cs
+    const bool in_rcu_cs = !env.path.cur.in_sleepable || env.path.cur.active_rcu_lock; // in_rcu_cs
     if (!in_rcu_cs || parent.maybe_null)
         return kBtfUntrusted;
     if (nested_trusted(parent, w.field, w.id, "__safe_rcu"))

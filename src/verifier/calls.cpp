@@ -284,15 +284,6 @@ bool not_modelled(Env& env, const runtime::HelperProto& h, const std::string& wh
     return env.fail(fmt::format("strbpf does not model {} of {}#{}", what, h.name, h.id));
 }
 
-// The kernel loads syscall programs sleepable only, and libbpf loads a SEC("xxx.s/...") program sleepable.
-bool prog_sleepable(const Env& env) {
-    if (env.facts.prog.type == loader::ProgType::syscall)
-        return true;
-    const std::string_view sec = env.facts.prog.section;
-    const std::string_view head = sec.substr(0, sec.find('/'));
-    return head.size() > 2 && head.substr(head.size() - 2) == ".s";
-}
-
 // do_refine_retval_range: the integer results the kernel bounds. msize_max is the umax of the call's last
 // ARG_CONST_SIZE[_OR_ZERO] argument.
 void refine_retval(Reg& r0, int32_t id, uint64_t msize_max) {
@@ -935,7 +926,7 @@ bool check_call_gate(Env& env, const runtime::HelperProto& h) {
         if (allowed == 0)
             return env.fail("helper call is not allowed in probe");
     }
-    if ((h.flags & runtime::kMightSleep) && !prog_sleepable(env))
+    if ((h.flags & runtime::kMightSleep) && !env.path.cur.in_sleepable)
         return env.fail("helper call might sleep in a non-sleepable prog");
     return true;
 }

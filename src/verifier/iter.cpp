@@ -166,7 +166,7 @@ bool css_task_iter_allowed(const Env& env) {
     if (env.facts.prog.type == loader::ProgType::tracing &&
         env.facts.prog.expected_attach_type == loader::AttachType::trace_iter)
         return true;
-    return env.facts.prog.sleepable;
+    return env.path.cur.in_sleepable;
 }
 
 // The iterator's arguments after arg 0: the numbers and bits iterators' scalars (PROTO), or a kernel-object

@@ -612,7 +612,7 @@ bool check_kfunc_btf_call(Env& env, const KfuncBtf& k, const isa::Insn&) {
     KfuncMeta m;
     if (!fetch_meta(env, k, &m))
         return false;
-    if ((k.flags & kKfSleepable) && !env.facts.prog.sleepable)
+    if ((k.flags & kKfSleepable) && !env.path.cur.in_sleepable)
         return env.fail(fmt::format("program must be sleepable to call sleepable kfunc {}", k.name));
     if (!check_args(env, m) || !update_rcu_section(env, m) || !check_sleepable_kfunc_preempt(env, k.name))
         return false;
@@ -625,7 +625,7 @@ bool check_kfunc_btf_call(Env& env, const KfuncBtf& k, const isa::Insn&) {
             env.note("sleepable callback in a program that is not sleepable");
             return env.fail(fmt::format("kfunc {}#{} failed callback verification", k.name, m.func_id));
         }
-        push_map_async_callback(env, env.path.cur.cur().regs[m.callback_regno], m.wq_map);
+        push_map_async_callback(env, env.path.cur.cur().regs[m.callback_regno], m.wq_map, true);
     }
     if (m.release_regno && !release_reference(env, env.path.cur.cur().regs[m.release_regno].ref_obj_id))
         return env.fail(fmt::format("kfunc {}#{} reference has not been acquired before", k.name, m.func_id));

@@ -91,7 +91,7 @@ bool match_type(Env& env, const KptrField& f, const Reg& r, int regno) {
 } // namespace
 
 bool in_rcu_cs(const Env& env) {
-    return env.path.cur.active_rcu_lock || env.path.cur.lock.held() || !env.facts.prog.sleepable;
+    return env.path.cur.active_rcu_lock || env.path.cur.lock.held() || !env.path.cur.in_sleepable;
 }
 
 const KptrRecord& map_kptrs(const Env& env, uint32_t map_index) {

@@ -75,7 +75,7 @@ bool check_region_leak(Env& env, const char* prefix) {
 }
 
 bool check_global_call_sleep(Env& env, const Subprog& sp) {
-    const bool atomic = env.path.cur.active_rcu_lock || env.path.cur.active_preempt_locks || !env.facts.prog.sleepable;
+    const bool atomic = env.path.cur.active_rcu_lock || env.path.cur.active_preempt_locks || !env.path.cur.in_sleepable;
     std::vector<bool> seen(env.facts.subprogs.size());
     if (!atomic || !subprog_might_sleep(env, int(&sp - env.facts.subprogs.data()), seen))
         return true;

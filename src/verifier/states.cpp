@@ -149,9 +149,9 @@ bool states_equal(const Env& env, const State& old, const State& cur, int32_t pc
     const bool exact = cmp == Cmp::exact;
     IdMap ids(env.path.id_gen);
     // refsafe: the same references held, their ids corresponding, the same RCU read-side section and the same
-    // preemption-disabled depth.
+    // preemption-disabled depth; and the same sleepable context.
     if (old.refs.size() != cur.refs.size() || old.active_rcu_lock != cur.active_rcu_lock ||
-        old.active_preempt_locks != cur.active_preempt_locks)
+        old.active_preempt_locks != cur.active_preempt_locks || old.in_sleepable != cur.in_sleepable)
         return false;
     for (size_t i = 0; i < old.refs.size(); i++)
         if (!ids.check(old.refs[i].id, cur.refs[i].id, false))

@@ -43,11 +43,11 @@ bool process_timer_arg(Env& env, int regno, int* map_index) {
 bool push_async_callback(Env& env, const runtime::HelperProto& h, int map_index) {
     if (h.callback.frame != runtime::CallbackFrame::timer || map_index < 0)
         return env.fail(fmt::format("strbpf does not model the callback's arguments of {}#{}", h.name, h.id));
-    push_map_async_callback(env, env.path.cur.cur().regs[h.callback.arg], map_index);
+    push_map_async_callback(env, env.path.cur.cur().regs[h.callback.arg], map_index, false);
     return true;
 }
 
-void push_map_async_callback(Env& env, const Reg& fn, int map_index) {
+void push_map_async_callback(Env& env, const Reg& fn, int map_index, bool sleepable) {
     const int sp = env.facts.subprog_of(int32_t(fn.aux));
     if (env.aux.async_cb.size() <= size_t(sp))
         env.aux.async_cb.resize(size_t(sp) + 1, 0);
@@ -64,6 +64,7 @@ void push_map_async_callback(Env& env, const Reg& fn, int map_index) {
     f.in_async_callback = true;
     State st;
     st.frames.push_back(std::move(f));
+    st.in_sleepable = sleepable;
     env.path.fork = Fork{Fork::Kind::async, std::move(st), int32_t(fn.aux)};
 }
 

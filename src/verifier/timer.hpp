@@ -22,8 +22,10 @@ bool process_timer_arg(Env& env, int regno, int* map_index);
 // on after the call. MAP_INDEX: the timer's map (the call's meta).
 bool push_async_callback(Env& env, const runtime::HelperProto& h, int map_index);
 // set_timer_callback_state's frame for the callback FN (a func register) of a bpf_timer or a bpf_wq in the map
-// MAP_INDEX's value, pushed as that pending path (push_async_callback, bpf_wq_set_callback_impl).
-void push_map_async_callback(Env& env, const Reg& fn, int map_index);
+// MAP_INDEX's value, pushed as that pending path (push_async_callback, bpf_wq_set_callback_impl). SLEEPABLE: the
+// path's in_sleepable (is_async_cb_sleepable: a bpf_wq callback's, never a bpf_timer callback's, whatever the
+// program's).
+void push_map_async_callback(Env& env, const Reg& fn, int map_index, bool sleepable);
 // The exit of an async callback (frame 0 of its own path): R0 a scalar in [0, 0].
 bool check_async_callback_return(Env& env);
 

@@ -85,6 +85,7 @@ class Walker {
     }
 
     bool run(int32_t entry, State initial) {
+        initial.in_sleepable = env_.facts.prog.sleepable; // do_check_common
         env_.path.cur = std::move(initial);
         env_.path.pc = entry;
         env_.path.cur_parent = nullptr;

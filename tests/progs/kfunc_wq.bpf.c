@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
-/* The bpf_wq kfuncs (helpers.c common_btf_ids: every program type), verify-only: bpf_wq_init(wq, map, flags)
- * takes a map value pointer at the value's bpf_wq (`off 8 doesn't point to 'struct bpf_wq' that is at 16`, `arg#0
- * doesn't point to a map value`) and that same map (`workqueue pointer in R1 map_uid=0 doesn't match map pointer
- * in R2 map_uid=0`); bpf_wq_set_callback_impl's callback is verified as an async callback of the map, with the map,
- * key and value in R1..R3, returning 0 (`At async callback return`), in a sleepable program only (`sleepable
- * callback in a program that is not sleepable`). The three take trusted arguments (`Possibly NULL pointer passed
- * to trusted arg0`, `R2 must be referenced or trusted`). A run that reaches a call stops, naming the
- * kfunc: strbpf has no workqueues. */
+/* The bpf_wq kfuncs (helpers.c common_btf_ids: every program type) as the verifier sees them: bpf_wq_init(wq, map,
+ * flags) takes a map value pointer at the value's bpf_wq (`off 8 doesn't point to 'struct bpf_wq' that is at 16`,
+ * `arg#0 doesn't point to a map value`) and that same map (`workqueue pointer in R1 map_uid=0 doesn't match map pointer
+ * in R2 map_uid=0`); bpf_wq_set_callback_impl's callback is verified as an async callback of the map, with the map, key
+ * and value in R1..R3, returning 0 (`At async callback return`), in a sleepable program only (`sleepable callback in a
+ * program that is not sleepable`). The three take trusted arguments (`Possibly NULL pointer passed to trusted arg0`,
+ * `R2 must be referenced or trusted`). They run on every engine; the callbacks run when the embedder runs the
+ * instance's queue (tests/progs/wq_fire.bpf.c, tests/unit/wq_fire_test.cpp). */
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
 #include "strbpf_test.h"

@@ -19,14 +19,14 @@ namespace {
 using loader::ProgType;
 
 // Every verify-only name has a row here, or is a graph kfunc (verifier/graph.cpp checks those by name). The rows
-// that run (bpf_rcu_read_lock / _unlock, the cpumask kfuncs, bpf_throw) are in the kfunc table instead, and the
-// verifier checks them from these rows too.
+// that run (bpf_rcu_read_lock / _unlock, the cpumask kfuncs, bpf_throw, the bpf_wq kfuncs) are in the kfunc table
+// instead, and the verifier checks them from these rows too.
 TEST(KfuncBtf, OneRowPerVerifyOnlyName) {
     const auto names = runtime::verify_only_kfuncs();
-    size_t run = 0; // bpf_rcu_read_lock / _unlock, the 25 cpumask kfuncs and bpf_throw run
+    size_t run = 0; // bpf_rcu_read_lock / _unlock, the 25 cpumask kfuncs, bpf_throw and the three bpf_wq ones run
     for (const KfuncBtf& k : kfunc_btf_table())
         run += runtime::find_kfunc(k.name) != nullptr;
-    EXPECT_EQ(run, 28u);
+    EXPECT_EQ(run, 31u);
     EXPECT_EQ(names.size() + run, kfunc_btf_table().size());
     for (std::string_view n : names) {
         EXPECT_TRUE(find_kfunc_btf(n)) << n;
@@ -37,6 +37,8 @@ TEST(KfuncBtf, OneRowPerVerifyOnlyName) {
         EXPECT_NE(runtime::verify_only_kfunc_index(k.name) >= 0, runtime::find_kfunc(k.name) != nullptr) << k.name;
     EXPECT_NE(runtime::find_kfunc("bpf_rcu_read_lock"), nullptr);
     EXPECT_NE(runtime::find_kfunc("bpf_rcu_read_unlock"), nullptr);
+    for (const char* wq : {"bpf_wq_init", "bpf_wq_set_callback_impl", "bpf_wq_start"})
+        EXPECT_NE(runtime::find_kfunc(wq), nullptr) << wq << " runs (kfuncs/wq_kfuncs.hpp)";
 }
 
 // The list, rbtree and refcount kfuncs graph.cpp verifies all run: each has a row of the kfunc table. The percpu

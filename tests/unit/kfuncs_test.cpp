@@ -140,8 +140,9 @@ TEST(PreemptKfuncs, CountTheDepthAndStopAnUnmatchedEnable) {
 TEST(KfuncTable, RowsCarryTheKernelsBtfNames) {
     // 15 string kfuncs, 6 iterator kfuncs, 11 dynptr kfuncs, 3 arena kfuncs, bpf_obj_new_impl and bpf_obj_drop_impl
     // and their percpu forms, bpf_refcount_acquire_impl and the 12 graph kfuncs, bpf_preempt_disable and
-    // bpf_preempt_enable, bpf_rcu_read_lock and bpf_rcu_read_unlock, the 25 cpumask kfuncs, bpf_throw
-    EXPECT_EQ(kfunc_table().size(), 82u);
+    // bpf_preempt_enable, bpf_rcu_read_lock and bpf_rcu_read_unlock, the 25 cpumask kfuncs, bpf_throw, the 3 bpf_wq
+    // kfuncs
+    EXPECT_EQ(kfunc_table().size(), 85u);
     EXPECT_STREQ(find_kfunc("bpf_percpu_obj_new_impl")->params[0].name, "local_type_id__k");
     EXPECT_STREQ(find_kfunc("bpf_percpu_obj_drop_impl")->params[0].name, "p__alloc");
     EXPECT_STREQ(find_kfunc("bpf_obj_new_impl")->params[0].name, "local_type_id__k");
@@ -170,10 +171,12 @@ TEST(KfuncTable, RowsCarryTheKernelsBtfNames) {
         if (std::string(k.name).starts_with("bpf_dynptr_") || std::string(k.name).starts_with("bpf_arena_") ||
             std::string(k.name).starts_with("bpf_obj_") || std::string(k.name).starts_with("bpf_percpu_obj_") ||
             std::string(k.name).starts_with("bpf_list_") || std::string(k.name).starts_with("bpf_cpumask_") ||
-            std::string(k.name).starts_with("bpf_rbtree_") || std::string(k.name).starts_with("bpf_refcount_"))
+            std::string(k.name).starts_with("bpf_rbtree_") || std::string(k.name).starts_with("bpf_refcount_") ||
+            std::string(k.name).starts_with("bpf_wq_"))
             continue; // dynptrs, the ctx and a buffer: dynptr.cpp knows each one; arenas: a __map (arena.cpp);
                       // objects: the __alloc object (alloc_obj.cpp); graph kfuncs: heads, roots, nodes, `less`
-                      // (graph_kfuncs_test checks their names against the kernel's BTF)
+                      // (graph_kfuncs_test checks their names against the kernel's BTF); bpf_wq: the value's
+                      // bpf_wq, a __map, the callback (kfunc_btf.cpp; wq_fire_test checks the names)
         const bool iter = std::string(k.name).starts_with("bpf_iter_"); // argument 0 is the iterator itself
         for (int i = iter ? 1 : 0; i < k.nparams; i++) {
             if (k.params[i].kind == KfuncParamKind::ptr) {

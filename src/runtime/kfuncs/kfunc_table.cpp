@@ -11,6 +11,7 @@
 #include "runtime/kfuncs/cpumask_kfuncs.hpp"
 #include "runtime/kfuncs/preempt_kfuncs.hpp"
 #include "runtime/kfuncs/throw_kfunc.hpp"
+#include "runtime/kfuncs/wq_kfuncs.hpp"
 #include "runtime/kfuncs/string_kfuncs.hpp"
 
 namespace strbpf::runtime {
@@ -120,6 +121,12 @@ const KfuncProto kKfuncs[] = {
     // Exceptions (helpers.c generic_btf_ids; the verifier checks it from kernel BTF, kfunc_btf.cpp): the engines
     // unwind to the main frame and run the exception callback (throw_kfunc.hpp).
     {"bpf_throw",             kfuncs::bpf_throw,             1, {u64arg("cookie"), kNone, kNone, kNone, kNone}, 0, "6.7", nullptr},
+    // Workqueues (helpers.c common_btf_ids; the verifier checks them from kernel BTF, kfunc_btf.cpp): the started
+    // bpf_wq's callback runs when the embedder runs the instance's queue (wq_kfuncs.hpp). The callback is called
+    // later, never during the call, so the JIT's call needs no callback-capable frame (kfunc_takes_callback).
+    {"bpf_wq_init",           kfuncs::bpf_wq_init,           3, {ptr("wq"), ptr("p__map"), u32arg("flags"), kNone, kNone}, 4, "6.10", nullptr},
+    {"bpf_wq_set_callback_impl", kfuncs::bpf_wq_set_callback_impl, 4, {ptr("wq"), ptr("callback_fn"), u32arg("flags"), ptr("aux__prog"), kNone}, 4, "6.10", nullptr},
+    {"bpf_wq_start",          kfuncs::bpf_wq_start,          2, {ptr("wq"), u32arg("flags"), kNone, kNone, kNone}, 4, "6.10", nullptr},
 };
 // clang-format on
 

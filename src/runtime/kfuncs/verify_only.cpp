@@ -23,7 +23,6 @@ constexpr std::array kNames = {
     "bpf_crypto_ctx_create"sv,    "bpf_crypto_ctx_release"sv,   "bpf_crypto_ctx_acquire"sv,
     "bpf_iter_css_task_new"sv,    "bpf_iter_css_task_next"sv,   "bpf_iter_css_task_destroy"sv,
     "bpf_kfunc_call_test_release"sv, "bpf_kfunc_call_memb_release"sv, "bpf_sock_destroy"sv,
-    "bpf_wq_init"sv,              "bpf_wq_set_callback_impl"sv, "bpf_wq_start"sv,
 };
 
 // The addresses bpf_ksym_exists() reads: one distinct byte per kfunc, never handed to a program as memory.

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
-// The timers of one object instance (runtime stage): kernel/bpf/helpers.c's bpf_timer_* answers over strbpf's
-// queue, and the queue run (timer_queue.hpp has the model).
+// The timers and workqueues of one object instance (runtime stage): kernel/bpf/helpers.c's bpf_timer_* and
+// bpf_wq_* answers over strbpf's queue, and the queue run (timer_queue.hpp has the model).
 #include "runtime/timers/timer_queue.hpp"
 
 #include <algorithm>
@@ -36,7 +36,7 @@ void store_token(uint64_t addr, uint64_t token) {
 
 uint64_t round8(uint64_t n) { return (n + 7) & ~uint64_t(7); }
 
-// The element of MAP that holds address ADDR (the verifier proved it a value's bpf_timer): its value and key,
+// The element of MAP that holds address ADDR (the verifier proved it a value's bpf_timer or bpf_wq): its value and key,
 // from the kernel's layouts strbpf's maps keep (arrays: round_up(value_size, 8) per element; hash maps: the key
 // rounded up to 8 bytes, then the value). False for an address outside the map's elements.
 bool element_of(Map* map, uint64_t addr, uint64_t* value, std::vector<uint8_t>* key) {
@@ -65,9 +65,17 @@ bool element_of(Map* map, uint64_t addr, uint64_t* value, std::vector<uint8_t>* 
 
 } // namespace
 
-TimerQueue::Timer* TimerQueue::find(uint64_t addr) {
+TimerQueue::Timer* TimerQueue::find(uint64_t addr, AsyncKind kind) {
     const auto it = timers_.find(load_token(addr));
-    return it != timers_.end() && it->second.addr == addr ? &it->second : nullptr;
+    return it != timers_.end() && it->second.addr == addr && it->second.kind == kind ? &it->second : nullptr;
+}
+
+void TimerQueue::add(Timer t) {
+    // An entry still queued at this address belongs to an element that was updated or deleted since: it is gone.
+    std::erase_if(timers_, [&](const auto& kv) { return kv.second.addr == t.addr; });
+    t.token = next_token_++;
+    store_token(t.addr, t.token);
+    timers_.emplace(t.token, std::move(t));
 }
 
 bool TimerQueue::live(const Timer& t) const {
@@ -84,22 +92,18 @@ int TimerQueue::init(uint64_t timer, Map* map, uint64_t flags) {
     if (!map || !element_of(map, timer, &t.value, &t.key))
         return -EINVAL;
     std::lock_guard lock(mu_);
-    if (find(timer))
+    if (find(timer, AsyncKind::timer))
         return -EBUSY;
-    // A timer still queued at this address belongs to an element that was updated or deleted since: it is gone.
-    std::erase_if(timers_, [&](const auto& kv) { return kv.second.addr == timer; });
-    t.token = next_token_++;
     t.addr = timer;
     t.map = map;
     t.clock = uint32_t(clock);
-    store_token(timer, t.token);
-    timers_.emplace(t.token, std::move(t));
+    add(std::move(t));
     return 0;
 }
 
 int TimerQueue::set_callback(uint64_t timer, uint64_t callback) {
     std::lock_guard lock(mu_);
-    Timer* t = find(timer);
+    Timer* t = find(timer, AsyncKind::timer);
     if (!t)
         return -EINVAL;
     t->callback = callback;
@@ -110,7 +114,7 @@ int TimerQueue::start(uint64_t timer, uint64_t nsecs, uint64_t flags) {
     if (flags & ~(kTimerAbs | kTimerCpuPin))
         return -EINVAL;
     std::lock_guard lock(mu_);
-    Timer* t = find(timer);
+    Timer* t = find(timer, AsyncKind::timer);
     if (!t || !t->callback)
         return -EINVAL;
     t->expires = (flags & kTimerAbs) ? nsecs : clock_now(t->clock) + nsecs;
@@ -127,7 +131,7 @@ thread_local uint64_t running_token = 0;
 
 int TimerQueue::cancel(uint64_t timer) {
     std::lock_guard lock(mu_);
-    Timer* t = find(timer);
+    Timer* t = find(timer, AsyncKind::timer);
     if (!t)
         return -EINVAL;
     if (running_queue == this && running_token == t->token)
@@ -136,6 +140,49 @@ int TimerQueue::cancel(uint64_t timer) {
     t->armed = false;
     t->callback = 0;
     return was_armed ? 1 : 0;
+}
+
+int TimerQueue::wq_init(uint64_t wq, Map* map, uint64_t flags) {
+    if (flags)
+        return -EINVAL;
+    Timer t;
+    if (!map || !element_of(map, wq, &t.value, &t.key))
+        return -EINVAL;
+    std::lock_guard lock(mu_);
+    if (find(wq, AsyncKind::wq))
+        return -EBUSY;
+    t.kind = AsyncKind::wq;
+    t.addr = wq;
+    t.map = map;
+    t.clock = CLOCK_MONOTONIC;
+    add(std::move(t));
+    return 0;
+}
+
+int TimerQueue::wq_set_callback(uint64_t wq, uint64_t callback, uint64_t flags) {
+    if (flags)
+        return -EINVAL;
+    std::lock_guard lock(mu_);
+    Timer* t = find(wq, AsyncKind::wq);
+    if (!t)
+        return -EINVAL;
+    t->callback = callback;
+    return 0;
+}
+
+int TimerQueue::wq_start(uint64_t wq, uint64_t flags) {
+    if (flags)
+        return -EINVAL;
+    std::lock_guard lock(mu_);
+    Timer* t = find(wq, AsyncKind::wq);
+    if (!t || !t->callback)
+        return -EINVAL;
+    if (t->armed) // pending work is not queued twice
+        return 0;
+    t->expires = clock_now(CLOCK_MONOTONIC);
+    t->armed = true;
+    t->seq = next_seq_++;
+    return 0;
 }
 
 size_t TimerQueue::run_due(TimerRun mode, const std::function<void(const TimerFire&)>& run) {
@@ -148,7 +195,7 @@ size_t TimerQueue::run_due(TimerRun mode, const std::function<void(const TimerFi
             if (!t.armed)
                 continue;
             const uint64_t now = clock_now(t.clock);
-            if (mode == TimerRun::due && t.expires > now)
+            if (mode == TimerRun::due && t.kind == AsyncKind::timer && t.expires > now)
                 continue;
             const uint64_t mono = clock_now(CLOCK_MONOTONIC);
             due.emplace_back(t.expires >= now ? mono + (t.expires - now) : mono - std::min(mono, now - t.expires),
@@ -167,14 +214,16 @@ size_t TimerQueue::run_due(TimerRun mode, const std::function<void(const TimerFi
             Timer& t = it->second;
             if (!t.armed || t.seq != seq)
                 continue;
-            t.armed = false; // HRTIMER_NORESTART: a callback that wants more starts it again
+            // HRTIMER_NORESTART, and a work item is no longer pending once it runs: a callback that wants more
+            // starts it again.
+            t.armed = false;
             if (load_token(t.addr) != token || !live(t)) { // its element was updated or deleted: freed
                 timers_.erase(it);
                 continue;
             }
-            fire = TimerFire{t.callback, t.map, t.key, t.value};
+            fire = TimerFire{t.callback, t.map, t.key, t.value, t.kind};
         }
-        running_queue = this, running_token = token;
+        running_queue = this, running_token = token; // only bpf_timer_cancel asks (a bpf_wq has no cancel)
         run(fire);
         running_queue = nullptr, running_token = 0;
         ran++;

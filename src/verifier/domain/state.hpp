@@ -160,6 +160,9 @@ struct State {
     bool active_rcu_lock = false; // between bpf_rcu_read_lock and bpf_rcu_read_unlock (kfunc_btf.cpp)
     uint32_t active_preempt_locks = 0; // bpf_preempt_disable calls not yet enabled again (preempt.cpp)
     uint32_t may_goto_depth = 0; // may_goto fall-throughs taken on this path (tells loop iterations apart)
+    // The path runs where it may sleep (the kernel's state->in_sleepable, which 6.18's in_sleepable reads alone): a
+    // sleepable program's main and global functions, a bpf_wq callback; never a bpf_timer callback.
+    bool in_sleepable = false;
     LockState lock;
     Frame& cur() { return frames.back(); }
     const Frame& cur() const { return frames.back(); }
