@@ -20,6 +20,8 @@
 #include "strbpf/program.hpp"
 #include "strbpf/strbpf.h"
 
+#include "async_globals.hpp" // after strbpf's headers: it includes libbpf's
+
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
@@ -29,26 +31,8 @@ namespace {
 const std::string kPath = std::string(STRBPF_PROGS_DIR) + "/timer_fire.bpf.o";
 const char* const kVars[] = {"array_fired", "hash_fired", "self_cancel", "seen_key"};
 
-struct Globals {
-    std::vector<int64_t> v; // kVars' values, in order
-    bool operator==(const Globals&) const = default;
-};
-void PrintTo(const Globals& g, std::ostream* os) {
-    for (size_t i = 0; i < g.v.size(); i++)
-        *os << (i ? " " : "") << kVars[i] << "=" << g.v[i];
-}
-
-Globals read_ours(const Object& obj) {
-    Globals g;
-    for (const char* var : kVars) {
-        auto bytes = obj.global(var);
-        int64_t x = 0;
-        if (bytes.ok() && bytes->size() == sizeof x)
-            std::memcpy(&x, bytes->data(), sizeof x);
-        g.v.push_back(x);
-    }
-    return g;
-}
+using test::Globals;
+Globals read_ours(const Object& obj) { return test::read_globals(obj, kVars); }
 
 Globals run_ours(Engine engine) {
     auto obj = Object::open(kPath);
@@ -86,41 +70,16 @@ Globals run_kernel() {
     LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = pkt, .data_size_in = sizeof pkt);
     EXPECT_EQ(bpf_prog_test_run_opts(bpf_program__fd(bpf_object__find_program_by_name(kobj, "arm")), &o), 0);
     EXPECT_EQ(o.retval, 0u);
-    auto ours = Object::open(kPath); // the same object: each variable's section and offset
-    auto fired = ours->global_info("array_fired");
-    auto section = [&](const std::string& name) { // the global-data map's value, read from the kernel
-        std::vector<uint8_t> data;
-        bpf_map* m = bpf_object__find_map_by_name(kobj, name.c_str());
-        const uint32_t zero = 0;
-        if (m) {
-            data.resize(bpf_map__value_size(m));
-            EXPECT_EQ(bpf_map_lookup_elem(bpf_map__fd(m), &zero, data.data()), 0);
-        }
-        return data;
-    };
-    for (int i = 0; i < 500 && bss; i++) { // the second callback runs within microseconds; give up after 5 s
-        const std::vector<uint8_t> data = section(fired->section);
-        uint64_t n = 0;
-        if (fired->offset + sizeof n <= data.size())
-            std::memcpy(&n, data.data() + fired->offset, sizeof n);
-        if (n >= 2)
-            break;
-        std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
-    for (const char* var : kVars) {
-        auto info = ours->global_info(var);
-        int64_t x = 0;
-        const std::vector<uint8_t> data = info.ok() ? section(info->section) : std::vector<uint8_t>{};
-        if (info.ok() && info->offset + sizeof x <= data.size())
-            std::memcpy(&x, data.data() + info->offset, sizeof x);
-        g.v.push_back(x);
-    }
+    const test::KernelGlobals k(kobj, kPath);
+    for (int i = 0; i < 500 && bss && k.read("array_fired") < 2; i++) // the second callback runs within microseconds;
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));    // give up after 5 s
+    g = k.read_all(kVars);
     bpf_object__close(kobj);
     return g;
 }
 
 TEST(TimerFire, CallbacksRunAsTheKernelsOnInterpAndJit) {
-    const Globals want{{2, 0, -35, 0}}; // two callbacks, none for the deleted element, -EDEADLK, key 0
+    const Globals want{{2, 0, -35, 0}, {}}; // two callbacks, none for the deleted element, -EDEADLK, key 0
     EXPECT_EQ(run_ours(Engine::interp), want);
     EXPECT_EQ(run_ours(Engine::jit), want);
     if (Status st = exec::kernel::available(); !st.ok())

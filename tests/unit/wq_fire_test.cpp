@@ -23,6 +23,8 @@
 #include "strbpf/program.hpp"
 #include "strbpf/strbpf.h"
 
+#include "async_globals.hpp" // after strbpf's headers: it includes libbpf's
+
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
@@ -36,32 +38,15 @@ const char* const kVars[] = {"array_fired",   "hash_fired",  "gone_fired",    "s
                              "cb_uninit",     "init_busy",   "start_no_cb",   "cb_flags",
                              "start_flags",   "start_again", "start_updated", "start_deleted"};
 
-struct Globals {
-    std::vector<int64_t> v; // kVars' values, in order
-    bool operator==(const Globals&) const = default;
-};
-void PrintTo(const Globals& g, std::ostream* os) {
-    for (size_t i = 0; i < g.v.size(); i++)
-        *os << (i ? " " : "") << kVars[i] << "=" << g.v[i];
-}
+using test::Globals;
 
 // Two array callbacks (the second started by the first), one hash callback, none for the updated and the deleted
 // element; keys 0 and 1; -EINVAL for flags (init, set_callback, start), for an uninitialised bpf_wq (start,
 // set_callback) and for a start before set_callback; -EBUSY for the second init; 0 for a start of queued work;
 // -EINVAL for a start of the updated and the deleted element's bpf_wq (freed with the old value).
-const Globals kWant{{2, 1, 0, 0, 1, 0, -22, -22, -22, -16, -22, -22, -22, 0, -22, -22}};
+const Globals kWant{{2, 1, 0, 0, 1, 0, -22, -22, -22, -16, -22, -22, -22, 0, -22, -22}, {}};
 
-Globals read_ours(const Object& obj) {
-    Globals g;
-    for (const char* var : kVars) {
-        auto bytes = obj.global(var);
-        int64_t x = 0;
-        if (bytes.ok() && bytes->size() == sizeof x)
-            std::memcpy(&x, bytes->data(), sizeof x);
-        g.v.push_back(x);
-    }
-    return g;
-}
+Globals read_ours(const Object& obj) { return test::read_globals(obj, kVars); }
 
 Globals run_ours(Engine engine) {
     auto obj = Object::open(kPath);
@@ -98,30 +83,12 @@ Globals run_kernel() {
     LIBBPF_OPTS(bpf_test_run_opts, o);
     EXPECT_EQ(bpf_prog_test_run_opts(bpf_program__fd(bpf_object__find_program_by_name(kobj, "arm")), &o), 0);
     EXPECT_EQ(o.retval, 0u);
-    auto ours = Object::open(kPath);              // the same object: each variable's section and offset
-    auto section = [&](const std::string& name) { // the global-data map's value, read from the kernel
-        std::vector<uint8_t> data;
-        bpf_map* m = bpf_object__find_map_by_name(kobj, name.c_str());
-        const uint32_t zero = 0;
-        if (m) {
-            data.resize(bpf_map__value_size(m));
-            EXPECT_EQ(bpf_map_lookup_elem(bpf_map__fd(m), &zero, data.data()), 0);
-        }
-        return data;
-    };
-    auto read = [&](const char* var) {
-        auto info = ours->global_info(var);
-        int64_t x = 0;
-        const std::vector<uint8_t> data = info.ok() ? section(info->section) : std::vector<uint8_t>{};
-        if (info.ok() && info->offset + sizeof x <= data.size())
-            std::memcpy(&x, data.data() + info->offset, sizeof x);
-        return x;
-    };
+    const test::KernelGlobals k(kobj, kPath);
+    const auto read = [&k](const char* var) { return k.read(var); };
     // The kworker runs the queued work in order; the second array callback was queued last. Give up after 5 s.
     for (int i = 0; i < 500 && (read("array_fired") < 2 || read("hash_fired") < 1); i++)
         std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    for (const char* var : kVars)
-        g.v.push_back(read(var));
+    g = k.read_all(kVars);
     bpf_object__close(kobj);
     return g;
 }
