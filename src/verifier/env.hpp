@@ -312,6 +312,8 @@ class Env {
 // log_state.cpp: the kernel's print_reg_state / print_verifier_state (ALL: every register and slot, else only the
 // scratched ones), print_insn_state (the "; R0=..." column), verbose_linfo.
 std::string kernel_reg_str(const Env& env, const Reg& r, int frameno);
+// The kernel's name of map INDEX as libbpf creates it (map->name in the kernel's messages): "" for an inner map.
+std::string kernel_map_name(const Env& env, uint32_t index);
 std::string kernel_state_str(const Env& env, const State& st, int frameno, bool all);
 void mark_all_scratched(Env& env);
 void print_insn_state(Env& env);

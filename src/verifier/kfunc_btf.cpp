@@ -265,19 +265,24 @@ int32_t wq_offset(const Env& env, uint32_t map_index) {
     return record_field_offset(env, map_index, loader::kFieldWq, "bpf_wq");
 }
 
-// KF_ARG_PTR_TO_WORKQUEUE (process_wq_func): a map value pointer whose known offset (var_off's value and the
-// fixed offset, as the kernel adds them) is the value's bpf_wq. Inner maps of a map-in-map (told apart by map_uid)
-// and maps without a bpf_wq are refused: strbpf does not model them.
+// KF_ARG_PTR_TO_WORKQUEUE (process_wq_func, check_map_field_pointer): a map value pointer at a constant offset, of a
+// map with BTF whose value holds a bpf_wq, the offset (var_off's value and the fixed offset, as the kernel adds
+// them) being the bpf_wq's, checked in that order. Inner maps of a map-in-map (told apart by map_uid) are refused:
+// strbpf does not model them.
 bool check_wq_arg(Env& env, KfuncMeta& m, int i) {
-    const Reg& r = env.path.cur.cur().regs[i + 1];
+    const int regno = i + 1;
+    const Reg& r = env.path.cur.cur().regs[regno];
     if (r.type != RegType::map_value || r.maybe_null)
         return env.fail(fmt::format("arg#{} doesn't point to a map value", i));
+    if (!r.var.is_const())
+        return env.fail(fmt::format("R{} doesn't have constant offset. bpf_wq has to be at the constant offset", regno));
     if (r.aux >= env.facts.inst.map_count())
         return env.fail("strbpf does not model bpf_wq in an inner map of a map-in-map");
     const int32_t wq_off = wq_offset(env, r.aux);
+    if (wq_off == -2)
+        return env.fail(fmt::format("map '{}' has to have BTF in order to use bpf_wq", kernel_map_name(env, r.aux)));
     if (wq_off < 0)
-        return env.fail(fmt::format("strbpf does not model {} on map '{}', which holds no bpf_wq", m.k->name,
-                                    map_name(env, r.aux)));
+        return env.fail(fmt::format("map '{}' has no valid bpf_wq", kernel_map_name(env, r.aux)));
     const int64_t at = int64_t(r.var.value) + r.off;
     if (at != wq_off)
         return env.fail(fmt::format("off {} doesn't point to 'struct bpf_wq' that is at {}", at, wq_off));
@@ -307,13 +312,9 @@ bool check_ptr_arg(Env& env, KfuncMeta& m, const btf_param* args, int i, bool* m
     if (has_suffix(m.btf, args[i], "__map")) { // KF_ARG_PTR_TO_MAP: a map the program names, of any type
         if (r.type != RegType::map_ptr && r.type != RegType::map_value) // both carry the kernel's reg->map_ptr
             return env.fail(fmt::format("pointer in R{} isn't map pointer", regno));
-        if (m.wq_map >= 0) { // the bpf_wq argument named a map first: this must be the same one
-            if (wq_offset(env, r.aux) < 0)
-                return env.fail(fmt::format("strbpf does not model {} with map '{}', which holds no bpf_wq",
-                                            m.k->name, map_name(env, r.aux)));
-            if (int(r.aux) != m.wq_map)
-                return env.fail("workqueue pointer in R1 map_uid=0 doesn't match map pointer in R2 map_uid=0");
-        }
+        // The bpf_wq argument named a map first: this must be the same one (the kernel compares the map pointers).
+        if (m.wq_map >= 0 && int(r.aux) != m.wq_map)
+            return env.fail("workqueue pointer in R1 map_uid=0 doesn't match map pointer in R2 map_uid=0");
         m.wq_map = int(r.aux);
         if (r.type == RegType::map_value && (trusted_args(m) || rcu_args(m))) // only CONST_PTR_TO_MAP is trusted
             return env.fail(fmt::format("R{} must be referenced or trusted", regno));

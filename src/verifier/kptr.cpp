@@ -241,7 +241,8 @@ bool check_kptr_xchg_dest(Env& env, int regno, const KptrField** field) {
     const loader::MapSpec* m = env.facts.map_spec(r.aux);
     const KptrRecord& rec = map_kptrs(env, r.aux);
     if (!m || !env.facts.inst.spec().btf || (m->section != ".maps" && !m->global_data) || rec.no_btf)
-        return env.fail(fmt::format("map '{}' has to have BTF in order to use bpf_kptr_xchg", map_name(env, r.aux)));
+        return env.fail(
+            fmt::format("map '{}' has to have BTF in order to use bpf_kptr_xchg", kernel_map_name(env, r.aux)));
     if (!r.var.is_const())
         return env.fail(fmt::format("R{} doesn't have constant offset. kptr has to be at the constant offset", regno));
     if (!rec.malformed.empty())

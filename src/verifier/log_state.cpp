@@ -58,6 +58,10 @@ std::string scalar_ranges(const Reg& r) {
     return out;
 }
 
+bool is_map_pointer(RegType t) { return t == RegType::map_ptr || t == RegType::map_value || t == RegType::map_key; }
+
+} // namespace
+
 // libbpf's name for a map: the BTF name, or for global data "<object name, 8 chars><section>" (internal_map_name).
 std::string kernel_map_name(const Env& env, uint32_t index) {
     if (index >= env.facts.inst.map_count())
@@ -79,10 +83,6 @@ std::string kernel_map_name(const Env& env, uint32_t index) {
     }
     return name.substr(0, 15); // BPF_OBJ_NAME_LEN
 }
-
-bool is_map_pointer(RegType t) { return t == RegType::map_ptr || t == RegType::map_value || t == RegType::map_key; }
-
-} // namespace
 
 // print_reg_state.
 std::string kernel_reg_str(const Env& env, const Reg& r, int frameno) {

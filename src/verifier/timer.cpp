@@ -27,12 +27,11 @@ bool process_timer_arg(Env& env, int regno, int* map_index) {
     // register state does not carry: refused rather than judged without it.
     if (r.aux >= env.facts.inst.map_count())
         return env.fail("strbpf does not model bpf_timer in an inner map of a map-in-map");
-    const loader::MapSpec* m = env.facts.map_spec(r.aux);
     const int32_t timer_off = timer_offset(env, r.aux);
     if (timer_off == -2)
-        return env.fail(fmt::format("map '{}' has to have BTF in order to use bpf_timer", m ? m->name : ""));
+        return env.fail(fmt::format("map '{}' has to have BTF in order to use bpf_timer", kernel_map_name(env, r.aux)));
     if (timer_off < 0)
-        return env.fail(fmt::format("map '{}' has no valid bpf_timer", m ? m->name : ""));
+        return env.fail(fmt::format("map '{}' has no valid bpf_timer", kernel_map_name(env, r.aux)));
     const int64_t at = int64_t(r.var.value) + r.off;
     if (at != timer_off)
         return env.fail(fmt::format("off {} doesn't point to 'struct bpf_timer' that is at {}", at, timer_off));

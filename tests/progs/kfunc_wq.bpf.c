@@ -180,3 +180,51 @@ int wq_init_not_a_map(void *ctx)
 		return 0;
 	return bpf_wq_init(&v->w, &on_stack, 0);
 }
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 2);
+	__type(key, int);
+	__type(value, struct bpf_wq);
+} plain SEC(".maps"); /* a value of the bpf_wq's size and no bpf_wq field: the struct is the value, not in it */
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 2);
+	__type(key, int);
+	__type(value, long);
+} longs SEC(".maps");
+
+SEC("tc") __failure __msg("R1 doesn't have constant offset. bpf_wq has to be at the constant offset")
+int wq_variable_offset(struct __sk_buff *skb)
+{
+	int k = 0;
+	struct elem *v = bpf_map_lookup_elem(&arr, &k);
+	__u32 i = skb->len & 8;
+
+	if (!v)
+		return 0;
+	return bpf_wq_start((struct bpf_wq *)((char *)v + i), 0);
+}
+
+SEC("tc") __failure __msg("map 'longs' has no valid bpf_wq")
+int wq_map_without_wq(void *ctx)
+{
+	int k = 0;
+	long *v = bpf_map_lookup_elem(&longs, &k);
+
+	if (!v)
+		return 0;
+	return bpf_wq_start((struct bpf_wq *)v, 0);
+}
+
+SEC("tc") __failure __msg("workqueue pointer in R1 map_uid=0 doesn't match map pointer in R2 map_uid=0")
+int wq_init_map_without_wq(void *ctx)
+{
+	int k = 0;
+	struct elem *v = bpf_map_lookup_elem(&arr, &k);
+
+	if (!v)
+		return 0;
+	return bpf_wq_init(&v->w, &longs, 0);
+}
