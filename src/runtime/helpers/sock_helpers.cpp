@@ -6,6 +6,7 @@
 #include "runtime/ctx_model.hpp"
 #include "runtime/helpers/helper_checks.hpp"
 #include "runtime/kfuncs/obj_kfuncs.hpp"
+#include "runtime/maps/host_sock.hpp"
 
 #include <cstring>
 #include <emmintrin.h>
@@ -62,7 +63,7 @@ uint64_t bpf_tcp_sock_helper(uint64_t sk, uint64_t, uint64_t, uint64_t, uint64_t
     const SockModel* s = sock_of(sk, ctx, "bpf_tcp_sock");
     if (!s || s->protocol != kIpprotoTcp || s->type != kSockStream)
         return 0;
-    // Unreachable with the test-run socket; a TCP socket would need a struct bpf_tcp_sock strbpf does not model.
+    // A TCP socket (a socket map's) would need a struct bpf_tcp_sock strbpf does not model.
     ctx->abort("bpf_tcp_sock of a TCP socket is not modelled by strbpf");
     return 0;
 }
@@ -72,7 +73,13 @@ uint64_t bpf_get_listener_sock_helper(uint64_t sk, uint64_t, uint64_t, uint64_t,
     return s && s->state == kTcpListen ? sk : 0;
 }
 
-uint64_t bpf_skc_to_helper(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, RunContext*) { return 0; }
+uint64_t bpf_skc_to_helper(uint64_t sk, uint64_t, uint64_t, uint64_t, uint64_t, RunContext* ctx) {
+    if (is_host_sock(sk)) { // a socket map's: the kernel's cast gives its kernel struct, which strbpf does not model
+        ctx->abort("bpf_skc_to_* of a host socket (from a sockmap or sockhash) is not modelled by strbpf");
+        return 0;
+    }
+    return 0;
+}
 
 uint64_t bpf_sk_assign_helper(uint64_t ctx_ptr, uint64_t sk, uint64_t flags, uint64_t, uint64_t, RunContext* ctx) {
     constexpr uint64_t kReplace = 1, kNoReuseport = 2; // BPF_SK_LOOKUP_F_REPLACE, BPF_SK_LOOKUP_F_NO_REUSEPORT
