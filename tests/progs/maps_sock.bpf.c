@@ -2,9 +2,9 @@
 /* sockmap and sockhash (runtime/maps/sock_map.cpp) beside the kernel. Here on empty maps: lookups find nothing,
  * deletes answer -EINVAL (sockmap) and -ENOENT (sockhash), and an update with the test run's socket (AF_UNSPEC,
  * which no socket map takes) -EOPNOTSUPP whatever the flags and key. tests/unit/sock_maps_test.cpp fills the maps
- * with the host's sockets and runs sock_fields and sock_copy_to_hash again on every engine and the kernel: each
- * socket's struct bpf_sock, word by word, bpf_sk_fullsock and bpf_get_listener_sock of it, and its update into
- * the sockhash by a program. */
+ * with the host's sockets and runs sock_fields on every engine and the kernel: each socket's struct bpf_sock,
+ * word by word, bpf_sk_fullsock and bpf_get_listener_sock of it, its update into the sockhash by a program, and
+ * its sk_storage value, which the host then reads by the socket's fd. */
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
 #include "strbpf_test.h"
@@ -27,7 +27,15 @@ struct {
 	__type(value, __u64);
 } sockh SEC(".maps");
 
-/* Per sockmap slot, 24 words: struct bpf_sock's 20, then fullsock, listener, the sockhash update's answer. */
+struct {
+	__uint(type, BPF_MAP_TYPE_SK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, __u64);
+} sk_st SEC(".maps");
+
+/* Per sockmap slot, 24 words: struct bpf_sock's 20, then fullsock, listener, the sockhash update's answer, and
+ * the socket's sk_storage value after the program adds the slot's number plus one (the host reads it by fd). */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, 4 * 24);
@@ -44,6 +52,7 @@ static __always_inline int record(__u32 k)
 {
 	struct bpf_sock *sk, *full, *lsn;
 	__u32 base = k * 24;
+	__u64 *st;
 	long rc;
 
 	sk = bpf_map_lookup_elem(&socks, &k);
@@ -75,6 +84,11 @@ static __always_inline int record(__u32 k)
 	put(base + 21, lsn != 0);
 	rc = bpf_map_update_elem(&sockh, &k, sk, BPF_NOEXIST);
 	put(base + 22, (__u32)rc);
+	st = bpf_sk_storage_get(&sk_st, sk, 0, BPF_SK_STORAGE_GET_F_CREATE);
+	if (st) {
+		*st += k + 1;
+		put(base + 23, (__u32)*st);
+	}
 	bpf_sk_release(sk);
 	return 1;
 }

@@ -6,7 +6,8 @@
 // named by its socket, next keys) compared; the kernel's drop of an entry whose socket the host closes, which
 // strbpf's duplicate prevents (documented, asserted on both sides); and tests/progs/maps_sock.bpf.c's sock_fields
 // on filled maps, on interp, jit, interp-checked and the kernel: struct bpf_sock of each socket word by word, the
-// socket casts, and a program's update of the sockhash. Where bpf() is unavailable the kernel halves skip.
+// socket casts, a program's update of the sockhash, and the socket's sk_storage as the host reads it by fd. Where
+// bpf() is unavailable the kernel halves skip.
 #include <gtest/gtest.h>
 
 #include <cerrno>
@@ -506,6 +507,7 @@ const Round kRounds[] = {
     {"unix stream", "unix dgram", "udp6 bound", "udp bound"},
     {"tcp6 client", "tcp6 accepted", "tcp6 listener", "unix stream peer"},
     {"", "tcp client", "", "unix dgram unconnected"},
+    {"udp bound", "", "udp bound", ""}, // one socket twice: one sk_storage value, 1 + 3
 };
 
 // What the host does not tell strbpf (docs/maps.md, "Socket maps"): an accepted TCP socket's rx_queue_mapping is
@@ -528,6 +530,7 @@ struct Seen {
     uint64_t retval = 0;
     std::vector<uint32_t> out;
     std::vector<std::string> hash;
+    std::vector<std::string> storage; // sk_st by each slot's socket fd
     bool operator==(const Seen&) const = default;
 };
 
@@ -537,6 +540,23 @@ std::string show(const Seen& s) {
         r += fmt::format("{:#x}{}", s.out[i], i % 24 == 23 ? "\n" : " ");
     for (const std::string& h : s.hash)
         r += h + "\n";
+    for (const std::string& h : s.storage)
+        r += h + "\n";
+    return r;
+}
+
+// The sk_storage value of each slot's socket, looked up by its fd.
+template <class Lookup> std::vector<std::string> storage_entries(const Sockets& socks, const Round& round,
+                                                                 Lookup lookup) {
+    std::vector<std::string> r;
+    for (const std::string& n : round) {
+        if (n.empty())
+            continue;
+        uint64_t v = 0;
+        const int fd = socks[n];
+        const int rc = lookup(fd, &v);
+        r.push_back(fmt::format("sk_st[{}]: {} {}", n, rc, v));
+    }
     return r;
 }
 
@@ -580,6 +600,11 @@ Seen run_strbpf(Engine e, const Sockets& socks, const Round& round) {
         Status st = h->lookup(k, c);
         return st.ok() ? 0 : st.error().code;
     });
+    auto st = obj->map("sk_st");
+    s.storage = storage_entries(socks, round, [&](int fd, uint64_t* v) {
+        Status rc = st->lookup(fd, v);
+        return rc.ok() ? 0 : rc.error().code;
+    });
     return s;
 }
 
@@ -607,6 +632,9 @@ Seen run_kernel(const Sockets& socks, const Round& round) {
     }
     const int h = ko->map_fd("sockh");
     s.hash = hash_entries(socks, [&](uint32_t k, uint64_t* c) { return bpf_map_lookup_elem(h, &k, c) ? -errno : 0; });
+    const int st = ko->map_fd("sk_st");
+    s.storage = storage_entries(socks, round,
+                                [&](int fd, uint64_t* v) { return bpf_map_lookup_elem(st, &fd, v) ? -errno : 0; });
     return s;
 }
 

@@ -246,4 +246,10 @@ int host_sock_dup(uint64_t addr) {
     return o ? o->dup_sock_at(addr) : -1;
 }
 
+bool host_sock_inode(uint64_t addr, ino_t* ino) {
+    std::shared_lock<std::shared_mutex> g(g_slots_mu);
+    HostSockSlots* o = owner_of(addr);
+    return o && o->sock_inode_at(addr, ino);
+}
+
 } // namespace strbpf::runtime

@@ -49,6 +49,8 @@ class HostSockSlots {
     virtual ~HostSockSlots() = default;
     // A new close-on-exec fd of the socket whose model is at ADDR (inside this owner's slots), or -1.
     virtual int dup_sock_at(uint64_t addr) = 0;
+    // The identity (the file's inode) of that socket; false when the slot holds none.
+    virtual bool sock_inode_at(uint64_t addr, ino_t* ino) = 0;
 };
 void register_sock_slots(uint64_t base, uint64_t size, HostSockSlots* owner);
 void unregister_sock_slots(uint64_t base);
@@ -56,5 +58,7 @@ void unregister_sock_slots(uint64_t base);
 bool is_host_sock(uint64_t addr);
 // A new fd of the host socket whose model ADDR is in, or -1 (the test run's socket, or one no longer held).
 int host_sock_dup(uint64_t addr);
+// The inode of that socket (what names it to the syscall view of sk_storage), or false.
+bool host_sock_inode(uint64_t addr, ino_t* ino);
 
 } // namespace strbpf::runtime

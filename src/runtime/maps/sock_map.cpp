@@ -127,6 +127,14 @@ class SockMapBase : public Map, public HostSockSlots {
             return -1;
         return fcntl(socks_[i].fd(), F_DUPFD_CLOEXEC, 0);
     }
+    bool sock_inode_at(uint64_t addr, ino_t* ino) override {
+        const uint64_t i = (addr - reinterpret_cast<uint64_t>(models_.data())) / kModel;
+        std::lock_guard<std::mutex> g(mu_);
+        if (i >= socks_.size() || socks_[i].empty())
+            return false;
+        *ino = socks_[i].ino();
+        return true;
+    }
 
   protected:
     // The slot holding KEY's socket, or -1 (under mu_).
