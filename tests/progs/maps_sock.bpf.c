@@ -173,4 +173,52 @@ int socket_filter_delete(struct __sk_buff *skb)
 	return bpf_map_delete_elem(&socks, &k) == -EINVAL;
 }
 
+/* sk_lookup: each sockmap slot's socket offered to bpf_sk_assign with FLAGS, the answers in `out` words 0..3, the
+ * selected socket's family and protocol through ctx->sk in words 4 and 5. sock_maps_test runs them on filled maps
+ * and reads the test run's ctx_out (the selected socket's cookie). Here, with empty maps, nothing is selected. */
+static __always_inline void assign_one(struct bpf_sk_lookup *ctx, __u32 k, __u64 flags)
+{
+	struct bpf_sock *sk = bpf_map_lookup_elem(&socks, &k);
+
+	if (!sk)
+		return;
+	put(k, (__u32)bpf_sk_assign(ctx, sk, flags));
+	bpf_sk_release(sk);
+}
+
+static __always_inline int assign_each(struct bpf_sk_lookup *ctx, __u64 flags)
+{
+	struct bpf_sock *sk;
+
+	assign_one(ctx, 0, flags);
+	assign_one(ctx, 1, flags);
+	assign_one(ctx, 2, flags);
+	assign_one(ctx, 3, flags);
+	sk = ctx->sk;
+	if (sk) {
+		put(4, sk->family);
+		put(5, sk->protocol);
+	}
+	return SK_PASS;
+}
+
+/* bpf_sk_lookup in ctx_in, little-endian: cookie 0, AF_INET, TCP, remote 127.0.0.1:8080, local 127.0.0.1:80. */
+#define SK_CTX_V4_TCP                                                                                     \
+	"0000000000000000" "02000000" "06000000" "7f000001" "00000000000000000000000000000000" "1f90" "0000" \
+	"7f000001" "00000000000000000000000000000000" "50000000" "00000000" "00000000"
+
+SEC("sk_lookup")
+__success __retval(1) __ctx_hex(SK_CTX_V4_TCP)
+int assign_from_map(struct bpf_sk_lookup *ctx)
+{
+	return assign_each(ctx, BPF_SK_LOOKUP_F_REPLACE);
+}
+
+SEC("sk_lookup")
+__success __retval(1) __ctx_hex(SK_CTX_V4_TCP)
+int assign_from_map_no_reuseport(struct bpf_sk_lookup *ctx)
+{
+	return assign_each(ctx, BPF_SK_LOOKUP_F_REPLACE | BPF_SK_LOOKUP_F_NO_REUSEPORT);
+}
+
 char _license[] SEC("license") = "GPL";

@@ -30,6 +30,25 @@ const SockModel* sock_of(uint64_t sk, RunContext* ctx, const char* helper) {
     return reinterpret_cast<const SockModel*>(sk);
 }
 
+// bpf_sk_lookup_assign's checks of a host socket S at ADDR (its fields as the lookup read them): -ESOCKTNOSUPPORT
+// for a socket the kernel frees without RCU (all but a TCP listener and a hashed UDP socket) or a TCP socket not
+// listening or a UDP one connected; -EPROTOTYPE for another protocol than the lookup's; -EAFNOSUPPORT for an IPv4
+// socket, or an IPV6_V6ONLY one, of the other family; 0.
+int64_t sk_lookup_assignable(const SockModel& s, uint64_t addr, const SkLookupModel& m) {
+    constexpr int64_t kEsocktnosupport = -94, kEprototype = -91, kEafnosupport = -97;
+    constexpr uint32_t kSockDgram = 2, kIpprotoUdp = 17, kAfInet = 2, kIpv6V6only = 26, kSolIpv6 = 41;
+    const bool tcp = s.type == kSockStream && s.protocol == kIpprotoTcp;
+    const bool udp = s.type == kSockDgram && s.protocol == kIpprotoUdp;
+    const bool rcu_free = (tcp && s.state == kTcpListen) || (udp && s.src_port != 0);
+    if (!rcu_free || (tcp && s.state != kTcpListen) || (udp && s.state != kTcpClose))
+        return kEsocktnosupport;
+    if (s.protocol != m.protocol)
+        return kEprototype;
+    if (s.family != m.family && (s.family == kAfInet || host_sock_opt(addr, kSolIpv6, kIpv6V6only) != 0))
+        return kEafnosupport;
+    return 0;
+}
+
 } // namespace
 
 void test_run_sock(const uint8_t* network, uint32_t len, uint16_t protocol_be, SockModel* out) {
@@ -102,13 +121,17 @@ uint64_t bpf_sk_assign_helper(uint64_t ctx_ptr, uint64_t sk, uint64_t flags, uin
     auto* m = reinterpret_cast<SkLookupModel*>(ctx_ptr);
     if (flags & ~(kReplace | kNoReuseport))
         return uint64_t(kEinval);
-    if (sk != 0) { // the run's sockets (none) cannot reach an sk_lookup program
-        ctx->abort("bpf_sk_assign of a socket in an sk_lookup program is not modelled by strbpf");
-        return 0;
+    if (sk != 0) { // the only sockets an sk_lookup run has are the host's, from a sockmap or sockhash
+        if (!is_host_sock(sk)) {
+            ctx->abort("bpf_sk_assign of a socket in an sk_lookup program is not modelled by strbpf");
+            return 0;
+        }
+        if (const int64_t rc = sk_lookup_assignable(*reinterpret_cast<const SockModel*>(sk), sk, *m))
+            return uint64_t(rc);
     }
     if (m->selected_sk && !(flags & kReplace))
         return uint64_t(kEexist);
-    m->selected_sk = 0;
+    m->selected_sk = sk;
     m->no_reuseport = (flags & kNoReuseport) != 0;
     return 0;
 }

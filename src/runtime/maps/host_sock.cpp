@@ -246,6 +246,24 @@ int host_sock_dup(uint64_t addr) {
     return o ? o->dup_sock_at(addr) : -1;
 }
 
+int host_sock_opt(uint64_t addr, int level, int name, int fallback) {
+    const int fd = host_sock_dup(addr);
+    if (fd < 0)
+        return fallback;
+    const int v = int_opt(fd, level, name, fallback);
+    close(fd);
+    return v;
+}
+
+uint64_t host_sock_cookie_at(uint64_t addr) {
+    const int fd = host_sock_dup(addr);
+    if (fd < 0)
+        return 0;
+    const uint64_t c = host_sock_cookie(fd);
+    close(fd);
+    return c;
+}
+
 bool host_sock_inode(uint64_t addr, ino_t* ino) {
     std::shared_lock<std::shared_mutex> g(g_slots_mu);
     HostSockSlots* o = owner_of(addr);

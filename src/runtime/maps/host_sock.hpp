@@ -60,5 +60,9 @@ bool is_host_sock(uint64_t addr);
 int host_sock_dup(uint64_t addr);
 // The inode of that socket (what names it to the syscall view of sk_storage), or false.
 bool host_sock_inode(uint64_t addr, ino_t* ino);
+// An int socket option of that socket (getsockopt), or FALLBACK when there is no such socket or option.
+int host_sock_opt(uint64_t addr, int level, int name, int fallback = 0);
+// Its cookie (SO_COOKIE), 0 when there is no such socket.
+uint64_t host_sock_cookie_at(uint64_t addr);
 
 } // namespace strbpf::runtime
