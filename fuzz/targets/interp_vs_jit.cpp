@@ -55,7 +55,8 @@ EngineRun run_engine(exec::EngineKind kind, const fuzz::Loaded& l, loader::ProgT
         out.ok = i.ok, out.r0 = i.r0, out.error = i.error;
     }
     exec::RunReport rep;
-    trc.finish(&rep);
+    if (auto fin = trc.finish(&rep); !fin) // the test run's own refusal of the result: the same for both engines
+        out.ok = false, out.error = fin.error().message;
     out.ctx_out = std::move(rep.ctx_out);
     out.data_out = std::move(rep.data_out);
     return out;

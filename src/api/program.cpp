@@ -209,7 +209,16 @@ Status full_run(const Object::Impl& o, const ProgramState& st, const RunOptions&
     std::chrono::steady_clock::time_point t0, t1;
     if (opts.timed)
         t0 = std::chrono::steady_clock::now();
-    if (Status ran = run_repeat(st, r1, s.ctx, stack, repeat, &r0); !ran) [[unlikely]]
+    Status ran = ok_status();
+    if (st.spec->type == ProgType::sk_lookup) { // each repetition starts with no socket selected
+        for (uint32_t i = 0; ran && i < repeat; i++) {
+            s.trc.clear_sk_lookup_selection();
+            ran = run_repeat(st, r1, s.ctx, stack, 1, &r0);
+        }
+    } else {
+        ran = run_repeat(st, r1, s.ctx, stack, repeat, &r0);
+    }
+    if (!ran) [[unlikely]]
         return make_error(fmt::format("program '{}': {}", st.spec->name, ran.error().message), ran.error().code,
                           ran.error().pc);
     if (opts.timed)
@@ -228,7 +237,8 @@ Status full_run(const Object::Impl& o, const ProgramState& st, const RunOptions&
     }
     s.rep.data_out.clear();
     s.rep.ctx_out.clear();
-    s.trc.finish(&s.rep);
+    if (Status f = s.trc.finish(&s.rep); !f)
+        return make_error(fmt::format("program '{}': {}", st.spec->name, f.error().message), f.error().code);
     out.data_out.assign(s.rep.data_out.begin(), s.rep.data_out.end());
     out.ctx_out.assign(s.rep.ctx_out.begin(), s.rep.ctx_out.end());
     return ok_status();

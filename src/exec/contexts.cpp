@@ -409,13 +409,17 @@ Status TestRunContext::build_skb(loader::ProgType type, const std::vector<uint8_
     return ok_status();
 }
 
-void TestRunContext::finish(RunReport* report) const {
-    if (type_ == ProgType::xdp)
-        return finish_xdp(report);
+Status TestRunContext::finish(RunReport* report) const {
+    if (type_ == ProgType::xdp) {
+        finish_xdp(report);
+        return ok_status();
+    }
     if (type_ == ProgType::sk_lookup)
         return finish_sk_lookup(report);
-    if (type_ == ProgType::flow_dissector)
-        return finish_flow_dissector(report);
+    if (type_ == ProgType::flow_dissector) {
+        finish_flow_dissector(report);
+        return ok_status();
+    }
     if (inst_) // the run's socket is freed with its storage
         runtime::drop_sk_storage(inst_, reinterpret_cast<uint64_t>(sock_));
     if (data_) {
@@ -441,6 +445,7 @@ void TestRunContext::finish(RunReport* report) const {
         report->ctx_out.resize(sizeof out);
         std::memcpy(report->ctx_out.data(), &out, sizeof out);
     }
+    return ok_status();
 }
 
 } // namespace strbpf::exec

@@ -102,7 +102,11 @@ class TestRunContext {
 
     // Ok: *r1 is the program's context argument. Error: the kernel's refusal of such a test run, in words.
     Status build(loader::ProgType type, const RunRequest& req, runtime::RunContext& ctx, uint64_t* r1);
-    void finish(RunReport* report) const;
+    // Before each repetition of an sk_lookup run: no socket selected, as bpf_prog_test_run_sk_lookup clears it.
+    void clear_sk_lookup_selection();
+    // Fills the report's outputs. Error: the kernel's refusal of the run's result (an sk_lookup program's
+    // SO_REUSEPORT selection without BPF_SK_LOOKUP_F_NO_REUSEPORT: -EOPNOTSUPP).
+    Status finish(RunReport* report) const;
 
   private:
     Status build_args(loader::ProgType type, const RunRequest& req, runtime::RunContext& ctx, uint64_t* r1);
@@ -112,7 +116,7 @@ class TestRunContext {
     Status build_skb(loader::ProgType type, const std::vector<uint8_t>& data_in, runtime::RunContext& ctx,
                      uint64_t* r1);
     Status build_sk_lookup(const RunRequest& req, runtime::RunContext& ctx, uint64_t* r1);
-    void finish_sk_lookup(RunReport* report) const;
+    Status finish_sk_lookup(RunReport* report) const;
     Status build_netfilter(const RunRequest& req, runtime::RunContext& ctx, uint64_t* r1);
     Status build_flow_dissector(const std::vector<uint8_t>& data_in, runtime::RunContext& ctx, uint64_t* r1);
     void finish_flow_dissector(RunReport* report) const;

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: BSD-2-Clause
 // sk_lookup test runs (exec stage), as 6.18's bpf_prog_test_run_sk_lookup builds them: no data, a struct
 // bpf_sk_lookup ctx_in (bpf_ctx_init's size rules, then the fields a run may not set), the program's ctx strbpf's
-// bpf_sk_lookup_kern model (runtime/ctx_model.hpp), and ctx_out: ctx_in with the selected socket's cookie.
+// bpf_sk_lookup_kern model (runtime/ctx_model.hpp), and ctx_out: ctx_in with the selected socket's cookie (a host
+// socket a sockmap or sockhash lookup gave, runtime/maps/host_sock.hpp).
 #include <algorithm>
 #include <cstring>
 
@@ -9,6 +10,9 @@
 
 #include "exec/contexts.hpp"
 #include "runtime/ctx_model.hpp"
+#include "runtime/maps/host_sock.hpp"
+
+#include <sys/socket.h>
 
 namespace strbpf::exec {
 namespace {
@@ -82,11 +86,26 @@ Status TestRunContext::build_sk_lookup(const RunRequest& req, runtime::RunContex
     return ok_status();
 }
 
-// bpf_ctx_finish: the ctx_in the kernel copied, cookie 0 unless a socket was selected, which a run cannot do
-// (bpf_sk_assign stops the run on a socket, runtime/helpers/sock_helpers.hpp).
-void TestRunContext::finish_sk_lookup(RunReport* report) const {
+void TestRunContext::clear_sk_lookup_selection() {
+    if (type_ == loader::ProgType::sk_lookup)
+        reinterpret_cast<runtime::SkLookupModel*>(ctx_struct_)->selected_sk = 0;
+}
+
+// After the run: a selected socket with SO_REUSEPORT fails the test run (-EOPNOTSUPP) unless the program asked for
+// BPF_SK_LOOKUP_F_NO_REUSEPORT; else bpf_ctx_finish copies ctx_in back with the selected socket's cookie (0: none).
+Status TestRunContext::finish_sk_lookup(RunReport* report) const {
+    runtime::SkLookupModel m;
+    std::memcpy(&m, ctx_struct_, sizeof m);
+    uint64_t cookie = 0;
+    if (m.selected_sk) {
+        if (runtime::host_sock_opt(m.selected_sk, SOL_SOCKET, SO_REUSEPORT) && !m.no_reuseport)
+            return refused("the sk_lookup program selected a SO_REUSEPORT socket without "
+                           "BPF_SK_LOOKUP_F_NO_REUSEPORT", "-EOPNOTSUPP", -95);
+        cookie = runtime::host_sock_cookie_at(m.selected_sk);
+    }
     report->ctx_out = ctx_buf_;
-    std::memset(report->ctx_out.data(), 0, sizeof(uint64_t));
+    std::memcpy(report->ctx_out.data(), &cookie, sizeof cookie);
+    return ok_status();
 }
 
 } // namespace strbpf::exec

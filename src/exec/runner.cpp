@@ -241,7 +241,15 @@ RunReport run_linked(EngineKind engine, const runtime::ObjectInstance& inst, con
     uint64_t r0 = 0;
     std::string error;
     const auto t0 = std::chrono::steady_clock::now();
-    const bool ok = pr.run_repeated(r1, repeat, &r0, &error);
+    bool ok = true;
+    if (prog.spec->type == loader::ProgType::sk_lookup) { // each repetition starts with no socket selected
+        for (uint32_t i = 0; ok && i < repeat; i++) {
+            trc.clear_sk_lookup_selection();
+            ok = pr.run_repeated(r1, 1, &r0, &error);
+        }
+    } else {
+        ok = pr.run_repeated(r1, repeat, &r0, &error);
+    }
     const auto t1 = std::chrono::steady_clock::now();
     if (!ok)
         return failed_run(rep, error);
@@ -249,7 +257,8 @@ RunReport run_linked(EngineKind engine, const runtime::ObjectInstance& inst, con
     rep.r0 = r0;
     rep.retval = uint32_t(r0);
     rep.duration_ns = uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(t1 - t0).count()) / repeat;
-    trc.finish(&rep);
+    if (auto st = trc.finish(&rep); !st)
+        return failed_run(rep, st.error().message);
     return rep;
 }
 

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* Run-time errors name the pc the user wrote (tests/unit/cli_run_errors_test.cpp): the verified form of
  * cgroup_after_may_goto has one instruction more at its start than the program (the may_goto counter set to
- * BPF_MAX_LOOPS), and its run stops at a kfunc strbpf verifies but does not implement; sockmap_after_may_goto's
- * run is ended by a helper (strbpf does not run sockmap operations), and the error names that call. The kernel
- * runs both. */
+ * BPF_MAX_LOOPS), and its run stops at a kfunc strbpf verifies but does not implement; cookie_after_may_goto's
+ * run is ended by a helper strbpf verifies but does not implement (bpf_get_socket_cookie of an skb), and the error
+ * names that call. The kernel runs both. */
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
 
@@ -39,18 +39,9 @@ int cgroup_plain(void *ctx)
 	return 0;
 }
 
-struct {
-	__uint(type, BPF_MAP_TYPE_SOCKMAP);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, __u64);
-} socks SEC(".maps");
-
 SEC("tc")
-int sockmap_after_may_goto(struct __sk_buff *skb)
+int cookie_after_may_goto(struct __sk_buff *skb)
 {
-	__u32 k = 0;
-
 	asm volatile(".8byte 0xe5" ::: "memory"); /* may_goto +0 */
-	return bpf_map_delete_elem(&socks, &k);
+	return bpf_get_socket_cookie(skb) != 0;
 }

@@ -104,19 +104,20 @@ TEST(MapInMap, LookupsReturnInnerMapsAndUpdatesMustMatchTheTemplate) {
     EXPECT_EQ(hash->lookup(&k), in0);
 }
 
-TEST(VerifyOnlyMaps, CreatedWithTheKernelsSpecRulesAndNotRun) {
+TEST(SocketMaps, SockmapTakesSocketFdsWithTheKernelsErrnos) {
     auto inst = instantiate("maps_types.bpf.o");
     ASSERT_TRUE(inst);
     Map* sock = inst->find_map("sockm");
     ASSERT_TRUE(sock);
-    EXPECT_FALSE(sock->runnable());
     int k = 0;
-    uint64_t v = 0;
-    EXPECT_EQ(sock->update(&k, &v, kBpfAny), -EOPNOTSUPP);
-    // sk_storage runs now (sk_storage_map.hpp), with the local storages' spec rules.
+    uint64_t v = ~0ull; // above S32_MAX
+    EXPECT_EQ(sock->update(&k, &v, kBpfAny), -EINVAL);
+    v = 0x7fffff00; // no such fd
+    EXPECT_EQ(sock->update(&k, &v, kBpfAny), -EBADF);
+    EXPECT_EQ(sock->remove(&k), -EINVAL); // an empty slot
+    // sk_storage's spec rules are the local storages'.
     Map* sk = inst->find_map("sk_st");
     ASSERT_TRUE(sk);
-    EXPECT_TRUE(sk->runnable());
     loader::MapSpec bad = sk->spec();
     bad.max_entries = 4; // local storage needs max_entries 0
     EXPECT_EQ(create_map(bad).error().code, -EINVAL);

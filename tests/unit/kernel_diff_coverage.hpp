@@ -30,6 +30,10 @@ inline const std::vector<DeclaredTest> kDeclaredTests = {
     {"dev_maps_test", "DevMapRunsKernel.*:DevMaps.*", {51}, {14, 16, 17, 25}},
     // cgroup_array filled with cgroup v2 directories, its helpers run from the root and from a child cgroup.
     {"cgroup_array_test", "CgroupArrayKernel.*:CgroupArray.*", {33, 37}, {8}},
+    // sockmap, sockhash and reuseport_sockarray filled with the host's sockets through the syscall view, compared
+    // operation by operation; sockmap and sockhash looked up, read and updated by a tc program (maps_sock.bpf.c's
+    // empty-map runs compare sockmap and sockhash too; no program can run with a reuseport_sockarray).
+    {"sock_maps_test", "SockMaps.*:SockMapRuns.*", {1, 2, 86, 95, 98}, {15, 18, 20}},
 };
 
 struct Exception {
@@ -56,11 +60,6 @@ inline const std::vector<Exception> kExceptions = {
     // adjust_meta programs; strbpf's engines still run them as the 6.18 source has them (tests/cli.cmake).
     {Kind::helper, 54, "bpf_xdp_adjust_meta: this kernel build refuses it in xdp programs",
      &verifier::KernelVariant::no_xdp_adjust_meta},
-    // Verify-only types (runtime/maps/verify_only_map.cpp, docs/maps.md): programs using them are verified beside
-    // the kernel (maps_verify_only.bpf.c), but no run reaches a helper on them, so there is nothing to compare.
-    {Kind::map, 15, "verify-only: sockmap holds sockets"},
-    {Kind::map, 18, "verify-only: sockhash holds sockets"},
-    {Kind::map, 20, "verify-only: reuseport_sockarray holds sockets of a reuseport group"},
 };
 
 } // namespace strbpf::coverage

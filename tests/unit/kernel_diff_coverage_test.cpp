@@ -194,7 +194,7 @@ std::vector<int32_t> implemented_helpers() {
     return ids;
 }
 
-// Every map type strbpf creates: all of 6.18's but unspec and struct_ops (verify-only types included).
+// Every map type strbpf creates: all of 6.18's but unspec and struct_ops.
 std::vector<uint32_t> created_map_types() {
     std::vector<uint32_t> types;
     for (uint32_t t = 1; t < loader::kMapTypeCount; t++)
@@ -205,22 +205,13 @@ std::vector<uint32_t> created_map_types() {
 
 // One line per item: covered (by what), excepted (why), or UNCOVERED; counts what is covered.
 struct Tally {
-    size_t covered = 0, excepted = 0, total = 0, verify_only = 0;
+    size_t covered = 0, excepted = 0, total = 0;
     std::vector<std::string> uncovered, stale;
 };
 void report(const char* what, Kind k, uint32_t id, const std::string& name, const std::set<std::string>* by,
             Tally& t) {
     t.total++;
     const coverage::Exception* e = exception_for(k, id);
-    if (k == Kind::map && runtime::is_verify_only_map_type(id)) {
-        // A run may reference a verify-only map, but none reaches a helper on it: coverage means nothing here.
-        if (!e)
-            t.uncovered.push_back(fmt::format("{} {} {} is verify-only but has no exception", what, id, name));
-        t.excepted += e != nullptr;
-        t.verify_only++;
-        std::printf("%s %u %s: EXCEPTION: %s\n", what, id, name.c_str(), e ? e->reason : "(none)");
-        return;
-    }
     if (by && !by->empty()) {
         t.covered++;
         std::string list;
@@ -258,11 +249,11 @@ TEST(KernelDiffCoverage, EveryHelperAndMapTypeIsComparedWithTheKernel) {
     for (int32_t id : implemented_helpers())
         progs_h += progs_only.helpers.count(id);
     for (uint32_t t : created_map_types())
-        progs_m += !runtime::is_verify_only_map_type(t) && progs_only.maps.count(t);
+        progs_m += progs_only.maps.count(t);
     std::printf("helpers: %zu of %zu covered (%zu by tests/progs alone), %zu excepted\n", h.covered, h.total, progs_h,
                 h.excepted);
-    std::printf("map types: %zu of %zu covered (%zu by tests/progs alone), %zu excepted (%zu of them verify-only)\n",
-                m.covered, m.total, progs_m, m.excepted, m.verify_only);
+    std::printf("map types: %zu of %zu covered (%zu by tests/progs alone), %zu excepted\n", m.covered, m.total,
+                progs_m, m.excepted);
     for (const coverage::Exception& e : coverage::kExceptions)
         if (e.kind == Kind::helper && !runtime::helper_implemented(int32_t(e.id)))
             ADD_FAILURE() << "exception for helper " << e.id << ", which strbpf does not implement";

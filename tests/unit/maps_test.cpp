@@ -230,7 +230,7 @@ TEST(Contexts, SkbCtxInRulesAndSocketDataOut) {
     ASSERT_TRUE(good.build(loader::ProgType::socket_filter, req, ctx, &r1).ok());
     EXPECT_EQ(reinterpret_cast<const SkbModel*>(r1)->len, 6u) << "socket filters see len without the Ethernet header";
     exec::RunReport rep;
-    good.finish(&rep);
+    ASSERT_TRUE(good.finish(&rep).ok());
     ASSERT_EQ(rep.data_out.size(), 20u);
     EXPECT_EQ(rep.data_out[0], 0) << "the kernel zeroes the pushed-back Ethernet header";
     EXPECT_EQ(rep.data_out[14], 0xab);

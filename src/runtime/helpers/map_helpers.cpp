@@ -17,13 +17,7 @@ Map* checked_map(uint64_t map, RunContext* ctx, const char* helper) {
         ctx->abort(fmt::format("R1 type=scalar expected=map_ptr (in {})", helper));
         return nullptr;
     }
-    Map* m = reinterpret_cast<Map*>(map);
-    if (!m->runnable()) {
-        ctx->abort(fmt::format("{}: strbpf verifies programs that use {} maps but does not run their operations "
-                               "(map '{}')", helper, loader::map_type_name(m->spec().type), m->name()));
-        return nullptr;
-    }
-    return m;
+    return reinterpret_cast<Map*>(map);
 }
 
 bool checked_mem(uint64_t p, uint64_t size, uint8_t perms, RunContext* ctx, const char* what, const char* helper) {

@@ -6,6 +6,7 @@
 #include "runtime/ctx_model.hpp"
 #include "runtime/helpers/helper_checks.hpp"
 #include "runtime/kfuncs/obj_kfuncs.hpp"
+#include "runtime/maps/host_sock.hpp"
 
 #include <cstring>
 #include <emmintrin.h>
@@ -27,6 +28,25 @@ const SockModel* sock_of(uint64_t sk, RunContext* ctx, const char* helper) {
     if (!checked_mem(sk, sizeof(SockModel), kPermRead, ctx, "the socket", helper))
         return nullptr;
     return reinterpret_cast<const SockModel*>(sk);
+}
+
+// bpf_sk_lookup_assign's checks of a host socket S at ADDR (its fields as the lookup read them): -ESOCKTNOSUPPORT
+// for a socket the kernel frees without RCU (all but a TCP listener and a hashed UDP socket) or a TCP socket not
+// listening or a UDP one connected; -EPROTOTYPE for another protocol than the lookup's; -EAFNOSUPPORT for an IPv4
+// socket, or an IPV6_V6ONLY one, of the other family; 0.
+int64_t sk_lookup_assignable(const SockModel& s, uint64_t addr, const SkLookupModel& m) {
+    constexpr int64_t kEsocktnosupport = -94, kEprototype = -91, kEafnosupport = -97;
+    constexpr uint32_t kSockDgram = 2, kIpprotoUdp = 17, kAfInet = 2, kIpv6V6only = 26, kSolIpv6 = 41;
+    const bool tcp = s.type == kSockStream && s.protocol == kIpprotoTcp;
+    const bool udp = s.type == kSockDgram && s.protocol == kIpprotoUdp;
+    const bool rcu_free = (tcp && s.state == kTcpListen) || (udp && s.src_port != 0);
+    if (!rcu_free || (tcp && s.state != kTcpListen) || (udp && s.state != kTcpClose))
+        return kEsocktnosupport;
+    if (s.protocol != m.protocol)
+        return kEprototype;
+    if (s.family != m.family && (s.family == kAfInet || host_sock_opt(addr, kSolIpv6, kIpv6V6only) != 0))
+        return kEafnosupport;
+    return 0;
 }
 
 } // namespace
@@ -62,7 +82,7 @@ uint64_t bpf_tcp_sock_helper(uint64_t sk, uint64_t, uint64_t, uint64_t, uint64_t
     const SockModel* s = sock_of(sk, ctx, "bpf_tcp_sock");
     if (!s || s->protocol != kIpprotoTcp || s->type != kSockStream)
         return 0;
-    // Unreachable with the test-run socket; a TCP socket would need a struct bpf_tcp_sock strbpf does not model.
+    // A TCP socket (a socket map's) would need a struct bpf_tcp_sock strbpf does not model.
     ctx->abort("bpf_tcp_sock of a TCP socket is not modelled by strbpf");
     return 0;
 }
@@ -72,7 +92,13 @@ uint64_t bpf_get_listener_sock_helper(uint64_t sk, uint64_t, uint64_t, uint64_t,
     return s && s->state == kTcpListen ? sk : 0;
 }
 
-uint64_t bpf_skc_to_helper(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, RunContext*) { return 0; }
+uint64_t bpf_skc_to_helper(uint64_t sk, uint64_t, uint64_t, uint64_t, uint64_t, RunContext* ctx) {
+    if (is_host_sock(sk)) { // a socket map's: the kernel's cast gives its kernel struct, which strbpf does not model
+        ctx->abort("bpf_skc_to_* of a host socket (from a sockmap or sockhash) is not modelled by strbpf");
+        return 0;
+    }
+    return 0;
+}
 
 uint64_t bpf_sk_assign_helper(uint64_t ctx_ptr, uint64_t sk, uint64_t flags, uint64_t, uint64_t, RunContext* ctx) {
     constexpr uint64_t kReplace = 1, kNoReuseport = 2; // BPF_SK_LOOKUP_F_REPLACE, BPF_SK_LOOKUP_F_NO_REUSEPORT
@@ -95,13 +121,17 @@ uint64_t bpf_sk_assign_helper(uint64_t ctx_ptr, uint64_t sk, uint64_t flags, uin
     auto* m = reinterpret_cast<SkLookupModel*>(ctx_ptr);
     if (flags & ~(kReplace | kNoReuseport))
         return uint64_t(kEinval);
-    if (sk != 0) { // the run's sockets (none) cannot reach an sk_lookup program
-        ctx->abort("bpf_sk_assign of a socket in an sk_lookup program is not modelled by strbpf");
-        return 0;
+    if (sk != 0) { // the only sockets an sk_lookup run has are the host's, from a sockmap or sockhash
+        if (!is_host_sock(sk)) {
+            ctx->abort("bpf_sk_assign of a socket in an sk_lookup program is not modelled by strbpf");
+            return 0;
+        }
+        if (const int64_t rc = sk_lookup_assignable(*reinterpret_cast<const SockModel*>(sk), sk, *m))
+            return uint64_t(rc);
     }
     if (m->selected_sk && !(flags & kReplace))
         return uint64_t(kEexist);
-    m->selected_sk = 0;
+    m->selected_sk = sk;
     m->no_reuseport = (flags & kNoReuseport) != 0;
     return 0;
 }

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: BSD-2-Clause
-// Socket and spin-lock helpers (runtime stage) and the socket of an skb test run. A strbpf run has one socket: the
-// one bpf_prog_test_run_skb attaches to its skb, which __sk_buff->sk points at. Socket lookups find no socket
-// (no socket of the host's network namespace is visible to a run), so they return NULL.
+// Socket and spin-lock helpers (runtime stage) and the socket of an skb test run. A strbpf run's sockets are the
+// one bpf_prog_test_run_skb attaches to its skb, which __sk_buff->sk points at, and the host sockets sockmap and
+// sockhash lookups give (maps/host_sock.hpp), in the same layout. Socket lookups find no socket (no socket of the
+// host's network namespace is visible to a run), so they return NULL.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -31,17 +32,19 @@ void test_run_sock(const uint8_t* network, uint32_t len, uint16_t protocol_be, S
 
 // bpf_sk_lookup_tcp, bpf_sk_lookup_udp, bpf_skc_lookup_tcp. Returns: NULL (no socket matches in a run).
 uint64_t bpf_sk_lookup_helper(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, RunContext*);
-// bpf_sk_release. Returns: 0 (the test-run socket is not reference counted).
+// bpf_sk_release. Returns: 0 (strbpf counts no socket references: the test-run socket lives for the run, a host
+// socket as long as its map entry).
 uint64_t bpf_sk_release_helper(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, RunContext*);
 // bpf_sk_fullsock. Returns: the socket (the test-run socket is a full one).
 uint64_t bpf_sk_fullsock_helper(uint64_t sk, uint64_t, uint64_t, uint64_t, uint64_t, RunContext*);
-// bpf_tcp_sock. Returns: NULL unless the socket is a TCP stream socket, which the test-run socket is not (strbpf
-// has no struct bpf_tcp_sock to return).
+// bpf_tcp_sock. Returns: NULL unless the socket is a TCP stream socket; a TCP socket (a socket map's) stops the run
+// (strbpf has no struct bpf_tcp_sock to return).
 uint64_t bpf_tcp_sock_helper(uint64_t sk, uint64_t, uint64_t, uint64_t, uint64_t, RunContext*);
 // bpf_get_listener_sock. Returns: NULL unless the socket listens (TCP_LISTEN), which the test-run socket does not.
 uint64_t bpf_get_listener_sock_helper(uint64_t sk, uint64_t, uint64_t, uint64_t, uint64_t, RunContext*);
 // bpf_skc_to_tcp_sock and the other casts to a kernel socket type. Returns: NULL unless the socket is of that
-// protocol (TCP, UDP, UNIX, MPTCP) or state (time-wait, request), which the test-run socket is not.
+// protocol (TCP, UDP, UNIX, MPTCP) or state (time-wait, request), which the test-run socket is not; a host socket
+// (a socket map's) stops the run: the kernel's struct it would give is not modelled.
 uint64_t bpf_skc_to_helper(uint64_t sk, uint64_t, uint64_t, uint64_t, uint64_t, RunContext*);
 // bpf_sk_assign. For sk_lookup programs (bpf_sk_lookup_assign) on the run's SkLookupModel: selects SK (or NULL) as
 // the lookup's result. A run has no socket an sk_lookup program could obtain, so a non-NULL SK ends the run as not

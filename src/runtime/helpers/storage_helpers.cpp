@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: BSD-2-Clause
 // bpf_get_local_storage (runtime stage; kernel/bpf/helpers.c, include/linux/bpf-cgroup.h's storage of the running
-// program's cgroup), bpf_sk_storage_get / _delete (net/core/bpf_sk_storage.c) on the test run's socket and
-// bpf_task_storage_get / _delete (kernel/bpf/bpf_task_storage.c) on the current task.
+// program's cgroup), bpf_sk_storage_get / _delete (net/core/bpf_sk_storage.c) on the test run's socket and on the
+// host sockets socket map lookups give, and bpf_task_storage_get / _delete (kernel/bpf/bpf_task_storage.c) on the
+// current task.
 #include "runtime/helpers/storage_helpers.hpp"
 
 #include "runtime/helpers/helper_checks.hpp"
@@ -9,15 +10,18 @@
 #include <fmt/format.h>
 
 #include "runtime/maps/cgroup_storage_map.hpp"
+#include "runtime/maps/host_sock.hpp"
 #include "runtime/maps/sk_storage_map.hpp"
 
 namespace strbpf::runtime {
 
 namespace {
 
-// The sk_storage map and socket of a call, or nullptr after an abort: the verifier proved the map's type; the only
-// socket a run has is its own (RunContext::sock: lookups find none, casts give NULL).
-SkStorageMap* sk_storage_args(uint64_t map, uint64_t sk, RunContext* ctx, const char* helper, Map** out = nullptr) {
+// The sk_storage map and the owner key of a call's socket, or nullptr after an abort: the verifier proved the map's
+// type; a run's sockets are its own (RunContext::sock, owned by its model's address) and the host sockets socket
+// map lookups give, owned as the syscall view names them (by inode: kHostSocket | st_ino).
+SkStorageMap* sk_storage_args(uint64_t map, uint64_t sk, RunContext* ctx, const char* helper, uint64_t* owner,
+                              Map** out = nullptr) {
     Map* m = checked_map(map, ctx, helper);
     if (!m)
         return nullptr;
@@ -28,9 +32,15 @@ SkStorageMap* sk_storage_args(uint64_t map, uint64_t sk, RunContext* ctx, const 
         ctx->abort(fmt::format("{} needs an sk_storage map", helper));
         return nullptr;
     }
+    *owner = sk;
+    ino_t ino;
     if (sk != 0 && sk != ctx->sock) {
-        ctx->abort(fmt::format("{} of a socket other than the test run's is not modelled by strbpf", helper));
-        return nullptr;
+        if (!host_sock_inode(sk, &ino)) {
+            ctx->abort(fmt::format("{} of a socket other than the test run's or a socket map's is not modelled by "
+                                   "strbpf", helper));
+            return nullptr;
+        }
+        *owner = kHostSocket | uint64_t(ino);
     }
     return s;
 }
@@ -40,22 +50,24 @@ SkStorageMap* sk_storage_args(uint64_t map, uint64_t sk, RunContext* ctx, const 
 uint64_t bpf_sk_storage_get_helper(uint64_t map, uint64_t sk, uint64_t value, uint64_t flags, uint64_t,
                                    RunContext* ctx) {
     Map* m = nullptr;
-    SkStorageMap* s = sk_storage_args(map, sk, ctx, "bpf_sk_storage_get#107", &m);
+    uint64_t owner = 0;
+    SkStorageMap* s = sk_storage_args(map, sk, ctx, "bpf_sk_storage_get#107", &owner, &m);
     if (!s || sk == 0 || flags > 1)
         return 0;
     if (value && !ctx->verified &&
         !checked_mem(value, m->spec().value_size, kPermRead, ctx, "value", "bpf_sk_storage_get#107"))
         return 0;
-    return reinterpret_cast<uint64_t>(sk_storage_get(*s, sk, reinterpret_cast<const void*>(value), flags == 1));
+    return reinterpret_cast<uint64_t>(sk_storage_get(*s, owner, reinterpret_cast<const void*>(value), flags == 1));
 }
 
 uint64_t bpf_sk_storage_delete_helper(uint64_t map, uint64_t sk, uint64_t, uint64_t, uint64_t, RunContext* ctx) {
-    SkStorageMap* s = sk_storage_args(map, sk, ctx, "bpf_sk_storage_delete#108");
+    uint64_t owner = 0;
+    SkStorageMap* s = sk_storage_args(map, sk, ctx, "bpf_sk_storage_delete#108", &owner);
     if (!s)
         return 0;
     if (sk == 0)
         return uint64_t(-22);
-    return uint64_t(int64_t(sk_storage_delete(*s, sk)));
+    return uint64_t(int64_t(sk_storage_delete(*s, owner)));
 }
 
 namespace {

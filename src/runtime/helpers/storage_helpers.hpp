@@ -10,7 +10,8 @@ namespace strbpf::runtime {
 uint64_t bpf_get_local_storage_helper(uint64_t map, uint64_t flags, uint64_t, uint64_t, uint64_t, RunContext* ctx);
 
 // bpf_sk_storage_get(map, sk, value, flags) (net/core/bpf_sk_storage.c), every variant: the storage of SK, the test
-// run's socket (a full one), in an sk_storage map (runtime/maps/sk_storage_map.hpp), created from VALUE (zeros
+// run's socket (a full one) or a host socket a sockmap or sockhash lookup gave (the syscall view's owner for its
+// fd; any other socket stops the run), in an sk_storage map (runtime/maps/sk_storage_map.hpp), created from VALUE (zeros
 // when NULL) with BPF_SK_STORAGE_GET_F_CREATE. Returns: the value; NULL when SK is NULL, flags is above
 // BPF_SK_STORAGE_GET_F_CREATE (1), the storage is absent and not created, or no slot is left.
 uint64_t bpf_sk_storage_get_helper(uint64_t map, uint64_t sk, uint64_t value, uint64_t flags, uint64_t,

@@ -43,6 +43,7 @@ class HostFd {
         fd_ = -1;
     }
     bool empty() const { return fd_ < 0; }
+    int fd() const { return fd_; } // -1 when empty
     // Whether the entry holds the file ST describes.
     bool same_file(const struct stat& st) const { return fd_ >= 0 && dev_ == st.st_dev && ino_ == st.st_ino; }
     dev_t dev() const { return dev_; }

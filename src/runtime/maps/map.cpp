@@ -113,13 +113,16 @@ Result<std::unique_ptr<Map>> create_map(const loader::MapSpec& given) {
         return create_xsk_map(spec);
     case loader::kMapCgroupArray:
         return create_cgroup_array_map(spec);
+    case loader::kMapSockmap:
+    case loader::kMapSockhash:
+        return create_sock_map(spec);
+    case loader::kMapReuseportSockarray:
+        return create_reuseport_array_map(spec);
     default:
         break;
     }
     if (is_cgroup_storage_type(spec.type))
         return create_cgroup_storage_map(spec);
-    if (is_verify_only_map_type(spec.type))
-        return create_verify_only_map(spec);
     if (spec.type == loader::kMapStructOps || spec.type >= loader::kMapTypeCount)
         return make_error(fmt::format("map '{}': strbpf does not support {} maps (type {})", spec.name,
                                       loader::map_type_name(spec.type), spec.type), -EINVAL);

@@ -122,8 +122,6 @@ class Map {
     virtual FdMap* as_fd_map() { return nullptr; }           // prog_array, array_of_maps, hash_of_maps
     virtual ProgArrayMap* as_prog_array() { return nullptr; }
     bool map_in_map() const { return loader::is_map_in_map(spec_.type); }
-    // False for the verify-only types (verify_only_map.cpp): helpers refuse to run on them.
-    virtual bool runnable() const { return true; }
 
     // The map as the kernel object a program reads through its map pointer (kernel_view.hpp): null until the
     // verifier first accepts such a read; then fixed for the map's life. kernel_view_slot() is where its bytes'
@@ -158,8 +156,8 @@ Result<std::unique_ptr<Map>> create_queue_stack_map(const loader::MapSpec& spec)
 Result<std::unique_ptr<Map>> create_bloom_filter_map(const loader::MapSpec& spec);
 Result<std::unique_ptr<Map>> create_lpm_trie_map(const loader::MapSpec& spec);
 Result<std::unique_ptr<Map>> create_perf_event_array_map(const loader::MapSpec& spec);
-Result<std::unique_ptr<Map>> create_verify_only_map(const loader::MapSpec& spec);
-bool is_verify_only_map_type(uint32_t type);
+Result<std::unique_ptr<Map>> create_sock_map(const loader::MapSpec& spec); // sockmap, sockhash (sock_map.cpp)
+Result<std::unique_ptr<Map>> create_reuseport_array_map(const loader::MapSpec& spec);
 uint32_t libbpf_ringbuf_size(uint32_t max_entries);
 // prog_array, array_of_maps and hash_of_maps: fd_maps.hpp.
 

@@ -2,16 +2,17 @@
 // The local storage maps (runtime stage): BPF_MAP_TYPE_SK_STORAGE, _TASK_STORAGE, _INODE_STORAGE and _CGRP_STORAGE,
 // one value per owner as kernel/bpf/bpf_local_storage.c keeps it on the owner. The syscall view names owners by file
 // descriptor as the kernel does: a socket (sk), a pidfd (task: its process's main thread), any file (inode: its
-// inode), a cgroup directory (cgrp: the cgroup). Programs reach the owners a test run has: the run's socket
-// (below) and the current task, the thread running the program (bpf_get_current_task_btf; task_helpers.hpp), whose
+// inode), a cgroup directory (cgrp: the cgroup). Programs reach the owners a test run has: the run's socket and
+// the host sockets a sockmap or sockhash lookup gives (below), and the current task, the thread running the program (bpf_get_current_task_btf; task_helpers.hpp), whose
 // values outlive the run as the task does.
 //
 // BPF_MAP_TYPE_SK_STORAGE: one value per socket, as net/core/bpf_sk_storage.c keeps it on the
 // socket. strbpf's owners are sockets named by an owner key: a test run's socket (the skb a tc or cgroup_skb run
 // builds points at one, exec/contexts.cpp), whose storage lives as long as the run, as the kernel's dummy socket of
 // bpf_prog_test_run_skb does; and the host's sockets, which the syscall view names by file descriptor (the kernel's
-// key is a socket fd too) and strbpf by the socket's inode. Programs reach only the run's socket and the host only
-// its own sockets, as in the kernel, where no fd names the test run's socket.
+// key is a socket fd too) and strbpf by the socket's inode. Programs reach the run's socket and the host sockets a
+// socket map lookup gives them (the same owner as the syscall view's fd names, as in the kernel); the host reaches
+// only its own sockets, as in the kernel, where no fd names the test run's socket.
 #pragma once
 #include <cstdint>
 

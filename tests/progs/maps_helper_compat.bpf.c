@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
-/* The map types strbpf verifies against but does not run (runtime/maps/verify_only_map.cpp; stack_trace,
- * task_storage, cgroup_array, devmap, devmap_hash, cpumap and xskmap, which run now, are here too: their runs are
- * maps_stack_trace.bpf.c's, maps_local_storage.bpf.c's, maps_cgroup_array.bpf.c's and maps_redirect.bpf.c's),
- * judged beside the kernel: each with the helper that takes it (accepted; not run here) and with a
- * helper that does not (check_map_func_compatibility's words, from both of its switches); and record_func_map's
- * refusal of element writes to maps read-only to programs (BPF_F_RDONLY_PROG), which strbpf accepted before. */
+/* Map types beside the helpers that take them and those that do not, judged beside the kernel (once the file of
+ * the verify-only map types; every type runs now: stack_trace, task_storage, cgroup_array, devmap, devmap_hash,
+ * cpumap, xskmap, sockmap and sockhash runs are maps_stack_trace.bpf.c's, maps_local_storage.bpf.c's,
+ * maps_cgroup_array.bpf.c's, maps_redirect.bpf.c's and maps_sock.bpf.c's): each with a helper that takes it and
+ * with one that does not (check_map_func_compatibility's words, from both of its switches), the socket redirect
+ * helpers of sk_skb and sk_msg programs, which have no test run (accepted, not run); and record_func_map's refusal
+ * of element writes to maps read-only to programs (BPF_F_RDONLY_PROG), which strbpf accepted before. */
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
 #include "strbpf_test.h"
@@ -50,6 +51,20 @@ struct {
 	__type(key, __u32);
 	__type(value, __u32);
 } xsks SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_SOCKMAP);
+	__uint(max_entries, 2);
+	__type(key, __u32);
+	__type(value, __u64);
+} sockm SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_SOCKHASH);
+	__uint(max_entries, 2);
+	__type(key, __u32);
+	__type(value, __u64);
+} sockh SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
@@ -263,6 +278,37 @@ int task_storage_lookup(void *ctx)
 	int key = 0;
 
 	return bpf_map_lookup_elem(&tasks, &key) != 0;
+}
+
+/* The socket redirect helpers: sk_skb and sk_msg programs, verified, with no test run to compare. */
+SEC("sk_skb/stream_verdict")
+__success
+int sockmap_redirect_skb(struct __sk_buff *skb)
+{
+	return bpf_sk_redirect_map(skb, &sockm, 0, BPF_F_INGRESS);
+}
+
+SEC("sk_msg")
+__success
+int sockhash_redirect_msg(struct sk_msg_md *msg)
+{
+	__u32 key = 1;
+
+	return bpf_msg_redirect_hash(msg, &sockh, &key, 0);
+}
+
+SEC("sk_skb/stream_verdict")
+__failure __msg("cannot pass map_type 18 into func bpf_sk_redirect_map#52")
+int sockhash_into_sk_redirect_map(struct __sk_buff *skb)
+{
+	return bpf_sk_redirect_map(skb, &sockh, 0, 0);
+}
+
+SEC("xdp")
+__failure __msg("cannot pass map_type 15 into func bpf_redirect_map#51")
+int sockmap_into_redirect_map(struct xdp_md *ctx)
+{
+	return bpf_redirect_map(&sockm, 0, 0);
 }
 
 char _license[] SEC("license") = "GPL";
