@@ -593,23 +593,6 @@ bool subprog_changes_pkt_data(const Env& env, int idx, std::vector<bool>& seen) 
     }) >= 0;
 }
 
-// Program types whose ctx the kernel reads without convert_ctx_access (tracing-like ones): check_helper_mem_access
-// checks a ctx there by a one-byte access at its last byte; the other types refuse a ctx as memory.
-bool ctx_checked_as_memory(loader::ProgType t) {
-    using loader::ProgType;
-    switch (t) {
-    case ProgType::kprobe:
-    case ProgType::tracepoint:
-    case ProgType::raw_tracepoint:
-    case ProgType::raw_tracepoint_writable:
-    case ProgType::tracing:
-    case ProgType::lsm:
-    case ProgType::struct_ops:
-    case ProgType::syscall: return true;
-    default: return false;
-    }
-}
-
 // btf_check_func_arg_match's check_mem_reg for every sized pointer argument of a global subprogram: NULL passes
 // unless the argument is tagged nonnull; anything else must be readable and writable for the pointee's size
 // (the callee is verified assuming exactly that).
@@ -638,18 +621,6 @@ bool check_global_mem_args(Env& env, const Subprog& sp) {
         const Reg& r = env.path.cur.cur().regs[regno];
         if (r.type == RegType::scalar && r.is_const() && r.var.value == 0 && !has_arg_tag(env, sp, i, "nonnull"))
             continue;
-        if (r.type == RegType::ctx) {
-            if (!ctx_checked_as_memory(env.facts.prog.type))
-                return env.fail(fmt::format("R{} type=ctx expected=fp", regno));
-            if (size == 0) // a zero-byte access of a ctx: allowed
-                continue;
-            const int32_t last = r.off + int32_t(size) - 1;
-            RegType field = RegType::scalar;
-            if (!r.var.is_const() || r.var.value != 0 || !ctx_access_valid(env, last, 1, false, false, &field) ||
-                !ctx_access_valid(env, last, 1, true, false, &field))
-                return env.fail(fmt::format("invalid bpf_context access off={} size=1", last));
-            continue;
-        }
         if (r.type == RegType::scalar)
             return env.fail(fmt::format("R{} type=scalar expected=fp", regno));
         if (!check_helper_mem(env, regno, uint64_t(size), size == 0, Access::helper_read) || // check_mem_reg

@@ -342,9 +342,11 @@ bool check_ptr_arg(Env& env, KfuncMeta& m, const btf_param* args, int i, bool* m
     }
     if (r.type != RegType::ctx && r.type != RegType::map_ptr)
         return *mem = true; // get_kfunc_ptr_arg_type's catch-all: memory
-    // the ctx as memory: check_func_arg_reg_off's offset rules come first (`dereference of modified ctx ptr`)
-    if (r.type == RegType::ctx && !check_arg_reg_off(env, r, regno, false))
-        return false;
+    // The ctx as memory (PTR_TO_CTX is not among reg2btf_ids, so a struct of scalars such as struct cpumask takes
+    // it as KF_ARG_PTR_TO_MEM): check_func_arg_reg_off's offset rules first (`dereference of modified ctx ptr`),
+    // then check_mem_reg's (a syscall program's ctx up to U16_MAX bytes).
+    if (r.type == RegType::ctx)
+        return check_arg_reg_off(env, r, regno, false) && (*mem = true);
     return env.fail(fmt::format("strbpf does not model argument {} of kfunc {} as {} (only kernel objects, "
                                 "PTR_TO_BTF_ID)",
                                 i, m.k->name, reg_type_str(r)));

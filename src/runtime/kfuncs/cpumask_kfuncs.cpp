@@ -14,18 +14,25 @@ namespace {
 uint32_t nr_cpus() { return possible_cpus(); }
 uint32_t nr_words() { return (nr_cpus() + 63) / 64; }
 
+// What a cpumask argument may be besides one of strbpf's cpumasks: program memory the verifier proved to hold a
+// struct cpumask (a syscall program's ctx, a map value: KF_ARG_PTR_TO_MEM), read (kRead) or also written (kWrite).
+// acquire and release take strbpf's cpumasks only (kNone).
+enum class Mem : uint8_t { kNone, kRead, kWrite };
+
 // The bits of the cpumask argument P (argument ARG of kfunc NAME); nullptr after ending the run when P is none of
-// strbpf's cpumasks.
-uint64_t* mask(uint64_t p, RunContext* ctx, const char* name, int arg) {
+// strbpf's cpumasks nor, where MEM allows, 8-aligned program memory of nr_cpu_ids bits with the access it needs.
+uint64_t* mask(uint64_t p, RunContext* ctx, const char* name, int arg, Mem mem = Mem::kRead) {
     uint32_t words = 0;
     uint64_t* bits = cpumask_bits(p, &words);
-    if (!bits || words != nr_words()) {
-        ctx->abort(fmt::format("{}: argument {} ({:#x}) is no bpf_cpumask strbpf made (a kernel cpumask, such as a "
-                               "task's, has no memory in a user-space run)",
-                               name, arg, p));
-        return nullptr;
-    }
-    return bits;
+    if (bits && words == nr_words())
+        return bits;
+    const uint8_t perms = mem == Mem::kWrite ? uint8_t(kPermRW) : uint8_t(kPermRead);
+    if (!bits && mem != Mem::kNone && p % 8 == 0 && ctx->mem.check(p, uint64_t(nr_words()) * 8, perms))
+        return reinterpret_cast<uint64_t*>(p);
+    ctx->abort(fmt::format("{}: argument {} ({:#x}) is no bpf_cpumask strbpf made{} (a kernel cpumask, such as a "
+                           "task's, has no memory in a user-space run)",
+                           name, arg, p, mem == Mem::kNone ? "" : " nor 8-aligned program memory strbpf can read"));
+    return nullptr;
 }
 
 // The mask of the valid bits of word W (bits at or past nr_cpu_ids clear).
@@ -72,14 +79,14 @@ uint64_t bpf_cpumask_create(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, Ru
 }
 
 uint64_t bpf_cpumask_acquire(uint64_t p, uint64_t, uint64_t, uint64_t, uint64_t, RunContext* ctx) {
-    if (!mask(p, ctx, "bpf_cpumask_acquire", 0))
+    if (!mask(p, ctx, "bpf_cpumask_acquire", 0, Mem::kNone))
         return 0;
     __atomic_add_fetch(cpumask_refcount(p), 1u, __ATOMIC_RELAXED);
     return p;
 }
 
 uint64_t bpf_cpumask_release(uint64_t p, uint64_t, uint64_t, uint64_t, uint64_t, RunContext* ctx) {
-    if (p && mask(p, ctx, "bpf_cpumask_release", 0))
+    if (p && mask(p, ctx, "bpf_cpumask_release", 0, Mem::kNone))
         obj_drop(p);
     return 0;
 }
@@ -101,14 +108,14 @@ uint64_t bpf_cpumask_first_and(uint64_t p1, uint64_t p2, uint64_t, uint64_t, uin
 }
 
 uint64_t bpf_cpumask_set_cpu(uint64_t cpu, uint64_t p, uint64_t, uint64_t, uint64_t, RunContext* ctx) {
-    uint64_t* a = mask(p, ctx, "bpf_cpumask_set_cpu", 1);
+    uint64_t* a = mask(p, ctx, "bpf_cpumask_set_cpu", 1, Mem::kWrite);
     if (a && cpu_valid(cpu))
         __atomic_fetch_or(&a[uint32_t(cpu) / 64], uint64_t{1} << (uint32_t(cpu) % 64), __ATOMIC_RELAXED);
     return 0;
 }
 
 uint64_t bpf_cpumask_clear_cpu(uint64_t cpu, uint64_t p, uint64_t, uint64_t, uint64_t, RunContext* ctx) {
-    uint64_t* a = mask(p, ctx, "bpf_cpumask_clear_cpu", 1);
+    uint64_t* a = mask(p, ctx, "bpf_cpumask_clear_cpu", 1, Mem::kWrite);
     if (a && cpu_valid(cpu))
         __atomic_fetch_and(&a[uint32_t(cpu) / 64], ~(uint64_t{1} << (uint32_t(cpu) % 64)), __ATOMIC_RELAXED);
     return 0;
@@ -122,7 +129,7 @@ uint64_t bpf_cpumask_test_cpu(uint64_t cpu, uint64_t p, uint64_t, uint64_t, uint
 }
 
 uint64_t bpf_cpumask_test_and_set_cpu(uint64_t cpu, uint64_t p, uint64_t, uint64_t, uint64_t, RunContext* ctx) {
-    uint64_t* a = mask(p, ctx, "bpf_cpumask_test_and_set_cpu", 1);
+    uint64_t* a = mask(p, ctx, "bpf_cpumask_test_and_set_cpu", 1, Mem::kWrite);
     if (!a || !cpu_valid(cpu))
         return 0;
     const uint64_t bit = uint64_t{1} << (uint32_t(cpu) % 64);
@@ -130,7 +137,7 @@ uint64_t bpf_cpumask_test_and_set_cpu(uint64_t cpu, uint64_t p, uint64_t, uint64
 }
 
 uint64_t bpf_cpumask_test_and_clear_cpu(uint64_t cpu, uint64_t p, uint64_t, uint64_t, uint64_t, RunContext* ctx) {
-    uint64_t* a = mask(p, ctx, "bpf_cpumask_test_and_clear_cpu", 1);
+    uint64_t* a = mask(p, ctx, "bpf_cpumask_test_and_clear_cpu", 1, Mem::kWrite);
     if (!a || !cpu_valid(cpu))
         return 0;
     const uint64_t bit = uint64_t{1} << (uint32_t(cpu) % 64);
@@ -138,14 +145,14 @@ uint64_t bpf_cpumask_test_and_clear_cpu(uint64_t cpu, uint64_t p, uint64_t, uint
 }
 
 uint64_t bpf_cpumask_setall(uint64_t p, uint64_t, uint64_t, uint64_t, uint64_t, RunContext* ctx) {
-    if (uint64_t* a = mask(p, ctx, "bpf_cpumask_setall", 0))
+    if (uint64_t* a = mask(p, ctx, "bpf_cpumask_setall", 0, Mem::kWrite))
         for (uint32_t w = 0; w < nr_words(); w++)
             __atomic_store_n(&a[w], valid(w), __ATOMIC_RELAXED);
     return 0;
 }
 
 uint64_t bpf_cpumask_clear(uint64_t p, uint64_t, uint64_t, uint64_t, uint64_t, RunContext* ctx) {
-    if (uint64_t* a = mask(p, ctx, "bpf_cpumask_clear", 0))
+    if (uint64_t* a = mask(p, ctx, "bpf_cpumask_clear", 0, Mem::kWrite))
         for (uint32_t w = 0; w < nr_words(); w++)
             __atomic_store_n(&a[w], uint64_t{0}, __ATOMIC_RELAXED);
     return 0;
@@ -155,7 +162,7 @@ namespace {
 
 // dst = OP(src1, src2) word by word; whether any bit of the result is set.
 template <class Op> bool combine(uint64_t d, uint64_t s1, uint64_t s2, RunContext* ctx, const char* name, Op op) {
-    uint64_t* dst = mask(d, ctx, name, 0);
+    uint64_t* dst = mask(d, ctx, name, 0, Mem::kWrite);
     const uint64_t* a = dst ? mask(s1, ctx, name, 1) : nullptr;
     const uint64_t* b = a ? mask(s2, ctx, name, 2) : nullptr;
     if (!b)
@@ -224,7 +231,7 @@ uint64_t bpf_cpumask_full(uint64_t p, uint64_t, uint64_t, uint64_t, uint64_t, Ru
 }
 
 uint64_t bpf_cpumask_copy(uint64_t d, uint64_t s, uint64_t, uint64_t, uint64_t, RunContext* ctx) {
-    uint64_t* dst = mask(d, ctx, "bpf_cpumask_copy", 0);
+    uint64_t* dst = mask(d, ctx, "bpf_cpumask_copy", 0, Mem::kWrite);
     const uint64_t* src = dst ? mask(s, ctx, "bpf_cpumask_copy", 1) : nullptr;
     if (src)
         for (uint32_t w = 0; w < nr_words(); w++)
