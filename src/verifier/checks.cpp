@@ -654,27 +654,23 @@ bool ctx_checked_as_memory(loader::ProgType t) {
 // check_helper_mem_access's PTR_TO_CTX: a program type whose ctx the kernel reads without convert_ctx_access checks
 // the SIZE bytes by a one-byte access at the last (check_mem_access, then check_ctx_access, which also moves the
 // furthest ctx byte a test run's ctx_in must hold: max_ctx_offset); the other types refuse a ctx as memory.
-bool ctx_as_memory(Env& env, int regno, uint64_t size) {
-    const Reg& r = env.path.cur.cur().regs[regno];
-    if (!ctx_checked_as_memory(env.facts.prog.type))
+bool ctx_as_memory(Env& env, int regno, uint64_t size, bool zero_size_allowed) {
+    if (!ctx_checked_as_memory(env.facts.prog.type)) // before any zero-size rule: the type decides first
         return env.fail(fmt::format("R{} type=ctx expected=fp", regno));
-    if (size == 0) // a zero-byte access of a ctx: allowed
-        return true;
-    const int64_t last = int64_t(r.off) + int64_t(std::min<uint64_t>(size, 1u << 20)) - 1;
-    RegType field = RegType::scalar;
-    if (!r.var.is_const() || r.var.value != 0 || last > INT32_MAX ||
-        !ctx_access_valid(env, int32_t(last), 1, false, false, &field) ||
-        !ctx_access_valid(env, int32_t(last), 1, true, false, &field))
-        return env.fail(fmt::format("invalid bpf_context access off={} size=1", last));
-    env.aux.max_ctx_offset = std::max(env.aux.max_ctx_offset, uint32_t(last + 1));
-    env.aux.min_ctx_offset = std::min(env.aux.min_ctx_offset, int32_t(last));
-    return true;
+    if (size == 0) // a zero-byte access of a ctx: allowed where zero sizes are (the kernel's -EACCES has no words)
+        return zero_size_allowed || env.fail(fmt::format("R{} zero-sized ctx access", regno));
+    // check_mem_access of one byte at the last, read then written, as a program's own ctx load and store
+    const int32_t last = int32_t(std::min<uint64_t>(size, 1u << 20) - 1);
+    return check_mem_access(env, regno, last, 1, Access::read, -1) &&
+           check_mem_access(env, regno, last, 1, Access::write, -1);
 }
 
 } // namespace
 
 bool check_helper_mem(Env& env, int regno, uint64_t size, bool zero_size_allowed, Access access) {
     const Reg& r = env.path.cur.cur().regs[regno];
+    if (r.type == RegType::ctx) // check_helper_mem_access switches on the type before any zero-size rule
+        return ctx_as_memory(env, regno, size, zero_size_allowed);
     if (size == 0 && zero_size_allowed && r.type == RegType::stack) {
         // check_stack_access_within_bounds with access_size 0: the pointer itself must lie in [-512, -1] (a root
         // loader may read uninitialised stack) over its whole range.
@@ -720,7 +716,6 @@ bool check_helper_mem(Env& env, int regno, uint64_t size, bool zero_size_allowed
     case RegType::packet_meta: return packet_access(env, regno, 0, sz);
     case RegType::btf_id: // check_ptr_to_btf_access as a read of SIZE bytes at the pointer
         return btf_ptr_access(env, regno, 0, int(sz), false, -1);
-    case RegType::ctx: return ctx_as_memory(env, regno, size);
     case RegType::tp_buffer: // check_helper_mem_access's default (a global function's or kfunc's memory argument)
         return env.fail(fmt::format("R{} type={} expected=fp", regno, reg_type_str(r)));
     default: return env.fail(fmt::format("R{} invalid mem access '{}'", regno, reg_type_str(r)));
