@@ -108,7 +108,7 @@ FuzzProgram decode_program(const uint8_t* data, size_t size, bool deterministic)
 
 loader::ObjectSpec make_object(const FuzzProgram& p) {
     loader::ObjectSpec obj;
-    obj.path = "<fuzz>";
+    obj.path = "fuzz.bpf.o"; // global data maps named as libbpf names an object "fuzz"'s (fuzz.rodata, fuzz.bss)
     obj.license = "GPL";
     obj.maps.push_back(map_spec("arr", loader::kMapArray, 4, 64, 1));
     obj.maps.push_back(map_spec("hash", loader::kMapHash, 8, 16, 8));
