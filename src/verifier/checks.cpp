@@ -716,9 +716,9 @@ bool check_helper_mem(Env& env, int regno, uint64_t size, bool zero_size_allowed
     case RegType::packet_meta: return packet_access(env, regno, 0, sz);
     case RegType::btf_id: // check_ptr_to_btf_access as a read of SIZE bytes at the pointer
         return btf_ptr_access(env, regno, 0, int(sz), false, -1);
-    case RegType::tp_buffer: // check_helper_mem_access's default (a global function's or kfunc's memory argument)
+    default: // check_helper_mem_access's default: a scalar or a pointer no memory check takes (a global function's
+             // or kfunc's memory argument; helpers refuse these types by check_reg_type before)
         return env.fail(fmt::format("R{} type={} expected=fp", regno, reg_type_str(r)));
-    default: return env.fail(fmt::format("R{} invalid mem access '{}'", regno, reg_type_str(r)));
     }
 }
 
