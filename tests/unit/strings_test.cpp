@@ -575,6 +575,30 @@ TEST_P(StringsBackends, SubstringInLargeSpans) {
             }
 }
 
+// A NUL a few bytes past kMaxLen, in a span that goes on, with a needle longer than a vector whose first bytes are
+// the text from kMaxLen to the NUL: the deciding candidate lies at kMaxLen, so the answer is -E2BIG, not the
+// -ENOENT a block holding that NUL would give below kMaxLen (the vector steps must leave such a block alone).
+TEST_P(StringsBackends, SubstringNulJustPastKMaxLen) {
+    auto agree = [&](const std::string& what, const std::function<int(const StringOps&)>& f) {
+        strings::agree(*ops_, what, f);
+    };
+    Guarded ga(140000), gb(4096);
+    for (size_t past : {1, 3, 5, 40})
+        for (size_t n2 : {size_t{50}, size_t{70}, size_t{100}, size_t{130}}) {
+            if (past >= n2)
+                continue;
+            const std::string tail = text(past, uint32_t(past), "bcd");
+            const std::string s = std::string(kMaxLen, 'a') + tail;
+            const Str a = ga.place(s + '\0', 300, 'a');
+            const Str b = gb.place(tail + std::string(n2 - past, 'x') + '\0', 0);
+            for (uint64_t lim : {kMaxLen, uint64_t{kMaxLen + past}, uint64_t{kMaxLen + n2}, kSizeMax})
+                for (bool icase : {false, true})
+                    agree("nstr past=" + std::to_string(past) + " n2=" + std::to_string(n2) +
+                              " lim=" + std::to_string(lim) + " icase=" + std::to_string(icase),
+                          [&](const StringOps& o) { return o.nstr(a, b, lim, icase); });
+        }
+}
+
 TEST_P(StringsBackends, SubstringAtTheKMaxLenEdge) {
     auto agree = [&](const std::string& what, const std::function<int(const StringOps&)>& f) {
         strings::agree(*ops_, what, f);
