@@ -527,6 +527,78 @@ TEST_P(StringsBackends, LongNeedlesManyCandidates) {
             }
 }
 
+// Substring search where both strings lie in larger readable spans (global data, a map value), as the first blocks'
+// path takes them: the haystack's NUL followed by more text that holds the needle (a match past the NUL must not
+// count), or the haystack running to its span's end; needles of 1 to 100 bytes (around a vector's width) with
+// their own NUL followed by more bytes or ending their span, limits before, at and past the match's end, every
+// haystack length around the block and step sizes.
+TEST_P(StringsBackends, SubstringInLargeSpans) {
+    auto agree = [&](const std::string& what, const std::function<int(const StringOps&)>& f) {
+        strings::agree(*ops_, what, f);
+    };
+    Guarded ga(8192), gb(8192);
+    for (const char* alphabet : {"ab", "123456789", "aB"})
+        for (size_t len : {size_t{1}, size_t{5}, size_t{31}, size_t{40}, size_t{64}, size_t{65}, size_t{100},
+                           size_t{127}, size_t{128}, size_t{200}, size_t{256}, size_t{300}, size_t{1100}})
+            for (size_t n2 : {size_t{1}, size_t{2}, size_t{3}, size_t{15}, size_t{16}, size_t{17}, size_t{31},
+                              size_t{32}, size_t{33}, size_t{63}, size_t{64}, size_t{65}, size_t{100}}) {
+                if (n2 > len)
+                    continue;
+                const std::string h = text(len, uint32_t(len * 7 + n2), alphabet);
+                for (size_t at : {size_t{0}, len / 2 - std::min(len / 2, n2 / 2), len - n2})
+                    for (int variant = 0; variant < 2; variant++) {
+                        std::string nd = h.substr(at, n2);
+                        if (variant == 1)
+                            nd[n2 - 1] = nd[n2 - 1] == 'a' ? 'b' : 'a';
+                        const std::string after = h.substr(0, at) + nd + h; // the needle past the NUL too
+                        for (size_t slack2 : {size_t{0}, size_t{70}})
+                            for (size_t slack1 : {size_t{0}, size_t{9}, size_t{200}}) {
+                                const Str needle = gb.place(nd + '\0', slack2, 'a');
+                                const Str t1 = ga.place(h + '\0' + after, slack1, 'a');
+                                const Str t2 = Str{t1.p, len}; // unterminated: the span ends after h
+                                for (uint64_t lim : {kMaxLen, uint64_t(at + n2 - 1), uint64_t(at + n2),
+                                                     uint64_t(len), uint64_t(len + 1)})
+                                    for (bool icase : {false, true}) {
+                                        const std::string t = std::string(alphabet) + " len=" + std::to_string(len) +
+                                                              " n2=" + std::to_string(n2) + " at=" +
+                                                              std::to_string(at) + " v=" + std::to_string(variant) +
+                                                              " slack=" + std::to_string(slack1) + "/" +
+                                                              std::to_string(slack2) + " lim=" + std::to_string(lim) +
+                                                              " icase=" + std::to_string(icase);
+                                        agree("nstr span " + t,
+                                              [&](const StringOps& o) { return o.nstr(t1, needle, lim, icase); });
+                                        agree("nstr unterm " + t,
+                                              [&](const StringOps& o) { return o.nstr(t2, needle, lim, icase); });
+                                    }
+                            }
+                    }
+            }
+}
+
+// A NUL a few bytes past kMaxLen, in a span that goes on, with a needle longer than a vector whose first bytes are
+// the text from kMaxLen to the NUL: the deciding candidate lies at kMaxLen, so the answer is -E2BIG, not the
+// -ENOENT a block holding that NUL would give below kMaxLen (the vector steps must leave such a block alone).
+TEST_P(StringsBackends, SubstringNulJustPastKMaxLen) {
+    auto agree = [&](const std::string& what, const std::function<int(const StringOps&)>& f) {
+        strings::agree(*ops_, what, f);
+    };
+    Guarded ga(140000), gb(4096);
+    for (size_t past : {1, 3, 5, 40})
+        for (size_t n2 : {size_t{50}, size_t{70}, size_t{100}, size_t{130}}) {
+            if (past >= n2)
+                continue;
+            const std::string tail = text(past, uint32_t(past), "bcd");
+            const std::string s = std::string(kMaxLen, 'a') + tail;
+            const Str a = ga.place(s + '\0', 300, 'a');
+            const Str b = gb.place(tail + std::string(n2 - past, 'x') + '\0', 0);
+            for (uint64_t lim : {kMaxLen, uint64_t{kMaxLen + past}, uint64_t{kMaxLen + n2}, kSizeMax})
+                for (bool icase : {false, true})
+                    agree("nstr past=" + std::to_string(past) + " n2=" + std::to_string(n2) +
+                              " lim=" + std::to_string(lim) + " icase=" + std::to_string(icase),
+                          [&](const StringOps& o) { return o.nstr(a, b, lim, icase); });
+        }
+}
+
 TEST_P(StringsBackends, SubstringAtTheKMaxLenEdge) {
     auto agree = [&](const std::string& what, const std::function<int(const StringOps&)>& f) {
         strings::agree(*ops_, what, f);
