@@ -17,6 +17,7 @@
 
 #include "exec/kernel/kernel_engine.hpp"
 #include "kernel_map.hpp"
+#include "map_scripts.hpp"
 #include "runtime/maps/map.hpp"
 #include "runtime/maps/redirect_maps.hpp"
 #include "strbpf/object.hpp"
@@ -33,23 +34,16 @@
 namespace strbpf {
 namespace {
 
+using testing_support::compare;
+using testing_support::kernel_ok;
+using testing_support::KernelOps;
+using testing_support::spec;
+using testing_support::StrbpfOps;
+
 const std::string kObj = std::string(STRBPF_PROGS_DIR) + "/maps_redirect.bpf.o";
 constexpr uint32_t kAbsentIfindex = 0x7ffffff0; // no host has this many devices
 constexpr uint32_t kDevmap = 14, kCpumap = 16, kXskmap = 17, kDevmapHash = 25;
 constexpr uint32_t kNumaNode = 1u << 2, kRdonly = 1u << 3, kWronly = 1u << 4, kRdonlyProg = 1u << 7;
-
-bool kernel_ok() { return exec::kernel::available().ok(); }
-
-loader::MapSpec spec(uint32_t type, uint32_t key, uint32_t value, uint32_t entries, uint32_t flags = 0) {
-    loader::MapSpec s;
-    s.name = "m";
-    s.type = type;
-    s.key_size = key;
-    s.value_size = value;
-    s.max_entries = entries;
-    s.map_flags = flags;
-    return s;
-}
 
 int strbpf_create(const loader::MapSpec& s) {
     auto m = runtime::create_map(s);
@@ -91,22 +85,6 @@ TEST(DevMaps, CreationRulesAreTheKernels) {
     }
     EXPECT_EQ(got, want);
 }
-
-// The four syscall operations on strbpf's map or the kernel's, each 0 or the negative errno.
-struct StrbpfOps {
-    runtime::Map& m;
-    int lookup(const void* k, void* v) { return m.lookup_value(k, v, 0); }
-    int update(const void* k, const void* v, uint64_t f) { return m.syscall_update(k, v, f); }
-    int remove(const void* k) { return m.remove(k); }
-    int next(const void* k, void* n) { return m.next_key(k, n); }
-};
-struct KernelOps {
-    testing_support::KernelMap& m;
-    int lookup(const void* k, void* v) { return m.lookup(k, v); }
-    int update(const void* k, const void* v, uint64_t f) { return m.update(k, v, f); }
-    int remove(const void* k) { return m.remove(k); }
-    int next(const void* k, void* n) { return m.next_key(k, n); }
-};
 
 // Records each answer; values and next keys as read.
 template <class Ops> struct Script {
@@ -276,21 +254,6 @@ template <class Ops> std::vector<std::string> xskmap_script(Ops ops) {
     close(pipefd[0]);
     close(pipefd[1]);
     return s.seen;
-}
-
-// One type's script on strbpf, then on the kernel; the expected lines are checked only by the comparison.
-template <class Fn> void compare(const loader::MapSpec& sp, Fn script) {
-    auto m = runtime::create_map(sp);
-    ASSERT_TRUE(m.ok()) << m.error().message;
-    const std::vector<std::string> got = script(StrbpfOps{**m});
-    for (const std::string& line : got)
-        std::printf("strbpf: %s\n", line.c_str());
-    if (!kernel_ok())
-        GTEST_SKIP() << "kernel engine unavailable";
-    testing_support::KernelMap k(sp);
-    ASSERT_GE(k.fd(), 0);
-    const std::vector<std::string> want = script(KernelOps{k});
-    EXPECT_EQ(got, want);
 }
 
 TEST(DevMaps, DevmapSyscallViewIsTheKernels) {

@@ -24,6 +24,7 @@
 
 #include "exec/kernel/kernel_engine.hpp"
 #include "kernel_map.hpp"
+#include "map_scripts.hpp"
 #include "runtime/maps/map.hpp"
 #include "strbpf/object.hpp"
 
@@ -43,23 +44,16 @@
 namespace strbpf {
 namespace {
 
+using testing_support::compare;
+using testing_support::kernel_ok;
+using testing_support::KernelOps;
+using testing_support::spec;
+using testing_support::StrbpfOps;
+
 const std::string kObj = std::string(STRBPF_PROGS_DIR) + "/maps_sock.bpf.o";
 constexpr uint32_t kSockmap = 15, kSockhash = 18, kReuseport = 20;
 constexpr uint32_t kNumaNode = 1u << 2, kRdonly = 1u << 3, kWronly = 1u << 4, kRdonlyProg = 1u << 7,
                    kWronlyProg = 1u << 8, kNoPrealloc = 1;
-
-bool kernel_ok() { return exec::kernel::available().ok(); }
-
-loader::MapSpec spec(uint32_t type, uint32_t key, uint32_t value, uint32_t entries, uint32_t flags = 0) {
-    loader::MapSpec s;
-    s.name = "m";
-    s.type = type;
-    s.key_size = key;
-    s.value_size = value;
-    s.max_entries = entries;
-    s.map_flags = flags;
-    return s;
-}
 
 TEST(SockMaps, CreationRulesAreTheKernels) {
     const std::vector<loader::MapSpec> specs = {
@@ -206,22 +200,6 @@ struct Sockets {
     }
     Sockets(const Sockets&) = delete;
     Sockets& operator=(const Sockets&) = delete;
-};
-
-// The syscall operations on strbpf's map or the kernel's, each 0 or the negative errno.
-struct StrbpfOps {
-    runtime::Map& m;
-    int lookup(const void* k, void* v) { return m.lookup_value(k, v, 0); }
-    int update(const void* k, const void* v, uint64_t f) { return m.syscall_update(k, v, f); }
-    int remove(const void* k) { return m.remove(k); }
-    int next(const void* k, void* n) { return m.next_key(k, n); }
-};
-struct KernelOps {
-    testing_support::KernelMap& m;
-    int lookup(const void* k, void* v) { return m.lookup(k, v); }
-    int update(const void* k, const void* v, uint64_t f) { return m.update(k, v, f); }
-    int remove(const void* k) { return m.remove(k); }
-    int next(const void* k, void* n) { return m.next_key(k, n); }
 };
 
 // Records each answer. Keys are u32 (the first word of a wider sockhash key; the rest zero).
@@ -429,21 +407,6 @@ template <class Ops> std::vector<std::string> reuseport_script(Ops ops, Ops sock
     for (const std::string& l : sm.seen)
         s.seen.push_back("sockmap: " + l);
     return s.seen;
-}
-
-// One script on strbpf, then on the kernel; the expected lines are checked only by the comparison.
-template <class Fn> void compare(const loader::MapSpec& sp, Fn script) {
-    auto m = runtime::create_map(sp);
-    ASSERT_TRUE(m.ok()) << m.error().message;
-    const std::vector<std::string> got = script(StrbpfOps{**m});
-    for (const std::string& line : got)
-        std::printf("strbpf: %s\n", line.c_str());
-    if (!kernel_ok())
-        GTEST_SKIP() << "kernel engine unavailable";
-    testing_support::KernelMap k(sp);
-    ASSERT_GE(k.fd(), 0);
-    const std::vector<std::string> want = script(KernelOps{k});
-    EXPECT_EQ(got, want);
 }
 
 TEST(SockMaps, SockmapSyscallViewIsTheKernels) {
