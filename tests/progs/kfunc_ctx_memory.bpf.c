@@ -94,3 +94,33 @@ int global_reads_ctx_end(void *ctx)
 {
 	return last_byte(ctx);
 }
+
+extern struct bpf_cpumask *bpf_cpumask_acquire(struct bpf_cpumask *cpumask) __ksym;
+extern void bpf_cpumask_release(struct bpf_cpumask *cpumask) __ksym;
+
+/* bpf_cpumask_acquire is KF_TRUSTED_ARGS: its struct argument must be a trusted object, never program memory. */
+SEC("syscall") __failure __msg("R1 must be referenced or trusted")
+int acquire_map_value(void *ctx)
+{
+	int k = 0;
+	struct bits *v = bpf_map_lookup_elem(&masks, &k);
+	struct bpf_cpumask *m;
+
+	if (!v)
+		return 0;
+	m = bpf_cpumask_acquire((struct bpf_cpumask *)v);
+	if (m)
+		bpf_cpumask_release(m);
+	return 0;
+}
+
+SEC("syscall") __failure __msg("R1 must be referenced or trusted")
+int acquire_stack(void *ctx)
+{
+	unsigned long b[8] = {};
+	struct bpf_cpumask *m = bpf_cpumask_acquire((struct bpf_cpumask *)b);
+
+	if (m)
+		bpf_cpumask_release(m);
+	return 0;
+}
