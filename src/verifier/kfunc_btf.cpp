@@ -340,10 +340,11 @@ bool check_ptr_arg(Env& env, KfuncMeta& m, const btf_param* args, int i, bool* m
                                         btf_kind_str(ref_t), name_of(m.btf, ref_t)));
         return check_btf_id_arg(env, m, i, ref_t, ref_id);
     }
-    // A KF_TRUSTED_ARGS kfunc's struct parameter takes only a trusted kernel object: program memory there (a map
-    // value, the stack) is `must be referenced or trusted`, as Linux 6.18 answers bpf_cpumask_acquire of a map value
-    // (tests/progs/kfunc_ctx_memory.bpf.c), where the KF_RCU kfuncs take it as memory.
-    if (trusted_args(m) && is_struct(ref_t) && r.type != RegType::ctx && r.type != RegType::map_ptr)
+    // A KF_TRUSTED_ARGS or release kfunc's struct-of-scalars parameter takes only a trusted kernel object: program
+    // memory there (a map value, the stack, the ctx) is `must be referenced or trusted`, before the ctx's offset
+    // rules, as Linux 6.18 answers bpf_cpumask_acquire / _release of them (tests/progs/kfunc_ctx_memory.bpf.c), where
+    // the KF_RCU kfuncs take it as memory. A struct of other members is refused as memory first (check_mem_arg).
+    if (trusted_args(m) && is_struct(ref_t) && scalar_struct(m.btf, ref_t, 0) && r.type != RegType::map_ptr)
         return env.fail(fmt::format("R{} must be referenced or trusted", regno));
     if (r.type != RegType::ctx && r.type != RegType::map_ptr)
         return *mem = true; // get_kfunc_ptr_arg_type's catch-all: memory

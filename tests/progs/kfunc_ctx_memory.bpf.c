@@ -124,3 +124,20 @@ int acquire_stack(void *ctx)
 		bpf_cpumask_release(m);
 	return 0;
 }
+
+SEC("syscall") __failure __msg("R1 must be referenced or trusted")
+int acquire_ctx(void *ctx)
+{
+	struct bpf_cpumask *m = bpf_cpumask_acquire(ctx);
+
+	if (m)
+		bpf_cpumask_release(m);
+	return 0;
+}
+
+SEC("syscall") __failure __msg("R1 must be referenced or trusted")
+int release_ctx(void *ctx)
+{
+	bpf_cpumask_release(ctx);
+	return 0;
+}
