@@ -170,6 +170,9 @@ struct InsnAux {
     // Per insn whether a 64-bit ALU op had an arena operand on some path (the kernel's needs_zext: it becomes
     // 32-bit).
     std::vector<uint8_t> arena_zext;
+    // A bpf_throw call was verified (the kernel's env->seen_exception): without the program's own exception
+    // callback, the kernel appends its default one as a hidden subprogram after the walk.
+    bool seen_exception = false;
     uint32_t max_ctx_offset = 0;         // furthest ctx byte accessed (off + size)
     int32_t min_ctx_offset = 0;          // lowest negative ctx offset accessed
     int64_t max_tp_access = 0;           // furthest tracepoint buffer byte accessed (off + size; raw_tp.w)

@@ -565,6 +565,7 @@ bool check_throw(Env& env) {
     if (!check_throw_exit(env, env.path.pc))
         return false;
     env.path.exception_exit = true;
+    env.aux.seen_exception = true;
     return true;
 }
 

@@ -81,3 +81,25 @@ __naked int throw_late_in_loop(void)
 		      : __imm(bpf_throw)
 		      : __clobber_all);
 }
+
+static __attribute__((noinline)) int never_called(void)
+{
+	return 0;
+}
+
+/* The fuzzer's program: a reference to a subprogram no path enters, then a throw. Dead-code removal takes the
+ * subprogram, and the default exception callback the kernel appends makes a second one, so jit_subprogs finds the
+ * reference pointing nowhere (its insn number moved two further by the callback's patch; the whole line is compared
+ * with the kernel's by verifier_log_test). */
+SEC("tc")
+__failure __msg("verifier bug: No program to jit at insn")
+__naked int throw_with_dead_subprog_reference(void)
+{
+	asm volatile ("r2 = %[never_called] ll;"
+		      "r1 = 3;"
+		      "call %[bpf_throw];"
+		      "exit;"
+		      :
+		      : __imm(bpf_throw), [never_called] "i"(never_called)
+		      : __clobber_all);
+}
