@@ -265,29 +265,13 @@ int32_t wq_offset(const Env& env, uint32_t map_index) {
     return record_field_offset(env, map_index, loader::kFieldWq, "bpf_wq");
 }
 
-// KF_ARG_PTR_TO_WORKQUEUE (process_wq_func, check_map_field_pointer): a map value pointer at a constant offset, of a
-// map with BTF whose value holds a bpf_wq, the offset (var_off's value and the fixed offset, as the kernel adds
-// them) being the bpf_wq's, checked in that order. Inner maps of a map-in-map (told apart by map_uid) are refused:
-// strbpf does not model them.
+// KF_ARG_PTR_TO_WORKQUEUE (process_wq_func): a map value pointer at the value's bpf_wq (check_map_field_pointer,
+// timer.cpp, which checks bpf_timer arguments the same way).
 bool check_wq_arg(Env& env, KfuncMeta& m, int i) {
-    const int regno = i + 1;
-    const Reg& r = env.path.cur.cur().regs[regno];
+    const Reg& r = env.path.cur.cur().regs[i + 1];
     if (r.type != RegType::map_value || r.maybe_null)
         return env.fail(fmt::format("arg#{} doesn't point to a map value", i));
-    if (!r.var.is_const())
-        return env.fail(fmt::format("R{} doesn't have constant offset. bpf_wq has to be at the constant offset", regno));
-    if (r.aux >= env.facts.inst.map_count())
-        return env.fail("strbpf does not model bpf_wq in an inner map of a map-in-map");
-    const int32_t wq_off = wq_offset(env, r.aux);
-    if (wq_off == -2)
-        return env.fail(fmt::format("map '{}' has to have BTF in order to use bpf_wq", kernel_map_name(env, r.aux)));
-    if (wq_off < 0)
-        return env.fail(fmt::format("map '{}' has no valid bpf_wq", kernel_map_name(env, r.aux)));
-    const int64_t at = int64_t(r.var.value) + r.off;
-    if (at != wq_off)
-        return env.fail(fmt::format("off {} doesn't point to 'struct bpf_wq' that is at {}", at, wq_off));
-    m.wq_map = int(r.aux);
-    return true;
+    return check_map_field_pointer(env, i + 1, "bpf_wq", wq_offset, &m.wq_map);
 }
 
 // *MEM: the argument is memory (KF_ARG_PTR_TO_MEM[_SIZE]), for check_mem_arg.

@@ -18,25 +18,30 @@ int32_t timer_offset(const Env& env, uint32_t map_index) {
     return off;
 }
 
-bool process_timer_arg(Env& env, int regno, int* map_index) {
+bool check_map_field_pointer(Env& env, int regno, const char* field, int32_t (*offset_of)(const Env&, uint32_t),
+                             int* map_index) {
     const Reg& r = env.path.cur.cur().regs[regno];
     if (!r.var.is_const())
-        return env.fail(fmt::format(
-            "R{} doesn't have constant offset. bpf_timer has to be at the constant offset", regno));
+        return env.fail(fmt::format("R{} doesn't have constant offset. {} has to be at the constant offset", regno,
+                                    field));
     // The kernel tells inner maps of a map-in-map apart by the lookup that produced them (map_uid), which strbpf's
     // register state does not carry: refused rather than judged without it.
     if (r.aux >= env.facts.inst.map_count())
-        return env.fail("strbpf does not model bpf_timer in an inner map of a map-in-map");
-    const int32_t timer_off = timer_offset(env, r.aux);
-    if (timer_off == -2)
-        return env.fail(fmt::format("map '{}' has to have BTF in order to use bpf_timer", kernel_map_name(env, r.aux)));
-    if (timer_off < 0)
-        return env.fail(fmt::format("map '{}' has no valid bpf_timer", kernel_map_name(env, r.aux)));
+        return env.fail(fmt::format("strbpf does not model {} in an inner map of a map-in-map", field));
+    const int32_t off = offset_of(env, r.aux);
+    if (off == -2)
+        return env.fail(fmt::format("map '{}' has to have BTF in order to use {}", kernel_map_name(env, r.aux), field));
+    if (off < 0)
+        return env.fail(fmt::format("map '{}' has no valid {}", kernel_map_name(env, r.aux), field));
     const int64_t at = int64_t(r.var.value) + r.off;
-    if (at != timer_off)
-        return env.fail(fmt::format("off {} doesn't point to 'struct bpf_timer' that is at {}", at, timer_off));
+    if (at != off)
+        return env.fail(fmt::format("off {} doesn't point to 'struct {}' that is at {}", at, field, off));
     *map_index = int(r.aux);
     return true;
+}
+
+bool process_timer_arg(Env& env, int regno, int* map_index) {
+    return check_map_field_pointer(env, regno, "bpf_timer", timer_offset, map_index);
 }
 
 bool push_async_callback(Env& env, const runtime::HelperProto& h, int map_index) {

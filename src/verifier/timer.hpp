@@ -14,6 +14,12 @@ namespace strbpf::verifier {
 // Where the values of map MAP_INDEX hold their struct bpf_timer: its offset; -1 when they hold none; -2 when the
 // map has no BTF (a legacy definition).
 int32_t timer_offset(const Env& env, uint32_t map_index);
+// check_map_field_pointer for REGNO, a map value pointer: a constant offset, a map with BTF whose value holds the
+// special field FIELD ("bpf_timer", "bpf_wq") at OFFSET_OF(map) (-2: no BTF, -1: none), that offset; checked in
+// the kernel's order and words. Sets *MAP_INDEX to the field's map. Inner maps of a map-in-map (told apart by
+// map_uid, which strbpf's registers do not carry) are refused in strbpf's words.
+bool check_map_field_pointer(Env& env, int regno, const char* field, int32_t (*offset_of)(const Env&, uint32_t),
+                             int* map_index);
 // check_func_arg's ARG_PTR_TO_TIMER after the register type check (REGNO is a map value pointer): a constant
 // offset that is the timer's. Sets *MAP_INDEX to the timer's map, which a later ARG_CONST_MAP_PTR must match.
 bool process_timer_arg(Env& env, int regno, int* map_index);
